@@ -1,0 +1,83 @@
+# purser: `make run` starts the local stack, `make test` runs every test (README).
+# Switches: ASAN=1 (AddressSanitizer + UBSan build in build/asan), VALGRIND=1 (with test:
+# C tests and purser-fcgi under valgrind).
+
+ifeq ($(ASAN),1)
+BUILD := build/asan
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
+else
+BUILD := build
+SANITIZE :=
+endif
+
+CC ?= cc
+PKGS := jansson yaml-0.1 libmariadb libcrypto
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(SANITIZE) \
+          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDFLAGS += $(SANITIZE)
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfcgi
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+FCGI_SRC := $(sort $(wildcard fcgi/*.c))
+TEST_SRC := $(sort $(wildcard t/[0-9]*.c))
+SQL := $(sort $(wildcard sql/*.sql))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/migrations.o
+FCGI_OBJ := $(FCGI_SRC:%.c=$(BUILD)/%.o)
+TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
+
+STATE ?= var
+
+.PHONY: all deps build run stop test clean
+all: build
+
+deps:
+	@tools/deps
+
+build: $(BUILD)/purser-fcgi $(BUILD)/purser $(TESTS)
+
+$(BUILD)/%.o: %.c $(wildcard lib/*.h fcgi/*.h t/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/migrations.c: $(SQL) tools/embed-sql
+	@mkdir -p $(dir $@)
+	tools/embed-sql $(SQL) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/migrations.o: $(BUILD)/migrations.c lib/migrate.h
+	$(CC) $(CFLAGS) -I. -c -o $@ $<
+
+$(BUILD)/libpurser.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/purser-fcgi: $(FCGI_OBJ) $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+run: deps build
+	@PURSER_BUILD=$(BUILD) tools/stack start $(STATE)
+	@echo "stack state in $(STATE)/; settings in $(STATE)/stack.env; stop it with: make stop"
+
+stop:
+	@tools/stack stop $(STATE)
+
+# prove runs the C unit tests (executables) and then the Perl tests, which start their own
+# stack in a temporary folder.
+TEST_ENV := PURSER_BUILD=$(BUILD)
+ifeq ($(VALGRIND),1)
+TEST_ENV += TAP_VALGRIND=1 PURSER_VALGRIND=1
+endif
+PROVE ?= prove
+PROVE_FLAGS ?=
+
+test: deps build
+	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(TESTS) $(sort $(wildcard t/[0-9]*.t))
+
+clean:
+	rm -rf build

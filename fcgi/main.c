@@ -1,0 +1,268 @@
+/* main.c: purser-fcgi's master: opens the FastCGI socket and supervises the prefork workers.
+ *
+ * Signals: SIGCHLD replaces a dead worker at once; SIGHUP reloads the configuration and
+ * replaces every worker (old ones finish their request first); SIGTERM or SIGINT stops
+ * accepting, lets workers finish in-flight requests (up to fcgi.shutdown_timeout seconds,
+ * then SIGKILL) and exits.
+ */
+#include "../lib/config.h"
+#include "../lib/log.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <fcgiapp.h>
+#include <fcntl.h>
+#include <mysql.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_WORKERS 256
+
+struct child {
+    pid_t pid;
+    unsigned generation;
+    time_t stop_deadline; /* 0 while serving; when it must be gone after a SIGTERM */
+};
+
+struct master {
+    struct purser_config cfg;
+    const char *config_path;
+    int listen_fd;
+    unsigned generation;
+    struct child children[2 * MAX_WORKERS];
+    size_t child_count;
+    int stopping;
+    time_t spawn_window;
+    int spawns_in_window;
+};
+
+static long worker_target(const struct purser_config *cfg)
+{
+    long n = cfg->workers;
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 0)
+        n = 1;
+    return n > MAX_WORKERS ? MAX_WORKERS : n;
+}
+
+static void log_pid(const char *message, pid_t pid)
+{
+    json_t *fields = json_pack("{s:i}", "worker", (int)pid);
+    log_message("info", message, fields);
+    json_decref(fields);
+}
+
+static int spawn(struct master *m)
+{
+    pid_t pid;
+    if (m->child_count >= sizeof(m->children) / sizeof(m->children[0]))
+        return -1;
+    pid = fork();
+    if (pid < 0) {
+        log_message("error", "fork failed", NULL);
+        return -1;
+    }
+    if (pid == 0) {
+        int status = worker_run(&m->cfg, m->listen_fd);
+        _exit(status);
+    }
+    m->children[m->child_count++] = (struct child){pid, m->generation, 0};
+    return 0;
+}
+
+static size_t serving_count(const struct master *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->child_count; i++)
+        n += m->children[i].generation == m->generation && m->children[i].stop_deadline == 0;
+    return n;
+}
+
+/* Starts workers up to the target. A crash loop is slowed to 20 starts a second. */
+static void fill_workers(struct master *m)
+{
+    time_t now = time(NULL);
+    if (m->stopping)
+        return;
+    if (now != m->spawn_window) {
+        m->spawn_window = now;
+        m->spawns_in_window = 0;
+    }
+    while ((long)serving_count(m) < worker_target(&m->cfg) && m->spawns_in_window < 20) {
+        if (spawn(m))
+            break;
+        m->spawns_in_window++;
+    }
+}
+
+static void stop_child(struct master *m, struct child *c)
+{
+    if (c->stop_deadline)
+        return;
+    c->stop_deadline = time(NULL) + m->cfg.shutdown_timeout;
+    kill(c->pid, SIGTERM);
+}
+
+static void reap(struct master *m)
+{
+    pid_t pid;
+    int status;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (size_t i = 0; i < m->child_count; i++) {
+            if (m->children[i].pid != pid)
+                continue;
+            if (!m->children[i].stop_deadline && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+                log_pid("worker died; replacing it", pid);
+            m->children[i] = m->children[--m->child_count];
+            break;
+        }
+    }
+}
+
+static void reload(struct master *m)
+{
+    struct purser_config fresh;
+    struct purser_error err;
+    if (config_load(&fresh, m->config_path, &err)) {
+        json_t *fields = json_pack("{s:s}", "error", err.message);
+        log_message("error", "reload refused: configuration invalid; keeping the old one", fields);
+        json_decref(fields);
+        config_release(&fresh);
+        return;
+    }
+    if (strcmp(fresh.fcgi_socket, m->cfg.fcgi_socket) != 0)
+        log_message("warning", "fcgi.socket changes only on restart", NULL);
+    free(fresh.fcgi_socket);
+    fresh.fcgi_socket = m->cfg.fcgi_socket;
+    m->cfg.fcgi_socket = NULL;
+    config_release(&m->cfg);
+    m->cfg = fresh;
+    m->generation++;
+    for (size_t i = 0; i < m->child_count; i++)
+        stop_child(m, &m->children[i]);
+    log_message("info", "configuration reloaded; replacing workers", NULL);
+}
+
+/* SIGKILLs children past their deadline. */
+static void enforce_deadlines(struct master *m)
+{
+    time_t now = time(NULL);
+    for (size_t i = 0; i < m->child_count; i++)
+        if (m->children[i].stop_deadline && now > m->children[i].stop_deadline)
+            kill(m->children[i].pid, SIGKILL);
+}
+
+static int open_socket(const char *path, int backlog)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int probe, fd;
+
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        fprintf(stderr, "purser-fcgi: fcgi.socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(addr.sun_path, path);
+    probe = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (probe >= 0 && connect(probe, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+        fprintf(stderr, "purser-fcgi: %s is in use by a running server\n", path);
+        close(probe);
+        return -1;
+    }
+    if (probe >= 0)
+        close(probe);
+    unlink(path); /* a stale socket of a server that is gone */
+    fd = FCGX_OpenSocket(path, backlog);
+    if (fd < 0) {
+        fprintf(stderr, "purser-fcgi: cannot listen on %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+}
+
+static int supervise(struct master *m)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    fill_workers(m);
+    for (;;) {
+        struct timespec tick = {0, 200 * 1000000L};
+        int sig = sigtimedwait(&set, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGINT) {
+            if (!m->stopping)
+                log_message("info", "stopping: finishing in-flight requests", NULL);
+            m->stopping = 1;
+            for (size_t i = 0; i < m->child_count; i++)
+                stop_child(m, &m->children[i]);
+        } else if (sig == SIGHUP && !m->stopping) {
+            reload(m);
+        }
+        reap(m);
+        enforce_deadlines(m);
+        if (m->stopping && m->child_count == 0)
+            return 0;
+        fill_workers(m);
+    }
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: purser-fcgi [-c CONFIG]\n"
+                    "  CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
+}
+
+int main(int argc, char **argv)
+{
+    static struct master m;
+    struct purser_error err;
+    const char *path = getenv("PURSER_CONFIG");
+    int opt, rc;
+
+    while ((opt = getopt(argc, argv, "c:h")) != -1) {
+        if (opt == 'c')
+            path = optarg;
+        else {
+            usage();
+            return opt == 'h' ? 0 : 2;
+        }
+    }
+    m.config_path = path ? path : "/etc/purser/purser.yaml";
+    if (config_load(&m.cfg, m.config_path, &err)) {
+        fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
+        return 1;
+    }
+    if (mysql_library_init(0, NULL, NULL)) {
+        fprintf(stderr, "purser-fcgi: cannot initialise the MariaDB client library\n");
+        return 1;
+    }
+    FCGX_Init();
+    if ((m.listen_fd = open_socket(m.cfg.fcgi_socket, (int)m.cfg.fcgi_backlog)) < 0)
+        return 1;
+    {
+        json_t *fields = json_pack("{s:s, s:i}", "socket", m.cfg.fcgi_socket, "workers",
+                                   (int)worker_target(&m.cfg));
+        log_message("info", "purser-fcgi started", fields);
+        json_decref(fields);
+    }
+    rc = supervise(&m);
+    close(m.listen_fd);
+    unlink(m.cfg.fcgi_socket);
+    log_message("info", "purser-fcgi stopped", NULL);
+    config_release(&m.cfg);
+    mysql_library_end();
+    return rc;
+}

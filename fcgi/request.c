@@ -1,0 +1,187 @@
+/* request.c: request accessors, body reading, and response writing (the status mapping). */
+#include "request.h"
+
+#include "../lib/log.h"
+#include "router.h"
+#include "worker.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *request_env(const struct request *req, const char *name)
+{
+    return FCGX_GetParam(name, req->fcgx->envp);
+}
+
+const char *request_header(const struct request *req, const char *name)
+{
+    char key[128];
+    size_t n = 0;
+    if (strcasecmp(name, "Content-Type") == 0)
+        return request_env(req, "CONTENT_TYPE");
+    if (strcasecmp(name, "Content-Length") == 0)
+        return request_env(req, "CONTENT_LENGTH");
+    n = (size_t)snprintf(key, sizeof(key), "HTTP_");
+    for (; *name && n + 1 < sizeof(key); name++)
+        key[n++] = *name == '-' ? '_' : (char)toupper((unsigned char)*name);
+    key[n] = '\0';
+    return request_env(req, key);
+}
+
+const char *request_param(const struct request *req, const char *name)
+{
+    for (size_t i = 0; i < req->param_count; i++)
+        if (strcmp(req->param_names[i], name) == 0)
+            return req->param_values[i];
+    return NULL;
+}
+
+const char *request_query(const struct request *req, const char *name)
+{
+    size_t name_len = strlen(name);
+    const char *p = req->query;
+    while (p && *p) {
+        const char *end = strchr(p, '&');
+        const char *eq = memchr(p, '=', end ? (size_t)(end - p) : strlen(p));
+        size_t key_len = eq ? (size_t)(eq - p) : end ? (size_t)(end - p) : strlen(p);
+        char *key = url_decode(req->arena, p, key_len);
+        if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
+            if (!eq)
+                return "";
+            return url_decode(req->arena, eq + 1, end ? (size_t)(end - eq - 1) : strlen(eq + 1));
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+int request_read_body(struct request *req, size_t max)
+{
+    const char *length_text = request_env(req, "CONTENT_LENGTH");
+    char *end, *body;
+    unsigned long long declared = 0;
+    int got;
+
+    if (length_text && *length_text) {
+        declared = strtoull(length_text, &end, 10);
+        if (*end)
+            return purser_error_set(&req->err, PURSER_EINVAL, "Content-Length is not a number");
+    }
+    if (declared > max)
+        return purser_error_set(&req->err, PURSER_ETOOLARGE,
+                                "request body of %llu bytes is larger than the limit of %zu",
+                                declared, max);
+    if (!(body = arena_alloc(req->arena, (size_t)declared + 1)))
+        return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    got = declared ? FCGX_GetStr(body, (int)declared, req->fcgx->in) : 0;
+    if (got < 0 || (unsigned long long)got != declared)
+        return purser_error_set(&req->err, PURSER_EINVAL, "request body shorter than Content-Length");
+    body[got] = '\0';
+    req->body = body;
+    req->body_len = (size_t)got;
+    return 0;
+}
+
+const char *http_reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 412: return "Precondition Failed";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return status < 500 ? "Error" : "Internal Server Error";
+    }
+}
+
+int http_status_for(enum purser_err code)
+{
+    static const struct {
+        enum purser_err code;
+        int status;
+    } map[] = {
+        {PURSER_OK, 200},          {PURSER_EINVAL, 400},     {PURSER_EUNAUTH, 401},
+        {PURSER_EDENIED, 403},     {PURSER_ENOTFOUND, 404},  {PURSER_EMETHOD, 405},
+        {PURSER_ENOTACCEPT, 406},  {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
+        {PURSER_ETOOLARGE, 413},   {PURSER_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
+        {PURSER_EINTERNAL, 500},   {PURSER_EUNAVAIL, 503},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (map[i].code == code)
+            return map[i].status;
+    return 500;
+}
+
+int respond_text(struct request *req, int status, const char *content_type, const char *text,
+                 size_t len, const char *extra_headers)
+{
+    int head_only = strcmp(req->method, "HEAD") == 0;
+    /* libfcgi's own printf knows no %zu: format with snprintf and write the bytes. */
+    char *head = arena_sprintf(req->arena,
+                               "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                               "X-Request-Id: %s\r\n%s\r\n",
+                               status, http_reason(status), content_type, len, req->request_id,
+                               extra_headers ? extra_headers : "");
+    if (!head)
+        return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    FCGX_PutStr(head, (int)strlen(head), req->fcgx->out);
+    if (len && !head_only)
+        FCGX_PutStr(text, (int)len, req->fcgx->out);
+    req->status = status;
+    req->bytes_sent = head_only ? 0 : len;
+    req->responded = 1;
+    return 0;
+}
+
+int respond_json(struct request *req, int status, const json_t *body, const char *extra_headers)
+{
+    char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+    int rc;
+    if (!text)
+        return purser_error_set(&req->err, PURSER_EINTERNAL, "cannot encode the response");
+    rc = respond_text(req, status, "application/json", text, strlen(text), extra_headers);
+    free(text);
+    return rc;
+}
+
+void respond_error(struct request *req, int rc)
+{
+    int status = http_status_for((enum purser_err)rc);
+    const char *message = req->err.message[0] ? req->err.message : purser_err_name(rc);
+    const char *extra = NULL;
+    json_t *body;
+
+    if (status == 500) {
+        json_t *fields = json_pack("{s:s, s:s}", "request_id", req->request_id, "error", message);
+        log_message("error", "internal error", fields);
+        json_decref(fields);
+        message = arena_sprintf(req->arena, "internal error (request %s)", req->request_id);
+    }
+    if (status == 503)
+        extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n", worker_config(req->worker)->retry_after);
+    if (status == 405)
+        extra = arena_sprintf(req->arena, "Allow: %s\r\n", router_allowed(req->arena, req->path));
+    if (req->route && (req->route->flags & ROUTE_CHEF))
+        body = json_pack("{s:[s]}", "error", message ? message : "error");
+    else
+        body = json_pack("{s:{s:s, s:s}}", "error", "code", purser_err_name(rc), "message",
+                         message ? message : "error");
+    if (!body || respond_json(req, status, body, extra))
+        respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
+    json_decref(body);
+}

@@ -1,0 +1,78 @@
+/* request.h: one HTTP request as the FastCGI layer sees it, and the ways to answer it.
+ *
+ * A request lives in its own arena from accept to the end of the log line. Handlers read the
+ * method, path parameters, query, headers and body from here and answer with one of the
+ * respond_* functions, or return a negative purser_err with req->err filled, which the worker
+ * turns into the error response (respond_error: the one place that maps codes to statuses).
+ */
+#ifndef PURSER_REQUEST_H
+#define PURSER_REQUEST_H
+
+#include "../lib/arena.h"
+#include "../lib/err.h"
+
+#include <fcgiapp.h>
+#include <jansson.h>
+#include <stddef.h>
+
+struct route;
+struct worker;
+
+#define REQUEST_MAX_PARAMS 8
+
+struct request {
+    FCGX_Request *fcgx;
+    struct arena *arena;
+    struct worker *worker;
+    const struct route *route;
+    const char *method;
+    const char *path;  /* raw path, without the query */
+    const char *query; /* raw query string, "" when none */
+    size_t param_count;
+    const char *param_names[REQUEST_MAX_PARAMS];
+    const char *param_values[REQUEST_MAX_PARAMS]; /* percent-decoded */
+    const char *body;
+    size_t body_len;
+    const char *principal; /* who is asking, once authenticated; "-" until then */
+    char request_id[17];
+    int status;            /* the status sent */
+    size_t bytes_sent;     /* body bytes sent */
+    int responded;
+    struct purser_error err;
+};
+
+/* A FastCGI parameter (CGI variable), or NULL. */
+const char *request_env(const struct request *req, const char *name);
+
+/* A request header by its HTTP name ("Content-Type", "If-Match"), or NULL. */
+const char *request_header(const struct request *req, const char *name);
+
+/* A path parameter by the name in the route pattern ("org" for {org}), or NULL. */
+const char *request_param(const struct request *req, const char *name);
+
+/* The first value of a query parameter, percent-decoded (arena memory), or NULL. */
+const char *request_query(const struct request *req, const char *name);
+
+/* Reads the body (at most max bytes) into req->body. PURSER_ETOOLARGE beyond. */
+int request_read_body(struct request *req, size_t max);
+
+/* Answers with status and a JSON value (borrowed), as application/json. extra_headers is
+ * NULL or "Name: value\r\n" lines. */
+int respond_json(struct request *req, int status, const json_t *body, const char *extra_headers);
+
+/* Answers with status and text as content_type. */
+int respond_text(struct request *req, int status, const char *content_type, const char *text,
+                 size_t len, const char *extra_headers);
+
+/* Answers with the error in req->err (code rc): the one mapping from purser_err to HTTP
+ * status, in the body format of the route (SPEC §2). Internal errors are logged with the
+ * request id and answered with a sanitised message. */
+void respond_error(struct request *req, int rc);
+
+/* The HTTP status for a purser_err. */
+int http_status_for(enum purser_err code);
+
+/* "404 Not Found" style reason phrase for a status. */
+const char *http_reason(int status);
+
+#endif

@@ -1,0 +1,151 @@
+/* router.c: matching paths against the route table. */
+#include "router.h"
+
+#include "../lib/buf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+char *url_decode(struct arena *arena, const char *s, size_t n)
+{
+    char *out = arena_alloc(arena, n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return NULL;
+            hi = hex_value(s[i + 1]);
+            lo = hex_value(s[i + 2]);
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return NULL;
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Matches path against pattern; on a match fills names/values (when req is not NULL).
+ * Returns 1 on a match, 0 otherwise, -1 for a malformed path segment. */
+static int pattern_match(const char *pattern, const char *path, struct request *req)
+{
+    size_t count = 0;
+    const char *p = pattern, *s = path;
+
+    while (*p && *s) {
+        const char *p_end, *s_end;
+        if (*p != '/' || *s != '/')
+            return 0;
+        p++, s++;
+        p_end = strchr(p, '/');
+        s_end = strchr(s, '/');
+        if (!p_end)
+            p_end = p + strlen(p);
+        if (!s_end)
+            s_end = s + strlen(s);
+        if (*p == '{') {
+            if (s_end == s || count >= REQUEST_MAX_PARAMS)
+                return 0;
+            if (req) {
+                char *value = url_decode(req->arena, s, (size_t)(s_end - s));
+                if (!value || strcmp(value, ".") == 0 || strcmp(value, "..") == 0)
+                    return -1;
+                req->param_names[count] = arena_strndup(req->arena, p + 1, (size_t)(p_end - p - 2));
+                req->param_values[count] = value;
+            }
+            count++;
+        } else if (p_end - p != s_end - s || memcmp(p, s, (size_t)(p_end - p)) != 0) {
+            return 0;
+        }
+        p = p_end;
+        s = s_end;
+    }
+    if (*p || *s)
+        return 0;
+    if (req)
+        req->param_count = count;
+    return 1;
+}
+
+static int method_matches(const char *route_method, const char *method)
+{
+    return strcmp(route_method, method) == 0 ||
+           (strcmp(method, "HEAD") == 0 && strcmp(route_method, "GET") == 0);
+}
+
+/* The path without one trailing slash (but "/" stays "/"), in arena memory. */
+static const char *trim_slash(struct arena *arena, const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 1 && path[n - 1] == '/')
+        return arena_strndup(arena, path, n - 1);
+    return path;
+}
+
+int router_match(struct request *req)
+{
+    const char *path = trim_slash(req->arena, req->path);
+    int path_known = 0;
+
+    if (!path || path[0] != '/')
+        return purser_error_set(&req->err, PURSER_EINVAL, "malformed request path");
+    for (size_t i = 0; i < route_count; i++) {
+        int m = pattern_match(routes[i].pattern, path, NULL);
+        if (!m)
+            continue;
+        path_known = 1;
+        if (!method_matches(routes[i].method, req->method))
+            continue;
+        if (pattern_match(routes[i].pattern, path, req) < 0)
+            return purser_error_set(&req->err, PURSER_EINVAL,
+                                    "malformed path segment in '%s'", req->path);
+        req->route = &routes[i];
+        return 0;
+    }
+    if (path_known)
+        return purser_error_set(&req->err, PURSER_EMETHOD, "method %s not allowed on %s",
+                                req->method, req->path);
+    return purser_error_set(&req->err, PURSER_ENOTFOUND, "no such path: %s", req->path);
+}
+
+const char *router_allowed(struct arena *arena, const char *path)
+{
+    const char *methods[16];
+    size_t count = 0;
+    const char *trimmed = trim_slash(arena, path);
+    struct buf b = BUF_INIT;
+    char *out;
+
+    for (size_t i = 0; trimmed && i < route_count; i++) {
+        int seen = 0;
+        if (pattern_match(routes[i].pattern, trimmed, NULL) != 1)
+            continue;
+        for (size_t j = 0; j < count; j++)
+            seen |= strcmp(methods[j], routes[i].method) == 0;
+        if (!seen && count < 15)
+            methods[count++] = routes[i].method;
+        if (!seen && strcmp(routes[i].method, "GET") == 0 && count < 15)
+            methods[count++] = "HEAD";
+    }
+    for (size_t j = 0; j < count; j++)
+        buf_printf(&b, "%s%s", j ? ", " : "", methods[j]);
+    out = arena_strdup(arena, buf_cstr(&b));
+    buf_release(&b);
+    return out ? out : "";
+}

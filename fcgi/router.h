@@ -1,0 +1,42 @@
+/* router.h: the route table's shape and matching of a request to a route.
+ *
+ * The table itself is in routes.c: it is the single source of the API (the OpenAPI document
+ * and the RBAC checks are derived from or tested against it). A pattern is a path whose
+ * segments are literals or {name}, each {name} matching one non-empty segment.
+ */
+#ifndef PURSER_ROUTER_H
+#define PURSER_ROUTER_H
+
+#include "request.h"
+
+enum route_flags {
+    ROUTE_OPEN = 1 << 0, /* answered without authentication (health, docs, metrics, install) */
+    ROUTE_CHEF = 1 << 1, /* Chef-compatible API: errors as {"error": ["message"]} */
+    ROUTE_YAML = 1 << 2, /* YAML in and out */
+};
+
+struct route {
+    const char *method;
+    const char *pattern;
+    const char *action; /* the RBAC action the caller needs; NULL for open routes */
+    int (*handler)(struct request *req);
+    unsigned flags;
+    const char *summary; /* one line for the API map and the OpenAPI document */
+};
+
+extern const struct route routes[];
+extern const size_t route_count;
+
+/* Finds the route for req->method and req->path, filling req->route and the path parameters.
+ * PURSER_ENOTFOUND when no pattern matches the path, PURSER_EMETHOD when some do but not with
+ * this method (HEAD matches GET routes), PURSER_EINVAL for a malformed path. */
+int router_match(struct request *req);
+
+/* "GET, PUT" : the methods whose routes match path, for the Allow header. */
+const char *router_allowed(struct arena *arena, const char *path);
+
+/* Percent-decodes n bytes of s into arena memory; NULL when malformed (a bad escape) or when
+ * it would hold a NUL byte. '+' stays '+' (paths) unless plus_is_space. */
+char *url_decode(struct arena *arena, const char *s, size_t n);
+
+#endif

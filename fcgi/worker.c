@@ -1,0 +1,168 @@
+/* worker.c: the worker loop: one arena per request, routing, body limits, the log line. */
+#include "worker.h"
+
+#include "../lib/log.h"
+#include "request.h"
+#include "router.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+struct worker {
+    const struct purser_config *cfg;
+    struct store *store;
+    int listen_fd;
+    unsigned long served;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+const struct purser_config *worker_config(const struct worker *w)
+{
+    return w->cfg;
+}
+
+struct store *worker_store(struct worker *w)
+{
+    return w->store;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static void new_request_id(char out[17])
+{
+    unsigned char bytes[8];
+    if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+        memset(bytes, 0, sizeof(bytes));
+    for (int i = 0; i < 8; i++)
+        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+static void log_request(struct request *req, double started)
+{
+    json_t *line = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:s, s:s}", "level", "info", "method",
+                             req->method ? req->method : "-", "path", req->path ? req->path : "-",
+                             "status", req->status, "bytes", (json_int_t)req->bytes_sent, "ms",
+                             (double)((long)((now_ms() - started) * 1000)) / 1000.0, "principal",
+                             req->principal, "request_id", req->request_id);
+    if (!line)
+        return;
+    if (req->route)
+        json_object_set_new(line, "route", json_string(req->route->pattern));
+    log_json(line);
+    json_decref(line);
+}
+
+/* Splits REQUEST_URI into path and query. */
+static int parse_target(struct request *req)
+{
+    const char *uri = request_env(req, "REQUEST_URI");
+    const char *q;
+    req->method = request_env(req, "REQUEST_METHOD");
+    if (!req->method || !uri || uri[0] != '/')
+        return purser_error_set(&req->err, PURSER_EINVAL, "malformed request line");
+    q = strchr(uri, '?');
+    req->path = q ? arena_strndup(req->arena, uri, (size_t)(q - uri)) : uri;
+    req->query = q ? q + 1 : "";
+    return req->path ? 0 : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+}
+
+static void handle(struct worker *w, FCGX_Request *fcgx)
+{
+    struct request req;
+    double started = now_ms();
+    int rc;
+
+    memset(&req, 0, sizeof(req));
+    req.fcgx = fcgx;
+    req.worker = w;
+    req.principal = "-";
+    new_request_id(req.request_id);
+    if (!(req.arena = arena_new())) {
+        FCGX_PutS("Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n"
+                  "out of memory\n", fcgx->out);
+        return;
+    }
+    rc = parse_target(&req);
+    if (!rc)
+        rc = router_match(&req);
+    if (!rc)
+        rc = request_read_body(&req, (size_t)w->cfg->max_body_bytes);
+    if (!rc)
+        rc = req.route->handler(&req);
+    if (rc || !req.responded) {
+        if (!rc)
+            rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
+        respond_error(&req, rc);
+    }
+    log_request(&req, started);
+    arena_free(req.arena);
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    sigset_t none;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART; /* libfcgi's reads and writes must not see EINTR; poll() still does */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGCHLD, SIG_DFL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int worker_run(const struct purser_config *cfg, int listen_fd)
+{
+    struct worker w = {.cfg = cfg, .listen_fd = listen_fd};
+    struct purser_error err;
+    FCGX_Request fcgx;
+
+    install_handlers();
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* never outlive the master */
+    if (getppid() == 1)
+        return 0;
+    if (store_new(&w.store, cfg, &err)) {
+        log_message("error", err.message, NULL);
+        return 1;
+    }
+    FCGX_InitRequest(&fcgx, listen_fd, 0);
+    while (!stop_requested && (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
+        struct pollfd pfd = {.fd = listen_fd, .events = POLLIN};
+        /* The listening socket is non-blocking: when another worker wins the connection,
+         * accept fails with EAGAIN and we come back here, where a stop request is seen. */
+        if (poll(&pfd, 1, 250) <= 0 || stop_requested)
+            continue;
+        if (FCGX_Accept_r(&fcgx) < 0)
+            continue;
+        handle(&w, &fcgx);
+        FCGX_Finish_r(&fcgx);
+        w.served++;
+    }
+    FCGX_Free(&fcgx, 1);
+    store_free(w.store);
+    return 0;
+}

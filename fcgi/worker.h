@@ -1,0 +1,21 @@
+/* worker.h: a FastCGI worker process: accept, route, handle, respond, log; repeat. */
+#ifndef PURSER_WORKER_H
+#define PURSER_WORKER_H
+
+#include "../lib/config.h"
+#include "../lib/store.h"
+
+struct worker;
+
+/* The configuration the worker was started with (borrowed). */
+const struct purser_config *worker_config(const struct worker *worker);
+
+/* The worker's database connection (borrowed; connects lazily). */
+struct store *worker_store(struct worker *worker);
+
+/* Serves requests from listen_fd (non-blocking) until SIGTERM, SIGHUP or SIGINT, or until
+ * cfg->max_requests have been served; finishes the request in flight first. Returns the
+ * process exit status. */
+int worker_run(const struct purser_config *cfg, int listen_fd);
+
+#endif

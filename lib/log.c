@@ -1,0 +1,55 @@
+/* log.c: JSON log lines on standard error. */
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+void log_timestamp(char *out, unsigned long size)
+{
+    struct timeval tv;
+    struct tm tm;
+    char base[32];
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, size, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
+}
+
+void log_json(json_t *fields)
+{
+    json_t *line = json_object();
+    char ts[40], *text;
+    size_t len;
+
+    if (!line)
+        return;
+    log_timestamp(ts, sizeof(ts));
+    json_object_set_new(line, "ts", json_string(ts));
+    json_object_set_new(line, "pid", json_integer(getpid()));
+    json_object_update(line, fields);
+    text = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    if (!text)
+        return;
+    len = strlen(text);
+    text[len] = '\n'; /* json_dumps leaves room: we overwrite the NUL and write len + 1 */
+    (void)!write(STDERR_FILENO, text, len + 1);
+    free(text);
+}
+
+void log_message(const char *level, const char *message, json_t *fields)
+{
+    json_t *line = json_object();
+    if (!line)
+        return;
+    json_object_set_new(line, "level", json_string(level));
+    json_object_set_new(line, "msg", json_string(message));
+    if (fields)
+        json_object_update(line, fields);
+    log_json(line);
+    json_decref(line);
+}

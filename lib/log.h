@@ -1,0 +1,22 @@
+/* log.h: one JSON object per line on standard error (the service's log).
+ *
+ * Callers build the object with jansson and never put a request body, a token, a password or
+ * a key in it. Each line is written with one write() so lines from several workers sharing
+ * the log file never interleave.
+ */
+#ifndef PURSER_LOG_H
+#define PURSER_LOG_H
+
+#include <jansson.h>
+
+/* Writes fields (borrowed) as one line, adding "ts" (UTC ISO 8601 with milliseconds) and
+ * "pid" first when they are absent. */
+void log_json(json_t *fields);
+
+/* A line with "level" and "msg", plus any fields given (borrowed; may be NULL). */
+void log_message(const char *level, const char *message, json_t *fields);
+
+/* The current UTC time as "2026-01-02T03:04:05.678Z" into out (at least 32 bytes). */
+void log_timestamp(char *out, unsigned long size);
+
+#endif
