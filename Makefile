@@ -30,6 +30,7 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 STATE ?= var
 
 .PHONY: all deps build run stop test clean
+.SECONDARY:
 all: build
 
 deps:

@@ -138,7 +138,7 @@ static int apply_document(struct purser_config *cfg, const json_t *doc, struct p
     const char *section, *key;
     const json_t *keys, *value;
 
-    if (json_is_null(doc))
+    if (!doc || json_is_null(doc)) /* an empty file, or only comments */
         return 0;
     if (!json_is_object(doc))
         return purser_error_set(err, PURSER_EINVAL, "configuration must be a mapping of sections");

@@ -236,7 +236,9 @@ static int float_from_text(json_t **out, const char *text, size_t len, struct pu
     double value;
     int negative = 0;
 
-    if (strip_underscores(digits, sizeof(digits), text, len) || !is_float(text, len))
+    /* An explicit !!float also takes integer text ("1" is 1.0), as PyYAML does. */
+    if (strip_underscores(digits, sizeof(digits), text, len) ||
+        !(is_float(text, len) || is_int(text, len)))
         return bad_value(err, "not a float", text, len);
     if (*p == '-' || *p == '+')
         negative = *p++ == '-';

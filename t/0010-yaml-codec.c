@@ -1,0 +1,151 @@
+/* 0010-yaml-codec: the YAML <-> JSON codec, driven by the cases in t/data/yaml/.
+ *
+ * A case is a folder with `input` (YAML bytes) and either `expected` (a JSON array, one value
+ * per document) or `error` (line 1: "LINE:COL", "LINE:" or "-" for the position; line 2: a
+ * piece of the message). Every success case is also emitted back to YAML and read again,
+ * which must give the same values, and emitting that again must give the same text.
+ */
+#include "../lib/config.h"
+#include "../lib/yaml_codec.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+static const char *data_dir(void)
+{
+    const char *dir = getenv("PURSER_TESTDATA");
+    return dir ? dir : "t/data";
+}
+
+static char *read_case_file(const char *name, const char *file, size_t *len)
+{
+    char path[1024];
+    char *text = NULL;
+    struct purser_error err;
+    snprintf(path, sizeof(path), "%s/yaml/%s/%s", data_dir(), name, file);
+    if (file_read_all(&text, len, path, 1 << 26, &err))
+        return NULL;
+    return text;
+}
+
+static void check_roundtrip(const char *name, json_t *docs)
+{
+    struct buf first = BUF_INIT, second = BUF_INIT;
+    struct purser_error err;
+    json_t *again = NULL;
+    int rc = yaml_codec_emit(&first, docs, &err);
+    if (!tap_ok(rc == 0, "%s: emits", name)) {
+        tap_diag("  %s", err.message);
+        goto cleanup;
+    }
+    rc = yaml_codec_parse(&again, first.data ? first.data : "", first.len, NULL, &err);
+    if (!tap_ok(rc == 0 && json_equal(again, docs), "%s: emitted YAML reads back equal", name)) {
+        tap_diag("  emitted:\n%s", buf_cstr(&first));
+        if (rc)
+            tap_diag("  re-read error %d:%d %s", err.line, err.column, err.message);
+        goto cleanup;
+    }
+    yaml_codec_emit(&second, again, &err);
+    tap_ok(first.len == second.len && memcmp(buf_cstr(&first), buf_cstr(&second), first.len) == 0,
+           "%s: emitting is stable", name);
+cleanup:
+    json_decref(again);
+    buf_release(&first);
+    buf_release(&second);
+}
+
+static void run_success(const char *name, const char *input, size_t len, const char *expected_text)
+{
+    struct purser_error err;
+    json_error_t jerr;
+    json_t *got = NULL;
+    json_t *expected = json_loads(expected_text, JSON_DECODE_ANY, &jerr);
+    int rc = yaml_codec_parse(&got, input, len, NULL, &err);
+
+    if (!tap_ok(expected != NULL, "%s: expected file is JSON", name)) {
+        tap_diag("  %s", jerr.text);
+    } else if (!tap_ok(rc == 0, "%s: parses", name)) {
+        tap_diag("  error %d:%d %s", err.line, err.column, err.message);
+    } else {
+        char *text = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!tap_ok(json_equal(got, expected), "%s: values as expected", name))
+            tap_diag("  got %s", text);
+        free(text);
+        check_roundtrip(name, got);
+    }
+    json_decref(got);
+    json_decref(expected);
+}
+
+static void run_failure(const char *name, const char *input, size_t len, char *spec)
+{
+    struct purser_error err;
+    json_t *got = NULL;
+    char *want_message = strchr(spec, '\n');
+    int want_line = 0, want_column = 0, rc;
+
+    if (want_message) {
+        *want_message++ = '\0';
+        want_message[strcspn(want_message, "\n")] = '\0';
+    }
+    sscanf(spec, "%d:%d", &want_line, &want_column);
+    rc = yaml_codec_parse(&got, input, len, NULL, &err);
+    if (!tap_ok(rc != 0 && got == NULL, "%s: refused", name)) {
+        json_decref(got);
+        return;
+    }
+    if (!tap_ok(want_message && strstr(err.message, want_message) != NULL,
+                "%s: message says '%s'", name, want_message ? want_message : "?"))
+        tap_diag("  got '%s'", err.message);
+    if (spec[0] != '-') {
+        int ok = err.line == want_line && (want_column == 0 || err.column == want_column);
+        if (!tap_ok(ok, "%s: at %s", name, spec))
+            tap_diag("  got %d:%d", err.line, err.column);
+    }
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv)
+{
+    char path[1024], *names[512];
+    size_t count = 0, cases = 0;
+    struct dirent *entry;
+    DIR *dir;
+    tap_init(argc, argv);
+
+    snprintf(path, sizeof(path), "%s/yaml", data_dir());
+    if (!(dir = opendir(path))) {
+        tap_ok(0, "open %s", path);
+        return tap_done();
+    }
+    while ((entry = readdir(dir)) && count < 512)
+        if (entry->d_name[0] != '.')
+            names[count++] = strdup(entry->d_name);
+    closedir(dir);
+    qsort(names, count, sizeof(names[0]), compare_names);
+
+    for (size_t i = 0; i < count; i++) {
+        size_t len, elen;
+        char *input = read_case_file(names[i], "input", &len);
+        char *expected = read_case_file(names[i], "expected", &elen);
+        char *error = expected ? NULL : read_case_file(names[i], "error", &elen);
+        if (!input || (!expected && !error))
+            tap_ok(0, "%s: has input and expected or error", names[i]);
+        else if (expected)
+            run_success(names[i], input, len, expected);
+        else
+            run_failure(names[i], input, len, error);
+        cases++;
+        free(input);
+        free(expected);
+        free(error);
+        free(names[i]);
+    }
+    tap_ok(cases >= 40, "at least 40 cases ran (%zu)", cases);
+    return tap_done();
+}
