@@ -87,6 +87,18 @@ static int parse_target(struct request *req)
     return req->path ? 0 : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
 }
 
+/* PURSER_ETOOLARGE when the declared body is over max (nothing is read). */
+static int check_length(struct request *req, size_t max)
+{
+    const char *text = request_env(req, "CONTENT_LENGTH");
+    unsigned long long declared = text && *text ? strtoull(text, NULL, 10) : 0;
+    if (declared > max)
+        return purser_error_set(&req->err, PURSER_ETOOLARGE,
+                                "request body of %llu bytes is larger than the limit of %zu",
+                                declared, max);
+    return 0;
+}
+
 static void handle(struct worker *w, FCGX_Request *fcgx)
 {
     struct request req;
@@ -104,6 +116,8 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
         return;
     }
     rc = parse_target(&req);
+    if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
+        rc = check_length(&req, (size_t)w->cfg->max_body_bytes);
     if (!rc)
         rc = router_match(&req);
     if (!rc)

@@ -1,0 +1,50 @@
+# 0020: the purser command without a server: check-config and config-defaults.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use PurserStack;
+
+my $purser = PurserStack::build() . '/purser';
+my $dir = tempdir(CLEANUP => 1);
+my $root = PurserStack::root();
+
+sub write_file { my ($name, $text) = @_; open my $fh, '>', "$dir/$name" or die; print $fh $text; "$dir/$name" }
+sub run { my $out = `@_ 2>&1`; return ($? >> 8, $out) }
+
+my $good = write_file('good.yaml', "fcgi:\n  workers: 2\nrbac:\n  policy_file: $root/policies/default.yaml\n");
+my ($code, $out) = run($purser, '-c', $good, 'check-config');
+is $code, 0, 'check-config accepts a valid file';
+like $out, qr/ok/, 'and says ok';
+
+my $typo = write_file('typo.yaml', "database:\n  prot: 3306\n");
+($code, $out) = run($purser, '-c', $typo, 'check-config');
+is $code, 1, 'an unknown key is refused';
+like $out, qr/database\.prot: unknown key/, 'naming the key';
+
+my $broken = write_file('broken.yaml', "fcgi:\n  workers: [1,\n");
+($code, $out) = run($purser, '-c', $broken, 'check-config');
+is $code, 1, 'malformed YAML is refused';
+like $out, qr/broken\.yaml:\d+:\d+:/, 'with file, line and column';
+
+my $nopolicy = write_file('nopolicy.yaml', "rbac:\n  policy_file: $dir/missing.yaml\n");
+($code, $out) = run($purser, '-c', $nopolicy, 'check-config');
+is $code, 1, 'a missing policy file is refused';
+like $out, qr/rbac\.policy_file/, 'naming the key';
+
+($code, $out) = run($purser, '-c', "$dir/none.yaml", 'check-config');
+is $code, 1, 'a missing configuration file is refused';
+
+($code, $out) = run($purser, 'config-defaults');
+is $code, 0, 'config-defaults';
+for my $key (qw(fcgi.socket fcgi.workers fcgi.max_requests http.max_body_bytes database.socket auth.development_mode rbac.policy_file)) {
+    like $out, qr/^\Q$key\E: /m, "lists $key";
+}
+
+($code, $out) = run($purser, '-c', $good, 'frobnicate');
+is $code, 2, 'an unknown command exits 2';
+like $out, qr/unknown command/, 'and says so';
+
+done_testing;

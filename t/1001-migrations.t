@@ -1,0 +1,53 @@
+# 1001: migrations are applied in order and recorded; running again is a no-op; a failing
+# migration stops with its error and start-up refuses to go on.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use PurserStack;
+
+my $s = PurserStack->new(workers => 1);
+my $purser = PurserStack::build() . '/purser';
+my $config = $s->dir . '/purser.yaml';
+
+my @files = sort map { m{/([^/]+\.sql)$} } glob(PurserStack::root() . '/sql/*.sql');
+my @versions = map { /^0*(\d+)_/ ? $1 : () } @files;
+ok scalar(@files) >= 1, 'there are migrations in sql/';
+
+my $rows = $s->sql('SELECT version, name FROM schema_migrations ORDER BY version');
+my @recorded = map { [split /\t/] } split /\n/, $rows;
+is_deeply [ map { $_->[0] } @recorded ], \@versions, 'every migration is recorded, in order';
+is_deeply [ map { $_->[1] } @recorded ], \@files, 'under its file name';
+my $stamps = $s->sql('SELECT applied_at FROM schema_migrations ORDER BY version');
+
+my $out = `'$purser' -c '$config' migrate 2>&1`;
+is $?, 0, 'migrate again succeeds';
+like $out, qr/\(0 applied\)/, 'and applies nothing';
+is $s->sql('SELECT applied_at FROM schema_migrations ORDER BY version'), $stamps,
+    'the records are untouched';
+is $s->sql('SELECT COUNT(*) FROM settings WHERE name = "instance_id"'), "1\n",
+    'the data of a migration is there once';
+
+# Forget the record of the first migration: applying it again must fail (its table exists),
+# name the migration, and leave the schema where it was.
+$s->sql('DELETE FROM schema_migrations WHERE version = ' . $versions[0]);
+$out = `'$purser' -c '$config' migrate 2>&1`;
+isnt $?, 0, 'a failing migration makes migrate fail';
+like $out, qr/migration \Q$files[0]\E failed/, 'the error names the migration';
+like $out, qr/already exists/, "and gives the server's reason";
+is $s->sql('SELECT COUNT(*) FROM schema_migrations WHERE version = ' . $versions[0]), "0\n",
+    'the failed migration is not recorded';
+
+my $r = $s->get('/healthz/deep');
+is $r->{status}, 503, 'deep health is 503 while the schema is behind';
+like PurserStack::json($r)->{error}{message}, qr/schema is at version/, 'saying why';
+
+$s->stop;
+my $start = `'@{[PurserStack::tool()]}' start '@{[$s->dir]}' 2>&1`;
+isnt $?, 0, 'the stack refuses to start with a failing migration';
+like $start, qr/migrations failed/, 'and says so';
+like $start, qr/\Q$files[0]\E/, 'naming the migration';
+$s->{stopped} = 0; # the database it started must still be stopped at the end
+
+done_testing;

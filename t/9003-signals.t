@@ -1,0 +1,101 @@
+# 9003: purser-fcgi's signals. SIGHUP reloads the configuration and replaces the workers;
+# a worker is recycled after max_requests; SIGTERM lets an in-flight request finish, then
+# nothing is left; stopping the stack leaves no process of it running.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use IO::Socket::UNIX;
+use Time::HiRes qw(sleep);
+use PurserStack;
+
+# --- SIGHUP: new configuration, new workers --------------------------------------------
+my $s = PurserStack->new(workers => 2);
+my @old = @{ PurserStack::wait_for(5, sub { my @w = $s->worker_pids; @w == 2 ? \@w : undef }) // [] };
+is scalar(@old), 2, 'two workers before the reload';
+{
+    my $file = $s->dir . '/purser.yaml';
+    open my $in, '<', $file or die;
+    my $cfg = do { local $/; <$in> };
+    $cfg =~ s/workers: \d+/workers: 3/ or die 'no workers line';
+    open my $out, '>', $file or die;
+    print $out $cfg;
+}
+kill 'HUP', $s->master_pid;
+my @new = @{ PurserStack::wait_for(5, sub {
+    my @w = $s->worker_pids;
+    my %old = map { $_ => 1 } @old;
+    (@w == 3 && !grep { $old{$_} } @w) ? \@w : undef;
+}) // [] };
+is scalar(@new), 3, 'after SIGHUP: three workers, as the reloaded configuration says';
+my $ok = 0;
+for (1 .. 20) { $ok++ if $s->get('/healthz')->{status} == 200 }
+is $ok, 20, 'service goes on after the reload';
+
+# A broken configuration is refused on reload; the running workers stay.
+{
+    open my $out, '>>', $s->dir . '/purser.yaml' or die;
+    print $out "nonsense_section:\n  x: 1\n";
+}
+kill 'HUP', $s->master_pid;
+sleep 1;
+is_deeply [ $s->worker_pids ], \@new, 'an invalid configuration on SIGHUP changes nothing';
+ok scalar(grep { /reload refused/ && /nonsense_section/ } $s->log_lines('purser-fcgi.log')),
+    'and the refusal is logged with the key at fault';
+is $s->get('/healthz')->{status}, 200, 'still serving';
+
+# --- the whole stack stops, leaving nothing behind --------------------------------------
+my @pids = ($s->master_pid, $s->worker_pids, $s->pidfile('nginx'),
+            PurserStack::children_of($s->pidfile('nginx')), $s->pidfile('mariadb'));
+is scalar(grep { PurserStack::alive($_) } @pids), scalar(@pids), 'all ' . scalar(@pids) . ' stack processes run';
+$s->stop;
+is scalar(grep { PurserStack::alive($_) } @pids), 0, 'after stop none of them is left';
+
+# --- recycling after max_requests ------------------------------------------------------
+$s = PurserStack->new(workers => 1, max_requests => 5);
+my %served_by;
+for (1 .. 12) {
+    my $r = $s->get('/healthz');
+    my ($line) = grep { index($_, $r->{headers}{'x-request-id'}) >= 0 } $s->log_lines('purser-fcgi.log');
+    $served_by{$1}++ if $line && $line =~ /"pid":(\d+)/;
+}
+is scalar(keys %served_by), 3, '12 requests with max_requests 5 were served by three workers in turn';
+ok !(grep { $_ > 5 } values %served_by), 'none served more than 5';
+
+# --- SIGTERM finishes the request in flight ---------------------------------------------
+# Speak FastCGI to the socket directly: begin a request and send half of its body, so a
+# worker is inside it when SIGTERM arrives; then send the rest and read the answer.
+sub record { my ($type, $content) = @_; pack('CCnnCC', 1, $type, 1, length $content, 0, 0) . $content }
+sub pair {
+    my ($k, $v) = @_;
+    my $len = sub { $_[0] < 128 ? pack('C', $_[0]) : pack('N', $_[0] | 0x80000000) };
+    $len->(length $k) . $len->(length $v) . $k . $v;
+}
+my $sock = IO::Socket::UNIX->new(Peer => $s->dir . '/run/purser-fcgi.sock', Type => SOCK_STREAM)
+    or BAIL_OUT("cannot connect to the FastCGI socket: $!");
+my $params = join '', map { pair(@$_) } ['REQUEST_METHOD', 'GET'], ['REQUEST_URI', '/healthz'],
+    ['CONTENT_LENGTH', '10'], ['SERVER_PROTOCOL', 'HTTP/1.1'];
+print $sock record(1, pack('nCx5', 1, 0)) . record(4, $params) . record(4, '') . record(5, '12345');
+$sock->flush;
+sleep 0.3;
+my $master = $s->master_pid;
+my @workers = $s->worker_pids;
+kill 'TERM', $master;
+sleep 0.5;
+ok PurserStack::alive($master), 'after SIGTERM the master waits for the request in flight';
+print $sock record(5, '67890') . record(5, '');
+$sock->flush;
+my $answer = '';
+while (1) {
+    my $n = sysread($sock, my $chunk, 65536);
+    last unless $n;
+    $answer .= $chunk;
+}
+like $answer, qr/Status: 200 OK/, 'the request in flight got its whole answer';
+like $answer, qr/ok\n/, 'with its body';
+my $gone = PurserStack::wait_for(10, sub { !grep { PurserStack::alive($_) } $master, @workers });
+ok $gone, 'then the master and every worker have exited';
+ok !-e $s->dir . '/run/purser-fcgi.sock', 'and the socket is removed';
+
+done_testing;

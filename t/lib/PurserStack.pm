@@ -1,0 +1,159 @@
+# PurserStack: starts a private purser stack (MariaDB, purser-fcgi, nginx with TLS) in a
+# temporary folder for one test file, talks to it over HTTPS, and always stops it: at the end,
+# on die, and on SIGINT/SIGTERM. PURSER_KEEP=1 keeps the folder for a look afterwards.
+package PurserStack;
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use File::Temp qw(tempdir);
+use HTTP::Tiny;
+use JSON::PP;
+use Time::HiRes qw(sleep time);
+
+my @running;
+$SIG{INT} = $SIG{TERM} = sub { exit 1 };
+END {
+    my $status = $?;
+    $_->stop for @running;
+    $? = $status;
+}
+
+sub root { abs_path(dirname(__FILE__) . '/../..') }
+
+sub build {
+    my $b = $ENV{PURSER_BUILD} // 'build';
+    return $b =~ m{^/} ? $b : root() . "/$b";
+}
+
+# new(workers => 2, max_body => 1048576, max_requests => 10000, development => 0)
+sub new {
+    my ($class, %opt) = @_;
+    my $dir = tempdir('purser-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
+    my $self = bless { dir => $dir, opt => \%opt }, $class;
+    push @running, $self;
+    $self->start or die "the stack did not start; logs in $dir/log\n";
+    return $self;
+}
+
+sub start {
+    my ($self) = @_;
+    my %opt = %{ $self->{opt} };
+    local $ENV{PURSER_WORKERS} = $opt{workers} // 2;
+    local $ENV{PURSER_MAX_BODY} = $opt{max_body} // 1048576;
+    local $ENV{PURSER_MAX_REQUESTS} = $opt{max_requests} // 10000;
+    local $ENV{PURSER_DEVELOPMENT} = $opt{development} ? 1 : 0;
+    my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
+    $self->{start_output} = $out;
+    return 0 if $?;
+    $self->{stopped} = 0;
+    open my $fh, '<', "$self->{dir}/stack.env" or return 0;
+    while (<$fh>) { $self->{env}{$1} = $2 if /^(\w+)=(.*)$/ }
+    $self->{http} = HTTP::Tiny->new(
+        verify_SSL => 1, SSL_options => { SSL_ca_file => $self->{env}{PURSER_CA} },
+        max_redirect => 0, timeout => 60, keep_alive => 0);
+    return 1;
+}
+
+sub stop {
+    my ($self) = @_;
+    return if $self->{stopped};
+    system(root() . '/tools/stack', 'stop', $self->{dir});
+    $self->{stopped} = 1;
+    $self->check_valgrind;
+}
+
+# Under PURSER_VALGRIND=1 every purser-fcgi process wrote a log; any error in one fails.
+sub check_valgrind {
+    my ($self) = @_;
+    return unless ($ENV{PURSER_VALGRIND} // '') eq '1';
+    my @errors;
+    for my $f (glob "$self->{dir}/log/valgrind.*") {
+        open my $fh, '<', $f or next;
+        local $/;
+        my $text = <$fh>;
+        push @errors, "$f:\n$text" if $text =~ /\S/;
+    }
+    Test::More::ok(!@errors, 'valgrind found no errors in purser-fcgi')
+        or Test::More::diag(join "\n", @errors);
+}
+
+sub dir  { $_[0]{dir} }
+sub url  { $_[0]{env}{PURSER_URL} }
+sub env  { $_[0]{env}{ $_[1] } }
+
+# request(METHOD, PATH, {headers => {...}, content => ...}) -> HTTP::Tiny response
+sub request {
+    my ($self, $method, $path, $options) = @_;
+    return $self->{http}->request($method, $self->url . $path, $options // {});
+}
+
+sub get { my ($self, $path, $options) = @_; $self->request('GET', $path, $options) }
+
+sub json {
+    my ($res) = @_;
+    my $data = eval { JSON::PP->new->decode($res->{content}) };
+    return $data;
+}
+
+sub pidfile {
+    my ($self, $name) = @_;
+    open my $fh, '<', "$self->{dir}/run/$name.pid" or return;
+    my $pid = <$fh>;
+    chomp $pid;
+    return $pid;
+}
+
+sub master_pid { $_[0]->pidfile('purser-fcgi') }
+
+sub alive {
+    my ($pid) = @_;
+    open my $fh, '<', "/proc/$pid/stat" or return 0;
+    my $stat = <$fh>;
+    return $stat !~ /^\d+ \(.*\) Z/;
+}
+
+sub children_of {
+    my ($pid) = @_;
+    my @kids;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $stat or next;
+        my $line = <$fh> // next;
+        my ($child, $state, $ppid) = $line =~ /^(\d+) \(.*\) (\S) (\d+)/ or next;
+        push @kids, $child if $ppid == $pid && $state ne 'Z';
+    }
+    return sort { $a <=> $b } @kids;
+}
+
+sub worker_pids { children_of($_[0]->master_pid) }
+
+# Waits until code returns true, polling every 50 ms; returns its last value.
+sub wait_for {
+    my ($seconds, $code) = @_;
+    my $deadline = time + $seconds;
+    while (1) {
+        my $v = $code->();
+        return $v if $v || time > $deadline;
+        sleep 0.05;
+    }
+}
+
+sub log_lines {
+    my ($self, $name) = @_;
+    open my $fh, '<', "$self->{dir}/log/$name" or return ();
+    return <$fh>;
+}
+
+sub sql {
+    my ($self, $query) = @_;
+    open my $fh, '-|', 'mariadb', '--no-defaults', "--socket=$self->{dir}/run/mariadb.sock",
+        '-uroot', '-N', '-B', 'purser', '-e', $query or die "mariadb: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    return $out;
+}
+
+sub tool { root() . "/tools/stack" }
+
+1;
