@@ -108,8 +108,10 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
     s->stats.errors++;
     s->last_error = code;
     if (is_connection_error(code)) {
+        /* text lives in the statement or connection that disconnect() frees: format first */
+        int rc = purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
         disconnect(s);
-        return purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
+        return rc;
     }
     if (code == ER_DUP_ENTRY)
         return purser_error_set(err, PURSER_EEXISTS, "already exists");

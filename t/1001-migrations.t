@@ -50,4 +50,4 @@ like $start, qr/migrations failed/, 'and says so';
 like $start, qr/\Q$files[0]\E/, 'naming the migration';
 $s->{stopped} = 0; # the database it started must still be stopped at the end
 
-done_testing;
+PurserStack::finish();

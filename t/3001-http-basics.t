@@ -80,4 +80,4 @@ unlike $all, qr/AAAAAAAA/, 'request bodies never reach the log';
 my @bad = grep { !eval { JSON::PP->new->decode($_); 1 } } @lines;
 is scalar(@bad), 0, 'every log line is JSON';
 
-done_testing;
+PurserStack::finish();

@@ -33,4 +33,4 @@ ok PurserStack::alive($s->master_pid), 'the master lived through it';
 ok scalar(grep { /worker died; replacing it/ && /"worker":$victim\b/ } $s->log_lines('purser-fcgi.log')),
     'the master logged the death of that worker';
 
-done_testing;
+PurserStack::finish();

@@ -31,4 +31,4 @@ for (1 .. 10) { $all &&= $s->get('/healthz/deep')->{status} == 200 }
 ok $all, 'every worker has reconnected (10 requests in a row)';
 is $s->master_pid, $master, 'without a restart of purser-fcgi';
 
-done_testing;
+PurserStack::finish();

@@ -98,4 +98,4 @@ my $gone = PurserStack::wait_for(10, sub { !grep { PurserStack::alive($_) } $mas
 ok $gone, 'then the master and every worker have exited';
 ok !-e $s->dir . '/run/purser-fcgi.sock', 'and the socket is removed';
 
-done_testing;
+PurserStack::finish();

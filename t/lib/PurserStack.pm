@@ -15,8 +15,15 @@ my @running;
 $SIG{INT} = $SIG{TERM} = sub { exit 1 };
 END {
     my $status = $?;
-    $_->stop for @running;
+    $_->stop(1) for @running;
     $? = $status;
+}
+
+# Stops every stack (checking valgrind's logs as tests), then ends the plan. Tests call this
+# instead of done_testing, so that the checks made while stopping are counted.
+sub finish {
+    $_->stop for @running;
+    Test::More::done_testing();
 }
 
 sub root { abs_path(dirname(__FILE__) . '/../..') }
@@ -55,18 +62,19 @@ sub start {
     return 1;
 }
 
+# stop: stops the stack; in_end is set when called from END, where no test can be added.
 sub stop {
-    my ($self) = @_;
+    my ($self, $in_end) = @_;
     return if $self->{stopped};
     system(root() . '/tools/stack', 'stop', $self->{dir});
     $self->{stopped} = 1;
-    $self->check_valgrind;
+    $self->check_logs($in_end);
 }
 
-# Under PURSER_VALGRIND=1 every purser-fcgi process wrote a log; any error in one fails.
-sub check_valgrind {
-    my ($self) = @_;
-    return unless ($ENV{PURSER_VALGRIND} // '') eq '1';
+# Memory errors found while the stack ran: valgrind's logs (PURSER_VALGRIND=1) and the
+# sanitizers' reports in purser-fcgi's log (make ASAN=1). Any one fails the test.
+sub check_logs {
+    my ($self, $in_end) = @_;
     my @errors;
     for my $f (glob "$self->{dir}/log/valgrind.*") {
         open my $fh, '<', $f or next;
@@ -74,7 +82,13 @@ sub check_valgrind {
         my $text = <$fh>;
         push @errors, "$f:\n$text" if $text =~ /\S/;
     }
-    Test::More::ok(!@errors, 'valgrind found no errors in purser-fcgi')
+    push @errors, grep { /Sanitizer|runtime error:/ } $self->log_lines('purser-fcgi.log');
+    if ($in_end) {
+        Test::More::diag("memory errors:\n" . join "\n", @errors) if @errors;
+        $? ||= 1 if @errors;
+        return;
+    }
+    Test::More::ok(!@errors, 'no memory errors reported by valgrind or the sanitizers')
         or Test::More::diag(join "\n", @errors);
 }
 
