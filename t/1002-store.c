@@ -1,0 +1,189 @@
+/* 1002-store: the MariaDB wrapper against a real server: parameters, results, duplicate keys,
+ * reconnecting after the connection is killed, transactions and their retry on lock waits.
+ * Starts its own stack (tools/stack) in a temporary folder and stops it at exit. */
+#include "../lib/config.h"
+#include "../lib/store.h"
+#include "tap.h"
+
+#include <mysql.h>
+#include <signal.h>
+#include <stdlib.h>
+
+static char dir[64];
+
+static void stop_stack(void)
+{
+    char cmd[512];
+    if (!dir[0])
+        return;
+    snprintf(cmd, sizeof(cmd), "tools/stack stop '%s' >/dev/null 2>&1; rm -rf '%s'", dir, dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "# stopping the stack failed\n");
+    dir[0] = '\0';
+}
+
+static void on_signal(int sig)
+{
+    stop_stack();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int start_stack(struct purser_config *cfg)
+{
+    char cmd[512], path[128];
+    struct purser_error err;
+    snprintf(dir, sizeof(dir), "/tmp/purser-store-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    atexit(stop_stack);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    snprintf(cmd, sizeof(cmd), "PURSER_WORKERS=1 tools/stack start '%s' >/dev/null", dir);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/purser.yaml", dir);
+    return config_load(cfg, path, &err);
+}
+
+struct lock_test {
+    struct store *holder; /* holds the row lock until the second attempt */
+    int attempts;
+};
+
+static int update_locked_row(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct lock_test *t = ctx;
+    struct store_value name = STORE_STR("lock-test");
+    if (++t->attempts == 2 && store_exec(t->holder, "COMMIT", NULL, 0, NULL, NULL, err))
+        return PURSER_EINTERNAL;
+    return store_exec(store, "UPDATE settings SET value = 'updated' WHERE name = ?", &name, 1, NULL,
+                      NULL, err);
+}
+
+static int insert_then_fail(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR("rolled-back"), STORE_STR("x")};
+    (void)ctx;
+    store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2, NULL, NULL, err);
+    return purser_error_set(err, PURSER_EINVAL, "the handler refuses");
+}
+
+int main(int argc, char **argv)
+{
+    struct purser_config cfg;
+    struct purser_error err;
+    struct store *store = NULL, *other = NULL;
+    struct arena *arena;
+    struct store_rows rows;
+    struct store_stats stats;
+    int rc;
+
+    tap_init(argc, argv);
+    if (!tap_ok(start_stack(&cfg) == 0, "a stack to test against"))
+        return tap_done();
+    mysql_library_init(0, NULL, NULL);
+    arena = arena_new();
+    tap_is_int(store_new(&store, &cfg, &err), 0, "store_new");
+    tap_is_int(store_ping(store, &err), 0, "ping");
+
+    {
+        /* Values with SQL metacharacters and a NUL byte go through as data. */
+        static const char tricky[] = "it's \"quoted\"; DROP TABLE settings; --\0after";
+        struct store_value p[] = {STORE_STR("tricky"), STORE_STRN(tricky, sizeof(tricky) - 1)};
+        struct store_value key = STORE_STR("tricky");
+        unsigned long long affected = 0;
+        tap_is_int(store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2,
+                              &affected, NULL, &err), 0, "insert with bound parameters");
+        tap_is_int(affected, 1, "one row affected");
+        tap_is_int(store_query(store, arena, &rows, "SELECT value, LENGTH(value) FROM settings WHERE name = ?",
+                               &key, 1, &err), 0, "select it back");
+        tap_ok(rows.count == 1 && rows.lengths[0] == sizeof(tricky) - 1 &&
+                   memcmp(store_cell(&rows, 0, 0), tricky, sizeof(tricky) - 1) == 0,
+               "the value is exactly what was bound, NUL byte included");
+        tap_is_int(atoi(store_cell(&rows, 0, 1)), sizeof(tricky) - 1, "the server counts the same length");
+        tap_is_int(store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2,
+                              NULL, NULL, &err), PURSER_EEXISTS, "a duplicate key is PURSER_EEXISTS");
+        tap_is_int(store_query(store, arena, &rows, "SELECT COUNT(*) FROM settings", NULL, 0, &err), 0,
+                   "the table survived");
+        tap_is_str(store_cell(&rows, 0, 0), "2", "with its two rows");
+    }
+    {
+        struct store_value p[] = {STORE_NULLV, STORE_INT(-42)};
+        tap_is_int(store_query(store, arena, &rows, "SELECT ? IS NULL, ? + 1", p, 2, &err), 0,
+                   "NULL and integer parameters");
+        tap_is_str(store_cell(&rows, 0, 0), "1", "NULL bound as NULL");
+        tap_is_str(store_cell(&rows, 0, 1), "-41", "integer bound as integer");
+        tap_is_int(store_query(store, arena, &rows, "SELECT NULL", NULL, 0, &err), 0, "select NULL");
+        tap_ok(rows.count == 1 && store_cell(&rows, 0, 0) == NULL, "SQL NULL reads as a NULL cell");
+    }
+    tap_is_int(store_query(store, arena, &rows, "SELECT nonsense FROM nowhere", NULL, 0, &err),
+               PURSER_EINTERNAL, "a bad statement is an internal error");
+    tap_ok(strstr(err.message, "nowhere") != NULL, "whose message names the table");
+
+    /* Killing our connection from another one: the next call reconnects and succeeds. */
+    tap_is_int(store_new(&other, &cfg, &err), 0, "a second store");
+    tap_is_int(store_query(store, arena, &rows, "SELECT CONNECTION_ID()", NULL, 0, &err), 0, "our connection id");
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "mariadb --no-defaults --socket='%s/run/mariadb.sock' -uroot -e 'KILL %s'",
+                 dir, store_cell(&rows, 0, 0));
+        tap_is_int(system(cmd), 0, "the connection is killed");
+    }
+    store_get_stats(store, &stats);
+    tap_is_int(store_ping(store, &err), 0, "the next call succeeds after reconnecting");
+    {
+        struct store_stats after;
+        store_get_stats(store, &after);
+        tap_is_int(after.connects, stats.connects + 1, "it made one new connection");
+    }
+
+    /* A transaction whose handler fails is rolled back. */
+    rc = store_txn(store, 0, insert_then_fail, NULL, &err);
+    tap_is_int(rc, PURSER_EINVAL, "a failing transaction returns the handler's error");
+    tap_is_int(store_query(store, arena, &rows, "SELECT COUNT(*) FROM settings WHERE name = 'rolled-back'",
+                           NULL, 0, &err), 0, "look for its row");
+    tap_is_str(store_cell(&rows, 0, 0), "0", "its insert was rolled back");
+
+    /* A lock wait timeout inside a transaction runs the whole transaction again. */
+    {
+        struct store_value p[] = {STORE_STR("lock-test"), STORE_STR("initial")};
+        struct lock_test t = {other, 0};
+        struct store_value key = STORE_STR("lock-test");
+        store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2, NULL, NULL, &err);
+        store_exec(store, "SET SESSION innodb_lock_wait_timeout = 1", NULL, 0, NULL, NULL, &err);
+        store_exec(other, "START TRANSACTION", NULL, 0, NULL, NULL, &err);
+        tap_is_int(store_query(other, arena, &rows, "SELECT value FROM settings WHERE name = ? FOR UPDATE",
+                               &key, 1, &err), 0, "another connection locks the row");
+        store_get_stats(store, &stats);
+        rc = store_txn(store, 0, update_locked_row, &t, &err);
+        tap_is_int(rc, 0, "the transaction succeeds in the end");
+        if (rc)
+            tap_diag("  %s", err.message);
+        tap_is_int(t.attempts, 2, "on its second attempt, after a lock wait timeout");
+        {
+            struct store_stats after;
+            store_get_stats(store, &after);
+            tap_is_int(after.txn_retries, stats.txn_retries + 1, "counted as one retry");
+        }
+        store_query(store, arena, &rows, "SELECT value FROM settings WHERE name = ?", &key, 1, &err);
+        tap_is_str(store_cell(&rows, 0, 0), "updated", "and its write landed");
+    }
+
+    /* With the server gone, calls fail as unavailable. */
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "tools/stack stop-db '%s' >/dev/null", dir);
+        tap_is_int(system(cmd), 0, "MariaDB stopped");
+        tap_is_int(store_ping(store, &err), PURSER_EUNAVAIL, "ping is PURSER_EUNAVAIL");
+        tap_is_int(store_txn(store, 0, insert_then_fail, NULL, &err), PURSER_EUNAVAIL,
+                   "a transaction too");
+    }
+    store_free(store);
+    store_free(other);
+    arena_free(arena);
+    config_release(&cfg);
+    mysql_library_end();
+    stop_stack();
+    return tap_done();
+}
