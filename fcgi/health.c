@@ -17,15 +17,15 @@ int health_deep(struct request *req)
     json_t *body;
 
     if (rc)
-        return rc == PURSER_EUNAVAIL ? rc
-                                     : purser_error_set(&req->err, PURSER_EUNAVAIL,
-                                                        "database check failed");
+        return rc == PURSER_EUNAVAIL
+                   ? rc
+                   : purser_error_set(&req->err, PURSER_EUNAVAIL, "database check failed");
     if (current != expected)
         return purser_error_set(&req->err, PURSER_EUNAVAIL,
                                 "database schema is at version %d, this build needs %d", current,
                                 expected);
-    body = json_pack("{s:s, s:s, s:i}", "status", "ok", "database", "ok", "schema_version",
-                     current);
+    body =
+        json_pack("{s:s, s:s, s:i}", "status", "ok", "database", "ok", "schema_version", current);
     rc = respond_json(req, 200, body, "Cache-Control: no-store\r\n");
     json_decref(body);
     return rc;

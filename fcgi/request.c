@@ -77,7 +77,8 @@ int request_read_body(struct request *req, size_t max)
         return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     got = declared ? FCGX_GetStr(body, (int)declared, req->fcgx->in) : 0;
     if (got < 0 || (unsigned long long)got != declared)
-        return purser_error_set(&req->err, PURSER_EINVAL, "request body shorter than Content-Length");
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "request body shorter than Content-Length");
     body[got] = '\0';
     req->body = body;
     req->body_len = (size_t)got;
@@ -115,11 +116,11 @@ int http_status_for(enum purser_err code)
         enum purser_err code;
         int status;
     } map[] = {
-        {PURSER_OK, 200},          {PURSER_EINVAL, 400},     {PURSER_EUNAUTH, 401},
-        {PURSER_EDENIED, 403},     {PURSER_ENOTFOUND, 404},  {PURSER_EMETHOD, 405},
-        {PURSER_ENOTACCEPT, 406},  {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
-        {PURSER_ETOOLARGE, 413},   {PURSER_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
-        {PURSER_EINTERNAL, 500},   {PURSER_EUNAVAIL, 503},
+        {PURSER_OK, 200},         {PURSER_EINVAL, 400},     {PURSER_EUNAUTH, 401},
+        {PURSER_EDENIED, 403},    {PURSER_ENOTFOUND, 404},  {PURSER_EMETHOD, 405},
+        {PURSER_ENOTACCEPT, 406}, {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
+        {PURSER_ETOOLARGE, 413},  {PURSER_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
+        {PURSER_EINTERNAL, 500},  {PURSER_EUNAVAIL, 503},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (map[i].code == code)
@@ -173,7 +174,8 @@ void respond_error(struct request *req, int rc)
         message = arena_sprintf(req->arena, "internal error (request %s)", req->request_id);
     }
     if (status == 503)
-        extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n", worker_config(req->worker)->retry_after);
+        extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n",
+                              worker_config(req->worker)->retry_after);
     if (status == 405)
         extra = arena_sprintf(req->arena, "Allow: %s\r\n", router_allowed(req->arena, req->path));
     if (req->route && (req->route->flags & ROUTE_CHEF))

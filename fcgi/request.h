@@ -35,8 +35,8 @@ struct request {
     size_t body_len;
     const char *principal; /* who is asking, once authenticated; "-" until then */
     char request_id[17];
-    int status;            /* the status sent */
-    size_t bytes_sent;     /* body bytes sent */
+    int status;        /* the status sent */
+    size_t bytes_sent; /* body bytes sent */
     int responded;
     struct purser_error err;
 };

@@ -113,8 +113,8 @@ int router_match(struct request *req)
         if (!method_matches(routes[i].method, req->method))
             continue;
         if (pattern_match(routes[i].pattern, path, req) < 0)
-            return purser_error_set(&req->err, PURSER_EINVAL,
-                                    "malformed path segment in '%s'", req->path);
+            return purser_error_set(&req->err, PURSER_EINVAL, "malformed path segment in '%s'",
+                                    req->path);
         req->route = &routes[i];
         return 0;
     }

@@ -112,7 +112,8 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
     new_request_id(req.request_id);
     if (!(req.arena = arena_new())) {
         FCGX_PutS("Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n"
-                  "out of memory\n", fcgx->out);
+                  "out of memory\n",
+                  fcgx->out);
         return;
     }
     rc = parse_target(&req);
@@ -164,7 +165,8 @@ int worker_run(const struct purser_config *cfg, int listen_fd)
         return 1;
     }
     FCGX_InitRequest(&fcgx, listen_fd, 0);
-    while (!stop_requested && (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
+    while (!stop_requested &&
+           (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
         struct pollfd pfd = {.fd = listen_fd, .events = POLLIN};
         /* The listening socket is non-blocking: when another worker wins the connection,
          * accept fails with EAGAIN and we come back here, where a stop request is seen. */

@@ -111,7 +111,7 @@ void *arena_alloc(struct arena *arena, size_t size)
     if (rounded == 0)
         rounded = ARENA_ALIGN;
     if (arena->debug || !chunk || chunk->size - chunk->used < rounded) {
-        size_t chunk_size = arena->debug ? rounded
+        size_t chunk_size = arena->debug                     ? rounded
                             : rounded > ARENA_CHUNK_SIZE / 4 ? rounded
                                                              : ARENA_CHUNK_SIZE;
         struct arena_chunk *fresh = chunk_new(chunk_size);

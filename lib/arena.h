@@ -33,7 +33,8 @@ void *arena_calloc(struct arena *arena, size_t count, size_t size);
 /* Copies of strings, NUL-terminated; NULL when out of memory (arena_strdup(a, NULL) is NULL). */
 char *arena_strdup(struct arena *arena, const char *s);
 char *arena_strndup(struct arena *arena, const char *s, size_t n);
-char *arena_sprintf(struct arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *arena_sprintf(struct arena *arena, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Registers fn(data) to run at arena_free(). Returns 0, or PURSER_EINTERNAL when out of memory,
  * in which case fn(data) has already run: the resource never leaks either way. */

@@ -20,7 +20,10 @@ struct buf {
     size_t limit; /* most bytes the buffer may hold; 0 = no limit */
 };
 
-#define BUF_INIT {NULL, 0, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 /* Makes room for `extra` more bytes. */
 int buf_grow(struct buf *b, size_t extra);

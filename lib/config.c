@@ -21,8 +21,10 @@ struct option {
     const char *meaning;
 };
 
-#define OPT(section, key, type, field, def, min, max, meaning)                                  \
-    {section, key, type, offsetof(struct purser_config, field), def, min, max, meaning}
+#define OPT(section, key, type, field, def, min, max, meaning)                                     \
+    {                                                                                              \
+        section, key, type, offsetof(struct purser_config, field), def, min, max, meaning          \
+    }
 
 static const struct option options[] = {
     OPT("fcgi", "socket", OPT_STRING, fcgi_socket, "var/run/purser-fcgi.sock", 0, 0,
@@ -48,7 +50,8 @@ static const struct option options[] = {
     OPT("database", "connect_timeout", OPT_INT, db_connect_timeout, "2", 1, 60,
         "seconds to wait for a connection"),
     OPT("auth", "development_mode", OPT_BOOL, development_mode, "false", 0, 0,
-        "treat unauthenticated requests as a server admin (loopback only; takes effect with authentication)"),
+        "treat unauthenticated requests as a server admin (loopback only; takes effect with "
+        "authentication)"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
 };
@@ -142,16 +145,14 @@ static int apply_document(struct purser_config *cfg, const json_t *doc, struct p
         return 0;
     if (!json_is_object(doc))
         return purser_error_set(err, PURSER_EINVAL, "configuration must be a mapping of sections");
-    json_object_foreach((json_t *)doc, section, keys)
-    {
+    json_object_foreach ((json_t *)doc, section, keys) {
         if (!option_find(section, NULL))
             return purser_error_set(err, PURSER_EINVAL, "%s: unknown section", section);
         if (json_is_null(keys))
             continue;
         if (!json_is_object(keys))
             return purser_error_set(err, PURSER_EINVAL, "%s: must be a mapping", section);
-        json_object_foreach((json_t *)keys, key, value)
-        {
+        json_object_foreach ((json_t *)keys, key, value) {
             const struct option *opt = option_find(section, key);
             int rc;
             if (!opt)
@@ -235,8 +236,8 @@ int file_read_all(char **out, size_t *len_out, const char *path, size_t max,
 
     *out = NULL;
     if (!f)
-        return purser_error_set(err, errno == ENOENT ? PURSER_ENOTFOUND : PURSER_EINVAL,
-                                "%s: %s", path, strerror(errno));
+        return purser_error_set(err, errno == ENOENT ? PURSER_ENOTFOUND : PURSER_EINVAL, "%s: %s",
+                                path, strerror(errno));
     b.limit = max;
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
         if ((rc = buf_add(&b, chunk, n))) {

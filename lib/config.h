@@ -15,16 +15,16 @@
 
 struct purser_config {
     /* fcgi: the FastCGI master and its workers */
-    char *fcgi_socket;      /* unix socket path nginx connects to */
-    long fcgi_backlog;      /* listen() backlog */
-    long workers;           /* worker processes; 0 = one per CPU */
-    long max_requests;      /* a worker exits after this many requests (0 = never) */
-    long shutdown_timeout;  /* seconds SIGTERM waits for in-flight requests */
+    char *fcgi_socket;     /* unix socket path nginx connects to */
+    long fcgi_backlog;     /* listen() backlog */
+    long workers;          /* worker processes; 0 = one per CPU */
+    long max_requests;     /* a worker exits after this many requests (0 = never) */
+    long shutdown_timeout; /* seconds SIGTERM waits for in-flight requests */
     /* http */
-    long max_body_bytes;    /* largest request body accepted (413 above) */
-    long retry_after;       /* seconds in Retry-After when the database is down */
+    long max_body_bytes; /* largest request body accepted (413 above) */
+    long retry_after;    /* seconds in Retry-After when the database is down */
     /* database */
-    char *db_socket;        /* unix socket; empty = TCP to host:port */
+    char *db_socket; /* unix socket; empty = TCP to host:port */
     char *db_host;
     long db_port;
     char *db_user;
@@ -32,9 +32,9 @@ struct purser_config {
     char *db_name;
     long db_connect_timeout; /* seconds */
     /* auth */
-    int development_mode;   /* unauthenticated requests act as a server admin (loopback only) */
+    int development_mode; /* unauthenticated requests act as a server admin (loopback only) */
     /* rbac */
-    char *policy_file;      /* RBAC policy (roles to actions) */
+    char *policy_file; /* RBAC policy (roles to actions) */
 };
 
 /* Fills cfg with the defaults. Strings are heap copies; release with config_release(). */

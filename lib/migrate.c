@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CREATE_TABLE                                                                           \
-    "CREATE TABLE IF NOT EXISTS schema_migrations ("                                           \
-    " version INT NOT NULL PRIMARY KEY,"                                                       \
-    " name VARCHAR(255) NOT NULL,"                                                             \
-    " applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"                            \
+#define CREATE_TABLE                                                                               \
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("                                               \
+    " version INT NOT NULL PRIMARY KEY,"                                                           \
+    " name VARCHAR(255) NOT NULL,"                                                                 \
+    " applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"                                \
     ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 
 int migrate_latest(const struct migration *list, size_t count)
@@ -70,8 +70,8 @@ static int apply_one(struct store *store, const struct migration *m, struct purs
     int rc = store_exec_script(store, m->sql, &inner);
     if (rc)
         return purser_error_set(err, rc, "migration %s failed: %s", m->name, inner.message);
-    return store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
-                      params, 2, NULL, NULL, err);
+    return store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", params,
+                      2, NULL, NULL, err);
 }
 
 int migrate_apply(struct store *store, const struct migration *list, size_t count,

@@ -10,9 +10,9 @@
 #include <time.h>
 
 #define STMT_CACHE_SIZE 64
-#define SESSION_SETUP                                                                          \
-    "SET time_zone = '+00:00', "                                                               \
-    "sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,"   \
+#define SESSION_SETUP                                                                              \
+    "SET time_zone = '+00:00', "                                                                   \
+    "sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,"       \
     "NO_ENGINE_SUBSTITUTION'"
 
 struct cached_stmt {
@@ -90,10 +90,9 @@ void store_free(struct store *s)
 /* Errors after which the connection is unusable and a new one may succeed. */
 static int is_connection_error(unsigned code)
 {
-    return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST ||
-           code == CR_CONNECTION_ERROR || code == CR_CONN_HOST_ERROR ||
-           code == ER_CONNECTION_KILLED || code == CR_SERVER_LOST_EXTENDED ||
-           code == ER_SERVER_SHUTDOWN;
+    return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
+           code == CR_CONN_HOST_ERROR || code == ER_CONNECTION_KILLED ||
+           code == CR_SERVER_LOST_EXTENDED || code == ER_SERVER_SHUTDOWN;
 }
 
 static int is_retryable(unsigned code)
@@ -162,8 +161,8 @@ int store_connect(struct store *s, struct purser_error *err)
                                 s->password_file);
     }
     s->stats.connects++;
-    if (!mysql_real_connect(conn, *s->socket ? NULL : s->host, s->user, password, s->name,
-                            s->port, *s->socket ? s->socket : NULL, 0)) {
+    if (!mysql_real_connect(conn, *s->socket ? NULL : s->host, s->user, password, s->name, s->port,
+                            *s->socket ? s->socket : NULL, 0)) {
         unsigned code = mysql_errno(conn);
         int rc = purser_error_set(err, PURSER_EUNAVAIL, "cannot connect to the database (%u): %s",
                                   code, mysql_error(conn));
@@ -178,8 +177,8 @@ int store_connect(struct store *s, struct purser_error *err)
         explicit_bzero(password, strlen(password));
     free(password);
     if (mysql_real_query(conn, SESSION_SETUP, strlen(SESSION_SETUP))) {
-        int rc = purser_error_set(err, PURSER_EUNAVAIL, "database session setup: %s",
-                                  mysql_error(conn));
+        int rc =
+            purser_error_set(err, PURSER_EUNAVAIL, "database session setup: %s", mysql_error(conn));
         mysql_close(conn);
         return rc;
     }
@@ -249,8 +248,8 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
 }
 
 /* Reads every row of an executed statement into out (arena memory). */
-static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct arena *arena,
-                     struct store_rows *out, struct purser_error *err)
+static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct arena *arena, struct store_rows *out,
+                     struct purser_error *err)
 {
     MYSQL_RES *meta = mysql_stmt_result_metadata(stmt);
     size_t columns = meta ? mysql_num_fields(meta) : 0, cap = 0;

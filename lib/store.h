@@ -38,8 +38,8 @@ struct store_value {
 struct store_rows {
     size_t count;
     size_t columns;
-    char **cells;     /* cells[row * columns + column] */
-    size_t *lengths;  /* the same layout */
+    char **cells;    /* cells[row * columns + column] */
+    size_t *lengths; /* the same layout */
 };
 
 /* The cell at (row, column), or NULL. */

@@ -36,7 +36,9 @@ char *yaml_codec_key_text(const json_t *scalar)
     char text[64];
     switch (json_typeof(scalar)) {
     case JSON_STRING: return strdup(json_string_value(scalar));
-    case JSON_INTEGER: snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT, json_integer_value(scalar)); break;
+    case JSON_INTEGER:
+        snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT, json_integer_value(scalar));
+        break;
     case JSON_REAL: format_real(text, sizeof(text), json_real_value(scalar)); break;
     case JSON_TRUE: return strdup("true");
     case JSON_FALSE: return strdup("false");
@@ -84,8 +86,7 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
         if (!yaml_mapping_start_event_initialize(&event, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE) ||
             emit(emitter, &event))
             return PURSER_EINTERNAL;
-        json_object_foreach((json_t *)value, key, item)
-        {
+        json_object_foreach ((json_t *)value, key, item) {
             if ((rc = emit_string(emitter, key, strlen(key))) || (rc = emit_value(emitter, item)))
                 return rc;
         }
@@ -100,8 +101,7 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
                                                   YAML_BLOCK_SEQUENCE_STYLE) ||
             emit(emitter, &event))
             return PURSER_EINTERNAL;
-        json_array_foreach(value, i, item)
-        {
+        json_array_foreach (value, i, item) {
             if ((rc = emit_value(emitter, item)))
                 return rc;
         }
@@ -109,7 +109,8 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
             return PURSER_EINTERNAL;
         return emit(emitter, &event);
     }
-    case JSON_STRING: return emit_string(emitter, json_string_value(value), json_string_length(value));
+    case JSON_STRING:
+        return emit_string(emitter, json_string_value(value), json_string_length(value));
     case JSON_INTEGER:
         snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT, json_integer_value(value));
         break;
@@ -135,8 +136,7 @@ static int emit_stream(yaml_emitter_t *emitter, const json_t *docs)
 
     if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING) || emit(emitter, &event))
         return PURSER_EINTERNAL;
-    json_array_foreach(docs, i, doc)
-    {
+    json_array_foreach (docs, i, doc) {
         if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0) ||
             emit(emitter, &event))
             return PURSER_EINTERNAL;

@@ -15,13 +15,13 @@ const struct yaml_limits yaml_limits_default = {
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
 struct frame {
-    json_t *container;    /* owned until handed to the parent */
-    json_t *key;          /* mappings: the key waiting for its value, or NULL */
-    int key_is_merge;     /* the waiting key is "<<" */
-    json_t *merged;       /* mappings: keys that came from a merge (may be overridden) */
-    char *anchor;         /* owned */
-    size_t first_node;    /* node count when this container started */
-    unsigned height;      /* deepest child below this container */
+    json_t *container; /* owned until handed to the parent */
+    json_t *key;       /* mappings: the key waiting for its value, or NULL */
+    int key_is_merge;  /* the waiting key is "<<" */
+    json_t *merged;    /* mappings: keys that came from a merge (may be overridden) */
+    char *anchor;      /* owned */
+    size_t first_node; /* node count when this container started */
+    unsigned height;   /* deepest child below this container */
     yaml_mark_t mark;
 };
 
@@ -48,9 +48,8 @@ struct parse {
 static int fail_at(struct parse *ps, const yaml_mark_t *mark, const char *message,
                    const char *subject)
 {
-    return purser_error_set_at(ps->err, PURSER_EINVAL, (int)mark->line + 1,
-                               (int)mark->column + 1, subject ? "%s '%s'" : "%s%s", message,
-                               subject ? subject : "");
+    return purser_error_set_at(ps->err, PURSER_EINVAL, (int)mark->line + 1, (int)mark->column + 1,
+                               subject ? "%s '%s'" : "%s%s", message, subject ? subject : "");
 }
 
 static void anchors_clear(struct parse *ps)
@@ -121,8 +120,7 @@ static int merge_mapping(struct parse *ps, struct frame *f, json_t *source, cons
                        NULL);
     if (!f->merged && !(f->merged = json_object()))
         return PURSER_EINTERNAL;
-    json_object_foreach(source, k, v)
-    {
+    json_object_foreach (source, k, v) {
         if (json_object_get(f->container, k))
             continue;
         if (json_object_set(f->container, k, v) || json_object_set(f->merged, k, json_true()))
@@ -138,8 +136,7 @@ static int merge_value(struct parse *ps, struct frame *f, json_t *value, const y
     if (!json_is_array(value))
         return merge_mapping(ps, f, value, mark);
     /* In a sequence of mappings, earlier mappings win: the merge keeps keys already there. */
-    json_array_foreach(value, i, item)
-    {
+    json_array_foreach (value, i, item) {
         int rc = merge_mapping(ps, f, item, mark);
         if (rc)
             return rc;
@@ -210,10 +207,10 @@ static void note_height(struct parse *ps, unsigned height)
 static int on_start(struct parse *ps, yaml_event_t *ev, int is_map)
 {
     struct frame *f;
-    const char *tag = (const char *)(is_map ? ev->data.mapping_start.tag
-                                            : ev->data.sequence_start.tag);
-    const char *anchor = (const char *)(is_map ? ev->data.mapping_start.anchor
-                                               : ev->data.sequence_start.anchor);
+    const char *tag =
+        (const char *)(is_map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+    const char *anchor =
+        (const char *)(is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
     const char *want = is_map ? TAG_PREFIX "map" : TAG_PREFIX "seq";
     int rc;
 
@@ -221,8 +218,8 @@ static int on_start(struct parse *ps, yaml_event_t *ev, int is_map)
         return fail_at(ps, &ev->start_mark, "unsupported tag", tag);
     if (ps->depth >= ps->limits->max_depth)
         return purser_error_set_at(ps->err, PURSER_EINVAL, (int)ev->start_mark.line + 1,
-                                   (int)ev->start_mark.column + 1,
-                                   "nesting deeper than %u levels", ps->limits->max_depth);
+                                   (int)ev->start_mark.column + 1, "nesting deeper than %u levels",
+                                   ps->limits->max_depth);
     if ((rc = count_nodes(ps, 1, &ev->start_mark)))
         return rc;
     if (ps->depth == ps->stack_cap) {
@@ -270,9 +267,9 @@ static int scalar_kind_for_tag(struct parse *ps, yaml_event_t *ev, enum yaml_sca
         const char *name;
         enum yaml_scalar_kind kind;
     } tags[] = {
-        {"str", YAML_SCALAR_STRING},  {"binary", YAML_SCALAR_STRING},
+        {"str", YAML_SCALAR_STRING},       {"binary", YAML_SCALAR_STRING},
         {"timestamp", YAML_SCALAR_STRING}, {"null", YAML_SCALAR_NULL},
-        {"bool", YAML_SCALAR_BOOL},   {"int", YAML_SCALAR_INT},
+        {"bool", YAML_SCALAR_BOOL},        {"int", YAML_SCALAR_INT},
         {"float", YAML_SCALAR_FLOAT},
     };
     const char *tag = (const char *)ev->data.scalar.tag;

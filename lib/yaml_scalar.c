@@ -131,12 +131,12 @@ static int is_float(const char *text, size_t len)
 enum yaml_scalar_kind yaml_scalar_kind(const char *text, size_t len)
 {
     static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-    static const char *const bools[] = {"yes", "Yes", "YES", "no", "No", "NO", "true",
-                                        "True", "TRUE", "false", "False", "FALSE", "on",
-                                        "On", "ON", "off", "Off", "OFF", NULL};
-    static const char *const specials[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF",
-                                           "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN",
-                                           NULL};
+    static const char *const bools[] = {"yes",  "Yes",  "YES",   "no",    "No",    "NO", "true",
+                                        "True", "TRUE", "false", "False", "FALSE", "on", "On",
+                                        "ON",   "off",  "Off",   "OFF",   NULL};
+    static const char *const specials[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
+                                           "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+                                           ".NaN",  ".NAN",  NULL};
     if (text_is(text, len, nulls))
         return YAML_SCALAR_NULL;
     if (len == 0 || !strchr("-+0123456789.yYnNtTfFoO", text[0]))
@@ -260,9 +260,7 @@ int yaml_scalar_to_json(json_t **out, enum yaml_scalar_kind kind, const char *te
 {
     *out = NULL;
     switch (kind) {
-    case YAML_SCALAR_STRING:
-        *out = json_stringn(text, len);
-        break;
+    case YAML_SCALAR_STRING: *out = json_stringn(text, len); break;
     case YAML_SCALAR_NULL:
         if (yaml_scalar_kind(text, len) != YAML_SCALAR_NULL)
             return bad_value(err, "not a null", text, len);
@@ -273,10 +271,8 @@ int yaml_scalar_to_json(json_t **out, enum yaml_scalar_kind kind, const char *te
             return bad_value(err, "not a boolean", text, len);
         *out = json_boolean(strchr("yYtT", text[0]) || (len == 2 && strchr("oO", text[0])));
         break;
-    case YAML_SCALAR_INT:
-        return int_from_text(out, text, len, err);
-    case YAML_SCALAR_FLOAT:
-        return float_from_text(out, text, len, err);
+    case YAML_SCALAR_INT: return int_from_text(out, text, len, err);
+    case YAML_SCALAR_FLOAT: return float_from_text(out, text, len, err);
     case YAML_SCALAR_SPECIAL_FLOAT:
         return bad_value(err, "infinity and NaN cannot be represented in JSON", text, len);
     }

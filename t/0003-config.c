@@ -50,20 +50,24 @@ int main(int argc, char **argv)
     config_release(&cfg);
 
     tap_is_int(load(&cfg, "fcgi:\n  workers: many\n", &err), PURSER_EINVAL, "wrong type refused");
-    tap_is_str(err.message, "fcgi.workers: must be an integer from 0 to 256", "the message names the key and range");
+    tap_is_str(err.message, "fcgi.workers: must be an integer from 0 to 256",
+               "the message names the key and range");
     config_release(&cfg);
 
-    tap_is_int(load(&cfg, "database:\n  port: 70000\n", &err), PURSER_EINVAL, "out of range refused");
+    tap_is_int(load(&cfg, "database:\n  port: 70000\n", &err), PURSER_EINVAL,
+               "out of range refused");
     config_release(&cfg);
 
-    tap_is_int(load(&cfg, "auth:\n  development_mode: 1\n", &err), PURSER_EINVAL, "an integer is not a boolean");
+    tap_is_int(load(&cfg, "auth:\n  development_mode: 1\n", &err), PURSER_EINVAL,
+               "an integer is not a boolean");
     tap_is_str(err.message, "auth.development_mode: must be true or false", "named");
     config_release(&cfg);
 
     tap_is_int(load(&cfg, "fcgi: [1, 2]\n", &err), PURSER_EINVAL, "a section must be a mapping");
     config_release(&cfg);
 
-    tap_is_int(load(&cfg, "fcgi:\n  workers: 1\n  workers: 2\n", &err), PURSER_EINVAL, "a key twice is refused");
+    tap_is_int(load(&cfg, "fcgi:\n  workers: 1\n  workers: 2\n", &err), PURSER_EINVAL,
+               "a key twice is refused");
     tap_is_int(err.line, 3, "at the line of the second one");
     config_release(&cfg);
 
@@ -71,12 +75,15 @@ int main(int argc, char **argv)
     tap_ok(err.line > 0, "with a position");
     config_release(&cfg);
 
-    tap_is_int(config_load(&cfg, "/nonexistent/purser.yaml", &err), PURSER_ENOTFOUND, "a missing file");
+    tap_is_int(config_load(&cfg, "/nonexistent/purser.yaml", &err), PURSER_ENOTFOUND,
+               "a missing file");
     config_release(&cfg);
 
     tap_is_int(config_describe(&described), 0, "describe");
-    tap_ok(strstr(buf_cstr(&described), "fcgi.workers: 0  # ") != NULL, "describe lists fcgi.workers with its default");
-    tap_ok(strstr(buf_cstr(&described), "database.password_file: \"\"") != NULL, "and string defaults quoted");
+    tap_ok(strstr(buf_cstr(&described), "fcgi.workers: 0  # ") != NULL,
+           "describe lists fcgi.workers with its default");
+    tap_ok(strstr(buf_cstr(&described), "database.password_file: \"\"") != NULL,
+           "and string defaults quoted");
     buf_release(&described);
     return tap_done();
 }

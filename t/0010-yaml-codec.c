@@ -95,8 +95,8 @@ static void run_failure(const char *name, const char *input, size_t len, char *s
         json_decref(got);
         return;
     }
-    if (!tap_ok(want_message && strstr(err.message, want_message) != NULL,
-                "%s: message says '%s'", name, want_message ? want_message : "?"))
+    if (!tap_ok(want_message && strstr(err.message, want_message) != NULL, "%s: message says '%s'",
+                name, want_message ? want_message : "?"))
         tap_diag("  got '%s'", err.message);
     if (spec[0] != '-') {
         int ok = err.line == want_line && (want_column == 0 || err.column == want_column);

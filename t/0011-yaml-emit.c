@@ -28,15 +28,17 @@ int main(int argc, char **argv)
     emits("[{\"e\":\"multi\\nline\\n\"}]", "---\ne: |\n  multi\n  line\n",
           "multi-line strings are literal blocks");
     emits("[{\"f\":1.0,\"g\":1e20,\"h\":0.1,\"i\":-2.5e-7}]",
-          "---\nf: 1.0\ng: 1.0e+20\nh: 0.1\ni: -2.5e-07\n", "floats keep a dot and a signed exponent");
-    emits("[{\"n\":null,\"t\":true,\"f\":false,\"i\":-42}]", "---\nn: null\nt: true\nf: false\ni: -42\n",
-          "null, booleans and integers");
+          "---\nf: 1.0\ng: 1.0e+20\nh: 0.1\ni: -2.5e-07\n",
+          "floats keep a dot and a signed exponent");
+    emits("[{\"n\":null,\"t\":true,\"f\":false,\"i\":-42}]",
+          "---\nn: null\nt: true\nf: false\ni: -42\n", "null, booleans and integers");
     emits("[{\"empty_map\":{},\"empty_list\":[]}]", "---\nempty_map: {}\nempty_list: []\n",
           "empty collections in flow style");
     emits("[{\"l\":[1,[2,3],{\"k\":\"v\"}]}]", "---\nl:\n- 1\n- - 2\n  - 3\n- k: v\n",
           "nested sequences in block style");
     emits("[{\"z\":1,\"a\":2}]", "---\nz: 1\na: 2\n", "keys in stored order");
-    emits("[{\"u\":\"h\\u00e9llo\"}]", "---\nu: h\xc3\xa9llo\n", "non-ASCII text is written as UTF-8");
+    emits("[{\"u\":\"h\\u00e9llo\"}]", "---\nu: h\xc3\xa9llo\n",
+          "non-ASCII text is written as UTF-8");
     emits("[\"top\"]", "--- top\n", "a scalar document follows --- on its line");
     return tap_done();
 }

@@ -94,18 +94,23 @@ int main(int argc, char **argv)
         struct store_value key = STORE_STR("tricky");
         unsigned long long affected = 0;
         tap_is_int(store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2,
-                              &affected, NULL, &err), 0, "insert with bound parameters");
+                              &affected, NULL, &err),
+                   0, "insert with bound parameters");
         tap_is_int(affected, 1, "one row affected");
-        tap_is_int(store_query(store, arena, &rows, "SELECT value, LENGTH(value) FROM settings WHERE name = ?",
-                               &key, 1, &err), 0, "select it back");
+        tap_is_int(store_query(store, arena, &rows,
+                               "SELECT value, LENGTH(value) FROM settings WHERE name = ?", &key, 1,
+                               &err),
+                   0, "select it back");
         tap_ok(rows.count == 1 && rows.lengths[0] == sizeof(tricky) - 1 &&
                    memcmp(store_cell(&rows, 0, 0), tricky, sizeof(tricky) - 1) == 0,
                "the value is exactly what was bound, NUL byte included");
-        tap_is_int(atoi(store_cell(&rows, 0, 1)), sizeof(tricky) - 1, "the server counts the same length");
-        tap_is_int(store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2,
-                              NULL, NULL, &err), PURSER_EEXISTS, "a duplicate key is PURSER_EEXISTS");
-        tap_is_int(store_query(store, arena, &rows, "SELECT COUNT(*) FROM settings", NULL, 0, &err), 0,
-                   "the table survived");
+        tap_is_int(atoi(store_cell(&rows, 0, 1)), sizeof(tricky) - 1,
+                   "the server counts the same length");
+        tap_is_int(store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2, NULL,
+                              NULL, &err),
+                   PURSER_EEXISTS, "a duplicate key is PURSER_EEXISTS");
+        tap_is_int(store_query(store, arena, &rows, "SELECT COUNT(*) FROM settings", NULL, 0, &err),
+                   0, "the table survived");
         tap_is_str(store_cell(&rows, 0, 0), "2", "with its two rows");
     }
     {
@@ -114,7 +119,8 @@ int main(int argc, char **argv)
                    "NULL and integer parameters");
         tap_is_str(store_cell(&rows, 0, 0), "1", "NULL bound as NULL");
         tap_is_str(store_cell(&rows, 0, 1), "-41", "integer bound as integer");
-        tap_is_int(store_query(store, arena, &rows, "SELECT NULL", NULL, 0, &err), 0, "select NULL");
+        tap_is_int(store_query(store, arena, &rows, "SELECT NULL", NULL, 0, &err), 0,
+                   "select NULL");
         tap_ok(rows.count == 1 && store_cell(&rows, 0, 0) == NULL, "SQL NULL reads as a NULL cell");
     }
     tap_is_int(store_query(store, arena, &rows, "SELECT nonsense FROM nowhere", NULL, 0, &err),
@@ -123,11 +129,13 @@ int main(int argc, char **argv)
 
     /* Killing our connection from another one: the next call reconnects and succeeds. */
     tap_is_int(store_new(&other, &cfg, &err), 0, "a second store");
-    tap_is_int(store_query(store, arena, &rows, "SELECT CONNECTION_ID()", NULL, 0, &err), 0, "our connection id");
+    tap_is_int(store_query(store, arena, &rows, "SELECT CONNECTION_ID()", NULL, 0, &err), 0,
+               "our connection id");
     {
         char cmd[512];
-        snprintf(cmd, sizeof(cmd), "mariadb --no-defaults --socket='%s/run/mariadb.sock' -uroot -e 'KILL %s'",
-                 dir, store_cell(&rows, 0, 0));
+        snprintf(cmd, sizeof(cmd),
+                 "mariadb --no-defaults --socket='%s/run/mariadb.sock' -uroot -e 'KILL %s'", dir,
+                 store_cell(&rows, 0, 0));
         tap_is_int(system(cmd), 0, "the connection is killed");
     }
     store_get_stats(store, &stats);
@@ -141,8 +149,10 @@ int main(int argc, char **argv)
     /* A transaction whose handler fails is rolled back. */
     rc = store_txn(store, 0, insert_then_fail, NULL, &err);
     tap_is_int(rc, PURSER_EINVAL, "a failing transaction returns the handler's error");
-    tap_is_int(store_query(store, arena, &rows, "SELECT COUNT(*) FROM settings WHERE name = 'rolled-back'",
-                           NULL, 0, &err), 0, "look for its row");
+    tap_is_int(store_query(store, arena, &rows,
+                           "SELECT COUNT(*) FROM settings WHERE name = 'rolled-back'", NULL, 0,
+                           &err),
+               0, "look for its row");
     tap_is_str(store_cell(&rows, 0, 0), "0", "its insert was rolled back");
 
     /* A lock wait timeout inside a transaction runs the whole transaction again. */
@@ -150,11 +160,14 @@ int main(int argc, char **argv)
         struct store_value p[] = {STORE_STR("lock-test"), STORE_STR("initial")};
         struct lock_test t = {other, 0};
         struct store_value key = STORE_STR("lock-test");
-        store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2, NULL, NULL, &err);
+        store_exec(store, "INSERT INTO settings (name, value) VALUES (?, ?)", p, 2, NULL, NULL,
+                   &err);
         store_exec(store, "SET SESSION innodb_lock_wait_timeout = 1", NULL, 0, NULL, NULL, &err);
         store_exec(other, "START TRANSACTION", NULL, 0, NULL, NULL, &err);
-        tap_is_int(store_query(other, arena, &rows, "SELECT value FROM settings WHERE name = ? FOR UPDATE",
-                               &key, 1, &err), 0, "another connection locks the row");
+        tap_is_int(store_query(other, arena, &rows,
+                               "SELECT value FROM settings WHERE name = ? FOR UPDATE", &key, 1,
+                               &err),
+                   0, "another connection locks the row");
         store_get_stats(store, &stats);
         rc = store_txn(store, 0, update_locked_row, &t, &err);
         tap_is_int(rc, 0, "the transaction succeeds in the end");
@@ -166,7 +179,8 @@ int main(int argc, char **argv)
             store_get_stats(store, &after);
             tap_is_int(after.txn_retries, stats.txn_retries + 1, "counted as one retry");
         }
-        store_query(store, arena, &rows, "SELECT value FROM settings WHERE name = ?", &key, 1, &err);
+        store_query(store, arena, &rows, "SELECT value FROM settings WHERE name = ?", &key, 1,
+                    &err);
         tap_is_str(store_cell(&rows, 0, 0), "updated", "and its write landed");
     }
 

@@ -70,20 +70,20 @@ static int tap_ok(int ok, const char *fmt, ...)
     return ok;
 }
 
-#define tap_is_int(got, want, ...)                                                             \
-    do {                                                                                       \
-        long long tap_g_ = (long long)(got), tap_w_ = (long long)(want);                       \
-        if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                                            \
-            tap_diag("  got %lld, want %lld", tap_g_, tap_w_);                                 \
+#define tap_is_int(got, want, ...)                                                                 \
+    do {                                                                                           \
+        long long tap_g_ = (long long)(got), tap_w_ = (long long)(want);                           \
+        if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                                                \
+            tap_diag("  got %lld, want %lld", tap_g_, tap_w_);                                     \
     } while (0)
 
-#define tap_is_str(got, want, ...)                                                             \
-    do {                                                                                       \
-        const char *tap_g_ = (got), *tap_w_ = (want);                                          \
-        int tap_same_ = (tap_g_ && tap_w_) ? strcmp(tap_g_, tap_w_) == 0 : tap_g_ == tap_w_;   \
-        if (!tap_ok(tap_same_, __VA_ARGS__))                                                   \
-            tap_diag("  got '%s', want '%s'", tap_g_ ? tap_g_ : "(null)",                      \
-                     tap_w_ ? tap_w_ : "(null)");                                              \
+#define tap_is_str(got, want, ...)                                                                 \
+    do {                                                                                           \
+        const char *tap_g_ = (got), *tap_w_ = (want);                                              \
+        int tap_same_ = (tap_g_ && tap_w_) ? strcmp(tap_g_, tap_w_) == 0 : tap_g_ == tap_w_;       \
+        if (!tap_ok(tap_same_, __VA_ARGS__))                                                       \
+            tap_diag("  got '%s', want '%s'", tap_g_ ? tap_g_ : "(null)",                          \
+                     tap_w_ ? tap_w_ : "(null)");                                                  \
     } while (0)
 
 static int tap_done(void)

@@ -11,13 +11,12 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: purser [-c CONFIG] COMMAND\n"
-            "commands:\n"
-            "  migrate              apply the pending database migrations\n"
-            "  check-config         validate the configuration (and the files it names)\n"
-            "  config-defaults      print every configuration key with its default\n"
-            "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
+    fprintf(out, "usage: purser [-c CONFIG] COMMAND\n"
+                 "commands:\n"
+                 "  migrate              apply the pending database migrations\n"
+                 "  check-config         validate the configuration (and the files it names)\n"
+                 "  config-defaults      print every configuration key with its default\n"
+                 "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
 static void on_migration(const struct migration *m, void *ctx)
