@@ -55,7 +55,7 @@ $(BUILD)/libpurser.a: $(LIB_OBJ)
 $(BUILD)/purser-fcgi: $(FCGI_OBJ) $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/libpurser.a
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(filter-out $(BUILD)/fcgi/main.o,$(FCGI_OBJ)) $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a

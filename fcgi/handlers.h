@@ -4,8 +4,39 @@
 
 #include "request.h"
 
+/* Sends out (a new reference, consumed) with status when rc is 0; returns rc otherwise. */
+int respond_owned(struct request *req, int rc, int status, json_t *out);
+
 /* health.c */
 int health_live(struct request *req);
 int health_deep(struct request *req);
+
+/* docs.c: the OpenAPI document of the route table */
+int docs_openapi(struct request *req);
+
+/* organizations.c */
+int org_list(struct request *req);
+int org_create(struct request *req);
+int org_get(struct request *req);
+int org_update(struct request *req);
+int org_delete(struct request *req);
+int member_list(struct request *req);
+int member_add(struct request *req);
+int member_remove(struct request *req);
+
+/* principals.c: users and clients, their keys, users' tokens */
+int principal_list(struct request *req);
+int principal_create(struct request *req);
+int principal_get(struct request *req);
+int principal_update(struct request *req);
+int principal_delete(struct request *req);
+int key_list(struct request *req);
+int key_create(struct request *req);
+int key_get(struct request *req);
+int key_update(struct request *req);
+int key_delete(struct request *req);
+int token_list(struct request *req);
+int token_create(struct request *req);
+int token_delete(struct request *req);
 
 #endif

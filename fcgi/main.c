@@ -7,6 +7,7 @@
  */
 #include "../lib/config.h"
 #include "../lib/log.h"
+#include "router.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ struct child {
 
 struct master {
     struct purser_config cfg;
+    struct rbac_policy *policy;
     const char *config_path;
     int listen_fd;
     unsigned generation;
@@ -71,7 +73,7 @@ static int spawn(struct master *m)
         return -1;
     }
     if (pid == 0) {
-        int status = worker_run(&m->cfg, m->listen_fd);
+        int status = worker_run(&m->cfg, m->policy, m->listen_fd);
         _exit(status);
     }
     m->children[m->child_count++] = (struct child){pid, m->generation, 0};
@@ -127,11 +129,30 @@ static void reap(struct master *m)
     }
 }
 
+/* Loads the RBAC policy file and checks it against the route table's actions. */
+static int load_policy(struct rbac_policy **out, const char *path, struct purser_error *err)
+{
+    const char *actions[512];
+    size_t n = 0;
+    int rc;
+    for (size_t i = 0; i < route_count && n < 512; i++)
+        if (routes[i].action)
+            actions[n++] = routes[i].action;
+    rc = rbac_policy_load(out, path, err);
+    if (!rc && (rc = rbac_policy_validate(*out, actions, n, err))) {
+        rbac_policy_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 static void reload(struct master *m)
 {
     struct purser_config fresh;
+    struct rbac_policy *policy = NULL;
     struct purser_error err;
-    if (config_load(&fresh, m->config_path, &err)) {
+    if (config_load(&fresh, m->config_path, &err) ||
+        load_policy(&policy, fresh.policy_file, &err)) {
         json_t *fields = json_pack("{s:s}", "error", err.message);
         log_message("error", "reload refused: configuration invalid; keeping the old one", fields);
         json_decref(fields);
@@ -145,6 +166,8 @@ static void reload(struct master *m)
     m->cfg.fcgi_socket = NULL;
     config_release(&m->cfg);
     m->cfg = fresh;
+    rbac_policy_free(m->policy);
+    m->policy = policy;
     m->generation++;
     for (size_t i = 0; i < m->child_count; i++)
         stop_child(m, &m->children[i]);
@@ -245,6 +268,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
         return 1;
     }
+    if (load_policy(&m.policy, m.cfg.policy_file, &err)) {
+        fprintf(stderr, "purser-fcgi: rbac.policy_file %s: %s\n", m.cfg.policy_file, err.message);
+        return 1;
+    }
+    if (m.cfg.development_mode && strchr(m.cfg.fcgi_socket, ':')) {
+        fprintf(stderr,
+                "purser-fcgi: auth.development_mode needs fcgi.socket to be a unix socket path\n");
+        return 1;
+    }
     if (mysql_library_init(0, NULL, NULL)) {
         fprintf(stderr, "purser-fcgi: cannot initialise the MariaDB client library\n");
         return 1;
@@ -263,6 +295,7 @@ int main(int argc, char **argv)
     unlink(m.cfg.fcgi_socket);
     log_message("info", "purser-fcgi stopped", NULL);
     config_release(&m.cfg);
+    rbac_policy_free(m.policy);
     mysql_library_end();
     return rc;
 }

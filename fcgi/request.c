@@ -85,6 +85,28 @@ int request_read_body(struct request *req, size_t max)
     return 0;
 }
 
+int request_json(struct request *req, json_t **out)
+{
+    json_error_t jerr;
+    *out =
+        req->body_len ? json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+    if (!*out)
+        return purser_error_set(&req->err, PURSER_EINVAL, "invalid JSON");
+    if (arena_add_cleanup(req->arena, (void (*)(void *))json_decref, *out)) {
+        *out = NULL;
+        return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
+const char *request_base_url(struct request *req)
+{
+    const char *host = request_env(req, "HTTP_HOST");
+    const char *scheme = request_env(req, "REQUEST_SCHEME");
+    return arena_sprintf(req->arena, "%s://%s", scheme ? scheme : "https",
+                         host ? host : "localhost");
+}
+
 const char *http_reason(int status)
 {
     switch (status) {
@@ -128,6 +150,23 @@ int http_status_for(enum purser_err code)
     return 500;
 }
 
+/* Chef's version header: {"min_version":"0","max_version":"2","request_version":"N",...}. */
+static const char *api_version_header(struct request *req)
+{
+    char request[16], response[16], *text;
+    const char *copy;
+    json_t *v;
+    snprintf(request, sizeof(request), "%d", req->api_version);
+    snprintf(response, sizeof(response), "%d", req->api_version < 0 ? -1 : req->api_version);
+    v = json_pack("{s:s, s:s, s:s, s:s}", "min_version", API_VERSION_MIN_TEXT, "max_version",
+                  API_VERSION_MAX_TEXT, "request_version", request, "response_version", response);
+    text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    copy = text ? arena_strdup(req->arena, text) : NULL;
+    free(text);
+    json_decref(v);
+    return copy ? copy : "";
+}
+
 int respond_text(struct request *req, int status, const char *content_type, const char *text,
                  size_t len, const char *extra_headers)
 {
@@ -135,9 +174,9 @@ int respond_text(struct request *req, int status, const char *content_type, cons
     /* libfcgi's own printf knows no %zu: format with snprintf and write the bytes. */
     char *head = arena_sprintf(req->arena,
                                "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                               "X-Request-Id: %s\r\n%s\r\n",
+                               "X-Request-Id: %s\r\nX-Ops-Server-API-Version: %s\r\n%s\r\n",
                                status, http_reason(status), content_type, len, req->request_id,
-                               extra_headers ? extra_headers : "");
+                               api_version_header(req), extra_headers ? extra_headers : "");
     if (!head)
         return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     FCGX_PutStr(head, (int)strlen(head), req->fcgx->out);

@@ -10,6 +10,7 @@
 
 #include "../lib/arena.h"
 #include "../lib/err.h"
+#include "../lib/identity.h"
 
 #include <fcgiapp.h>
 #include <jansson.h>
@@ -19,6 +20,12 @@ struct route;
 struct worker;
 
 #define REQUEST_MAX_PARAMS 8
+
+/* The Chef server API versions purser speaks (X-Ops-Server-API-Version). */
+#define API_VERSION_MIN 0
+#define API_VERSION_MAX 2
+#define API_VERSION_MIN_TEXT "0"
+#define API_VERSION_MAX_TEXT "2"
 
 struct request {
     FCGX_Request *fcgx;
@@ -34,6 +41,9 @@ struct request {
     const char *body;
     size_t body_len;
     const char *principal; /* who is asking, once authenticated; "-" until then */
+    struct principal who;  /* the authenticated principal (valid when authenticated) */
+    int authenticated;
+    int api_version; /* X-Ops-Server-API-Version asked for (0 when absent) */
     char request_id[17];
     int status;        /* the status sent */
     size_t bytes_sent; /* body bytes sent */
@@ -52,6 +62,12 @@ const char *request_param(const struct request *req, const char *name);
 
 /* The first value of a query parameter, percent-decoded (arena memory), or NULL. */
 const char *request_query(const struct request *req, const char *name);
+
+/* The body parsed as JSON (a new reference in *out), or PURSER_EINVAL "invalid JSON". */
+int request_json(struct request *req, json_t **out);
+
+/* "https://host:port": the base of absolute URLs in answers. */
+const char *request_base_url(struct request *req);
 
 /* Reads the body (at most max bytes) into req->body. PURSER_ETOOLARGE beyond. */
 int request_read_body(struct request *req, size_t max);

@@ -1,15 +1,75 @@
 /* routes.c: the route table, the single source of purser's HTTP API.
  *
  * One row per method and path: the RBAC action a caller needs (NULL only for open routes),
- * the handler, flags, and a summary. The OpenAPI document and the RBAC tests read this table.
+ * the handler, flags, and a summary. The OpenAPI document (/docs) is generated from this
+ * table, and the RBAC matrix test walks it for every role.
  */
 #include "handlers.h"
 #include "router.h"
 
+#define CHEF ROUTE_CHEF
+
 const struct route routes[] = {
+    /* health and the API description: open */
     {"GET", "/healthz", NULL, health_live, ROUTE_OPEN, "Liveness: the process answers"},
     {"GET", "/healthz/deep", NULL, health_deep, ROUTE_OPEN,
      "Readiness: database reachable and schema current"},
+    {"GET", "/docs", NULL, docs_openapi, ROUTE_OPEN, "This API as an OpenAPI 3 document"},
+
+    /* organizations */
+    {"GET", "/organizations", "list_organizations", org_list, CHEF, "List organizations"},
+    {"POST", "/organizations", "create_organization", org_create, CHEF,
+     "Create an organization (and its validator client)"},
+    {"GET", "/organizations/{org}", "read_organization", org_get, CHEF, "Show an organization"},
+    {"PUT", "/organizations/{org}", "update_organization", org_update, CHEF,
+     "Update an organization"},
+    {"DELETE", "/organizations/{org}", "delete_organization", org_delete, CHEF,
+     "Delete an organization and everything in it"},
+    {"GET", "/organizations/{org}/users", "read_members", member_list, CHEF,
+     "List the members of an organization with their roles"},
+    {"POST", "/organizations/{org}/users", "write_members", member_add, CHEF,
+     "Add a user to an organization with roles"},
+    {"DELETE", "/organizations/{org}/users/{user}", "write_members", member_remove, CHEF,
+     "Remove a user from an organization"},
+
+    /* clients of an organization and their keys */
+    {"GET", "/organizations/{org}/clients", "read_clients", principal_list, CHEF, "List clients"},
+    {"POST", "/organizations/{org}/clients", "create_client", principal_create, CHEF,
+     "Create a client (a key pair is generated unless a public key is given)"},
+    {"GET", "/organizations/{org}/clients/{client}", "read_clients", principal_get, CHEF,
+     "Show a client"},
+    {"PUT", "/organizations/{org}/clients/{client}", "update_client", principal_update, CHEF,
+     "Update a client"},
+    {"DELETE", "/organizations/{org}/clients/{client}", "delete_client", principal_delete, CHEF,
+     "Delete a client"},
+    {"GET", "/organizations/{org}/clients/{client}/keys", "read_clients", key_list, CHEF,
+     "List a client's keys"},
+    {"POST", "/organizations/{org}/clients/{client}/keys", "update_client", key_create, CHEF,
+     "Add a key to a client"},
+    {"GET", "/organizations/{org}/clients/{client}/keys/{key}", "read_clients", key_get, CHEF,
+     "Show a client's key"},
+    {"PUT", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", key_update, CHEF,
+     "Update a client's key"},
+    {"DELETE", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", key_delete,
+     CHEF, "Delete a client's key"},
+
+    /* users, their keys and tokens */
+    {"GET", "/users", "list_users", principal_list, CHEF, "List users"},
+    {"POST", "/users", "create_user", principal_create, CHEF,
+     "Create a user (a key pair is generated unless a public key is given)"},
+    {"GET", "/users/{user}", "read_user", principal_get, CHEF, "Show a user"},
+    {"PUT", "/users/{user}", "update_user", principal_update, CHEF, "Update a user"},
+    {"DELETE", "/users/{user}", "delete_user", principal_delete, CHEF, "Delete a user"},
+    {"GET", "/users/{user}/keys", "read_user", key_list, CHEF, "List a user's keys"},
+    {"POST", "/users/{user}/keys", "update_user", key_create, CHEF, "Add a key to a user"},
+    {"GET", "/users/{user}/keys/{key}", "read_user", key_get, CHEF, "Show a user's key"},
+    {"PUT", "/users/{user}/keys/{key}", "update_user", key_update, CHEF, "Update a user's key"},
+    {"DELETE", "/users/{user}/keys/{key}", "update_user", key_delete, CHEF, "Delete a user's key"},
+    {"GET", "/users/{user}/tokens", "read_user", token_list, 0,
+     "List a user's API tokens (never the tokens themselves)"},
+    {"POST", "/users/{user}/tokens", "update_user", token_create, 0,
+     "Create an API token; the answer is the only place it appears"},
+    {"DELETE", "/users/{user}/tokens/{id}", "update_user", token_delete, 0, "Revoke an API token"},
 };
 
 const size_t route_count = sizeof(routes) / sizeof(routes[0]);

@@ -2,6 +2,7 @@
 #include "worker.h"
 
 #include "../lib/log.h"
+#include "auth.h"
 #include "request.h"
 #include "router.h"
 
@@ -19,6 +20,7 @@
 
 struct worker {
     const struct purser_config *cfg;
+    const struct rbac_policy *policy;
     struct store *store;
     int listen_fd;
     unsigned long served;
@@ -35,6 +37,11 @@ static void on_stop_signal(int sig)
 const struct purser_config *worker_config(const struct worker *w)
 {
     return w->cfg;
+}
+
+const struct rbac_policy *worker_policy(const struct worker *w)
+{
+    return w->policy;
 }
 
 struct store *worker_store(struct worker *w)
@@ -122,10 +129,16 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
     if (!rc)
         rc = router_match(&req);
     if (!rc)
+        rc = auth_api_version(&req);
+    if (!rc)
         rc = request_read_body(&req, (size_t)w->cfg->max_body_bytes);
+    if (!rc && !(req.route->flags & ROUTE_OPEN))
+        rc = auth_authenticate(&req, w->cfg->development_mode);
+    if (!rc && !(req.route->flags & ROUTE_OPEN))
+        rc = auth_authorize(&req, w->policy);
     if (!rc)
         rc = req.route->handler(&req);
-    if (rc || !req.responded) {
+    if ((rc || !req.responded) && !(rc && req.responded)) {
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);
@@ -150,9 +163,9 @@ static void install_handlers(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-int worker_run(const struct purser_config *cfg, int listen_fd)
+int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd)
 {
-    struct worker w = {.cfg = cfg, .listen_fd = listen_fd};
+    struct worker w = {.cfg = cfg, .policy = policy, .listen_fd = listen_fd};
     struct purser_error err;
     FCGX_Request fcgx;
 

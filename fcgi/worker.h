@@ -3,6 +3,7 @@
 #define PURSER_WORKER_H
 
 #include "../lib/config.h"
+#include "../lib/rbac.h"
 #include "../lib/store.h"
 
 struct worker;
@@ -16,6 +17,9 @@ struct store *worker_store(struct worker *worker);
 /* Serves requests from listen_fd (non-blocking) until SIGTERM, SIGHUP or SIGINT, or until
  * cfg->max_requests have been served; finishes the request in flight first. Returns the
  * process exit status. */
-int worker_run(const struct purser_config *cfg, int listen_fd);
+int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd);
+
+/* The RBAC policy the worker was started with (borrowed). */
+const struct rbac_policy *worker_policy(const struct worker *worker);
 
 #endif

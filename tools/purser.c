@@ -1,12 +1,20 @@
 /* purser.c: the operator's command: migrate the database, check the configuration. */
 #include "../lib/config.h"
+#include "../lib/crypto.h"
+#include "../lib/identity.h"
 #include "../lib/migrate.h"
+#include "../lib/rbac.h"
 #include "../lib/yaml_codec.h"
+/* The route table, so that check-config can hold the policy against the actions it uses. */
+#include "../fcgi/router.h"
 
+#include <fcntl.h>
+#include <getopt.h>
 #include <mysql.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -16,6 +24,13 @@ static void usage(FILE *out)
                  "  migrate              apply the pending database migrations\n"
                  "  check-config         validate the configuration (and the files it names)\n"
                  "  config-defaults      print every configuration key with its default\n"
+                 "  create-org NAME [--full-name TEXT] [--validator-key FILE]\n"
+                 "                       create an organization and its validator client\n"
+                 "  create-user NAME [--public-key FILE | --key-out FILE] [--admin] [--email E]\n"
+                 "              [--json] create a user with a key (generated unless given) and a\n"
+                 "                       token; secrets are shown once\n"
+                 "  add-member ORG USER ROLE\n"
+                 "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
                  "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -54,23 +69,230 @@ static int cmd_migrate(const struct purser_config *cfg)
 static int cmd_check_config(const char *path, const struct purser_config *cfg)
 {
     struct purser_error err;
-    char *text = NULL;
-    size_t len;
-    json_t *docs = NULL;
-    int rc = file_read_all(&text, &len, cfg->policy_file, 16 << 20, &err);
+    struct rbac_policy *policy = NULL;
+    const char *actions[512];
+    size_t n = 0;
+    int rc = rbac_policy_load(&policy, cfg->policy_file, &err);
+    for (size_t i = 0; i < route_count && n < 512; i++)
+        if (routes[i].action)
+            actions[n++] = routes[i].action;
     if (!rc)
-        rc = yaml_codec_parse(&docs, text, len, NULL, &err);
-    free(text);
-    json_decref(docs);
+        rc = rbac_policy_validate(policy, actions, n, &err);
+    rbac_policy_free(policy);
     if (rc) {
         if (err.line)
             fprintf(stderr, "purser check-config: rbac.policy_file %s:%d:%d: %s\n",
                     cfg->policy_file, err.line, err.column, err.message);
         else
-            fprintf(stderr, "purser check-config: rbac.policy_file: %s\n", err.message);
+            fprintf(stderr, "purser check-config: rbac.policy_file %s: %s\n", cfg->policy_file,
+                    err.message);
         return 1;
     }
     printf("%s: ok\n", path);
+    return 0;
+}
+
+/* Writes a secret to path, readable by its owner only. */
+static int write_secret(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    size_t len = strlen(text);
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+        fprintf(stderr, "purser: cannot write %s\n", path);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    fchmod(fd, 0600);
+    return close(fd);
+}
+
+static int open_store(struct store **store, const struct purser_config *cfg)
+{
+    struct purser_error err;
+    if (mysql_library_init(0, NULL, NULL) || store_new(store, cfg, &err)) {
+        fprintf(stderr, "purser: cannot set up the database client\n");
+        return -1;
+    }
+    if (store_connect(*store, &err)) {
+        fprintf(stderr, "purser: %s\n", err.message);
+        store_free(*store);
+        *store = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int fail(struct purser_error *err)
+{
+    fprintf(stderr, "purser: %s\n", err->message);
+    return 1;
+}
+
+static int cmd_create_org(const struct purser_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"full-name", required_argument, NULL, 'f'},
+                                             {"validator-key", required_argument, NULL, 'k'},
+                                             {NULL, 0, NULL, 0}};
+    const char *full_name = NULL, *key_out = NULL;
+    struct store *store = NULL;
+    struct purser_error err;
+    json_t *body, *out = NULL;
+    int opt, rc;
+
+    optind = 0; /* glibc: start a fresh scan */
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (opt == 'f')
+            full_name = optarg;
+        else if (opt == 'k')
+            key_out = optarg;
+        else
+            return 2;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr,
+                "usage: purser create-org NAME [--full-name TEXT] [--validator-key FILE]\n");
+        return 2;
+    }
+    if (open_store(&store, cfg))
+        return 1;
+    body = json_pack("{s:s, s:s}", "name", argv[optind], "full_name",
+                     full_name ? full_name : argv[optind]);
+    rc = identity_org_create(store, body, "", &out, &err);
+    json_decref(body);
+    if (rc) {
+        store_free(store);
+        return fail(&err);
+    }
+    printf("created organization %s with validator client %s\n", argv[optind],
+           json_string_value(json_object_get(out, "clientname")));
+    if (key_out)
+        rc = write_secret(key_out, json_string_value(json_object_get(out, "private_key")));
+    else
+        printf("%s", json_string_value(json_object_get(out, "private_key")));
+    json_decref(out);
+    store_free(store);
+    return rc ? 1 : 0;
+}
+
+static int cmd_create_user(const struct purser_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"public-key", required_argument, NULL, 'p'},
+                                             {"key-out", required_argument, NULL, 'k'},
+                                             {"admin", no_argument, NULL, 'a'},
+                                             {"email", required_argument, NULL, 'e'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {NULL, 0, NULL, 0}};
+    const char *public_key_file = NULL, *key_out = NULL, *email = "";
+    int admin = 0, as_json = 0, opt, rc;
+    char *public_pem = NULL;
+    size_t len;
+    struct store *store = NULL;
+    struct purser_error err;
+    json_t *body, *created = NULL, *token = NULL, *result;
+    const json_t *private_key;
+    long long id;
+    struct arena *arena = arena_new();
+
+    optind = 0; /* glibc: start a fresh scan */
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'p': public_key_file = optarg; break;
+        case 'k': key_out = optarg; break;
+        case 'a': admin = 1; break;
+        case 'e': email = optarg; break;
+        case 'j': as_json = 1; break;
+        default: return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "usage: purser create-user NAME [--public-key FILE | --key-out FILE]"
+                        " [--admin] [--email E] [--json]\n");
+        return 2;
+    }
+    if (public_key_file && file_read_all(&public_pem, &len, public_key_file, 1 << 16, &err))
+        return fail(&err);
+    if (open_store(&store, cfg))
+        return 1;
+    body = json_pack("{s:s, s:s, s:s?}", "username", argv[optind], "email", email, "public_key",
+                     public_pem);
+    rc = identity_principal_create(store, NULL, body, "", &created, &err);
+    json_decref(body);
+    free(public_pem);
+    if (!rc && admin)
+        rc = identity_set_server_admin(store, argv[optind], 1, &err);
+    if (!rc)
+        rc = identity_principal_id(store, arena, NULL, argv[optind], &id, &err);
+    if (!rc) {
+        json_t *tbody = json_pack("{s:s}", "description", "created by purser create-user");
+        rc = identity_token_create(store, id, tbody, &token, &err);
+        json_decref(tbody);
+    }
+    arena_free(arena);
+    store_free(store);
+    if (rc) {
+        json_decref(created);
+        return fail(&err);
+    }
+    private_key = json_object_get(json_object_get(created, "chef_key"), "private_key");
+    if (key_out && private_key && write_secret(key_out, json_string_value(private_key)))
+        rc = 1;
+    result = json_pack("{s:s, s:b, s:O}", "user", argv[optind], "server_admin", admin, "token",
+                       json_object_get(token, "token"));
+    if (private_key && !key_out)
+        json_object_set(result, "private_key", (json_t *)private_key);
+    if (key_out)
+        json_object_set_new(result, "key_file", json_string(key_out));
+    if (as_json) {
+        char *text = json_dumps(result, JSON_INDENT(2));
+        printf("%s\n", text);
+        free(text);
+    } else {
+        printf("created user %s%s\ntoken (shown once): %s\n", argv[optind],
+               admin ? " (server admin)" : "", json_string_value(json_object_get(result, "token")));
+        if (key_out)
+            printf("private key written to %s\n", key_out);
+        else if (private_key)
+            printf("private key (shown once):\n%s", json_string_value(private_key));
+    }
+    json_decref(result);
+    json_decref(created);
+    json_decref(token);
+    return rc;
+}
+
+static int role_known(const char *role, void *ctx)
+{
+    return rbac_role_exists(ctx, role);
+}
+
+static int cmd_add_member(const struct purser_config *cfg, int argc, char **argv)
+{
+    struct rbac_policy *policy = NULL;
+    struct store *store = NULL;
+    struct purser_error err;
+    json_t *body, *out = NULL;
+    int rc;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: purser add-member ORG USER ROLE\n");
+        return 2;
+    }
+    if (rbac_policy_load(&policy, cfg->policy_file, &err))
+        return fail(&err);
+    if (open_store(&store, cfg)) {
+        rbac_policy_free(policy);
+        return 1;
+    }
+    body = json_pack("{s:s, s:[s]}", "username", argv[2], "roles", argv[3]);
+    rc = identity_member_add(store, argv[1], body, role_known, policy, &out, &err);
+    json_decref(body);
+    json_decref(out);
+    store_free(store);
+    rbac_policy_free(policy);
+    if (rc)
+        return fail(&err);
+    printf("%s is %s in %s\n", argv[2], argv[3], argv[1]);
     return 0;
 }
 
@@ -82,7 +304,7 @@ int main(int argc, char **argv)
     const char *command;
     int opt, rc;
 
-    while ((opt = getopt(argc, argv, "c:h")) != -1) {
+    while ((opt = getopt(argc, argv, "+c:h")) != -1) {
         if (opt == 'c') {
             path = optarg;
         } else {
@@ -116,6 +338,12 @@ int main(int argc, char **argv)
         rc = cmd_migrate(&cfg);
     else if (strcmp(command, "check-config") == 0)
         rc = cmd_check_config(path, &cfg);
+    else if (strcmp(command, "create-org") == 0)
+        rc = cmd_create_org(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "create-user") == 0)
+        rc = cmd_create_user(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "add-member") == 0)
+        rc = cmd_add_member(&cfg, argc - optind, argv + optind);
     else {
         fprintf(stderr, "purser: unknown command '%s'\n", command);
         usage(stderr);

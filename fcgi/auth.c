@@ -1,0 +1,153 @@
+/* auth.c: API version negotiation, bearer and Chef authentication, and the RBAC check. */
+#include "auth.h"
+
+#include "../lib/chef_auth.h"
+#include "../lib/log.h"
+#include "router.h"
+#include "worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+int auth_api_version(struct request *req)
+{
+    const char *text = request_header(req, "X-Ops-Server-API-Version");
+    char *end;
+    long v;
+    json_t *body;
+
+    req->api_version = 0;
+    if (!text)
+        return 0;
+    v = strtol(text, &end, 10);
+    if (*text && !*end && v >= API_VERSION_MIN && v <= API_VERSION_MAX) {
+        req->api_version = (int)v;
+        return 0;
+    }
+    req->api_version = -1;
+    body = json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version", "message",
+                     json_sprintf("Specified version %s not supported", text), "min_version",
+                     API_VERSION_MIN, "max_version", API_VERSION_MAX);
+    respond_json(req, 406, body, NULL);
+    json_decref(body);
+    return PURSER_ENOTACCEPT;
+}
+
+static int authenticate_bearer(struct request *req, const char *token)
+{
+    int rc = identity_token_principal(worker_store(req->worker), req->arena, token, &req->who,
+                                      &req->err);
+    return rc;
+}
+
+/* X-Ops-Authorization-1, -2, ... joined, in order. */
+static const char *joined_signature(struct request *req)
+{
+    struct buf b = BUF_INIT;
+    const char *copy;
+    for (int i = 1; i < 100; i++) {
+        char name[40];
+        const char *line;
+        snprintf(name, sizeof(name), "X-Ops-Authorization-%d", i);
+        if (!(line = request_header(req, name)))
+            break;
+        buf_adds(&b, line);
+    }
+    copy = arena_strdup(req->arena, buf_cstr(&b));
+    buf_release(&b);
+    return copy;
+}
+
+static int authenticate_chef(struct request *req)
+{
+    struct chef_signed_request signed_req = {
+        .method = req->method,
+        .path = req->path,
+        .body = req->body ? req->body : "",
+        .body_len = req->body_len,
+        .user_id = request_header(req, "X-Ops-UserId"),
+        .timestamp = request_header(req, "X-Ops-Timestamp"),
+        .sign = request_header(req, "X-Ops-Sign"),
+        .content_hash = request_header(req, "X-Ops-Content-Hash"),
+        .signature = joined_signature(req),
+        .server_api_version = request_header(req, "X-Ops-Server-API-Version"),
+    };
+    enum chef_sign_version version;
+    const char **keys = NULL;
+    size_t key_count = 0, which;
+    int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
+    if (rc)
+        return rc;
+    rc = identity_requestor(worker_store(req->worker), req->arena, request_param(req, "org"),
+                            signed_req.user_id, &req->who, &keys, &key_count, &req->err);
+    if (rc == PURSER_ENOTFOUND)
+        return purser_error_set(&req->err, PURSER_EUNAUTH,
+                                "Failed to authenticate as '%s'. Ensure that your node_name and "
+                                "client key are correct.",
+                                signed_req.user_id);
+    if (rc)
+        return rc;
+    return chef_auth_verify(&signed_req, version, keys, key_count, &which, &req->err);
+}
+
+static int from_loopback(struct request *req)
+{
+    const char *addr = request_env(req, "REMOTE_ADDR");
+    return addr && (strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0);
+}
+
+int auth_authenticate(struct request *req, int development_mode)
+{
+    const char *authorization = request_header(req, "Authorization");
+    int rc;
+
+    if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0)
+        rc = authenticate_bearer(req, authorization + 7);
+    else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
+             request_header(req, "X-Ops-Timestamp") || request_header(req, "X-Ops-Content-Hash") ||
+             request_header(req, "X-Ops-Authorization-1"))
+        rc = authenticate_chef(req);
+    else if (development_mode && from_loopback(req)) {
+        req->who =
+            (struct principal){.id = 0, .is_user = 1, .name = "development", .server_admin = 1};
+        rc = 0;
+    } else
+        rc = purser_error_set(&req->err, PURSER_EUNAUTH,
+                              "missing credentials: sign the request (Chef) or send "
+                              "'Authorization: Bearer TOKEN'");
+    if (rc)
+        return rc;
+    req->authenticated = 1;
+    req->principal = req->who.name;
+    return 0;
+}
+
+int auth_authorize(struct request *req, const struct rbac_policy *policy)
+{
+    const char *org = request_param(req, "org");
+    const char **roles = NULL;
+    size_t role_count = 0;
+    struct rbac_subject subject = {
+        .server_admin = req->who.server_admin, .is_user = req->who.is_user, .name = req->who.name};
+    struct rbac_target target = {.user = request_param(req, "user")};
+    int rc;
+
+    if (org && !req->who.server_admin &&
+        (rc = identity_roles(worker_store(req->worker), req->arena, req->who.id, org, &roles,
+                             &role_count, &req->err)))
+        return rc;
+    subject.roles = roles;
+    subject.role_count = role_count;
+    rc = rbac_decide(policy, &subject, &target, req->route->action, &req->err);
+    if (rc) {
+        json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "request_id", req->request_id,
+                                   "principal", req->principal, "action", req->route->action,
+                                   "path", req->path, "organization", org);
+        log_message("warning", "access denied", fields);
+        json_decref(fields);
+    }
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* organizations.c: /organizations and /organizations/{org}/users (members), Chef's shapes. */
+#include "../lib/identity.h"
+#include "handlers.h"
+#include "worker.h"
+
+/* Sends out (consumed) with status, or passes rc on. */
+int respond_owned(struct request *req, int rc, int status, json_t *out)
+{
+    if (!rc)
+        rc = respond_json(req, status, out, NULL);
+    json_decref(out);
+    return rc;
+}
+
+int org_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = identity_org_list(worker_store(req->worker), req->arena, &req->who,
+                               request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int org_create(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_org_create(worker_store(req->worker), body, request_base_url(req), &out,
+                                 &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int org_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = identity_org_get(worker_store(req->worker), req->arena, request_param(req, "org"),
+                              &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int org_update(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_org_update(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                 body, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int org_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = identity_org_delete(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                 &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int member_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = identity_member_list(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                  &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+static int role_known(const char *role, void *ctx)
+{
+    return rbac_role_exists(ctx, role);
+}
+
+int member_add(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_member_add(worker_store(req->worker), request_param(req, "org"), body,
+                                 role_known, (void *)worker_policy(req->worker), &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int member_remove(struct request *req)
+{
+    const char *user = request_param(req, "user");
+    int rc = identity_member_remove(worker_store(req->worker), request_param(req, "org"), user,
+                                    &req->err);
+    return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
+}

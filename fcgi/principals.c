@@ -1,0 +1,170 @@
+/* principals.c: /users and /organizations/{org}/clients (Chef's shapes; one code path, the
+ * organization telling which). */
+#include "../lib/identity.h"
+#include "handlers.h"
+#include "worker.h"
+
+#include <string.h>
+
+/* The {client} or {user} of the path. */
+static const char *principal_name(struct request *req)
+{
+    const char *client = request_param(req, "client");
+    return client ? client : request_param(req, "user");
+}
+
+int principal_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc =
+        identity_principal_list(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int principal_create(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_principal_create(worker_store(req->worker), request_param(req, "org"), body,
+                                       request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int principal_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc =
+        identity_principal_get(worker_store(req->worker), req->arena, request_param(req, "org"),
+                               principal_name(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int principal_update(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_principal_update(worker_store(req->worker), req->arena,
+                                       request_param(req, "org"), principal_name(req), body, &out,
+                                       &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int principal_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc =
+        identity_principal_delete(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                  principal_name(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+/* The id of the path's user or client, for the keys and tokens below it. */
+static int path_principal(struct request *req, long long *id)
+{
+    return identity_principal_id(worker_store(req->worker), req->arena, request_param(req, "org"),
+                                 principal_name(req), id, &req->err);
+}
+
+/* The URL of the keys collection of this path: base + the path up to ".../keys". */
+static const char *collection_uri(struct request *req)
+{
+    const char *keys = strstr(req->path, "/keys");
+    size_t len = keys ? (size_t)(keys - req->path) + 5 : strlen(req->path);
+    return arena_sprintf(req->arena, "%s%.*s", request_base_url(req), (int)len, req->path);
+}
+
+int key_list(struct request *req)
+{
+    json_t *out = NULL;
+    long long id;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_key_list(worker_store(req->worker), req->arena, id, collection_uri(req), &out,
+                               &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int key_create(struct request *req)
+{
+    json_t *body, *out = NULL;
+    long long id;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_key_create(worker_store(req->worker), id, body, collection_uri(req), &out,
+                                 &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int key_get(struct request *req)
+{
+    json_t *out = NULL;
+    long long id;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_key_get(worker_store(req->worker), req->arena, id, request_param(req, "key"),
+                              &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int key_update(struct request *req)
+{
+    json_t *body, *out = NULL;
+    long long id;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_key_update(worker_store(req->worker), req->arena, id,
+                                 request_param(req, "key"), body, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int key_delete(struct request *req)
+{
+    json_t *out = NULL;
+    long long id;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_key_delete(worker_store(req->worker), req->arena, id,
+                                 request_param(req, "key"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int token_list(struct request *req)
+{
+    json_t *out = NULL;
+    long long id;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_token_list(worker_store(req->worker), req->arena, id, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int token_create(struct request *req)
+{
+    json_t *body = NULL, *out = NULL;
+    long long id;
+    int rc = req->body_len ? request_json(req, &body) : 0;
+    if (!rc)
+        rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_token_create(worker_store(req->worker), id, body, &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int token_delete(struct request *req)
+{
+    long long id;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = identity_token_delete(worker_store(req->worker), id, request_param(req, "id"),
+                                   &req->err);
+    if (rc)
+        return rc;
+    return respond_text(req, 204, "application/json", "", 0, NULL);
+}
