@@ -104,6 +104,44 @@ sub request {
 
 sub get { my ($self, $path, $options) = @_; $self->request('GET', $path, $options) }
 
+# api(METHOD, PATH, BODY, TOKEN): a JSON request with a bearer token (the admin's unless
+# given; undef-able with token => ''), returns (response, decoded body or undef).
+sub api {
+    my ($self, $method, $path, $body, $token) = @_;
+    $token //= $self->env('PURSER_ADMIN_TOKEN');
+    my %headers = (accept => 'application/json');
+    $headers{authorization} = "Bearer $token" if length $token;
+    my %options = (headers => \%headers);
+    if (defined $body) {
+        $headers{'content-type'} = 'application/json';
+        $options{content} = ref $body ? JSON::PP->new->canonical->encode($body) : $body;
+    }
+    my $res = $self->request($method, $path, \%options);
+    return ($res, json($res));
+}
+
+# chef(%args): a request signed by ruby-mixlib-authentication (t/lib/chef-request.rb);
+# returns {status, body, api_version}. Args: user, key, version, method, path, body,
+# api_version, tamper, clock_offset.
+sub chef {
+    my ($self, %a) = @_;
+    my @cmd = ('ruby', root() . '/t/lib/chef-request.rb', '--url', $self->url, '--ca',
+               $self->env('PURSER_CA'), '--user', $a{user} // 'admin', '--key',
+               $a{key} // $self->env('PURSER_ADMIN_KEY'), '--version', $a{version} // '1.3',
+               '--method', $a{method} // 'GET', '--path', $a{path} // '/');
+    push @cmd, '--body', $a{body} if defined $a{body};
+    push @cmd, '--api-version', $a{api_version} if defined $a{api_version};
+    push @cmd, '--tamper', $a{tamper} if $a{tamper};
+    push @cmd, '--clock-offset', $a{clock_offset} if $a{clock_offset};
+    open my $fh, '-|', @cmd or die "ruby: $!";
+    local $/;
+    my $out = <$fh>;
+    close $fh;
+    my $r = eval { JSON::PP->new->decode($out) } or die "chef-request.rb failed: $out";
+    $r->{json} = eval { JSON::PP->new->decode($r->{body}) };
+    return $r;
+}
+
 sub json {
     my ($res) = @_;
     my $data = eval { JSON::PP->new->decode($res->{content}) };
