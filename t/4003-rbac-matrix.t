@@ -1,0 +1,146 @@
+# 4003: the RBAC matrix. Walks every route of the route table (as /docs publishes it) for a
+# member of each role, an outsider and a server admin, and checks each answer against
+# policies/default.yaml: allowed means anything but 401/403, denied means 403 naming the
+# action. A route without an action, or with one the policy does not expect, fails here.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use CPAN::Meta::YAML;
+use PurserStack;
+
+my $policy = do {
+    open my $fh, '<', PurserStack::root() . '/policies/default.yaml' or die;
+    local $/;
+    CPAN::Meta::YAML->read_string(<$fh>)->[0] or die CPAN::Meta::YAML->errstr;
+};
+# What each route must demand: the specification the route table is held to. A route added
+# to fcgi/routes.c must be added here too, with the action it should need.
+my %expected_action = (
+    'GET /organizations' => 'list_organizations',
+    'POST /organizations' => 'create_organization',
+    'GET /organizations/{org}' => 'read_organization',
+    'PUT /organizations/{org}' => 'update_organization',
+    'DELETE /organizations/{org}' => 'delete_organization',
+    'GET /organizations/{org}/users' => 'read_members',
+    'POST /organizations/{org}/users' => 'write_members',
+    'DELETE /organizations/{org}/users/{user}' => 'write_members',
+    'GET /organizations/{org}/clients' => 'read_clients',
+    'POST /organizations/{org}/clients' => 'create_client',
+    'GET /organizations/{org}/clients/{client}' => 'read_clients',
+    'PUT /organizations/{org}/clients/{client}' => 'update_client',
+    'DELETE /organizations/{org}/clients/{client}' => 'delete_client',
+    'GET /organizations/{org}/clients/{client}/keys' => 'read_clients',
+    'POST /organizations/{org}/clients/{client}/keys' => 'update_client',
+    'GET /organizations/{org}/clients/{client}/keys/{key}' => 'read_clients',
+    'PUT /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
+    'DELETE /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
+    'GET /users' => 'list_users',
+    'POST /users' => 'create_user',
+    'GET /users/{user}' => 'read_user',
+    'PUT /users/{user}' => 'update_user',
+    'DELETE /users/{user}' => 'delete_user',
+    'GET /users/{user}/keys' => 'read_user',
+    'POST /users/{user}/keys' => 'update_user',
+    'GET /users/{user}/keys/{key}' => 'read_user',
+    'PUT /users/{user}/keys/{key}' => 'update_user',
+    'DELETE /users/{user}/keys/{key}' => 'update_user',
+    'GET /users/{user}/tokens' => 'read_user',
+    'POST /users/{user}/tokens' => 'update_user',
+    'DELETE /users/{user}/tokens/{id}' => 'update_user',
+);
+my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs');
+
+my $s = PurserStack->new;
+my $org = $s->env('PURSER_ORG');
+
+# One user per role, one outsider; a token each.
+my %token;
+for my $role (sort(keys %{ $policy->{roles} }), 'outsider') {
+    my $name = "u-$role";
+    my ($r) = $s->api('POST', '/users', { username => $name });
+    is $r->{status}, 201, "user $name";
+    if ($role ne 'outsider') {
+        ($r) = $s->api('POST', "/organizations/$org/users", { username => $name, roles => [$role] });
+        is $r->{status}, 201, "$name has role $role";
+    }
+    my ($t, $j) = $s->api('POST', "/users/$name/tokens", {});
+    $token{$name} = $j->{token};
+}
+$token{admin} = $s->env('PURSER_ADMIN_TOKEN');
+
+my ($docs_res, $docs) = $s->api('GET', '/docs', undef, '');
+is $docs_res->{status}, 200, '/docs is open';
+my @ops;
+for my $path (sort keys %{ $docs->{paths} }) {
+    for my $method (sort keys %{ $docs->{paths}{$path} }) {
+        push @ops, [uc $method, $path, $docs->{paths}{$path}{$method}];
+    }
+}
+ok @ops >= 30, scalar(@ops) . ' routes in the table';
+
+my %declared = %{ $policy->{actions} };
+for my $op (@ops) {
+    my ($method, $path, $o) = @$op;
+    my $action = $o->{'x-purser-action'};
+    if ($open_routes{"$method $path"}) {
+        ok !defined $action && !@{ $o->{security} }, "$method $path is open";
+        next;
+    }
+    ok defined $action && $declared{$action}, "$method $path names a declared action (" . ($action // 'none') . ')';
+    is $action, $expected_action{"$method $path"}, "$method $path needs the action it should";
+}
+my %published = map { ("$_->[0] $_->[1]" => 1) } @ops;
+is_deeply [ grep { !$published{$_} } sort keys %expected_action ], [], 'every expected route is in the table';
+
+sub has { my ($list, $x) = @_; scalar grep { $_ eq $x } @{ $list // [] } }
+
+sub allowed {
+    my ($subject, $role, $action, $path, $user_param) = @_;
+    return 1 if $subject eq 'admin';
+    return 1 if has($policy->{authenticated}, $action);
+    return 1 if $path =~ m{^/users/\{user\}} && $user_param eq $subject && has($policy->{self}, $action);
+    return 1 if $role && $path =~ m{\{org\}} && has($policy->{roles}{$role}{actions}, $action);
+    return 0;
+}
+
+my ($checked, $wrong) = (0, 0);
+for my $subject ('admin', map { "u-$_" } sort(keys %{ $policy->{roles} }), 'outsider') {
+    $subject = 'u-outsider' if $subject eq 'outsider';
+    my ($role) = $subject =~ /^u-(.*)$/;
+    $role = undef if !$role || $role eq 'outsider';
+    for my $op (@ops) {
+        my ($method, $path, $o) = @$op;
+        my $action = $o->{'x-purser-action'} or next;
+        # The server admin may do anything: aim it at things that do not exist, so that
+        # nothing is deleted. Others act on the real organization.
+        my $target_org = $subject eq 'admin' ? 'nobody-here' : $org;
+        my @user_params = $path =~ m{^/users/\{user\}} ? ($subject eq 'admin' ? 'nobody-here' : ($subject, 'admin')) : ('nobody-here');
+        for my $user_param (@user_params) {
+            (my $url = $path) =~ s/\{org\}/$target_org/g;
+            $url =~ s/\{user\}/$user_param/g;
+            $url =~ s/\{(client|key)\}/nobody-here/g;
+            $url =~ s/\{id\}/0000000000000000/g;
+            my $body = ($method eq 'POST' || $method eq 'PUT') ? 'not json' : undef;
+            my ($r, $j) = $s->api($method, $url, $body, $token{$subject});
+            my $may = allowed($subject, $role, $action, $path, $user_param);
+            my $e = ref $j eq 'HASH' ? $j->{error} : undef;
+            my $message = ref $e eq 'ARRAY' ? $e->[0] : ref $e eq 'HASH' ? $e->{message} : '';
+            my $ok = $may ? ($r->{status} != 401 && $r->{status} != 403)
+                          : ($r->{status} == 403 && $message =~ /\Q'$action'\E/);
+            $checked++;
+            unless ($ok) {
+                $wrong++;
+                diag "$subject $method $url ($action): got $r->{status} $message, expected " . ($may ? 'allowed' : '403');
+            }
+        }
+    }
+}
+ok $checked > 200, "$checked requests checked against the policy";
+is $wrong, 0, 'every answer agrees with policies/default.yaml';
+
+ok scalar(grep { /access denied/ && /"action":"delete_organization"/ } $s->log_lines('purser-fcgi.log')),
+    'denials are logged with the action';
+
+PurserStack::finish();
