@@ -129,17 +129,11 @@ static void reap(struct master *m)
     }
 }
 
-/* Loads the RBAC policy file and checks it against the route table's actions. */
+/* Loads the RBAC policy file and checks it against the route table. */
 static int load_policy(struct rbac_policy **out, const char *path, struct purser_error *err)
 {
-    const char *actions[512];
-    size_t n = 0;
-    int rc;
-    for (size_t i = 0; i < route_count && n < 512; i++)
-        if (routes[i].action)
-            actions[n++] = routes[i].action;
-    rc = rbac_policy_load(out, path, err);
-    if (!rc && (rc = rbac_policy_validate(*out, actions, n, err))) {
+    int rc = rbac_policy_load(out, path, err);
+    if (!rc && (rc = routes_check(*out, err))) {
         rbac_policy_free(*out);
         *out = NULL;
     }

@@ -2,6 +2,7 @@
 #include "router.h"
 
 #include "../lib/buf.h"
+#include "../lib/rbac.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -148,4 +149,19 @@ const char *router_allowed(struct arena *arena, const char *path)
     out = arena_strdup(arena, buf_cstr(&b));
     buf_release(&b);
     return out ? out : "";
+}
+
+int routes_check(const struct rbac_policy *policy, struct purser_error *err)
+{
+    const char *actions[512];
+    size_t n = 0;
+    for (size_t i = 0; i < route_count && n < 512; i++) {
+        if (!routes[i].action && !(routes[i].flags & ROUTE_OPEN))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "route %s %s names no action and is not open", routes[i].method,
+                                    routes[i].pattern);
+        if (routes[i].action)
+            actions[n++] = routes[i].action;
+    }
+    return rbac_policy_validate(policy, actions, n, err);
 }

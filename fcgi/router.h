@@ -27,6 +27,12 @@ struct route {
 extern const struct route routes[];
 extern const size_t route_count;
 
+struct rbac_policy;
+
+/* Holds the route table and the RBAC policy to each other: every route that is not open names
+ * an action, and the policy declares every action used (rbac_policy_validate). */
+int routes_check(const struct rbac_policy *policy, struct purser_error *err);
+
 /* Finds the route for req->method and req->path, filling req->route and the path parameters.
  * PURSER_ENOTFOUND when no pattern matches the path, PURSER_EMETHOD when some do but not with
  * this method (HEAD matches GET routes), PURSER_EINVAL for a malformed path. */

@@ -34,6 +34,26 @@ my $nopolicy = write_file('nopolicy.yaml', "rbac:\n  policy_file: $dir/missing.y
 is $code, 1, 'a missing policy file is refused';
 like $out, qr/rbac\.policy_file/, 'naming the key';
 
+# The RBAC policy is held to the route table.
+my $policy_text = do { open my $fh, '<', "$root/policies/default.yaml" or die; local $/; <$fh> };
+sub with_policy {
+    my ($name, $text) = @_;
+    my $p = write_file("$name-policy.yaml", $text);
+    return write_file("$name.yaml", "rbac:\n  policy_file: $p\n");
+}
+(my $unknown = $policy_text) =~ s/      - read_members\n/      - read_members\n      - fly_to_the_moon\n/;
+($code, $out) = run($purser, '-c', with_policy('unknown', $unknown), 'check-config');
+is $code, 1, 'a role with an undeclared action is refused';
+like $out, qr/policy\.roles\.admin: unknown action 'fly_to_the_moon'/, 'naming the role and the action';
+(my $empty = $policy_text) =~ s/  validator:\n.*\z/  validator:\n    description: nothing\n    actions: []\n/s;
+($code, $out) = run($purser, '-c', with_policy('empty', $empty), 'check-config');
+is $code, 1, 'a role without actions is refused';
+like $out, qr/policy\.roles\.validator: a role without actions/, 'naming the role';
+(my $undeclared = $policy_text) =~ s/^  read_clients: .*\n//m;
+($code, $out) = run($purser, '-c', with_policy('undeclared', $undeclared), 'check-config');
+is $code, 1, 'a policy that leaves out an action the routes use is refused';
+like $out, qr/uses action 'read_clients'/, 'naming the action';
+
 ($code, $out) = run($purser, '-c', "$dir/none.yaml", 'check-config');
 is $code, 1, 'a missing configuration file is refused';
 

@@ -70,14 +70,9 @@ static int cmd_check_config(const char *path, const struct purser_config *cfg)
 {
     struct purser_error err;
     struct rbac_policy *policy = NULL;
-    const char *actions[512];
-    size_t n = 0;
     int rc = rbac_policy_load(&policy, cfg->policy_file, &err);
-    for (size_t i = 0; i < route_count && n < 512; i++)
-        if (routes[i].action)
-            actions[n++] = routes[i].action;
     if (!rc)
-        rc = rbac_policy_validate(policy, actions, n, &err);
+        rc = routes_check(policy, &err);
     rbac_policy_free(policy);
     if (rc) {
         if (err.line)
