@@ -50,8 +50,8 @@ static const struct option options[] = {
     OPT("database", "connect_timeout", OPT_INT, db_connect_timeout, "2", 1, 60,
         "seconds to wait for a connection"),
     OPT("auth", "development_mode", OPT_BOOL, development_mode, "false", 0, 0,
-        "treat unauthenticated requests as a server admin (loopback only; takes effect with "
-        "authentication)"),
+        "treat unauthenticated requests from loopback as a server admin; refused with a TCP "
+        "FastCGI socket"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
 };
