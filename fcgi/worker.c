@@ -138,7 +138,7 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
         rc = auth_authorize(&req, w->policy);
     if (!rc)
         rc = req.route->handler(&req);
-    if ((rc || !req.responded) && !(rc && req.responded)) {
+    if (!req.responded) { /* a refusal may have answered already (406) */
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);

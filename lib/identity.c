@@ -174,17 +174,17 @@ int identity_token_principal(struct store *store, struct arena *arena, const cha
 {
     char hash[65];
     struct store_rows rows;
-    struct store_value p[1];
+    struct store_value p;
     int rc;
 
     crypto_sha256_hex(hash, token, strlen(token));
-    p[0] = (struct store_value)STORE_STR(hash);
+    p = (struct store_value)STORE_STR(hash);
     rc = store_query(store, arena, &rows,
                      "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, t.id,"
                      " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP()"
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
                      " WHERE t.token_sha256 = ?",
-                     p, 1, err);
+                     &p, 1, err);
     if (rc)
         return rc;
     if (rows.count == 0)
@@ -549,12 +549,11 @@ int identity_principal_create(struct store *store, const char *org, const json_t
         json_t *key = NULL;
         *out = json_pack("{s:o}", "uri", principal_uri(base, org, np.name));
         if (public_pem) {
-            json_t *keys_uri = principal_uri(base, org, np.name);
-            key = json_pack("{s:s, s:s, s:s, s:O}", "name", "default", "public_key", public_pem,
-                            "expiration_date", "infinity", "uri", keys_uri);
-            json_object_set_new(key, "uri",
-                                json_sprintf("%s/keys/default", json_string_value(keys_uri)));
-            json_decref(keys_uri);
+            json_t *self = principal_uri(base, org, np.name);
+            key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
+                            "expiration_date", "infinity", "uri",
+                            json_sprintf("%s/keys/default", json_string_value(self)));
+            json_decref(self);
             if (private_pem)
                 json_object_set_new(key, "private_key", json_string(private_pem));
             json_object_set_new(*out, "chef_key", key);

@@ -16,7 +16,7 @@
     "NO_ENGINE_SUBSTITUTION'"
 
 struct cached_stmt {
-    const char *sql; /* the caller's string: statements are static text */
+    char *sql; /* our copy of the statement's text (callers may build it in an arena) */
     MYSQL_STMT *stmt;
     unsigned long last_used;
 };
@@ -65,6 +65,7 @@ static void disconnect(struct store *s)
     for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
         if (s->cache[i].stmt)
             mysql_stmt_close(s->cache[i].stmt);
+        free(s->cache[i].sql);
         s->cache[i].stmt = NULL;
         s->cache[i].sql = NULL;
     }
@@ -191,10 +192,11 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out, struct p
 {
     struct cached_stmt *slot = &s->cache[0];
     MYSQL_STMT *stmt;
+    char *copy;
 
     for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
         struct cached_stmt *c = &s->cache[i];
-        if (c->stmt && (c->sql == sql || strcmp(c->sql, sql) == 0)) {
+        if (c->stmt && strcmp(c->sql, sql) == 0) {
             c->last_used = ++s->clock;
             *out = c->stmt;
             return 0;
@@ -204,16 +206,20 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out, struct p
         if (!c->stmt)
             break;
     }
-    if (!(stmt = mysql_stmt_init(s->conn)))
+    if (!(copy = strdup(sql)) || !(stmt = mysql_stmt_init(s->conn))) {
+        free(copy);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
     if (mysql_stmt_prepare(stmt, sql, strlen(sql))) {
         int rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
         mysql_stmt_close(stmt);
+        free(copy);
         return rc;
     }
     if (slot->stmt)
         mysql_stmt_close(slot->stmt);
-    slot->sql = sql;
+    free(slot->sql);
+    slot->sql = copy;
     slot->stmt = stmt;
     slot->last_used = ++s->clock;
     *out = stmt;
