@@ -7,27 +7,10 @@
  */
 #include "../lib/config.h"
 #include "../lib/yaml_codec.h"
+#include "cases.h"
 #include "tap.h"
 
-#include <dirent.h>
 #include <stdlib.h>
-
-static const char *data_dir(void)
-{
-    const char *dir = getenv("PURSER_TESTDATA");
-    return dir ? dir : "t/data";
-}
-
-static char *read_case_file(const char *name, const char *file, size_t *len)
-{
-    char path[1024];
-    char *text = NULL;
-    struct purser_error err;
-    snprintf(path, sizeof(path), "%s/yaml/%s/%s", data_dir(), name, file);
-    if (file_read_all(&text, len, path, 1 << 26, &err))
-        return NULL;
-    return text;
-}
 
 static void check_roundtrip(const char *name, json_t *docs)
 {
@@ -105,35 +88,18 @@ static void run_failure(const char *name, const char *input, size_t len, char *s
     }
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv)
 {
-    char path[1024], *names[512];
-    size_t count = 0, cases = 0;
-    struct dirent *entry;
-    DIR *dir;
+    char **names;
+    size_t count, cases = 0;
     tap_init(argc, argv);
 
-    snprintf(path, sizeof(path), "%s/yaml", data_dir());
-    if (!(dir = opendir(path))) {
-        tap_ok(0, "open %s", path);
-        return tap_done();
-    }
-    while ((entry = readdir(dir)) && count < 512)
-        if (entry->d_name[0] != '.')
-            names[count++] = strdup(entry->d_name);
-    closedir(dir);
-    qsort(names, count, sizeof(names[0]), compare_names);
-
+    count = cases_list("yaml", &names);
     for (size_t i = 0; i < count; i++) {
         size_t len, elen;
-        char *input = read_case_file(names[i], "input", &len);
-        char *expected = read_case_file(names[i], "expected", &elen);
-        char *error = expected ? NULL : read_case_file(names[i], "error", &elen);
+        char *input = cases_read("yaml", names[i], "input", &len);
+        char *expected = cases_read("yaml", names[i], "expected", &elen);
+        char *error = expected ? NULL : cases_read("yaml", names[i], "error", &elen);
         if (!input || (!expected && !error))
             tap_ok(0, "%s: has input and expected or error", names[i]);
         else if (expected)
@@ -144,8 +110,8 @@ int main(int argc, char **argv)
         free(input);
         free(expected);
         free(error);
-        free(names[i]);
     }
+    cases_free(names, count);
     tap_ok(cases >= 40, "at least 40 cases ran (%zu)", cases);
     return tap_done();
 }
