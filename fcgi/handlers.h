@@ -39,4 +39,23 @@ int token_list(struct request *req);
 int token_create(struct request *req);
 int token_delete(struct request *req);
 
+/* policies.c: the Policyfile API and nodes */
+int policies_list(struct request *req);
+int policies_get(struct request *req);
+int policies_delete(struct request *req);
+int revisions_create(struct request *req);
+int revisions_get(struct request *req);
+int revisions_delete(struct request *req);
+int groups_list(struct request *req);
+int groups_get(struct request *req);
+int groups_delete(struct request *req);
+int group_policy_get(struct request *req);
+int group_policy_put(struct request *req);
+int group_policy_delete(struct request *req);
+int nodes_list(struct request *req);
+int nodes_create(struct request *req);
+int nodes_get(struct request *req);
+int nodes_update(struct request *req);
+int nodes_delete(struct request *req);
+
 #endif

@@ -97,8 +97,8 @@ static int expiration_param(const char *text, char out[20], int *infinite, struc
     return 0;
 }
 
-static int org_id(struct store *store, struct arena *arena, const char *org, long long *id,
-                  struct purser_error *err)
+int identity_org_id(struct store *store, struct arena *arena, const char *org, long long *id,
+                    struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
@@ -267,7 +267,7 @@ static int insert_principal(struct store *store, struct new_principal *np, struc
     if (!arena)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (np->org)
-        rc = org_id(store, arena, np->org, &oid, err);
+        rc = identity_org_id(store, arena, np->org, &oid, err);
     if (!rc) {
         struct store_value p[] = {STORE_STR(np->org ? "client" : "user"),
                                   np->org ? STORE_INT(oid) : STORE_NULLV,
@@ -464,7 +464,7 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
     struct store_rows rows;
     struct store_value p = STORE_STR(org ? org : "");
     long long oid;
-    int rc = org ? org_id(store, arena, org, &oid, err) : 0;
+    int rc = org ? identity_org_id(store, arena, org, &oid, err) : 0;
     if (!rc)
         rc = org ? store_query(
                        store, arena, &rows,
@@ -920,7 +920,7 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
     long long oid;
     struct store_value p;
     json_t *last = NULL;
-    int rc = org_id(store, arena, org, &oid, err);
+    int rc = identity_org_id(store, arena, org, &oid, err);
     if (rc)
         return rc;
     p = (struct store_value)STORE_INT(oid);
@@ -958,7 +958,7 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
     int rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 
     if (!rc)
-        rc = org_id(store, arena, m->org, &oid, err);
+        rc = identity_org_id(store, arena, m->org, &oid, err);
     if (!rc)
         rc = identity_principal_id(store, arena, NULL, m->user, &uid, err);
     json_array_foreach (m->roles, i, role) {

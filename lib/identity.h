@@ -40,6 +40,10 @@ int identity_token_principal(struct store *store, struct arena *arena, const cha
 int identity_roles(struct store *store, struct arena *arena, long long principal_id, const char *org,
                    const char ***roles, size_t *count, struct purser_error *err);
 
+/* The id of the organization named org; PURSER_ENOTFOUND "organization 'x' does not exist". */
+int identity_org_id(struct store *store, struct arena *arena, const char *org, long long *id,
+                    struct purser_error *err);
+
 /* Names: organizations and users ^[a-z0-9][a-z0-9_-]{0,254}$, clients and keys
  * ^[A-Za-z0-9_.-]{1,255}$. */
 int identity_name_ok(const char *name, int allow_upper_and_dot);

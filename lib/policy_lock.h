@@ -22,6 +22,9 @@
 
 #include <jansson.h>
 
+/* The largest lock body accepted (Chef's limit); larger is 413. */
+#define POLICY_LOCK_MAX_BYTES 2000000
+
 /* 0 when lock (borrowed) is a valid lock for the policy named url_name; PURSER_EINVAL with
  * Chef's message otherwise. */
 int policy_lock_validate(const json_t *lock, const char *url_name, struct purser_error *err);

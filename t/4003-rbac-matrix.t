@@ -36,6 +36,23 @@ my %expected_action = (
     'GET /organizations/{org}/clients/{client}/keys/{key}' => 'read_clients',
     'PUT /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
     'DELETE /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
+    'GET /organizations/{org}/policies' => 'read_policy',
+    'GET /organizations/{org}/policies/{name}' => 'read_policy',
+    'DELETE /organizations/{org}/policies/{name}' => 'delete_policy',
+    'POST /organizations/{org}/policies/{name}/revisions' => 'write_policy',
+    'GET /organizations/{org}/policies/{name}/revisions/{rev}' => 'read_policy',
+    'DELETE /organizations/{org}/policies/{name}/revisions/{rev}' => 'delete_policy',
+    'GET /organizations/{org}/policy_groups' => 'read_policy_group',
+    'GET /organizations/{org}/policy_groups/{group}' => 'read_policy_group',
+    'DELETE /organizations/{org}/policy_groups/{group}' => 'write_policy_group',
+    'GET /organizations/{org}/policy_groups/{group}/policies/{name}' => 'read_policy_group',
+    'PUT /organizations/{org}/policy_groups/{group}/policies/{name}' => 'write_policy_group',
+    'DELETE /organizations/{org}/policy_groups/{group}/policies/{name}' => 'write_policy_group',
+    'GET /organizations/{org}/nodes' => 'read_node',
+    'POST /organizations/{org}/nodes' => 'write_node',
+    'GET /organizations/{org}/nodes/{node}' => 'read_node',
+    'PUT /organizations/{org}/nodes/{node}' => 'write_node',
+    'DELETE /organizations/{org}/nodes/{node}' => 'write_node',
     'GET /users' => 'list_users',
     'POST /users' => 'create_user',
     'GET /users/{user}' => 'read_user',
@@ -120,7 +137,7 @@ for my $subject ('admin', map { "u-$_" } sort(keys %{ $policy->{roles} }), 'outs
         for my $user_param (@user_params) {
             (my $url = $path) =~ s/\{org\}/$target_org/g;
             $url =~ s/\{user\}/$user_param/g;
-            $url =~ s/\{(client|key)\}/nobody-here/g;
+            $url =~ s/\{(client|key|name|rev|group|node)\}/nobody-here/g;
             $url =~ s/\{id\}/0000000000000000/g;
             my $body = ($method eq 'POST' || $method eq 'PUT') ? 'not json' : undef;
             my ($r, $j) = $s->api($method, $url, $body, $token{$subject});

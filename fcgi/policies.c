@@ -1,0 +1,154 @@
+/* policies.c: the Policyfile API (policies, revisions, policy groups) and nodes, Chef's shapes. */
+#include "../lib/policy.h"
+#include "../lib/policy_lock.h"
+#include "handlers.h"
+#include "worker.h"
+
+#define ORG request_param(req, "org")
+
+/* A lock body: at most Chef's 2,000,000 bytes, then JSON. */
+static int read_lock(struct request *req, json_t **lock)
+{
+    if (req->body_len > POLICY_LOCK_MAX_BYTES)
+        return purser_error_set(&req->err, PURSER_ETOOLARGE,
+                                "JSON must be no more than %d bytes.", POLICY_LOCK_MAX_BYTES);
+    return request_json(req, lock);
+}
+#define STORE worker_store(req->worker)
+
+int policies_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int policies_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_get(STORE, req->arena, ORG, request_param(req, "name"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int policies_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_delete(STORE, req->arena, ORG, request_param(req, "name"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int revisions_create(struct request *req)
+{
+    json_t *lock, *out = NULL;
+    int rc = read_lock(req, &lock);
+    if (!rc)
+        rc = policy_revision_create(STORE, ORG, request_param(req, "name"), lock, req->who.name,
+                                    &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int revisions_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_revision_get(STORE, req->arena, ORG, request_param(req, "name"),
+                                 request_param(req, "rev"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int revisions_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_revision_delete(STORE, req->arena, ORG, request_param(req, "name"),
+                                    request_param(req, "rev"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int groups_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int groups_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_get(STORE, req->arena, ORG, request_param(req, "group"),
+                              request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int groups_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_delete(STORE, req->arena, ORG, request_param(req, "group"),
+                                 request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int group_policy_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_policy_get(STORE, req->arena, ORG, request_param(req, "group"),
+                                     request_param(req, "name"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int group_policy_put(struct request *req)
+{
+    json_t *lock, *out = NULL;
+    int created = 0;
+    int rc = read_lock(req, &lock);
+    if (!rc)
+        rc = policy_group_policy_put(STORE, ORG, request_param(req, "group"),
+                                     request_param(req, "name"), lock, req->who.name, &created,
+                                     &out, &req->err);
+    return respond_owned(req, rc, created ? 201 : 200, out);
+}
+
+int group_policy_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_policy_delete(STORE, req->arena, ORG, request_param(req, "group"),
+                                        request_param(req, "name"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int nodes_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = node_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int nodes_create(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = node_create(STORE, ORG, body, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int nodes_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = node_get(STORE, req->arena, ORG, request_param(req, "node"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int nodes_update(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = node_update(STORE, req->arena, ORG, request_param(req, "node"), body, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int nodes_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = node_delete(STORE, req->arena, ORG, request_param(req, "node"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}

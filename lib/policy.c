@@ -1,0 +1,613 @@
+/* policy.c: SQL and Chef-shaped JSON for policies, revisions, policy groups and nodes. */
+#include "policy.h"
+
+#include "crypto.h"
+#include "identity.h"
+#include "policy_lock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ISO_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+
+static json_t *parse_stored(const char *text)
+{
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
+
+static int not_found(struct purser_error *err, const char *what, const char *name)
+{
+    return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load %s %s", what, name);
+}
+
+/* The stored text of a lock (compact, key order kept, no policy_group) and the SHA-256 of
+ * its canonical form (sorted keys). The caller frees *text. */
+static int lock_texts(const json_t *lock, char **text, char sha[65], struct purser_error *err)
+{
+    json_t *copy = json_copy((json_t *)lock);
+    char *canonical;
+    *text = NULL;
+    if (!copy)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_object_del(copy, "policy_group");
+    *text = json_dumps(copy, JSON_COMPACT);
+    canonical = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(copy);
+    if (!*text || !canonical) {
+        free(*text);
+        free(canonical);
+        *text = NULL;
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    crypto_sha256_hex(sha, canonical, strlen(canonical));
+    free(canonical);
+    return 0;
+}
+
+/* ---- policies ------------------------------------------------------------------------------ */
+
+#define REVISIONS_OF_ORG                                                                           \
+    "SELECT p.name, r.revision_id, " ISO_TIME(                                                     \
+        "r.created_at") ", r.created_by FROM policies p"                                           \
+                        " JOIN organizations o ON o.id = p.org_id"                                 \
+                        " LEFT JOIN policy_revisions r ON r.policy_id = p.id WHERE o.name = ?"
+
+/* {revisions: {rev: {created_at, created_by}}} objects per policy, from REVISIONS_OF_ORG rows. */
+static json_t *revisions_by_policy(const struct store_rows *rows)
+{
+    json_t *by_policy = json_object();
+    for (size_t i = 0; i < rows->count; i++) {
+        const char *policy = store_cell(rows, i, 0);
+        json_t *entry = json_object_get(by_policy, policy);
+        if (!entry) {
+            entry = json_pack("{s:{}}", "revisions");
+            json_object_set_new(by_policy, policy, entry);
+        }
+        if (store_cell(rows, i, 1))
+            json_object_set_new(json_object_get(entry, "revisions"), store_cell(rows, i, 1),
+                                json_pack("{s:s, s:s}", "created_at", store_cell(rows, i, 2),
+                                          "created_by", store_cell(rows, i, 3)));
+    }
+    return by_policy;
+}
+
+int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_STR(org);
+    const char *name;
+    json_t *entry;
+    long long oid;
+    int rc = identity_org_id(store, arena, org, &oid, err);
+    if (!rc)
+        rc = store_query(store, arena, &rows,
+                         REVISIONS_OF_ORG " ORDER BY p.name, r.created_at, r.id", &p, 1, err);
+    if (rc)
+        return rc;
+    *out = revisions_by_policy(&rows);
+    json_object_foreach (*out, name, entry) {
+        json_object_set_new(entry, "uri",
+                            json_sprintf("%s/organizations/%s/policies/%s", base, org, name));
+    }
+    return 0;
+}
+
+int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
+               json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    json_t *all;
+    int rc = store_query(store, arena, &rows,
+                         REVISIONS_OF_ORG " AND p.name = ? ORDER BY r.created_at, r.id", p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return not_found(err, "policy", name);
+    all = revisions_by_policy(&rows);
+    *out = json_incref(json_object_get(all, name));
+    json_decref(all);
+    return 0;
+}
+
+int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                  json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    int rc = policy_get(store, arena, org, name, out, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
+                        " WHERE o.name = ? AND p.name = ?",
+                        p, 2, NULL, NULL, err);
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The id of the row named name in table (policies or policy_groups) of organization oid,
+ * inserting it when missing. */
+static int ensure_named(struct store *store, struct arena *arena, const char *insert_sql,
+                        const char *select_sql, long long oid, const char *name, long long *id,
+                        struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(oid), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_exec(store, insert_sql, p, 2, NULL, NULL, err);
+    if (!rc)
+        rc = store_query(store, arena, &rows, select_sql, p, 2, err);
+    if (!rc)
+        *id = atoll(store_cell(&rows, 0, 0));
+    return rc;
+}
+
+struct revision_write {
+    const char *org, *group, *name, *revision, *who, *text, *sha;
+    int must_be_new; /* POST: an existing revision_id is a conflict whatever its content */
+    int created;     /* out: the group had no pointer for the policy */
+};
+
+/* Stores the revision unless it is there with the same content; *revision_pk gets its id. */
+static int store_revision(struct store *store, struct arena *arena, struct revision_write *w,
+                          long long policy_id, long long *revision_pk, struct purser_error *err)
+{
+    struct store_value key[] = {STORE_INT(policy_id), STORE_STR(w->revision)};
+    struct store_rows rows;
+    unsigned long long id = 0;
+    int rc = store_query(store, arena, &rows,
+                         "SELECT id, content_sha256 FROM policy_revisions"
+                         " WHERE policy_id = ? AND revision_id = ? FOR UPDATE",
+                         key, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count) {
+        if (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0)
+            return purser_error_set(err, PURSER_EEXISTS,
+                                    "Policy '%s' with revision_id '%s' already exists%s.", w->name,
+                                    w->revision, w->must_be_new ? "" : " with different content");
+        *revision_pk = atoll(store_cell(&rows, 0, 0));
+        return 0;
+    }
+    {
+        struct store_value p[] = {STORE_INT(policy_id), STORE_STR(w->revision), STORE_STR(w->sha),
+                                  STORE_STR(w->text), STORE_STR(w->who)};
+        rc = store_exec(store,
+                        "INSERT INTO policy_revisions (policy_id, revision_id, content_sha256,"
+                        " body, created_by) VALUES (?, ?, ?, ?, ?)",
+                        p, 5, NULL, &id, err);
+    }
+    *revision_pk = (long long)id;
+    return rc;
+}
+
+static int txn_write_revision(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct revision_write *w = ctx;
+    struct arena *arena = arena_new();
+    long long oid = 0, policy_id = 0, group_id = 0, revision_pk = 0;
+    int rc = arena ? identity_org_id(store, arena, w->org, &oid, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        rc = ensure_named(store, arena, "INSERT IGNORE INTO policies (org_id, name) VALUES (?, ?)",
+                          "SELECT id FROM policies WHERE org_id = ? AND name = ?", oid, w->name,
+                          &policy_id, err);
+    if (!rc)
+        rc = store_revision(store, arena, w, policy_id, &revision_pk, err);
+    if (!rc && w->group)
+        rc = ensure_named(store, arena,
+                          "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
+                          "SELECT id FROM policy_groups WHERE org_id = ? AND name = ?", oid,
+                          w->group, &group_id, err);
+    if (!rc && w->group) {
+        struct store_value key[] = {STORE_INT(group_id), STORE_INT(policy_id)};
+        struct store_value p[] = {STORE_INT(group_id), STORE_INT(policy_id), STORE_INT(revision_pk),
+                                  STORE_STR(w->who)};
+        struct store_rows rows;
+        rc = store_query(store, arena, &rows,
+                         "SELECT revision_pk FROM policy_group_pointers"
+                         " WHERE group_id = ? AND policy_id = ? FOR UPDATE",
+                         key, 2, err);
+        w->created = !rc && rows.count == 0;
+        if (!rc)
+            rc = store_exec(store,
+                            "INSERT INTO policy_group_pointers (group_id, policy_id, revision_pk,"
+                            " updated_by) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
+                            " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
+                            p, 4, NULL, NULL, err);
+    }
+    arena_free(arena);
+    return rc;
+}
+
+static int write_revision(struct store *store, struct revision_write *w, const json_t *lock,
+                          json_t **out, struct purser_error *err)
+{
+    char sha[65], *text = NULL;
+    int rc = policy_lock_validate(lock, w->name, err);
+    if (!rc && w->group && !policy_name_ok(w->group))
+        rc = purser_error_set(err, PURSER_EINVAL, "Field 'policy_group' invalid");
+    if (!rc)
+        rc = lock_texts(lock, &text, sha, err);
+    if (rc)
+        return rc;
+    w->revision = json_string_value(json_object_get(lock, "revision_id"));
+    w->text = text;
+    w->sha = sha;
+    rc = store_txn(store, 0, txn_write_revision, w, err);
+    if (!rc)
+        *out = parse_stored(text);
+    free(text);
+    return rc;
+}
+
+int policy_revision_create(struct store *store, const char *org, const char *name,
+                           const json_t *lock, const char *who, json_t **out,
+                           struct purser_error *err)
+{
+    struct revision_write w = {.org = org, .name = name, .who = who, .must_be_new = 1};
+    return write_revision(store, &w, lock, out, err);
+}
+
+#define REVISION_ROW                                                                               \
+    "SELECT r.id, r.body FROM policy_revisions r JOIN policies p ON p.id = r.policy_id"            \
+    " JOIN organizations o ON o.id = p.org_id"                                                     \
+    " WHERE o.name = ? AND p.name = ? AND r.revision_id = ?"
+
+int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
+                        const char *revision, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
+    struct store_rows rows, groups;
+    struct store_value pk;
+    json_t *list;
+    int rc = store_query(store, arena, &rows, REVISION_ROW, p, 3, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                                name, revision);
+    pk = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
+    rc = store_query(store, arena, &groups,
+                     "SELECT g.name FROM policy_group_pointers pp JOIN policy_groups g"
+                     " ON g.id = pp.group_id WHERE pp.revision_pk = ? ORDER BY g.name",
+                     &pk, 1, err);
+    if (rc)
+        return rc;
+    *out = parse_stored(store_cell(&rows, 0, 1));
+    list = json_array();
+    for (size_t i = 0; i < groups.count; i++)
+        json_array_append_new(list, json_string(store_cell(&groups, i, 0)));
+    json_object_set_new(*out, "policy_group_list", list);
+    return 0;
+}
+
+int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
+                           const char *name, const char *revision, json_t **out,
+                           struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
+    struct store_rows rows;
+    struct store_value pk;
+    int rc = store_query(store, arena, &rows, REVISION_ROW, p, 3, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                                name, revision);
+    pk = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
+    rc = store_exec(store, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL, NULL, err);
+    if (!rc)
+        *out = parse_stored(store_cell(&rows, 0, 1));
+    return rc;
+}
+
+/* ---- policy groups ------------------------------------------------------------------------- */
+
+#define GROUPS_OF_ORG                                                                              \
+    "SELECT g.name, p.name, r.revision_id FROM policy_groups g"                                    \
+    " JOIN organizations o ON o.id = g.org_id"                                                     \
+    " LEFT JOIN policy_group_pointers pp ON pp.group_id = g.id"                                    \
+    " LEFT JOIN policies p ON p.id = pp.policy_id"                                                 \
+    " LEFT JOIN policy_revisions r ON r.id = pp.revision_pk WHERE o.name = ?"
+
+static json_t *groups_json(const struct store_rows *rows, const char *base, const char *org)
+{
+    json_t *groups = json_object();
+    for (size_t i = 0; i < rows->count; i++) {
+        const char *group = store_cell(rows, i, 0);
+        json_t *entry = json_object_get(groups, group);
+        if (!entry) {
+            entry = json_pack(
+                "{s:o, s:{}}", "uri",
+                json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group), "policies");
+            json_object_set_new(groups, group, entry);
+        }
+        if (store_cell(rows, i, 1))
+            json_object_set_new(json_object_get(entry, "policies"), store_cell(rows, i, 1),
+                                json_pack("{s:s}", "revision_id", store_cell(rows, i, 2)));
+    }
+    return groups;
+}
+
+int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                      json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_STR(org);
+    long long oid;
+    int rc = identity_org_id(store, arena, org, &oid, err);
+    if (!rc)
+        rc = store_query(store, arena, &rows, GROUPS_OF_ORG " ORDER BY g.name, p.name", &p, 1, err);
+    if (!rc)
+        *out = groups_json(&rows, base, org);
+    return rc;
+}
+
+int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
+                     const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
+    json_t *all;
+    int rc = store_query(store, arena, &rows, GROUPS_OF_ORG " AND g.name = ? ORDER BY p.name", p, 2,
+                         err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return not_found(err, "policy group", group);
+    all = groups_json(&rows, base, org);
+    *out = json_incref(json_object_get(all, group));
+    json_decref(all);
+    return 0;
+}
+
+int policy_group_delete(struct store *store, struct arena *arena, const char *org,
+                        const char *group, const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
+    int rc = policy_group_get(store, arena, org, group, base, out, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
+                        " WHERE o.name = ? AND g.name = ?",
+                        p, 2, NULL, NULL, err);
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+#define POINTER_ROW                                                                                \
+    "SELECT r.body, g.id, p.id FROM policy_group_pointers pp"                                      \
+    " JOIN policy_groups g ON g.id = pp.group_id JOIN policies p ON p.id = pp.policy_id"           \
+    " JOIN policy_revisions r ON r.id = pp.revision_pk JOIN organizations o ON o.id = g.org_id"    \
+    " WHERE o.name = ? AND g.name = ? AND p.name = ?"
+
+int policy_group_policy_get(struct store *store, struct arena *arena, const char *org,
+                            const char *group, const char *name, json_t **out,
+                            struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, POINTER_ROW, p, 3, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
+                                name, group);
+    *out = parse_stored(store_cell(&rows, 0, 0));
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
+}
+
+int policy_group_policy_put(struct store *store, const char *org, const char *group,
+                            const char *name, const json_t *lock, const char *who, int *created,
+                            json_t **out, struct purser_error *err)
+{
+    struct revision_write w = {.org = org, .group = group, .name = name, .who = who};
+    int rc = write_revision(store, &w, lock, out, err);
+    *created = w.created;
+    return rc;
+}
+
+int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
+                               const char *group, const char *name, json_t **out,
+                               struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, POINTER_ROW, p, 3, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
+                                name, group);
+    {
+        struct store_value key[] = {STORE_INT(atoll(store_cell(&rows, 0, 1))),
+                                    STORE_INT(atoll(store_cell(&rows, 0, 2)))};
+        rc = store_exec(store,
+                        "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?",
+                        key, 2, NULL, NULL, err);
+    }
+    if (!rc)
+        *out = parse_stored(store_cell(&rows, 0, 0));
+    return rc;
+}
+
+/* ---- nodes --------------------------------------------------------------------------------- */
+
+/* Checks a node body and fills Chef's defaults; *node is a new reference. */
+static int node_normalize(const json_t *body, const char *url_name, json_t **node,
+                          struct purser_error *err)
+{
+    static const char *const attribute_sets[] = {"normal", "default", "override", "automatic"};
+    static const char *const policy_fields[] = {"policy_name", "policy_group"};
+    const json_t *name = json_object_get(body, "name");
+    *node = NULL;
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
+    if (!name)
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' missing");
+    if (!json_is_string(name) || !identity_name_ok(json_string_value(name), 1))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid");
+    if (url_name && strcmp(json_string_value(name), url_name) != 0)
+        return purser_error_set(err, PURSER_EINVAL, "Node name mismatch.");
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(body, policy_fields[i]);
+        if (v && !json_is_null(v) && (!json_is_string(v) || !policy_name_ok(json_string_value(v))))
+            return purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", policy_fields[i]);
+    }
+    if (json_object_get(body, "run_list") && !json_is_array(json_object_get(body, "run_list")))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'run_list' is not a valid run list");
+    *node = json_copy((json_t *)body);
+    if (!json_object_get(*node, "json_class"))
+        json_object_set_new(*node, "json_class", json_string("Chef::Node"));
+    if (!json_object_get(*node, "chef_type"))
+        json_object_set_new(*node, "chef_type", json_string("node"));
+    if (!json_object_get(*node, "chef_environment"))
+        json_object_set_new(*node, "chef_environment", json_string("_default"));
+    if (!json_object_get(*node, "run_list"))
+        json_object_set_new(*node, "run_list", json_array());
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *v = json_object_get(*node, attribute_sets[i]);
+        if (v && !json_is_object(v)) {
+            json_decref(*node);
+            *node = NULL;
+            return purser_error_set(err, PURSER_EINVAL, "Field '%s' is not a hash",
+                                    attribute_sets[i]);
+        }
+        if (!v)
+            json_object_set_new(*node, attribute_sets[i], json_object());
+    }
+    return 0;
+}
+
+static struct store_value optional_string_value(const json_t *node, const char *field)
+{
+    const json_t *v = json_object_get(node, field);
+    return json_is_string(v) ? (struct store_value)STORE_STR(json_string_value(v))
+                             : (struct store_value)STORE_NULLV;
+}
+
+int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+              json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p;
+    long long oid;
+    int rc = identity_org_id(store, arena, org, &oid, err);
+    if (rc)
+        return rc;
+    p = (struct store_value)STORE_INT(oid);
+    rc = store_query(store, arena, &rows, "SELECT name FROM nodes WHERE org_id = ? ORDER BY name",
+                     &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++)
+        json_object_set_new(
+            *out, store_cell(&rows, i, 0),
+            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(&rows, i, 0)));
+    return 0;
+}
+
+int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+                json_t **out, struct purser_error *err)
+{
+    json_t *node = NULL;
+    char *text = NULL;
+    struct arena *arena = arena_new();
+    long long oid;
+    int rc = arena ? node_normalize(body, NULL, &node, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        rc = identity_org_id(store, arena, org, &oid, err);
+    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        const char *name = json_string_value(json_object_get(node, "name"));
+        struct store_value p[] = {STORE_INT(oid), STORE_STR(name),
+                                  optional_string_value(node, "policy_name"),
+                                  optional_string_value(node, "policy_group"), STORE_STR(text)};
+        rc = store_exec(store,
+                        "INSERT INTO nodes (org_id, name, policy_name, policy_group, body)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        p, 5, NULL, NULL, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
+        if (!rc)
+            *out = json_pack("{s:o}", "uri",
+                             json_sprintf("%s/organizations/%s/nodes/%s", base, org, name));
+    }
+    free(text);
+    json_decref(node);
+    arena_free(arena);
+    return rc;
+}
+
+#define NODE_ROW                                                                                   \
+    "SELECT n.id, n.body FROM nodes n JOIN organizations o ON o.id = n.org_id"                     \
+    " WHERE o.name = ? AND n.name = ?"
+
+int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+             json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, NODE_ROW, p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return not_found(err, "node", name);
+    *out = parse_stored(store_cell(&rows, 0, 1));
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+}
+
+int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+                const json_t *body, json_t **out, struct purser_error *err)
+{
+    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
+    struct store_rows rows;
+    json_t *node = NULL;
+    char *text = NULL;
+    int rc = node_normalize(body, name, &node, err);
+    if (!rc)
+        rc = store_query(store, arena, &rows, NODE_ROW, key, 2, err);
+    if (!rc && rows.count == 0)
+        rc = not_found(err, "node", name);
+    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        struct store_value p[] = {optional_string_value(node, "policy_name"),
+                                  optional_string_value(node, "policy_group"), STORE_STR(text),
+                                  STORE_INT(atoll(store_cell(&rows, 0, 0)))};
+        rc = store_exec(store,
+                        "UPDATE nodes SET policy_name = ?, policy_group = ?, body = ? WHERE id = ?",
+                        p, 4, NULL, NULL, err);
+    }
+    if (!rc)
+        *out = json_incref(node);
+    free(text);
+    json_decref(node);
+    return rc;
+}
+
+int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                json_t **out, struct purser_error *err)
+{
+    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
+    int rc = node_get(store, arena, org, name, out, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
+                        " WHERE o.name = ? AND n.name = ?",
+                        key, 2, NULL, NULL, err);
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}

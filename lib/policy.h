@@ -1,0 +1,75 @@
+/* policy.h: the Policyfile API's storage: policies, immutable revisions, policy groups and
+ * their pointers, and nodes, answering in the Chef Infra Server's JSON shapes.
+ *
+ * As identity.h: answers through `json_t **out` (new references), `base` is the server's base
+ * URL, bodies are borrowed, errors carry Chef's messages. Locks are validated by
+ * policy_lock_validate() first; they are stored as received (key order kept) without the
+ * "policy_group" field. A revision_id already stored for the policy with other content is
+ * PURSER_EEXISTS, on POST and on PUT alike (Chef silently keeps the old content on PUT).
+ */
+#ifndef PURSER_POLICY_H
+#define PURSER_POLICY_H
+
+#include "arena.h"
+#include "store.h"
+
+#include <jansson.h>
+
+/* GET policies: {name: {uri, revisions: {rev: {created_at, created_by}}}} */
+int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                json_t **out, struct purser_error *err);
+/* GET policies/{name}: {revisions: {...}}; DELETE answers the same and removes everything. */
+int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
+               json_t **out, struct purser_error *err);
+int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                  json_t **out, struct purser_error *err);
+
+/* POST policies/{name}/revisions: the lock back (201); 409 if the revision exists. */
+int policy_revision_create(struct store *store, const char *org, const char *name,
+                           const json_t *lock, const char *who, json_t **out,
+                           struct purser_error *err);
+/* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
+int policy_revision_get(struct store *store, struct arena *arena, const char *org,
+                        const char *name, const char *revision, json_t **out,
+                        struct purser_error *err);
+int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
+                           const char *name, const char *revision, json_t **out,
+                           struct purser_error *err);
+
+/* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}}; a group's own GET and
+ * DELETE answer {uri, policies}. */
+int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                      json_t **out, struct purser_error *err);
+int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
+                     const char *base, json_t **out, struct purser_error *err);
+int policy_group_delete(struct store *store, struct arena *arena, const char *org,
+                        const char *group, const char *base, json_t **out,
+                        struct purser_error *err);
+
+/* GET policy_groups/{group}/policies/{name}: the lock the group points at. */
+int policy_group_policy_get(struct store *store, struct arena *arena, const char *org,
+                            const char *group, const char *name, json_t **out,
+                            struct purser_error *err);
+/* PUT: stores the revision if new, creates the group if new, points the group at it, in one
+ * transaction. *created is 1 when the group had no pointer for the policy before. */
+int policy_group_policy_put(struct store *store, const char *org, const char *group,
+                            const char *name, const json_t *lock, const char *who, int *created,
+                            json_t **out, struct purser_error *err);
+int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
+                               const char *group, const char *name, json_t **out,
+                               struct purser_error *err);
+
+/* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
+ * name must stay); delete. policy_name and policy_group are validated like policy names. */
+int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+              json_t **out, struct purser_error *err);
+int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+                json_t **out, struct purser_error *err);
+int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+             json_t **out, struct purser_error *err);
+int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+                const json_t *body, json_t **out, struct purser_error *err);
+int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                json_t **out, struct purser_error *err);
+
+#endif
