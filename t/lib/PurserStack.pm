@@ -129,7 +129,13 @@ sub chef {
                $self->env('PURSER_CA'), '--user', $a{user} // 'admin', '--key',
                $a{key} // $self->env('PURSER_ADMIN_KEY'), '--version', $a{version} // '1.3',
                '--method', $a{method} // 'GET', '--path', $a{path} // '/');
-    push @cmd, '--body', $a{body} if defined $a{body};
+    if (defined $a{body}) { # through a file: a body may be larger than a command line
+        my $file = "$self->{dir}/request-body";
+        open my $out, '>', $file or die "$file: $!";
+        print $out $a{body};
+        close $out;
+        push @cmd, '--body-file', $file;
+    }
     push @cmd, '--api-version', $a{api_version} if defined $a{api_version};
     push @cmd, '--tamper', $a{tamper} if $a{tamper};
     push @cmd, '--clock-offset', $a{clock_offset} if $a{clock_offset};

@@ -2,7 +2,7 @@
 # ruby-mixlib-authentication; prints {"status": N, "body": "...", "api_version": "..."} as JSON.
 #
 #   ruby t/lib/chef-request.rb --url URL --ca CA --user NAME --key PEM --version 1.0|1.1|1.3
-#        [--method GET] [--path /x] [--body TEXT] [--api-version N]
+#        [--method GET] [--path /x] [--body TEXT | --body-file FILE] [--api-version N]
 #        [--tamper method|path|body|timestamp|userid|authorization] [--clock-offset SECONDS]
 #
 # --tamper changes one part of the request after it was signed, as an attacker or a broken
@@ -25,6 +25,7 @@ OptionParser.new do |o|
   o.on("--method M") { |v| opts[:method] = v.upcase }
   o.on("--path P") { |v| opts[:path] = v }
   o.on("--body B") { |v| opts[:body] = v }
+  o.on("--body-file F") { |v| opts[:body] = File.binread(v) }
   o.on("--api-version N") { |v| opts[:api_version] = v }
   o.on("--tamper WHAT") { |v| opts[:tamper] = v }
   o.on("--clock-offset S", Integer) { |v| opts[:offset] = v }
