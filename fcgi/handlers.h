@@ -57,5 +57,10 @@ int nodes_create(struct request *req);
 int nodes_get(struct request *req);
 int nodes_update(struct request *req);
 int nodes_delete(struct request *req);
+int group_nodes(struct request *req);
+int revision_groups(struct request *req);
+int group_point(struct request *req);
+int group_promote(struct request *req);
+int policies_diff(struct request *req);
 
 #endif

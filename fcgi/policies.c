@@ -10,8 +10,8 @@
 static int read_lock(struct request *req, json_t **lock)
 {
     if (req->body_len > POLICY_LOCK_MAX_BYTES)
-        return purser_error_set(&req->err, PURSER_ETOOLARGE,
-                                "JSON must be no more than %d bytes.", POLICY_LOCK_MAX_BYTES);
+        return purser_error_set(&req->err, PURSER_ETOOLARGE, "JSON must be no more than %d bytes.",
+                                POLICY_LOCK_MAX_BYTES);
     return request_json(req, lock);
 }
 #define STORE worker_store(req->worker)
@@ -150,5 +150,59 @@ int nodes_delete(struct request *req)
 {
     json_t *out = NULL;
     int rc = node_delete(STORE, req->arena, ORG, request_param(req, "node"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+/* ---- beyond Chef ---------------------------------------------------------------------------- */
+
+int group_nodes(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_group_nodes(STORE, req->arena, ORG, request_param(req, "group"),
+                                request_param(req, "name"), request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int revision_groups(struct request *req)
+{
+    json_t *lock = NULL;
+    int rc = policy_revision_get(STORE, req->arena, ORG, request_param(req, "name"),
+                                 request_param(req, "rev"), &lock, &req->err);
+    json_t *out = rc ? NULL : json_incref(json_object_get(lock, "policy_group_list"));
+    json_decref(lock);
+    return respond_owned(req, rc, 200, out);
+}
+
+int group_point(struct request *req)
+{
+    json_t *out = NULL;
+    int created = 0;
+    int rc = req->body_len ? purser_error_set(&req->err, PURSER_EINVAL,
+                                              "this PUT takes no body: the revision is in the path")
+                           : 0;
+    if (!rc)
+        rc = policy_group_point(STORE, req->arena, ORG, request_param(req, "group"),
+                                request_param(req, "name"), request_param(req, "rev"),
+                                req->who.name, &created, &out, &req->err);
+    return respond_owned(req, rc, created ? 201 : 200, out);
+}
+
+int group_promote(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = policy_group_promote(STORE, req->arena, ORG, request_param(req, "group"), body,
+                                  req->who.name, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int policies_diff(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = policy_diff_query(STORE, req->arena, ORG, request_param(req, "name"),
+                               request_query(req, "from_group"),
+                               request_query(req, "from_revision"), request_query(req, "to_group"),
+                               request_query(req, "to_revision"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

@@ -79,6 +79,23 @@ const struct route routes[] = {
     {"DELETE", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
      group_policy_delete, CHEF, "Remove a group's pointer for a policy"},
 
+    /* what the Policyfile RFC asked for and Chef never built */
+    {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
+     revision_groups, CHEF, "The groups that point at a revision"},
+    {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", policies_diff, CHEF,
+     "What changes between two groups or revisions (from_group|from_revision, "
+     "to_group|to_revision): run list, cookbooks, attribute paths"},
+    {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", group_nodes, CHEF,
+     "The nodes in a policy group"},
+    {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}/nodes", "read_node",
+     group_nodes, CHEF, "The nodes of a policy in a policy group"},
+    {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}",
+     "write_policy_group", group_point, CHEF,
+     "Point a group at an uploaded revision (empty body; 201 new, 200 existed)"},
+    {"POST", "/organizations/{org}/policy_groups/{group}/promote", "promote_policy_group",
+     group_promote, CHEF,
+     "Copy the pointers of all or the named policies from another group, all or nothing"},
+
     /* nodes */
     {"GET", "/organizations/{org}/nodes", "read_node", nodes_list, CHEF, "List nodes"},
     {"POST", "/organizations/{org}/nodes", "write_node", nodes_create, CHEF, "Create a node"},

@@ -3,6 +3,7 @@
 
 #include "crypto.h"
 #include "identity.h"
+#include "policy_diff.h"
 #include "policy_lock.h"
 
 #include <stdlib.h>
@@ -145,9 +146,10 @@ static int ensure_named(struct store *store, struct arena *arena, const char *in
 }
 
 struct revision_write {
-    const char *org, *group, *name, *revision, *who, *text, *sha;
-    int must_be_new; /* POST: an existing revision_id is a conflict whatever its content */
-    int created;     /* out: the group had no pointer for the policy */
+    const char *org, *group, *name, *revision, *who;
+    const char *text, *sha; /* the lock to store; NULL: point at the stored revision */
+    int must_be_new;        /* POST: an existing revision_id is a conflict whatever its content */
+    int created;            /* out: the group had no pointer for the policy */
 };
 
 /* Stores the revision unless it is there with the same content; *revision_pk gets its id. */
@@ -163,6 +165,13 @@ static int store_revision(struct store *store, struct arena *arena, struct revis
                          key, 2, err);
     if (rc)
         return rc;
+    if (!w->text && rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                                w->name, w->revision);
+    if (!w->text) {
+        *revision_pk = atoll(store_cell(&rows, 0, 0));
+        return 0;
+    }
     if (rows.count) {
         if (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0)
             return purser_error_set(err, PURSER_EEXISTS,
@@ -190,10 +199,20 @@ static int txn_write_revision(struct store *store, void *ctx, struct purser_erro
     long long oid = 0, policy_id = 0, group_id = 0, revision_pk = 0;
     int rc = arena ? identity_org_id(store, arena, w->org, &oid, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!rc)
+    if (!rc && w->text)
         rc = ensure_named(store, arena, "INSERT IGNORE INTO policies (org_id, name) VALUES (?, ?)",
                           "SELECT id FROM policies WHERE org_id = ? AND name = ?", oid, w->name,
                           &policy_id, err);
+    if (!rc && !w->text) {
+        struct store_value p[] = {STORE_INT(oid), STORE_STR(w->name)};
+        struct store_rows rows;
+        rc = store_query(store, arena, &rows,
+                         "SELECT id FROM policies WHERE org_id = ? AND name = ?", p, 2, err);
+        if (!rc && rows.count == 0)
+            rc = not_found(err, "policy", w->name);
+        if (!rc)
+            policy_id = atoll(store_cell(&rows, 0, 0));
+    }
     if (!rc)
         rc = store_revision(store, arena, w, policy_id, &revision_pk, err);
     if (!rc && w->group)
@@ -413,6 +432,23 @@ int policy_group_policy_put(struct store *store, const char *org, const char *gr
     return rc;
 }
 
+int policy_group_point(struct store *store, struct arena *arena, const char *org, const char *group,
+                       const char *name, const char *revision, const char *who, int *created,
+                       json_t **out, struct purser_error *err)
+{
+    struct revision_write w = {
+        .org = org, .group = group, .name = name, .revision = revision, .who = who};
+    int rc = policy_name_ok(group)
+                 ? 0
+                 : purser_error_set(err, PURSER_EINVAL, "Field 'policy_group' invalid");
+    if (!rc)
+        rc = store_txn(store, 0, txn_write_revision, &w, err);
+    *created = w.created;
+    if (!rc)
+        rc = policy_group_policy_get(store, arena, org, group, name, out, err);
+    return rc;
+}
+
 int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
                                const char *group, const char *name, json_t **out,
                                struct purser_error *err)
@@ -609,5 +645,213 @@ int node_delete(struct store *store, struct arena *arena, const char *org, const
         json_decref(*out);
         *out = NULL;
     }
+    return rc;
+}
+
+/* ---- beyond Chef: nodes of a group, promotion, diff, retention -------------------------- */
+
+int policy_group_nodes(struct store *store, struct arena *arena, const char *org, const char *group,
+                       const char *name, const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name ? name : "")};
+    struct store_rows rows;
+    json_t *ignored = NULL;
+    int rc = policy_group_get(store, arena, org, group, base, &ignored, err);
+    json_decref(ignored);
+    if (!rc)
+        rc = store_query(store, arena, &rows,
+                         name ? "SELECT n.name FROM nodes n JOIN organizations o ON o.id = n.org_id"
+                                " WHERE o.name = ? AND n.policy_group = ? AND n.policy_name = ?"
+                                " ORDER BY n.name"
+                              : "SELECT n.name FROM nodes n JOIN organizations o ON o.id = n.org_id"
+                                " WHERE o.name = ? AND n.policy_group = ? ORDER BY n.name",
+                         p, name ? 3 : 2, err);
+    if (rc)
+        return rc;
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++)
+        json_object_set_new(
+            *out, store_cell(&rows, i, 0),
+            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(&rows, i, 0)));
+    return 0;
+}
+
+struct promotion {
+    const char *org, *group, *from, *who;
+    const json_t *names; /* NULL: every policy of the source group */
+};
+
+static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct promotion *pr = ctx;
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    long long oid = 0, from_id = 0, to_id = 0;
+    int rc = arena ? identity_org_id(store, arena, pr->org, &oid, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        struct store_value p[] = {STORE_INT(oid), STORE_STR(pr->from)};
+        rc = store_query(store, arena, &rows,
+                         "SELECT id FROM policy_groups WHERE org_id = ? AND name = ?", p, 2, err);
+        if (!rc && rows.count == 0)
+            rc = not_found(err, "policy group", pr->from);
+        if (!rc)
+            from_id = atoll(store_cell(&rows, 0, 0));
+    }
+    if (!rc)
+        rc = ensure_named(store, arena,
+                          "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
+                          "SELECT id FROM policy_groups WHERE org_id = ? AND name = ?", oid,
+                          pr->group, &to_id, err);
+    if (!rc) {
+        struct store_value p = STORE_INT(from_id);
+        rc = store_query(store, arena, &rows,
+                         "SELECT p.name, pp.policy_id, pp.revision_pk FROM policy_group_pointers pp"
+                         " JOIN policies p ON p.id = pp.policy_id WHERE pp.group_id = ?"
+                         " ORDER BY p.name FOR UPDATE",
+                         &p, 1, err);
+    }
+    /* Every named policy must be in the source group, or nothing changes. */
+    for (size_t i = 0; !rc && pr->names && i < json_array_size(pr->names); i++) {
+        const char *want = json_string_value(json_array_get(pr->names, i));
+        size_t r = 0;
+        while (r < rows.count && strcmp(store_cell(&rows, r, 0), want) != 0)
+            r++;
+        if (r == rows.count)
+            rc = purser_error_set(err, PURSER_ENOTFOUND, "policy '%s' is not in policy group '%s'",
+                                  want, pr->from);
+    }
+    for (size_t r = 0; !rc && r < rows.count; r++) {
+        int wanted = !pr->names;
+        for (size_t i = 0; !wanted && i < json_array_size(pr->names); i++)
+            wanted = strcmp(json_string_value(json_array_get(pr->names, i)),
+                            store_cell(&rows, r, 0)) == 0;
+        if (wanted) {
+            struct store_value p[] = {STORE_INT(to_id), STORE_INT(atoll(store_cell(&rows, r, 1))),
+                                      STORE_INT(atoll(store_cell(&rows, r, 2))),
+                                      STORE_STR(pr->who)};
+            rc = store_exec(store,
+                            "INSERT INTO policy_group_pointers (group_id, policy_id, revision_pk,"
+                            " updated_by) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
+                            " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
+                            p, 4, NULL, NULL, err);
+        }
+    }
+    arena_free(arena);
+    return rc;
+}
+
+int policy_group_promote(struct store *store, struct arena *arena, const char *org,
+                         const char *group, const json_t *body, const char *who, const char *base,
+                         json_t **out, struct purser_error *err)
+{
+    struct promotion pr = {.org = org, .group = group, .who = who};
+    const json_t *from = json_object_get(body, "from"), *names = json_object_get(body, "policies");
+    size_t i;
+    json_t *item;
+    int rc;
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
+    if (!from)
+        return purser_error_set(err, PURSER_EINVAL, "Field 'from' missing");
+    if (!json_is_string(from) || !policy_name_ok(json_string_value(from)))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'from' invalid");
+    if (!policy_name_ok(group))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'policy_group' invalid");
+    if (strcmp(json_string_value(from), group) == 0)
+        return purser_error_set(err, PURSER_EINVAL, "Field 'from' must name another group");
+    if (names && !json_is_null(names)) {
+        if (!json_is_array(names))
+            return purser_error_set(err, PURSER_EINVAL, "Field 'policies' invalid");
+        json_array_foreach (names, i, item) {
+            if (!json_is_string(item) || !policy_name_ok(json_string_value(item)))
+                return purser_error_set(err, PURSER_EINVAL, "Field 'policies' invalid");
+        }
+        pr.names = names;
+    }
+    pr.from = json_string_value(from);
+    rc = store_txn(store, 0, txn_promote, &pr, err);
+    if (!rc)
+        rc = policy_group_get(store, arena, org, group, base, out, err);
+    return rc;
+}
+
+/* The lock a side of a diff names: a group's pointer or a revision. */
+static int diff_side(struct store *store, struct arena *arena, const char *org, const char *name,
+                     const char *group, const char *revision, const char *which, json_t **lock,
+                     json_t **label, struct purser_error *err)
+{
+    int rc;
+    if ((group && revision) || (!group && !revision))
+        return purser_error_set(err, PURSER_EINVAL, "give exactly one of %s_group and %s_revision",
+                                which, which);
+    if (group)
+        rc = policy_group_policy_get(store, arena, org, group, name, lock, err);
+    else
+        rc = policy_revision_get(store, arena, org, name, revision, lock, err);
+    if (rc)
+        return rc;
+    *label = json_pack("{s:s?, s:O}", "policy_group", group, "revision_id",
+                       json_object_get(*lock, "revision_id"));
+    return 0;
+}
+
+int policy_diff_query(struct store *store, struct arena *arena, const char *org, const char *name,
+                      const char *from_group, const char *from_revision, const char *to_group,
+                      const char *to_revision, json_t **out, struct purser_error *err)
+{
+    json_t *from = NULL, *to = NULL, *from_label = NULL, *to_label = NULL;
+    int rc = diff_side(store, arena, org, name, from_group, from_revision, "from", &from,
+                       &from_label, err);
+    if (!rc)
+        rc = diff_side(store, arena, org, name, to_group, to_revision, "to", &to, &to_label, err);
+    if (!rc) {
+        *out = policy_diff(from, to);
+        json_object_set(*out, "from", from_label);
+        json_object_set(*out, "to", to_label);
+    }
+    json_decref(from);
+    json_decref(to);
+    json_decref(from_label);
+    json_decref(to_label);
+    return rc;
+}
+
+int policy_gc(struct store *store, int keep, json_t **removed, struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    struct store_value p = STORE_INT(keep);
+    int rc;
+    *removed = json_array();
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    /* Revisions ranked newest first within their policy; unpointed ones past `keep` go. */
+    rc = store_query(
+        store, arena, &rows,
+        "SELECT id, org, policy, revision_id FROM ("
+        " SELECT r.id, o.name AS org, p.name AS policy, r.revision_id,"
+        "  ROW_NUMBER() OVER (PARTITION BY r.policy_id ORDER BY r.created_at DESC, r.id DESC) AS n,"
+        "  EXISTS (SELECT 1 FROM policy_group_pointers pp WHERE pp.revision_pk = r.id) AS pointed"
+        " FROM policy_revisions r JOIN policies p ON p.id = r.policy_id"
+        " JOIN organizations o ON o.id = p.org_id) ranked"
+        " WHERE n > ? AND NOT pointed ORDER BY org, policy, revision_id",
+        &p, 1, err);
+    for (size_t i = 0; !rc && i < rows.count; i++) {
+        struct store_value id = STORE_INT(atoll(store_cell(&rows, i, 0)));
+        unsigned long long affected = 0;
+        /* Deleted only if still unpointed: a group may have moved onto it meanwhile. */
+        rc = store_exec(
+            store,
+            "DELETE FROM policy_revisions WHERE id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM policy_group_pointers pp WHERE pp.revision_pk = policy_revisions.id)",
+            &id, 1, &affected, NULL, err);
+        if (!rc && affected)
+            json_array_append_new(*removed, json_pack("{s:s, s:s, s:s}", "organization",
+                                                      store_cell(&rows, i, 1), "policy",
+                                                      store_cell(&rows, i, 2), "revision_id",
+                                                      store_cell(&rows, i, 3)));
+    }
+    arena_free(arena);
     return rc;
 }

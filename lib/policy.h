@@ -72,4 +72,32 @@ int node_update(struct store *store, struct arena *arena, const char *org, const
 int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                 json_t **out, struct purser_error *err);
 
+/* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
+int policy_group_nodes(struct store *store, struct arena *arena, const char *org,
+                       const char *group, const char *name, const char *base, json_t **out,
+                       struct purser_error *err);
+
+/* PUT policy_groups/{group}/policies/{name}/revision/{rev}: point the group at an uploaded
+ * revision; answers the lock. */
+int policy_group_point(struct store *store, struct arena *arena, const char *org,
+                       const char *group, const char *name, const char *revision, const char *who,
+                       int *created, json_t **out, struct purser_error *err);
+
+/* POST policy_groups/{group}/promote {"from": G, "policies": [names]?}: copies the source
+ * group's pointers (all, or the named ones) in one transaction; a named policy the source
+ * group does not have changes nothing (PURSER_ENOTFOUND). Answers the group. */
+int policy_group_promote(struct store *store, struct arena *arena, const char *org,
+                         const char *group, const json_t *body, const char *who, const char *base,
+                         json_t **out, struct purser_error *err);
+
+/* GET policies/{name}/diff: from_group or from_revision, to_group or to_revision; answers
+ * policy_diff() plus "from" and "to" labels. */
+int policy_diff_query(struct store *store, struct arena *arena, const char *org, const char *name,
+                      const char *from_group, const char *from_revision, const char *to_group,
+                      const char *to_revision, json_t **out, struct purser_error *err);
+
+/* Deletes the revisions no group points at, keeping the newest `keep` of each policy.
+ * *removed lists {organization, policy, revision_id} of each deleted revision. */
+int policy_gc(struct store *store, int keep, json_t **removed, struct purser_error *err);
+
 #endif

@@ -3,6 +3,7 @@
 #include "../lib/crypto.h"
 #include "../lib/identity.h"
 #include "../lib/migrate.h"
+#include "../lib/policy.h"
 #include "../lib/rbac.h"
 #include "../lib/yaml_codec.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
@@ -29,6 +30,8 @@ static void usage(FILE *out)
                  "  create-user NAME [--public-key FILE | --key-out FILE] [--admin] [--email E]\n"
                  "              [--json] create a user with a key (generated unless given) and a\n"
                  "                       token; secrets are shown once\n"
+                 "  gc-policies --keep N delete policy revisions no group points at, keeping the\n"
+                 "                       newest N of each policy; lists what it removed\n"
                  "  add-member ORG USER ROLE\n"
                  "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
                  "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
@@ -291,6 +294,46 @@ static int cmd_add_member(const struct purser_config *cfg, int argc, char **argv
     return 0;
 }
 
+static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"keep", required_argument, NULL, 'k'},
+                                             {NULL, 0, NULL, 0}};
+    struct store *store = NULL;
+    struct purser_error err;
+    json_t *removed = NULL;
+    long keep = -1;
+    char *end;
+    int opt, rc;
+    size_t i;
+    json_t *item;
+
+    optind = 0; /* glibc: start a fresh scan */
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (opt != 'k')
+            return 2;
+        keep = strtol(optarg, &end, 10);
+        if (*end || keep < 0 || keep > 1000000)
+            keep = -1;
+    }
+    if (keep < 0 || optind != argc) {
+        fprintf(stderr, "usage: purser gc-policies --keep N   (N >= 0)\n");
+        return 2;
+    }
+    if (open_store(&store, cfg))
+        return 1;
+    rc = policy_gc(store, (int)keep, &removed, &err);
+    store_free(store);
+    json_array_foreach (removed, i, item) {
+        printf("removed %s/%s revision %s\n",
+               json_string_value(json_object_get(item, "organization")),
+               json_string_value(json_object_get(item, "policy")),
+               json_string_value(json_object_get(item, "revision_id")));
+    }
+    printf("%zu revision(s) removed\n", json_array_size(removed));
+    json_decref(removed);
+    return rc ? fail(&err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct purser_config cfg;
@@ -337,6 +380,8 @@ int main(int argc, char **argv)
         rc = cmd_create_org(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "create-user") == 0)
         rc = cmd_create_user(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "gc-policies") == 0)
+        rc = cmd_gc_policies(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "add-member") == 0)
         rc = cmd_add_member(&cfg, argc - optind, argv + optind);
     else {
