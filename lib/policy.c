@@ -140,6 +140,8 @@ static int ensure_named(struct store *store, struct arena *arena, const char *in
     int rc = store_exec(store, insert_sql, p, 2, NULL, NULL, err);
     if (!rc)
         rc = store_query(store, arena, &rows, select_sql, p, 2, err);
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_EINTERNAL, "row '%s' vanished while being written", name);
     if (!rc)
         *id = atoll(store_cell(&rows, 0, 0));
     return rc;
@@ -152,44 +154,46 @@ struct revision_write {
     int created;            /* out: the group had no pointer for the policy */
 };
 
-/* Stores the revision unless it is there with the same content; *revision_pk gets its id. */
+/* Stores the revision unless it is there with the same content; *revision_pk gets its id.
+ * Insert first and look only on a duplicate: a locking read of a row that does not exist
+ * takes a gap lock, and racing uploads would deadlock on it. */
 static int store_revision(struct store *store, struct arena *arena, struct revision_write *w,
                           long long policy_id, long long *revision_pk, struct purser_error *err)
 {
     struct store_value key[] = {STORE_INT(policy_id), STORE_STR(w->revision)};
     struct store_rows rows;
     unsigned long long id = 0;
-    int rc = store_query(store, arena, &rows,
-                         "SELECT id, content_sha256 FROM policy_revisions"
-                         " WHERE policy_id = ? AND revision_id = ? FOR UPDATE",
-                         key, 2, err);
-    if (rc)
-        return rc;
-    if (!w->text && rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
-                                w->name, w->revision);
-    if (!w->text) {
-        *revision_pk = atoll(store_cell(&rows, 0, 0));
-        return 0;
-    }
-    if (rows.count) {
-        if (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0)
-            return purser_error_set(err, PURSER_EEXISTS,
-                                    "Policy '%s' with revision_id '%s' already exists%s.", w->name,
-                                    w->revision, w->must_be_new ? "" : " with different content");
-        *revision_pk = atoll(store_cell(&rows, 0, 0));
-        return 0;
-    }
-    {
+    int rc = 0;
+
+    if (w->text) {
         struct store_value p[] = {STORE_INT(policy_id), STORE_STR(w->revision), STORE_STR(w->sha),
                                   STORE_STR(w->text), STORE_STR(w->who)};
         rc = store_exec(store,
                         "INSERT INTO policy_revisions (policy_id, revision_id, content_sha256,"
                         " body, created_by) VALUES (?, ?, ?, ?, ?)",
                         p, 5, NULL, &id, err);
+        if (!rc) {
+            *revision_pk = (long long)id;
+            return 0;
+        }
+        if (rc != PURSER_EEXISTS)
+            return rc;
     }
-    *revision_pk = (long long)id;
-    return rc;
+    rc = store_query(store, arena, &rows,
+                     "SELECT id, content_sha256 FROM policy_revisions"
+                     " WHERE policy_id = ? AND revision_id = ?",
+                     key, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                                w->name, w->revision);
+    if (w->text && (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0))
+        return purser_error_set(err, PURSER_EEXISTS,
+                                "Policy '%s' with revision_id '%s' already exists%s.", w->name,
+                                w->revision, w->must_be_new ? "" : " with different content");
+    *revision_pk = atoll(store_cell(&rows, 0, 0));
+    return 0;
 }
 
 static int txn_write_revision(struct store *store, void *ctx, struct purser_error *err)
@@ -200,9 +204,10 @@ static int txn_write_revision(struct store *store, void *ctx, struct purser_erro
     int rc = arena ? identity_org_id(store, arena, w->org, &oid, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && w->text)
-        rc = ensure_named(store, arena, "INSERT IGNORE INTO policies (org_id, name) VALUES (?, ?)",
-                          "SELECT id FROM policies WHERE org_id = ? AND name = ?", oid, w->name,
-                          &policy_id, err);
+        rc =
+            ensure_named(store, arena, "INSERT IGNORE INTO policies (org_id, name) VALUES (?, ?)",
+                         "SELECT id FROM policies WHERE org_id = ? AND name = ? LOCK IN SHARE MODE",
+                         oid, w->name, &policy_id, err);
     if (!rc && !w->text) {
         struct store_value p[] = {STORE_INT(oid), STORE_STR(w->name)};
         struct store_rows rows;
@@ -216,26 +221,21 @@ static int txn_write_revision(struct store *store, void *ctx, struct purser_erro
     if (!rc)
         rc = store_revision(store, arena, w, policy_id, &revision_pk, err);
     if (!rc && w->group)
-        rc = ensure_named(store, arena,
-                          "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
-                          "SELECT id FROM policy_groups WHERE org_id = ? AND name = ?", oid,
-                          w->group, &group_id, err);
+        rc = ensure_named(
+            store, arena, "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
+            "SELECT id FROM policy_groups WHERE org_id = ? AND name = ? LOCK IN SHARE MODE", oid,
+            w->group, &group_id, err);
     if (!rc && w->group) {
-        struct store_value key[] = {STORE_INT(group_id), STORE_INT(policy_id)};
+        /* MariaDB counts 1 affected row for an insert, 2 for an update, 0 for no change. */
         struct store_value p[] = {STORE_INT(group_id), STORE_INT(policy_id), STORE_INT(revision_pk),
                                   STORE_STR(w->who)};
-        struct store_rows rows;
-        rc = store_query(store, arena, &rows,
-                         "SELECT revision_pk FROM policy_group_pointers"
-                         " WHERE group_id = ? AND policy_id = ? FOR UPDATE",
-                         key, 2, err);
-        w->created = !rc && rows.count == 0;
-        if (!rc)
-            rc = store_exec(store,
-                            "INSERT INTO policy_group_pointers (group_id, policy_id, revision_pk,"
-                            " updated_by) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
-                            " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
-                            p, 4, NULL, NULL, err);
+        unsigned long long affected = 0;
+        rc = store_exec(store,
+                        "INSERT INTO policy_group_pointers (group_id, policy_id, revision_pk,"
+                        " updated_by) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
+                        " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
+                        p, 4, &affected, NULL, err);
+        w->created = !rc && affected == 1;
     }
     arena_free(arena);
     return rc;
@@ -699,10 +699,10 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
             from_id = atoll(store_cell(&rows, 0, 0));
     }
     if (!rc)
-        rc = ensure_named(store, arena,
-                          "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
-                          "SELECT id FROM policy_groups WHERE org_id = ? AND name = ?", oid,
-                          pr->group, &to_id, err);
+        rc = ensure_named(
+            store, arena, "INSERT IGNORE INTO policy_groups (org_id, name) VALUES (?, ?)",
+            "SELECT id FROM policy_groups WHERE org_id = ? AND name = ? LOCK IN SHARE MODE", oid,
+            pr->group, &to_id, err);
     if (!rc) {
         struct store_value p = STORE_INT(from_id);
         rc = store_query(store, arena, &rows,

@@ -1,6 +1,8 @@
 /* store.c: the MariaDB connection, statement cache, queries and retrying transactions. */
 #include "store.h"
 
+#include "crypto.h"
+
 #include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
@@ -409,11 +411,13 @@ int store_txn(struct store *s, int attempts,
 {
     int rc = 0;
     if (attempts <= 0)
-        attempts = 5;
+        attempts = 10;
     for (int attempt = 0; attempt < attempts; attempt++) {
         if (attempt) {
+            unsigned char jitter = 0;
             s->stats.txn_retries++;
-            pause_ms(10L << (attempt - 1));
+            crypto_random(&jitter, 1); /* racing writers must not retry in step */
+            pause_ms((5L << (attempt < 6 ? attempt : 6)) + jitter % 20);
         }
         if ((rc = store_connect(s, err)) || (rc = simple_query(s, "START TRANSACTION", err)))
             return rc;

@@ -67,7 +67,7 @@ int store_query(struct store *store, struct arena *arena, struct store_rows *out
 /* Runs fn inside one transaction: commit when it returns 0, rollback otherwise. When the
  * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
  * timeout (1205), or the connection was lost before commit, the whole transaction runs
- * again, up to `attempts` times (0 = 5), with a short growing pause. fn must therefore have
+ * again, up to `attempts` times (0 = 10), after a short growing pause with jitter. fn must therefore have
  * no effect outside the database that it cannot repeat. */
 int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
