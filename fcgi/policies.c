@@ -4,6 +4,8 @@
 #include "handlers.h"
 #include "worker.h"
 
+#include <string.h>
+
 #define ORG request_param(req, "org")
 
 /* A lock body: at most Chef's 2,000,000 bytes, then JSON. */
@@ -15,6 +17,22 @@ static int read_lock(struct request *req, json_t **lock)
     return request_json(req, lock);
 }
 #define STORE worker_store(req->worker)
+
+/* 1 when an If-None-Match header ("*", or a list of quoted tags) names etag. */
+static int etag_matches(const char *header, const char *etag)
+{
+    size_t n = strlen(etag);
+    if (strcmp(header, "*") == 0)
+        return 1;
+    for (const char *p = strchr(header, '"'); p; p = strchr(p + 1, '"')) {
+        if (strncmp(p + 1, etag, n) == 0 && p[n + 1] == '"')
+            return 1;
+        p = strchr(p + 1, '"'); /* skip to the closing quote */
+        if (!p)
+            break;
+    }
+    return 0;
+}
 
 int policies_list(struct request *req)
 {
@@ -86,12 +104,22 @@ int groups_delete(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* chef-client's fetch on every run: the stored text as is, with an ETag; 304 when the
+ * client already has it. */
 int group_policy_get(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = policy_group_policy_get(STORE, req->arena, ORG, request_param(req, "group"),
-                                     request_param(req, "name"), &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+    const char *text, *etag, *if_none_match = request_header(req, "If-None-Match");
+    const char *header;
+    size_t len;
+    int rc = policy_group_policy_fetch(STORE, worker_revision_cache(req->worker), req->arena, ORG,
+                                       request_param(req, "group"), request_param(req, "name"),
+                                       &text, &len, &etag, &req->err);
+    if (rc)
+        return rc;
+    header = arena_sprintf(req->arena, "ETag: \"%s\"\r\n", etag);
+    if (if_none_match && etag_matches(if_none_match, etag))
+        return respond_text(req, 304, "application/json", "", 0, header);
+    return respond_text(req, 200, "application/json", text, len, header);
 }
 
 int group_policy_put(struct request *req)

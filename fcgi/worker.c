@@ -22,6 +22,7 @@ struct worker {
     const struct purser_config *cfg;
     const struct rbac_policy *policy;
     struct store *store;
+    struct lru *revisions;
     int listen_fd;
     unsigned long served;
 };
@@ -42,6 +43,11 @@ const struct purser_config *worker_config(const struct worker *w)
 const struct rbac_policy *worker_policy(const struct worker *w)
 {
     return w->policy;
+}
+
+struct lru *worker_revision_cache(struct worker *w)
+{
+    return w->revisions;
 }
 
 struct store *worker_store(struct worker *w)
@@ -177,6 +183,11 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         log_message("error", err.message, NULL);
         return 1;
     }
+    if (!(w.revisions = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl))) {
+        log_message("error", "out of memory for the revision cache", NULL);
+        store_free(w.store);
+        return 1;
+    }
     FCGX_InitRequest(&fcgx, listen_fd, 0);
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
@@ -192,6 +203,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         w.served++;
     }
     FCGX_Free(&fcgx, 1);
+    lru_free(w.revisions);
     store_free(w.store);
     return 0;
 }

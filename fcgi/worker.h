@@ -3,6 +3,7 @@
 #define PURSER_WORKER_H
 
 #include "../lib/config.h"
+#include "../lib/lru.h"
 #include "../lib/rbac.h"
 #include "../lib/store.h"
 
@@ -18,6 +19,9 @@ struct store *worker_store(struct worker *worker);
  * cfg->max_requests have been served; finishes the request in flight first. Returns the
  * process exit status. */
 int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd);
+
+/* The worker's cache of policy revision bodies (borrowed). */
+struct lru *worker_revision_cache(struct worker *worker);
 
 /* The RBAC policy the worker was started with (borrowed). */
 const struct rbac_policy *worker_policy(const struct worker *worker);

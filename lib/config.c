@@ -52,6 +52,9 @@ static const struct option options[] = {
     OPT("auth", "development_mode", OPT_BOOL, development_mode, "false", 0, 0,
         "treat unauthenticated requests from loopback as a server admin; refused with a TCP "
         "FastCGI socket"),
+    OPT("cache", "revisions", OPT_INT, cache_revisions, "1024", 1, 1000000,
+        "policy revision bodies each worker keeps (they never change)"),
+    OPT("cache", "ttl", OPT_INT, cache_ttl, "3600", 1, 86400, "seconds a cache entry lives"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
 };

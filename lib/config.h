@@ -33,6 +33,9 @@ struct purser_config {
     long db_connect_timeout; /* seconds */
     /* auth */
     int development_mode; /* unauthenticated requests act as a server admin (loopback only) */
+    /* cache (per worker) */
+    long cache_revisions; /* policy revision bodies kept */
+    long cache_ttl;       /* seconds an entry lives */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
 };

@@ -6,8 +6,10 @@
 #include "policy_diff.h"
 #include "policy_lock.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ISO_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
 
@@ -420,6 +422,52 @@ int policy_group_policy_get(struct store *store, struct arena *arena, const char
                                 name, group);
     *out = parse_stored(store_cell(&rows, 0, 0));
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
+}
+
+int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
+                              const char *org, const char *group, const char *name,
+                              const char **text, size_t *len, const char **etag,
+                              struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
+    struct store_rows rows;
+    char key[40];
+    const char *cached;
+    time_t now = time(NULL);
+    int rc = store_query(store, arena, &rows,
+                         "SELECT r.id, r.content_sha256 FROM policy_group_pointers pp"
+                         " JOIN policy_groups g ON g.id = pp.group_id"
+                         " JOIN policies p ON p.id = pp.policy_id"
+                         " JOIN policy_revisions r ON r.id = pp.revision_pk"
+                         " JOIN organizations o ON o.id = g.org_id"
+                         " WHERE o.name = ? AND g.name = ? AND p.name = ?",
+                         p, 3, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
+                                name, group);
+    *etag = store_cell(&rows, 0, 1);
+    snprintf(key, sizeof(key), "revision:%s", store_cell(&rows, 0, 0));
+    if (cache && (cached = lru_get(cache, key, len, now))) {
+        *text = arena_strndup(arena, cached, *len);
+        return *text ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    {
+        struct store_value id = STORE_STR(store_cell(&rows, 0, 0));
+        struct store_rows body;
+        if ((rc = store_query(store, arena, &body, "SELECT body FROM policy_revisions WHERE id = ?",
+                              &id, 1, err)))
+            return rc;
+        if (body.count == 0) /* deleted between the two reads */
+            return purser_error_set(err, PURSER_ENOTFOUND,
+                                    "Cannot load policy %s in policy group %s", name, group);
+        *text = store_cell(&body, 0, 0);
+        *len = body.lengths[0];
+        if (cache)
+            lru_put(cache, key, *text, *len, now);
+    }
+    return 0;
 }
 
 int policy_group_policy_put(struct store *store, const char *org, const char *group,

@@ -11,6 +11,7 @@
 #define PURSER_POLICY_H
 
 #include "arena.h"
+#include "lru.h"
 #include "store.h"
 
 #include <jansson.h>
@@ -50,6 +51,14 @@ int policy_group_delete(struct store *store, struct arena *arena, const char *or
 int policy_group_policy_get(struct store *store, struct arena *arena, const char *org,
                             const char *group, const char *name, json_t **out,
                             struct purser_error *err);
+/* The same lock as stored text, for chef-client's hot path: the pointer is read from the
+ * database every time, the revision's body from cache when it is there (revisions never
+ * change). *etag is the content's SHA-256 (64 hex characters). All strings are arena memory. */
+int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
+                              const char *org, const char *group, const char *name,
+                              const char **text, size_t *len, const char **etag,
+                              struct purser_error *err);
+
 /* PUT: stores the revision if new, creates the group if new, points the group at it, in one
  * transaction. *created is 1 when the group had no pointer for the policy before. */
 int policy_group_policy_put(struct store *store, const char *org, const char *group,

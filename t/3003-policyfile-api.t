@@ -49,6 +49,26 @@ $r = chef(path => "$base/policy_groups/staging/policies/web");
 is $r->{status}, 200, "GET the group's policy";
 is_deeply $r->{json}, lock_for(), 'is the lock as uploaded';
 
+# The hot path: an ETag, 304 when the client has it, and the pointer always read afresh.
+my $auth = { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN') };
+my $res = $s->request('GET', "$base/policy_groups/staging/policies/web", { headers => $auth });
+like $res->{headers}{etag} // '', qr/^"[0-9a-f]{64}"$/, 'the group policy carries an ETag';
+my $etag = $res->{headers}{etag};
+$res = $s->request('GET', "$base/policy_groups/staging/policies/web", { headers => { %$auth, 'if-none-match' => $etag } });
+is $res->{status}, 304, 'If-None-Match with it: 304';
+is $res->{content} // '', '', 'with no body';
+$res = $s->request('GET', "$base/policy_groups/staging/policies/web", { headers => { %$auth, 'if-none-match' => '"0000"' } });
+is $res->{status}, 200, 'another tag: 200';
+is $res->{headers}{etag}, $etag, 'the same ETag';
+chef(method => 'PUT', path => "$base/policy_groups/staging/policies/web", body => lock_for(revision => 'tmp1', port => 81));
+$res = $s->request('GET', "$base/policy_groups/staging/policies/web", { headers => { %$auth, 'if-none-match' => $etag } });
+is $res->{status}, 200, 'after the group moves, the old tag no longer matches (the pointer is never cached)';
+is decode_json($res->{content})->{revision_id}, 'tmp1', 'and the new lock comes back';
+chef(method => 'PUT', path => "$base/policy_groups/staging/policies/web/revision/a1b2c3");
+$res = $s->request('GET', "$base/policy_groups/staging/policies/web", { headers => $auth });
+is decode_json($res->{content})->{revision_id}, 'a1b2c3', 'moved back, the cached revision serves again';
+chef(method => 'DELETE', path => "$base/policies/web/revisions/tmp1");
+
 $r = chef(method => 'PUT', path => "$base/policy_groups/production/policies/web", body => lock_for(revision => 'd4e5f6', port => 443));
 is $r->{status}, 201, 'a second revision, to production';
 
