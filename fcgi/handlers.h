@@ -63,4 +63,14 @@ int group_point(struct request *req);
 int group_promote(struct request *req);
 int policies_diff(struct request *req);
 
+/* cookbooks.c: sandboxes, the file store, cookbook artifacts */
+int sandboxes_create(struct request *req);
+int sandboxes_commit(struct request *req);
+int files_put(struct request *req);
+int files_get(struct request *req);
+int artifacts_list(struct request *req);
+int artifacts_put(struct request *req);
+int artifacts_get(struct request *req);
+int artifacts_delete(struct request *req);
+
 #endif

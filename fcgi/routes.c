@@ -96,6 +96,26 @@ const struct route routes[] = {
      group_promote, CHEF,
      "Copy the pointers of all or the named policies from another group, all or nothing"},
 
+    /* cookbook artifacts and the uploads behind them (chef push) */
+    {"POST", "/organizations/{org}/sandboxes", "write_cookbooks", sandboxes_create, CHEF,
+     "Open a sandbox for file checksums; answers an upload URL for each file not yet stored"},
+    {"PUT", "/organizations/{org}/sandboxes/{id}", "write_cookbooks", sandboxes_commit, CHEF,
+     "Commit a sandbox once its files are uploaded"},
+    {"PUT", "/organizations/{org}/file_store/{checksum}", "write_cookbooks", files_put, CHEF,
+     "Upload a file a sandbox expects (its MD5 must be the checksum)"},
+    {"GET", "/organizations/{org}/file_store/{checksum}", "read_cookbooks", files_get, CHEF,
+     "Download a stored file"},
+    {"GET", "/organizations/{org}/cookbook_artifacts", "read_cookbooks", artifacts_list, CHEF,
+     "List cookbook artifacts"},
+    {"GET", "/organizations/{org}/cookbook_artifacts/{name}", "read_cookbooks", artifacts_list,
+     CHEF, "List the identifiers of a cookbook artifact"},
+    {"GET", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "read_cookbooks",
+     artifacts_get, CHEF, "Show an artifact's manifest, with file download URLs"},
+    {"PUT", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
+     artifacts_put, CHEF, "Store an artifact (201 new, 200 identical, 409 different)"},
+    {"DELETE", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
+     artifacts_delete, CHEF, "Delete an artifact"},
+
     /* nodes */
     {"GET", "/organizations/{org}/nodes", "read_node", nodes_list, CHEF, "List nodes"},
     {"POST", "/organizations/{org}/nodes", "write_node", nodes_create, CHEF, "Create a node"},

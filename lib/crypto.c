@@ -74,6 +74,15 @@ char *crypto_sha256_base64(const void *data, size_t n)
     return digest_base64(EVP_sha256(), data, n);
 }
 
+void crypto_md5_hex(char out[33], const void *data, size_t n)
+{
+    unsigned char digest[16];
+    unsigned int len = 0;
+    EVP_Digest(data, n, digest, &len, EVP_md5(), NULL);
+    for (unsigned i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+}
+
 void crypto_sha256_hex(char out[65], const void *data, size_t n)
 {
     unsigned char digest[32];

@@ -22,6 +22,9 @@ unsigned char *crypto_base64_decode(const char *text, size_t *len_out);
 char *crypto_sha1_base64(const void *data, size_t n);
 char *crypto_sha256_base64(const void *data, size_t n);
 
+/* Lowercase hex MD5 of data into out (33 bytes): Chef's file checksums. */
+void crypto_md5_hex(char out[33], const void *data, size_t n);
+
 /* Lowercase hex SHA-256 of data into out (65 bytes). */
 void crypto_sha256_hex(char out[65], const void *data, size_t n);
 

@@ -244,6 +244,11 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
             binds[i].buffer = (void *)params[i].str;
             binds[i].buffer_length = params[i].len;
             break;
+        case STORE_BLOB:
+            binds[i].buffer_type = MYSQL_TYPE_BLOB;
+            binds[i].buffer = (void *)params[i].str;
+            binds[i].buffer_length = params[i].len;
+            break;
         case STORE_INT:
             binds[i].buffer_type = MYSQL_TYPE_LONGLONG;
             binds[i].buffer = (void *)&params[i].num;

@@ -19,7 +19,7 @@
 
 struct store;
 
-enum store_type { STORE_NULL, STORE_STR, STORE_INT };
+enum store_type { STORE_NULL, STORE_STR, STORE_INT, STORE_BLOB };
 
 /* One bound parameter. Strings are borrowed for the call and may hold NULs (len counts). */
 struct store_value {
@@ -31,6 +31,7 @@ struct store_value {
 
 #define STORE_STR(s) ((struct store_value){STORE_STR, (s), strlen(s), 0})
 #define STORE_STRN(s, n) ((struct store_value){STORE_STR, (s), (n), 0})
+#define STORE_BLOB(s, n) ((struct store_value){STORE_BLOB, (s), (n), 0})
 #define STORE_INT(n) ((struct store_value){STORE_INT, NULL, 0, (n)})
 #define STORE_NULLV ((struct store_value){STORE_NULL, NULL, 0, 0})
 

@@ -54,6 +54,15 @@ my %expected_action = (
     'GET /organizations/{org}/policy_groups/{group}/policies/{name}/nodes' => 'read_node',
     'PUT /organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}' => 'write_policy_group',
     'POST /organizations/{org}/policy_groups/{group}/promote' => 'promote_policy_group',
+    'POST /organizations/{org}/sandboxes' => 'write_cookbooks',
+    'PUT /organizations/{org}/sandboxes/{id}' => 'write_cookbooks',
+    'PUT /organizations/{org}/file_store/{checksum}' => 'write_cookbooks',
+    'GET /organizations/{org}/file_store/{checksum}' => 'read_cookbooks',
+    'GET /organizations/{org}/cookbook_artifacts' => 'read_cookbooks',
+    'GET /organizations/{org}/cookbook_artifacts/{name}' => 'read_cookbooks',
+    'GET /organizations/{org}/cookbook_artifacts/{name}/{identifier}' => 'read_cookbooks',
+    'PUT /organizations/{org}/cookbook_artifacts/{name}/{identifier}' => 'write_cookbooks',
+    'DELETE /organizations/{org}/cookbook_artifacts/{name}/{identifier}' => 'write_cookbooks',
     'GET /organizations/{org}/nodes' => 'read_node',
     'POST /organizations/{org}/nodes' => 'write_node',
     'GET /organizations/{org}/nodes/{node}' => 'read_node',
@@ -143,7 +152,7 @@ for my $subject ('admin', map { "u-$_" } sort(keys %{ $policy->{roles} }), 'outs
         for my $user_param (@user_params) {
             (my $url = $path) =~ s/\{org\}/$target_org/g;
             $url =~ s/\{user\}/$user_param/g;
-            $url =~ s/\{(client|key|name|rev|group|node)\}/nobody-here/g;
+            $url =~ s/\{(client|key|name|rev|group|node|identifier|checksum)\}/nobody-here/g;
             $url =~ s/\{id\}/0000000000000000/g;
             my $body = ($method eq 'POST' || $method eq 'PUT') ? 'not json' : undef;
             my ($r, $j) = $s->api($method, $url, $body, $token{$subject});

@@ -9,6 +9,7 @@ use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use JSON::PP;
+use MIME::Base64 ();
 use Time::HiRes qw(sleep time);
 
 my @running;
@@ -144,7 +145,8 @@ sub chef {
     my $out = <$fh>;
     close $fh;
     my $r = eval { JSON::PP->new->decode($out) } or die "chef-request.rb failed: $out";
-    $r->{json} = eval { JSON::PP->new->decode($r->{body}) };
+    $r->{body} = MIME::Base64::decode_base64($r->{body_base64});
+    $r->{json} = eval { JSON::PP->new->utf8->decode($r->{body}) };
     return $r;
 }
 

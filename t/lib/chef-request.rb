@@ -1,5 +1,5 @@
 # chef-request.rb: one request signed as Chef tooling signs it, with Debian's
-# ruby-mixlib-authentication; prints {"status": N, "body": "...", "api_version": "..."} as JSON.
+# ruby-mixlib-authentication; prints {"status": N, "body_base64": "...", "api_version": "..."}.
 #
 #   ruby t/lib/chef-request.rb --url URL --ca CA --user NAME --key PEM --version 1.0|1.1|1.3
 #        [--method GET] [--path /x] [--body TEXT | --body-file FILE] [--api-version N]
@@ -66,5 +66,6 @@ request["Accept"] = "application/json"
 request["Content-Type"] = "application/json" unless body.empty?
 request.body = body unless body.empty?
 response = http.request(request)
-puts JSON.generate("status" => response.code.to_i, "body" => response.body.to_s,
+# The body goes back base64-encoded: it may be binary (file downloads).
+puts JSON.generate("status" => response.code.to_i, "body_base64" => [response.body.to_s].pack("m0"),
                    "api_version" => response["X-Ops-Server-API-Version"].to_s)

@@ -1,0 +1,83 @@
+/* cookbooks.c: sandboxes, the file store and cookbook artifacts (what chef push uses). */
+#include "../lib/cookbook.h"
+#include "handlers.h"
+#include "worker.h"
+
+#define ORG request_param(req, "org")
+#define STORE worker_store(req->worker)
+
+int sandboxes_create(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = sandbox_create(STORE, ORG, body, request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 201, out);
+}
+
+int sandboxes_commit(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc =
+            sandbox_commit(STORE, req->arena, ORG, request_param(req, "id"), body, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int files_put(struct request *req)
+{
+    int rc = file_put(STORE, ORG, request_param(req, "checksum"), req->body ? req->body : "",
+                      req->body_len, &req->err);
+    if (rc)
+        return rc;
+    return respond_text(req, 200, "application/json", "{}", 2, NULL);
+}
+
+int files_get(struct request *req)
+{
+    const char *data;
+    size_t len;
+    int rc =
+        file_get(STORE, req->arena, ORG, request_param(req, "checksum"), &data, &len, &req->err);
+    if (rc)
+        return rc;
+    return respond_text(req, 200, "application/x-binary", data, len,
+                        "Cache-Control: private, max-age=31536000, immutable\r\n");
+}
+
+int artifacts_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = artifact_list(STORE, req->arena, ORG, request_param(req, "name"),
+                           request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int artifacts_put(struct request *req)
+{
+    json_t *body, *out = NULL;
+    int created = 0;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = artifact_put(STORE, req->arena, ORG, request_param(req, "name"),
+                          request_param(req, "identifier"), body, req->who.name, &created, &out,
+                          &req->err);
+    return respond_owned(req, rc, created ? 201 : 200, out);
+}
+
+int artifacts_get(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = artifact_get(STORE, req->arena, ORG, request_param(req, "name"),
+                          request_param(req, "identifier"), request_base_url(req), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int artifacts_delete(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = artifact_delete(STORE, req->arena, ORG, request_param(req, "name"),
+                             request_param(req, "identifier"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
