@@ -38,8 +38,8 @@ int auth_api_version(struct request *req)
 
 static int authenticate_bearer(struct request *req, const char *token)
 {
-    int rc = identity_token_principal(worker_store(req->worker), req->arena, token, &req->who,
-                                      &req->err);
+    int rc = identity_token_principal(worker_store(req->worker), worker_auth_cache(req->worker),
+                                      req->arena, token, &req->who, &req->err);
     return rc;
 }
 
@@ -81,8 +81,9 @@ static int authenticate_chef(struct request *req)
     int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
     if (rc)
         return rc;
-    rc = identity_requestor(worker_store(req->worker), req->arena, request_param(req, "org"),
-                            signed_req.user_id, &req->who, &keys, &key_count, &req->err);
+    rc = identity_requestor(worker_store(req->worker), worker_auth_cache(req->worker), req->arena,
+                            request_param(req, "org"), signed_req.user_id, &req->who, &keys,
+                            &key_count, &req->err);
     if (rc == PURSER_ENOTFOUND)
         return purser_error_set(&req->err, PURSER_EUNAUTH,
                                 "Failed to authenticate as '%s'. Ensure that your node_name and "
@@ -136,8 +137,8 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
     int rc;
 
     if (org && !req->who.server_admin &&
-        (rc = identity_roles(worker_store(req->worker), req->arena, req->who.id, org, &roles,
-                             &role_count, &req->err)))
+        (rc = identity_roles(worker_store(req->worker), worker_auth_cache(req->worker), req->arena,
+                             req->who.id, org, &roles, &role_count, &req->err)))
         return rc;
     subject.roles = roles;
     subject.role_count = role_count;

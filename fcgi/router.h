@@ -13,6 +13,7 @@ enum route_flags {
     ROUTE_OPEN = 1 << 0, /* answered without authentication (health, docs, metrics, install) */
     ROUTE_CHEF = 1 << 1, /* Chef-compatible API: errors as {"error": ["message"]} */
     ROUTE_YAML = 1 << 2, /* YAML in and out */
+    ROUTE_AUTH_CHANGE = 1 << 3, /* may change who is who or may do what: flush the auth cache */
 };
 
 struct route {

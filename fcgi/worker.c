@@ -23,6 +23,7 @@ struct worker {
     const struct rbac_policy *policy;
     struct store *store;
     struct lru *revisions;
+    struct lru *auth;
     int listen_fd;
     unsigned long served;
 };
@@ -43,6 +44,11 @@ const struct purser_config *worker_config(const struct worker *w)
 const struct rbac_policy *worker_policy(const struct worker *w)
 {
     return w->policy;
+}
+
+struct lru *worker_auth_cache(struct worker *w)
+{
+    return w->auth;
 }
 
 struct lru *worker_revision_cache(struct worker *w)
@@ -144,7 +150,9 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
         rc = auth_authorize(&req, w->policy);
     if (!rc)
         rc = req.route->handler(&req);
-    if (!req.responded) { /* a refusal may have answered already (406) */
+    if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE))
+        identity_cache_clear(w->auth); /* this worker sees its own change at once */
+    if (!req.responded) {              /* a refusal may have answered already (406) */
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);
@@ -183,7 +191,9 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         log_message("error", err.message, NULL);
         return 1;
     }
-    if (!(w.revisions = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl))) {
+    if (!(w.revisions = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
+        !(w.auth = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl))) {
+        lru_free(w.revisions);
         log_message("error", "out of memory for the revision cache", NULL);
         store_free(w.store);
         return 1;
@@ -204,6 +214,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     }
     FCGX_Free(&fcgx, 1);
     lru_free(w.revisions);
+    lru_free(w.auth);
     store_free(w.store);
     return 0;
 }

@@ -55,6 +55,10 @@ static const struct option options[] = {
     OPT("cache", "revisions", OPT_INT, cache_revisions, "1024", 1, 1000000,
         "policy revision bodies each worker keeps (they never change)"),
     OPT("cache", "ttl", OPT_INT, cache_ttl, "3600", 1, 86400, "seconds a cache entry lives"),
+    OPT("cache", "principals", OPT_INT, cache_principals, "4096", 1, 1000000,
+        "authentication entries each worker keeps (token and key owners, roles)"),
+    OPT("cache", "auth_ttl", OPT_INT, cache_auth_ttl, "5", 1, 3600,
+        "seconds they live: a revoked token or changed role is seen by every worker within this"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
 };

@@ -36,6 +36,8 @@ struct purser_config {
     /* cache (per worker) */
     long cache_revisions; /* policy revision bodies kept */
     long cache_ttl;       /* seconds an entry lives */
+    long cache_principals; /* authentication entries kept (tokens, keys, roles) */
+    long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
 };

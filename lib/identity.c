@@ -1,9 +1,11 @@
 /* identity.c: SQL and Chef-shaped JSON for organizations, principals, keys, tokens, members. */
 #include "identity.h"
 
+#include "buf.h"
 #include "crypto.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -121,7 +123,63 @@ static void principal_from_row(struct principal *out, const struct store_rows *r
     out->server_admin = strcmp(store_cell(rows, r, 4), "1") == 0;
 }
 
-/* ---- authentication lookups ------------------------------------------------------------- */
+/* ---- authentication lookups, with the per-worker cache ------------------------------------ */
+
+#define FIELD '\x1f' /* separates the fields of a cached entry; never in names or PEM */
+
+void identity_cache_clear(struct lru *cache)
+{
+    if (cache)
+        lru_clear(cache);
+}
+
+/* "id FIELD is_user FIELD org_id FIELD server_admin FIELD name (FIELD extra)*" */
+static void cache_put_principal(struct lru *cache, const char *key, const struct principal *who,
+                                const char *const *extra, size_t n)
+{
+    struct buf b = BUF_INIT;
+    if (!cache)
+        return;
+    buf_printf(&b, "%lld%c%d%c%lld%c%d%c%s", who->id, FIELD, who->is_user, FIELD, who->org_id,
+               FIELD, who->server_admin, FIELD, who->name);
+    for (size_t i = 0; i < n; i++)
+        buf_printf(&b, "%c%s", FIELD, extra[i]);
+    lru_put(cache, key, buf_cstr(&b), b.len, time(NULL));
+    buf_release(&b);
+}
+
+/* Splits a cached entry (copied into the arena); 1 on a hit. */
+static int cache_get_principal(struct lru *cache, struct arena *arena, const char *key,
+                               struct principal *who, const char ***extra, size_t *n)
+{
+    size_t len, count = 1;
+    const char *hit = cache ? lru_get(cache, key, &len, time(NULL)) : NULL;
+    char *copy, *field, **parts;
+    if (!hit || !(copy = arena_strndup(arena, hit, len)))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        count += copy[i] == FIELD;
+    if (count < 5 || !(parts = arena_calloc(arena, count + 1, sizeof(*parts))))
+        return 0;
+    field = copy;
+    for (size_t i = 0; i < count; i++) {
+        char *end = strchr(field, FIELD);
+        if (end)
+            *end = '\0';
+        parts[i] = field;
+        field = end ? end + 1 : field + strlen(field);
+    }
+    who->id = atoll(parts[0]);
+    who->is_user = atoi(parts[1]);
+    who->org_id = atoll(parts[2]);
+    who->server_admin = atoi(parts[3]);
+    who->name = parts[4];
+    if (extra) {
+        *extra = (const char **)parts + 5;
+        *n = count - 5;
+    }
+    return 1;
+}
 
 static int keys_of(struct store *store, struct arena *arena, long long id, const char ***keys,
                    size_t *count, struct purser_error *err)
@@ -143,15 +201,18 @@ static int keys_of(struct store *store, struct arena *arena, long long id, const
     return 0;
 }
 
-int identity_requestor(struct store *store, struct arena *arena, const char *org, const char *name,
-                       struct principal *out, const char ***keys, size_t *key_count,
-                       struct purser_error *err)
+int identity_requestor(struct store *store, struct lru *cache, struct arena *arena, const char *org,
+                       const char *name, struct principal *out, const char ***keys,
+                       size_t *key_count, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value client[] = {STORE_STR(org ? org : ""), STORE_STR(name)};
     struct store_value user = STORE_STR(name);
+    const char *key = arena_sprintf(arena, "requestor%c%s%c%s", FIELD, org ? org : "", FIELD, name);
     int rc = 0;
 
+    if (key && cache_get_principal(cache, arena, key, out, keys, key_count))
+        return 0;
     rows.count = 0;
     if (org)
         rc = store_query(store, arena, &rows,
@@ -166,22 +227,30 @@ int identity_requestor(struct store *store, struct arena *arena, const char *org
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
     principal_from_row(out, &rows, 0);
-    return keys_of(store, arena, out->id, keys, key_count, err);
+    rc = keys_of(store, arena, out->id, keys, key_count, err);
+    if (!rc && key)
+        cache_put_principal(cache, key, out, *keys, *key_count);
+    return rc;
 }
 
-int identity_token_principal(struct store *store, struct arena *arena, const char *token,
-                             struct principal *out, struct purser_error *err)
+int identity_token_principal(struct store *store, struct lru *cache, struct arena *arena,
+                             const char *token, struct principal *out, struct purser_error *err)
 {
     char hash[65];
     struct store_rows rows;
     struct store_value p;
+    const char *key;
     int rc;
 
     crypto_sha256_hex(hash, token, strlen(token));
+    key = arena_sprintf(arena, "token%c%s", FIELD, hash);
+    if (key && cache_get_principal(cache, arena, key, out, NULL, NULL))
+        return 0;
     p = (struct store_value)STORE_STR(hash);
     rc = store_query(store, arena, &rows,
                      "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, t.id,"
-                     " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP()"
+                     " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP(),"
+                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), t.expires_at)"
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
                      " WHERE t.token_sha256 = ?",
                      &p, 1, err);
@@ -200,18 +269,28 @@ int identity_token_principal(struct store *store, struct arena *arena, const cha
                    " (last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND)",
                    &id, 1, NULL, NULL, &ignored);
     }
+    /* A token about to expire is not cached: it must stop working on time. */
+    if (key && (!store_cell(&rows, 0, 7) || atoll(store_cell(&rows, 0, 7)) > 3600))
+        cache_put_principal(cache, key, out, NULL, 0);
     return 0;
 }
 
-int identity_roles(struct store *store, struct arena *arena, long long principal_id,
-                   const char *org, const char ***roles, size_t *count, struct purser_error *err)
+int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
+                   long long principal_id, const char *org, const char ***roles, size_t *count,
+                   struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p[] = {STORE_INT(principal_id), STORE_STR(org)};
-    int rc = store_query(store, arena, &rows,
-                         "SELECT m.role FROM memberships m JOIN organizations o ON o.id = m.org_id"
-                         " WHERE m.principal_id = ? AND o.name = ? ORDER BY m.role",
-                         p, 2, err);
+    const char *key = arena_sprintf(arena, "roles%c%lld%c%s", FIELD, principal_id, FIELD, org);
+    struct principal holder;
+    int rc;
+
+    if (key && cache_get_principal(cache, arena, key, &holder, roles, count))
+        return 0;
+    rc = store_query(store, arena, &rows,
+                     "SELECT m.role FROM memberships m JOIN organizations o ON o.id = m.org_id"
+                     " WHERE m.principal_id = ? AND o.name = ? ORDER BY m.role",
+                     p, 2, err);
     if (rc)
         return rc;
     *roles = arena_calloc(arena, rows.count + 1, sizeof(**roles));
@@ -220,6 +299,10 @@ int identity_roles(struct store *store, struct arena *arena, long long principal
     for (size_t i = 0; i < rows.count; i++)
         (*roles)[i] = store_cell(&rows, i, 0);
     *count = rows.count;
+    if (key) {
+        holder = (struct principal){.id = principal_id, .name = ""};
+        cache_put_principal(cache, key, &holder, *roles, *count);
+    }
     return 0;
 }
 

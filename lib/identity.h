@@ -11,6 +11,7 @@
 #define PURSER_IDENTITY_H
 
 #include "arena.h"
+#include "lru.h"
 #include "store.h"
 
 #include <jansson.h>
@@ -24,20 +25,29 @@ struct principal {
     int server_admin;
 };
 
+/* The lookups below take an optional per-worker cache (NULL: none). What they find is kept
+ * for the cache's TTL, so a revoked token, a removed key or a changed role takes effect
+ * within that time in every worker (at once in the worker that made the change, which calls
+ * identity_cache_clear). */
+void identity_cache_clear(struct lru *cache);
+
 /* For authentication: the client of org named name (when org is not NULL and such a client
  * exists), else the user named name, with its public keys that have not expired
  * (*keys: arena array of PEM strings). PURSER_ENOTFOUND when there is neither. */
-int identity_requestor(struct store *store, struct arena *arena, const char *org, const char *name,
+int identity_requestor(struct store *store, struct lru *cache, struct arena *arena, const char *org,
+                       const char *name,
                        struct principal *out, const char ***keys, size_t *key_count,
                        struct purser_error *err);
 
 /* For bearer authentication: the principal holding token. PURSER_EUNAUTH when the token is
  * unknown or expired. Records the time of use (at most once a minute). */
-int identity_token_principal(struct store *store, struct arena *arena, const char *token,
+int identity_token_principal(struct store *store, struct lru *cache, struct arena *arena,
+                             const char *token,
                              struct principal *out, struct purser_error *err);
 
 /* The principal's roles in the organization named org (arena array; none when not a member). */
-int identity_roles(struct store *store, struct arena *arena, long long principal_id, const char *org,
+int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
+                   long long principal_id, const char *org,
                    const char ***roles, size_t *count, struct purser_error *err);
 
 /* The id of the organization named org; PURSER_ENOTFOUND "organization 'x' does not exist". */

@@ -89,12 +89,17 @@ static void remove_entry(struct lru *c, struct entry **slot)
     c->count--;
 }
 
+void lru_clear(struct lru *c)
+{
+    while (c->oldest)
+        remove_entry(c, slot_of(c, c->oldest->key));
+}
+
 void lru_free(struct lru *c)
 {
     if (!c)
         return;
-    while (c->oldest)
-        remove_entry(c, slot_of(c, c->oldest->key));
+    lru_clear(c);
     free(c->buckets);
     free(c);
 }

@@ -26,6 +26,9 @@ const char *lru_get(struct lru *cache, const char *key, size_t *len, time_t now)
  * when full. 0, or PURSER_EINTERNAL when out of memory (the cache is unchanged then). */
 int lru_put(struct lru *cache, const char *key, const char *value, size_t len, time_t now);
 
+/* Removes every entry. */
+void lru_clear(struct lru *cache);
+
 size_t lru_count(const struct lru *cache);
 void lru_get_stats(const struct lru *cache, struct lru_stats *out);
 

@@ -61,6 +61,7 @@ is $r->{status}, 200, 'a request signed with the second key is accepted';
 # An expired key no longer counts.
 ($kr) = $s->api('PUT', '/users/admin/keys/second', { expiration_date => '2001-01-01T00:00:00Z' });
 is $kr->{status}, 200, 'the second key is made to expire';
+$s->wait_auth_cache;
 $r = $s->chef(version => '1.3', path => $path, key => $keyfile);
 is $r->{status}, 401, 'a request signed with an expired key is refused';
 

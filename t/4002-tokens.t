@@ -51,6 +51,7 @@ my $second = $j->{token};
 my ($first) = grep { $_->{description} eq 'laptop' } @$j;
 ($r) = $s->api('DELETE', "/users/carol/tokens/$first->{id}", undef, $second);
 is $r->{status}, 204, 'the first token is revoked';
+$s->wait_auth_cache;
 ($r, $j) = $s->api('GET', "/organizations/$org", undef, $token);
 is $r->{status}, 401, 'a revoked token is refused';
 is $j->{error}[0], 'invalid token', 'as invalid';

@@ -51,6 +51,7 @@ sub start {
     local $ENV{PURSER_MAX_BODY} = $opt{max_body} // 1048576;
     local $ENV{PURSER_MAX_REQUESTS} = $opt{max_requests} // 10000;
     local $ENV{PURSER_DEVELOPMENT} = $opt{development} ? 1 : 0;
+    local $ENV{PURSER_AUTH_TTL} = $opt{auth_ttl} // 1;
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
@@ -92,6 +93,10 @@ sub check_logs {
     Test::More::ok(!@errors, 'no memory errors reported by valgrind or the sanitizers')
         or Test::More::diag(join "\n", @errors);
 }
+
+# Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
+# sees a revocation or a role change.
+sub wait_auth_cache { Time::HiRes::sleep(($_[0]{opt}{auth_ttl} // 1) + 0.2) }
 
 sub dir  { $_[0]{dir} }
 sub url  { $_[0]{env}{PURSER_URL} }
