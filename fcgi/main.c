@@ -73,7 +73,9 @@ static int spawn(struct master *m)
         return -1;
     }
     if (pid == 0) {
-        int status = worker_run(&m->cfg, m->policy, m->listen_fd);
+        int status;
+        log_reset_pid();
+        status = worker_run(&m->cfg, m->policy, m->listen_fd);
         _exit(status);
     }
     m->children[m->child_count++] = (struct child){pid, m->generation, 0};

@@ -150,21 +150,24 @@ int http_status_for(enum purser_err code)
     return 500;
 }
 
-/* Chef's version header: {"min_version":"0","max_version":"2","request_version":"N",...}. */
+/* Chef's version header, {"min_version":"0","max_version":"2","request_version":"N",
+ * "response_version":"N"}, for N = -1 (refused) and each version: made once per process. */
 static const char *api_version_header(struct request *req)
 {
-    char request[16], response[16], *text;
-    const char *copy;
-    json_t *v;
-    snprintf(request, sizeof(request), "%d", req->api_version);
-    snprintf(response, sizeof(response), "%d", req->api_version < 0 ? -1 : req->api_version);
-    v = json_pack("{s:s, s:s, s:s, s:s}", "min_version", API_VERSION_MIN_TEXT, "max_version",
-                  API_VERSION_MAX_TEXT, "request_version", request, "response_version", response);
-    text = v ? json_dumps(v, JSON_COMPACT) : NULL;
-    copy = text ? arena_strdup(req->arena, text) : NULL;
-    free(text);
-    json_decref(v);
-    return copy ? copy : "";
+    static char *headers[API_VERSION_MAX + 2];
+    int v = req->api_version < 0 ? -1 : req->api_version;
+    char **slot = &headers[v + 1];
+    if (!*slot) {
+        char version[16];
+        json_t *h;
+        snprintf(version, sizeof(version), "%d", v);
+        h = json_pack("{s:s, s:s, s:s, s:s}", "min_version", API_VERSION_MIN_TEXT, "max_version",
+                      API_VERSION_MAX_TEXT, "request_version", version, "response_version",
+                      version);
+        *slot = h ? json_dumps(h, JSON_COMPACT) : NULL;
+        json_decref(h);
+    }
+    return *slot ? *slot : "";
 }
 
 int respond_text(struct request *req, int status, const char *content_type, const char *text,

@@ -68,13 +68,13 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Request ids: 8 random bytes drawn once per worker, plus a counter (no syscall per request). */
 static void new_request_id(char out[17])
 {
-    unsigned char bytes[8];
-    if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
-        memset(bytes, 0, sizeof(bytes));
-    for (int i = 0; i < 8; i++)
-        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    static unsigned long long base, counter;
+    if (!base && getrandom(&base, sizeof(base), 0) != (ssize_t)sizeof(base))
+        base = (unsigned long long)getpid() << 32;
+    snprintf(out, 17, "%016llx", base + ++counter);
 }
 
 static void log_request(struct request *req, double started)

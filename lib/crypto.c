@@ -74,13 +74,23 @@ char *crypto_sha256_base64(const void *data, size_t n)
     return digest_base64(EVP_sha256(), data, n);
 }
 
+/* Lowercase hex of n bytes into out (2n + 1 bytes). On the request path: no printf. */
+static void to_hex(char *out, const unsigned char *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 void crypto_md5_hex(char out[33], const void *data, size_t n)
 {
     unsigned char digest[16];
     unsigned int len = 0;
     EVP_Digest(data, n, digest, &len, EVP_md5(), NULL);
-    for (unsigned i = 0; i < 16; i++)
-        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+    to_hex(out, digest, 16);
 }
 
 void crypto_sha256_hex(char out[65], const void *data, size_t n)
@@ -88,8 +98,7 @@ void crypto_sha256_hex(char out[65], const void *data, size_t n)
     unsigned char digest[32];
     unsigned int len = 0;
     EVP_Digest(data, n, digest, &len, EVP_sha256(), NULL);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+    to_hex(out, digest, 32);
 }
 
 int crypto_random(void *out, size_t n)
@@ -128,8 +137,7 @@ char *crypto_random_hex(size_t n)
     char *out;
     if (n > sizeof(bytes) || crypto_random(bytes, n) || !(out = malloc(2 * n + 1)))
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    to_hex(out, bytes, n);
     return out;
 }
 

@@ -19,6 +19,21 @@ void log_timestamp(char *out, unsigned long size)
     snprintf(out, size, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
 }
 
+/* getpid() once per process: a forked child starts with pid 0 here again (log_reset_pid). */
+static pid_t cached_pid;
+
+void log_reset_pid(void)
+{
+    cached_pid = 0;
+}
+
+static pid_t log_pid(void)
+{
+    if (!cached_pid)
+        cached_pid = getpid();
+    return cached_pid;
+}
+
 void log_json(json_t *fields)
 {
     json_t *line = json_object();
@@ -29,7 +44,7 @@ void log_json(json_t *fields)
         return;
     log_timestamp(ts, sizeof(ts));
     json_object_set_new(line, "ts", json_string(ts));
-    json_object_set_new(line, "pid", json_integer(getpid()));
+    json_object_set_new(line, "pid", json_integer(log_pid()));
     json_object_update(line, fields);
     text = json_dumps(line, JSON_COMPACT);
     json_decref(line);

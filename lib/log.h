@@ -16,6 +16,9 @@ void log_json(json_t *fields);
 /* A line with "level" and "msg", plus any fields given (borrowed; may be NULL). */
 void log_message(const char *level, const char *message, json_t *fields);
 
+/* Call in a child after fork(): the "pid" of its lines is looked up again. */
+void log_reset_pid(void);
+
 /* The current UTC time as "2026-01-02T03:04:05.678Z" into out (at least 32 bytes). */
 void log_timestamp(char *out, unsigned long size);
 

@@ -1,6 +1,7 @@
 /* policy.c: SQL and Chef-shaped JSON for policies, revisions, policy groups and nodes. */
 #include "policy.h"
 
+#include "buf.h"
 #include "crypto.h"
 #include "identity.h"
 #include "policy_diff.h"
@@ -424,50 +425,98 @@ int policy_group_policy_get(struct store *store, struct arena *arena, const char
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
 }
 
-int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
-                              const char *org, const char *group, const char *name,
-                              const char **text, size_t *len, const char **etag,
-                              struct purser_error *err)
+/* The revision a group points at for a policy: by the ids remembered for these names (one
+ * primary-key read), else by the names (and the ids are remembered). Ids are never reused, so
+ * a remembered id of a deleted group or policy finds no pointer and the names are read again. */
+static int pointer_revision(struct store *store, struct lru *cache, struct arena *arena,
+                            const char *org, const char *group, const char *name,
+                            const char **revision_pk, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
     struct store_rows rows;
-    char key[40];
-    const char *cached;
-    time_t now = time(NULL);
-    int rc = store_query(store, arena, &rows,
-                         "SELECT r.id, r.content_sha256 FROM policy_group_pointers pp"
+    const char *key = arena_sprintf(arena, "ids\x1f%s\x1f%s\x1f%s", org, group, name);
+    const char *ids = cache && key ? lru_get(cache, key, NULL, time(NULL)) : NULL;
+    int rc;
+
+    if (ids) {
+        struct store_value p[] = {STORE_INT(atoll(ids)), STORE_INT(atoll(strchr(ids, ' ') + 1))};
+        rc = store_query(store, arena, &rows,
+                         "SELECT revision_pk FROM policy_group_pointers"
+                         " WHERE group_id = ? AND policy_id = ?",
+                         p, 2, err);
+        if (rc || rows.count) {
+            *revision_pk = rc ? NULL : store_cell(&rows, 0, 0);
+            return rc;
+        }
+    }
+    {
+        struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
+        rc = store_query(store, arena, &rows,
+                         "SELECT pp.revision_pk, g.id, p.id FROM policy_group_pointers pp"
                          " JOIN policy_groups g ON g.id = pp.group_id"
                          " JOIN policies p ON p.id = pp.policy_id"
-                         " JOIN policy_revisions r ON r.id = pp.revision_pk"
                          " JOIN organizations o ON o.id = g.org_id"
                          " WHERE o.name = ? AND g.name = ? AND p.name = ?",
                          p, 3, err);
+    }
     if (rc)
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
                                 name, group);
-    *etag = store_cell(&rows, 0, 1);
-    snprintf(key, sizeof(key), "revision:%s", store_cell(&rows, 0, 0));
-    if (cache && (cached = lru_get(cache, key, len, now))) {
-        *text = arena_strndup(arena, cached, *len);
-        return *text ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (cache && key) {
+        const char *value =
+            arena_sprintf(arena, "%s %s", store_cell(&rows, 0, 1), store_cell(&rows, 0, 2));
+        if (value)
+            lru_put(cache, key, value, strlen(value), time(NULL));
     }
-    {
-        struct store_value id = STORE_STR(store_cell(&rows, 0, 0));
+    *revision_pk = store_cell(&rows, 0, 0);
+    return 0;
+}
+
+int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
+                              const char *org, const char *group, const char *name,
+                              const char **text, size_t *len, const char **etag,
+                              struct purser_error *err)
+{
+    const char *pk = NULL, *cached;
+    char key[40];
+    size_t cached_len;
+    time_t now = time(NULL);
+    int rc = pointer_revision(store, cache, arena, org, group, name, &pk, err);
+    if (rc)
+        return rc;
+    /* The entry is the content's SHA-256 (64 characters) and then the body. */
+    snprintf(key, sizeof(key), "revision:%s", pk);
+    if (!cache || !(cached = lru_get(cache, key, &cached_len, now)) || cached_len < 64) {
+        struct store_value id = STORE_STR(pk);
         struct store_rows body;
-        if ((rc = store_query(store, arena, &body, "SELECT body FROM policy_revisions WHERE id = ?",
-                              &id, 1, err)))
+        struct buf entry = BUF_INIT;
+        if ((rc = store_query(store, arena, &body,
+                              "SELECT content_sha256, body FROM policy_revisions WHERE id = ?", &id,
+                              1, err)))
             return rc;
         if (body.count == 0) /* deleted between the two reads */
             return purser_error_set(err, PURSER_ENOTFOUND,
                                     "Cannot load policy %s in policy group %s", name, group);
-        *text = store_cell(&body, 0, 0);
-        *len = body.lengths[0];
+        if (buf_add(&entry, store_cell(&body, 0, 0), 64) ||
+            buf_add(&entry, store_cell(&body, 0, 1), body.lengths[1])) {
+            buf_release(&entry);
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        }
         if (cache)
-            lru_put(cache, key, *text, *len, now);
+            lru_put(cache, key, entry.data, entry.len, now);
+        cached = arena_strndup(arena, entry.data, entry.len);
+        cached_len = entry.len;
+        buf_release(&entry);
+        if (!cached)
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    } else if (!(cached = arena_strndup(arena, cached, cached_len))) {
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    return 0;
+    *etag = arena_strndup(arena, cached, 64);
+    *text = cached + 64;
+    *len = cached_len - 64;
+    return *etag ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
 int policy_group_policy_put(struct store *store, const char *org, const char *group,

@@ -19,6 +19,8 @@
 
 struct cached_stmt {
     char *sql; /* our copy of the statement's text (callers may build it in an arena) */
+    size_t sql_len;
+    int columns; /* of its result, -1 until known */
     MYSQL_STMT *stmt;
     unsigned long last_used;
 };
@@ -190,17 +192,20 @@ int store_connect(struct store *s, struct purser_error *err)
 }
 
 /* The prepared statement for sql, from the cache or newly prepared. */
-static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out, struct purser_error *err)
+static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
+                    struct cached_stmt **slot_out, struct purser_error *err)
 {
     struct cached_stmt *slot = &s->cache[0];
     MYSQL_STMT *stmt;
     char *copy;
 
+    size_t sql_len = strlen(sql);
     for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
         struct cached_stmt *c = &s->cache[i];
-        if (c->stmt && strcmp(c->sql, sql) == 0) {
+        if (c->stmt && c->sql_len == sql_len && memcmp(c->sql, sql, sql_len) == 0) {
             c->last_used = ++s->clock;
             *out = c->stmt;
+            *slot_out = c;
             return 0;
         }
         if (!c->stmt || c->last_used < slot->last_used)
@@ -222,9 +227,12 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out, struct p
         mysql_stmt_close(slot->stmt);
     free(slot->sql);
     slot->sql = copy;
+    slot->sql_len = sql_len;
+    slot->columns = -1;
     slot->stmt = stmt;
     slot->last_used = ++s->clock;
     *out = stmt;
+    *slot_out = slot;
     return 0;
 }
 
@@ -260,30 +268,40 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
     return 0;
 }
 
+#define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */
+
 /* Reads every row of an executed statement into out (arena memory). */
-static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct arena *arena, struct store_rows *out,
-                     struct purser_error *err)
+static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
+                     struct arena *arena, struct store_rows *out, struct purser_error *err)
 {
-    MYSQL_RES *meta = mysql_stmt_result_metadata(stmt);
-    size_t columns = meta ? mysql_num_fields(meta) : 0, cap = 0;
+    size_t columns, cap = 0;
     MYSQL_BIND *binds = NULL;
     unsigned long *lengths = NULL;
     my_bool *nulls = NULL;
+    char *buffers;
     int rc = 0, status;
 
     memset(out, 0, sizeof(*out));
+    if (cached->columns < 0) {
+        MYSQL_RES *meta = mysql_stmt_result_metadata(stmt);
+        cached->columns = meta ? (int)mysql_num_fields(meta) : 0;
+        if (meta)
+            mysql_free_result(meta);
+    }
+    columns = (size_t)cached->columns;
     out->columns = columns;
-    if (meta)
-        mysql_free_result(meta);
     if (!columns)
         return 0;
     binds = arena_calloc(arena, columns, sizeof(*binds));
     lengths = arena_calloc(arena, columns, sizeof(*lengths));
     nulls = arena_calloc(arena, columns, sizeof(*nulls));
-    if (!binds || !lengths || !nulls)
+    buffers = arena_alloc(arena, columns * INLINE_CELL);
+    if (!binds || !lengths || !nulls || !buffers)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t c = 0; c < columns; c++) {
         binds[c].buffer_type = MYSQL_TYPE_STRING;
+        binds[c].buffer = buffers + c * INLINE_CELL;
+        binds[c].buffer_length = INLINE_CELL;
         binds[c].length = &lengths[c];
         binds[c].is_null = &nulls[c];
     }
@@ -308,7 +326,6 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct arena *arena, str
         }
         for (size_t c = 0; c < columns && !rc; c++) {
             size_t at = out->count * columns + c;
-            MYSQL_BIND one;
             char *cell;
             if (nulls[c])
                 continue;
@@ -316,13 +333,18 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct arena *arena, str
                 rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
                 break;
             }
-            memset(&one, 0, sizeof(one));
-            one.buffer_type = MYSQL_TYPE_STRING;
-            one.buffer = cell;
-            one.buffer_length = lengths[c] + 1;
-            if (lengths[c] && mysql_stmt_fetch_column(stmt, &one, (unsigned)c, 0)) {
-                rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
-                break;
+            if (lengths[c] < INLINE_CELL) {
+                memcpy(cell, buffers + c * INLINE_CELL, lengths[c]);
+            } else {
+                MYSQL_BIND one;
+                memset(&one, 0, sizeof(one));
+                one.buffer_type = MYSQL_TYPE_STRING;
+                one.buffer = cell;
+                one.buffer_length = lengths[c] + 1;
+                if (mysql_stmt_fetch_column(stmt, &one, (unsigned)c, 0)) {
+                    rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+                    break;
+                }
             }
             cell[lengths[c]] = '\0';
             out->cells[at] = cell;
@@ -347,10 +369,11 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
 {
     for (int attempt = 0;; attempt++) {
         MYSQL_STMT *stmt = NULL;
+        struct cached_stmt *cached = NULL;
         int rc = store_connect(s, err);
         int was_in_txn = s->in_txn;
         if (!rc)
-            rc = stmt_get(s, sql, &stmt, err);
+            rc = stmt_get(s, sql, &stmt, &cached, err);
         if (!rc)
             rc = bind_params(s, stmt, params, n, err);
         if (!rc && mysql_stmt_execute(stmt))
@@ -361,7 +384,7 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
             if (insert_id)
                 *insert_id = mysql_stmt_insert_id(stmt);
             if (arena)
-                rc = fetch_all(s, stmt, arena, rows, err);
+                rc = fetch_all(s, stmt, cached, arena, rows, err);
             else
                 mysql_stmt_free_result(stmt);
         }
