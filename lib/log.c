@@ -10,12 +10,16 @@
 
 void log_timestamp(char *out, unsigned long size)
 {
+    static time_t last_second = -1;
+    static char base[32]; /* "2026-01-02T03:04:05", redone once a second */
     struct timeval tv;
-    struct tm tm;
-    char base[32];
     gettimeofday(&tv, NULL);
-    gmtime_r(&tv.tv_sec, &tm);
-    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (tv.tv_sec != last_second) {
+        struct tm tm;
+        gmtime_r(&tv.tv_sec, &tm);
+        strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+        last_second = tv.tv_sec;
+    }
     snprintf(out, size, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
 }
 
