@@ -8,7 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +182,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     struct worker w = {.cfg = cfg, .policy = policy, .listen_fd = listen_fd};
     struct purser_error err;
     FCGX_Request fcgx;
+    int epoll_fd;
 
     install_handlers();
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* never outlive the master */
@@ -199,12 +200,24 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         return 1;
     }
     FCGX_InitRequest(&fcgx, listen_fd, 0);
+    epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    {
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd};
+        if (epoll_fd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0) {
+            log_message("error", "epoll on the listening socket failed", NULL);
+            lru_free(w.revisions);
+            lru_free(w.auth);
+            store_free(w.store);
+            return 1;
+        }
+    }
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
-        struct pollfd pfd = {.fd = listen_fd, .events = POLLIN};
-        /* The listening socket is non-blocking: when another worker wins the connection,
-         * accept fails with EAGAIN and we come back here, where a stop request is seen. */
-        if (poll(&pfd, 1, 250) <= 0 || stop_requested)
+        struct epoll_event ready;
+        /* EPOLLEXCLUSIVE wakes one worker per connection, not all of them; the listening
+         * socket is non-blocking, so a worker that loses the race gets EAGAIN and comes back
+         * here, where a stop request is seen within 250 ms. */
+        if (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested)
             continue;
         if (FCGX_Accept_r(&fcgx) < 0)
             continue;
@@ -212,6 +225,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         FCGX_Finish_r(&fcgx);
         w.served++;
     }
+    close(epoll_fd);
     FCGX_Free(&fcgx, 1);
     lru_free(w.revisions);
     lru_free(w.auth);

@@ -55,6 +55,33 @@ cleanup:
     return out;
 }
 
+/* Digests fetched once per process: OpenSSL 3's implicit fetch on every call is costly on
+ * the request path. Never freed (they live as long as the process). */
+static const EVP_MD *digest(const char *name, const EVP_MD **slot)
+{
+    if (!*slot)
+        *slot = EVP_MD_fetch(NULL, name, NULL);
+    return *slot;
+}
+
+static const EVP_MD *md_sha1(void)
+{
+    static const EVP_MD *md;
+    return digest("SHA1", &md);
+}
+
+static const EVP_MD *md_sha256(void)
+{
+    static const EVP_MD *md;
+    return digest("SHA256", &md);
+}
+
+static const EVP_MD *md_md5(void)
+{
+    static const EVP_MD *md;
+    return digest("MD5", &md);
+}
+
 static char *digest_base64(const EVP_MD *md, const void *data, size_t n)
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
@@ -66,12 +93,12 @@ static char *digest_base64(const EVP_MD *md, const void *data, size_t n)
 
 char *crypto_sha1_base64(const void *data, size_t n)
 {
-    return digest_base64(EVP_sha1(), data, n);
+    return digest_base64(md_sha1(), data, n);
 }
 
 char *crypto_sha256_base64(const void *data, size_t n)
 {
-    return digest_base64(EVP_sha256(), data, n);
+    return digest_base64(md_sha256(), data, n);
 }
 
 /* Lowercase hex of n bytes into out (2n + 1 bytes). On the request path: no printf. */
@@ -87,18 +114,18 @@ static void to_hex(char *out, const unsigned char *bytes, size_t n)
 
 void crypto_md5_hex(char out[33], const void *data, size_t n)
 {
-    unsigned char digest[16];
+    unsigned char bytes[16];
     unsigned int len = 0;
-    EVP_Digest(data, n, digest, &len, EVP_md5(), NULL);
-    to_hex(out, digest, 16);
+    EVP_Digest(data, n, bytes, &len, md_md5(), NULL);
+    to_hex(out, bytes, 16);
 }
 
 void crypto_sha256_hex(char out[65], const void *data, size_t n)
 {
-    unsigned char digest[32];
+    unsigned char bytes[32];
     unsigned int len = 0;
-    EVP_Digest(data, n, digest, &len, EVP_sha256(), NULL);
-    to_hex(out, digest, 32);
+    EVP_Digest(data, n, bytes, &len, md_sha256(), NULL);
+    to_hex(out, bytes, 32);
 }
 
 int crypto_random(void *out, size_t n)
