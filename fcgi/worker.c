@@ -8,11 +8,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/epoll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <time.h>
@@ -79,16 +79,19 @@ static void new_request_id(char out[17])
 
 static void log_request(struct request *req, double started)
 {
-    json_t *line = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:s, s:s}", "level", "info", "method",
-                             req->method ? req->method : "-", "path", req->path ? req->path : "-",
-                             "status", req->status, "bytes", (json_int_t)req->bytes_sent, "ms",
-                             (double)((long)((now_ms() - started) * 1000)) / 1000.0, "principal",
-                             req->principal, "request_id", req->request_id);
+    char ts[40];
+    json_t *line;
+    log_timestamp(ts, sizeof(ts));
+    line = json_pack("{s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:f, s:s, s:s, s:s?}", "ts", ts, "pid",
+                     (json_int_t)log_process_id(), "level", "info", "method",
+                     req->method ? req->method : "-", "path", req->path ? req->path : "-", "status",
+                     req->status, "bytes", (json_int_t)req->bytes_sent, "ms",
+                     (double)((long)((now_ms() - started) * 1000)) / 1000.0, "principal",
+                     req->principal, "request_id", req->request_id, "route",
+                     req->route ? req->route->pattern : NULL);
     if (!line)
         return;
-    if (req->route)
-        json_object_set_new(line, "route", json_string(req->route->pattern));
-    log_json(line);
+    log_write(line);
     json_decref(line);
 }
 

@@ -38,26 +38,41 @@ static pid_t log_pid(void)
     return cached_pid;
 }
 
+void log_write(const json_t *line)
+{
+    char stack[2048], *text = stack;
+    size_t len = json_dumpb(line, stack, sizeof(stack) - 1, JSON_COMPACT);
+    if (len == 0)
+        return;
+    if (len >= sizeof(stack) - 1) { /* a long line: the heap */
+        if (!(text = json_dumps(line, JSON_COMPACT)))
+            return;
+        len = strlen(text);
+    }
+    text[len] = '\n'; /* the NUL's place: one write, the line and its newline */
+    (void)!write(STDERR_FILENO, text, len + 1);
+    if (text != stack)
+        free(text);
+}
+
 void log_json(json_t *fields)
 {
     json_t *line = json_object();
-    char ts[40], *text;
-    size_t len;
-
+    char ts[40];
     if (!line)
         return;
     log_timestamp(ts, sizeof(ts));
     json_object_set_new(line, "ts", json_string(ts));
     json_object_set_new(line, "pid", json_integer(log_pid()));
     json_object_update(line, fields);
-    text = json_dumps(line, JSON_COMPACT);
+    log_write(line);
     json_decref(line);
-    if (!text)
-        return;
-    len = strlen(text);
-    text[len] = '\n'; /* json_dumps leaves room: we overwrite the NUL and write len + 1 */
-    (void)!write(STDERR_FILENO, text, len + 1);
-    free(text);
+}
+
+/* The process's pid for log lines, without a syscall per line. */
+long log_process_id(void)
+{
+    return (long)log_pid();
 }
 
 void log_message(const char *level, const char *message, json_t *fields)

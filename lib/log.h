@@ -13,6 +13,13 @@
  * "pid" first when they are absent. */
 void log_json(json_t *fields);
 
+/* Writes line as it is (the caller put "ts" and "pid" first): the request path's way, which
+ * builds its object once. */
+void log_write(const json_t *line);
+
+/* The pid to put in a line (looked up once per process). */
+long log_process_id(void);
+
 /* A line with "level" and "msg", plus any fields given (borrowed; may be NULL). */
 void log_message(const char *level, const char *message, json_t *fields);
 
