@@ -75,6 +75,10 @@ $r = chef(method => 'POST', path => "$base/clients", body => { name => 'node1' }
 my $keyfile = $s->dir . '/node1.pem';
 { open my $fh, '>', $keyfile or die; print $fh $r->{json}{chef_key}{private_key}; }
 my %as_node = (user => 'node1', key => $keyfile);
+$r = chef(%as_node, path => "$base/nodes/node1");
+is $r->{status}, 404, 'chef-client: GET nodes/node1 is 404 on the first run';
+$r = chef(%as_node, method => 'POST', path => "$base/nodes", body => { name => 'node1', policy_name => 'web', policy_group => 'prod' });
+is $r->{status}, 201, 'so it creates its node';
 $r = chef(%as_node, path => "$base/policy_groups/prod/policies/web");
 is $r->{status}, 200, 'the node fetches its policy';
 for my $cookbook (sort keys %{ $r->{json}{cookbook_locks} }) {
@@ -88,6 +92,9 @@ for my $cookbook (sort keys %{ $r->{json}{cookbook_locks} }) {
         is $d->{body}, $files{ $file->{path} }, "  byte for byte";
     }
 }
+$r = chef(%as_node, method => 'PUT', path => "$base/nodes/node1",
+          body => { name => 'node1', policy_name => 'web', policy_group => 'prod', automatic => { ohai_time => 1 } });
+is $r->{status}, 200, 'and saves its node at the end of the run';
 $r = chef(path => "$base/cookbook_artifacts");
 is_deeply [ map { $_->{identifier} } @{ $r->{json}{nginx}{versions} } ], [$identifier], 'the listing shows the artifact';
 $r = chef(%as_node, method => 'PUT', path => "$base/cookbook_artifacts/nginx/x2", body => { %$artifact, identifier => 'x2' });
