@@ -53,7 +53,8 @@ int policy_group_policy_get(struct store *store, struct arena *arena, const char
                             struct purser_error *err);
 /* The same lock as stored text, for chef-client's hot path: the pointer is read from the
  * database every time, the revision's body from cache when it is there (revisions never
- * change). *etag is the content's SHA-256 (64 hex characters). All strings are arena memory. */
+ * change). *etag is the content's SHA-256 (64 hex characters), in the arena; *text may be
+ * the cache's memory, valid until the next lru_put on this cache (answer before any). */
 int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
                               const char *org, const char *group, const char *name,
                               const char **text, size_t *len, const char **etag,
