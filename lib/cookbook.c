@@ -376,21 +376,28 @@ cleanup:
     return rc;
 }
 
-#define ARTIFACT_ROW                                                                               \
-    "SELECT a.id, a.body FROM cookbook_artifacts a JOIN organizations o ON o.id = a.org_id"        \
-    " WHERE o.name = ? AND a.name = ? AND a.identifier = ?"
+/* The stored artifact's row (id, body); PURSER_ENOTFOUND when there is none. */
+static int artifact_row(struct store *store, struct arena *arena, const char *org, const char *name,
+                        const char *identifier, struct store_rows *rows, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(identifier)};
+    int rc = store_query(store, arena, rows,
+                         "SELECT a.id, a.body FROM cookbook_artifacts a JOIN organizations o"
+                         " ON o.id = a.org_id WHERE o.name = ? AND a.name = ? AND a.identifier = ?",
+                         p, 3, err);
+    if (!rc && rows->count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot find cookbook artifact %s/%s", name,
+                              identifier);
+    return rc;
+}
 
 int artifact_get(struct store *store, struct arena *arena, const char *org, const char *name,
                  const char *identifier, const char *base, json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(identifier)};
     struct store_rows rows;
-    int rc = store_query(store, arena, &rows, ARTIFACT_ROW, p, 3, err);
+    int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot find cookbook artifact %s/%s", name,
-                                identifier);
     if (!(*out = json_loads(store_cell(&rows, 0, 1), 0, NULL)))
         return purser_error_set(err, PURSER_EINTERNAL, "stored artifact is not JSON");
     for (size_t s = 0; s < SEGMENT_COUNT; s++) {
@@ -408,14 +415,10 @@ int artifact_get(struct store *store, struct arena *arena, const char *org, cons
 int artifact_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                     const char *identifier, json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(identifier)};
     struct store_rows rows;
-    int rc = store_query(store, arena, &rows, ARTIFACT_ROW, p, 3, err);
+    int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot find cookbook artifact %s/%s", name,
-                                identifier);
     {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
         rc = store_exec(store, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL, NULL,

@@ -48,6 +48,20 @@ static int lock_texts(const json_t *lock, char **text, char sha[65], struct purs
     return 0;
 }
 
+/* Runs a DELETE of what *out was just read as (rc: the read's result), dropping *out when
+ * anything failed, so that a delete answers what it removed or nothing. */
+static int delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
+                       size_t n, json_t **out, struct purser_error *err)
+{
+    if (!rc)
+        rc = store_exec(store, sql, p, n, NULL, NULL, err);
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 /* ---- policies ------------------------------------------------------------------------------ */
 
 #define REVISIONS_OF_ORG                                                                           \
@@ -120,16 +134,10 @@ int policy_delete(struct store *store, struct arena *arena, const char *org, con
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
     int rc = policy_get(store, arena, org, name, out, err);
-    if (!rc)
-        rc = store_exec(store,
-                        "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
-                        " WHERE o.name = ? AND p.name = ?",
-                        p, 2, NULL, NULL, err);
-    if (rc && *out) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
+    return delete_read(store, rc,
+                       "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
+                       " WHERE o.name = ? AND p.name = ?",
+                       p, 2, out, err);
 }
 
 /* The id of the row named name in table (policies or policy_groups) of organization oid,
@@ -391,16 +399,10 @@ int policy_group_delete(struct store *store, struct arena *arena, const char *or
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
     int rc = policy_group_get(store, arena, org, group, base, out, err);
-    if (!rc)
-        rc = store_exec(store,
-                        "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
-                        " WHERE o.name = ? AND g.name = ?",
-                        p, 2, NULL, NULL, err);
-    if (rc && *out) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
+    return delete_read(store, rc,
+                       "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
+                       " WHERE o.name = ? AND g.name = ?",
+                       p, 2, out, err);
 }
 
 #define POINTER_ROW                                                                                \
@@ -733,16 +735,10 @@ int node_delete(struct store *store, struct arena *arena, const char *org, const
 {
     struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
     int rc = node_get(store, arena, org, name, out, err);
-    if (!rc)
-        rc = store_exec(store,
-                        "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
-                        " WHERE o.name = ? AND n.name = ?",
-                        key, 2, NULL, NULL, err);
-    if (rc && *out) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
+    return delete_read(store, rc,
+                       "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
+                       " WHERE o.name = ? AND n.name = ?",
+                       key, 2, out, err);
 }
 
 /* ---- beyond Chef: nodes of a group, promotion, diff, retention -------------------------- */
