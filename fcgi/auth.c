@@ -36,13 +36,6 @@ int auth_api_version(struct request *req)
     return PURSER_ENOTACCEPT;
 }
 
-static int authenticate_bearer(struct request *req, const char *token)
-{
-    int rc = identity_token_principal(worker_store(req->worker), worker_auth_cache(req->worker),
-                                      req->arena, token, &req->who, &req->err);
-    return rc;
-}
-
 /* X-Ops-Authorization-1, -2, ... joined, in order. */
 static const char *joined_signature(struct request *req)
 {
@@ -106,7 +99,8 @@ int auth_authenticate(struct request *req, int development_mode)
     int rc;
 
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0)
-        rc = authenticate_bearer(req, authorization + 7);
+        rc = identity_token_principal(worker_store(req->worker), worker_auth_cache(req->worker),
+                                      req->arena, authorization + 7, &req->who, &req->err);
     else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
              request_header(req, "X-Ops-Timestamp") || request_header(req, "X-Ops-Content-Hash") ||
              request_header(req, "X-Ops-Authorization-1"))

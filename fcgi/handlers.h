@@ -4,9 +4,6 @@
 
 #include "request.h"
 
-/* Sends out (a new reference, consumed) with status when rc is 0; returns rc otherwise. */
-int respond_owned(struct request *req, int rc, int status, json_t *out);
-
 /* health.c */
 int health_live(struct request *req);
 int health_deep(struct request *req);

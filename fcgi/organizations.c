@@ -3,15 +3,6 @@
 #include "handlers.h"
 #include "worker.h"
 
-/* Sends out (consumed) with status, or passes rc on. */
-int respond_owned(struct request *req, int rc, int status, json_t *out)
-{
-    if (!rc)
-        rc = respond_json(req, status, out, NULL);
-    json_decref(out);
-    return rc;
-}
-
 int org_list(struct request *req)
 {
     json_t *out = NULL;

@@ -57,7 +57,7 @@ const char *request_query(const struct request *req, const char *name)
     return NULL;
 }
 
-int request_read_body(struct request *req, size_t max)
+int request_read_body(struct request *req)
 {
     const char *length_text = request_env(req, "CONTENT_LENGTH");
     char *end, *body;
@@ -69,10 +69,6 @@ int request_read_body(struct request *req, size_t max)
         if (*end)
             return purser_error_set(&req->err, PURSER_EINVAL, "Content-Length is not a number");
     }
-    if (declared > max)
-        return purser_error_set(&req->err, PURSER_ETOOLARGE,
-                                "request body of %llu bytes is larger than the limit of %zu",
-                                declared, max);
     if (!(body = arena_alloc(req->arena, (size_t)declared + 1)))
         return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     got = declared ? FCGX_GetStr(body, (int)declared, req->fcgx->in) : 0;
@@ -199,6 +195,14 @@ int respond_json(struct request *req, int status, const json_t *body, const char
         return purser_error_set(&req->err, PURSER_EINTERNAL, "cannot encode the response");
     rc = respond_text(req, status, "application/json", text, strlen(text), extra_headers);
     free(text);
+    return rc;
+}
+
+int respond_owned(struct request *req, int rc, int status, json_t *out)
+{
+    if (!rc)
+        rc = respond_json(req, status, out, NULL);
+    json_decref(out);
     return rc;
 }
 

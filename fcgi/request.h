@@ -69,12 +69,17 @@ int request_json(struct request *req, json_t **out);
 /* "https://host:port": the base of absolute URLs in answers. */
 const char *request_base_url(struct request *req);
 
-/* Reads the body (at most max bytes) into req->body. PURSER_ETOOLARGE beyond. */
-int request_read_body(struct request *req, size_t max);
+/* Reads the body (Content-Length bytes, which the worker has already held to
+ * http.max_body_bytes) into req->body. */
+int request_read_body(struct request *req);
 
 /* Answers with status and a JSON value (borrowed), as application/json. extra_headers is
  * NULL or "Name: value\r\n" lines. */
 int respond_json(struct request *req, int status, const json_t *body, const char *extra_headers);
+
+/* Answers with status and out (a new reference, consumed) when rc is 0; returns rc otherwise
+ * (out may then be NULL). The shape of every JSON handler's last line. */
+int respond_owned(struct request *req, int rc, int status, json_t *out);
 
 /* Answers with status and text as content_type. */
 int respond_text(struct request *req, int status, const char *content_type, const char *text,

@@ -146,7 +146,7 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
     if (!rc)
         rc = auth_api_version(&req);
     if (!rc)
-        rc = request_read_body(&req, (size_t)w->cfg->max_body_bytes);
+        rc = request_read_body(&req);
     if (!rc && !(req.route->flags & ROUTE_OPEN))
         rc = auth_authenticate(&req, w->cfg->development_mode);
     if (!rc && !(req.route->flags & ROUTE_OPEN))

@@ -405,25 +405,36 @@ int policy_group_delete(struct store *store, struct arena *arena, const char *or
                        p, 2, out, err);
 }
 
-#define POINTER_ROW                                                                                \
-    "SELECT r.body, g.id, p.id FROM policy_group_pointers pp"                                      \
-    " JOIN policy_groups g ON g.id = pp.group_id JOIN policies p ON p.id = pp.policy_id"           \
-    " JOIN policy_revisions r ON r.id = pp.revision_pk JOIN organizations o ON o.id = g.org_id"    \
-    " WHERE o.name = ? AND g.name = ? AND p.name = ?"
+/* The pointer of group for policy name, read by names: revision_pk, group id, policy id. */
+static int pointer_by_names(struct store *store, struct arena *arena, const char *org,
+                            const char *group, const char *name, struct store_rows *rows,
+                            struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
+    int rc = store_query(store, arena, rows,
+                         "SELECT pp.revision_pk, g.id, p.id FROM policy_group_pointers pp"
+                         " JOIN policy_groups g ON g.id = pp.group_id"
+                         " JOIN policies p ON p.id = pp.policy_id"
+                         " JOIN organizations o ON o.id = g.org_id"
+                         " WHERE o.name = ? AND g.name = ? AND p.name = ?",
+                         p, 3, err);
+    if (!rc && rows->count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
+                              name, group);
+    return rc;
+}
 
 int policy_group_policy_get(struct store *store, struct arena *arena, const char *org,
                             const char *group, const char *name, json_t **out,
                             struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
-    struct store_rows rows;
-    int rc = store_query(store, arena, &rows, POINTER_ROW, p, 3, err);
+    const char *text, *etag;
+    size_t len;
+    int rc =
+        policy_group_policy_fetch(store, NULL, arena, org, group, name, &text, &len, &etag, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
-                                name, group);
-    *out = parse_stored(store_cell(&rows, 0, 0));
+    *out = json_loadb(text, len, 0, NULL);
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
 }
 
@@ -450,21 +461,8 @@ static int pointer_revision(struct store *store, struct lru *cache, struct arena
             return rc;
         }
     }
-    {
-        struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
-        rc = store_query(store, arena, &rows,
-                         "SELECT pp.revision_pk, g.id, p.id FROM policy_group_pointers pp"
-                         " JOIN policy_groups g ON g.id = pp.group_id"
-                         " JOIN policies p ON p.id = pp.policy_id"
-                         " JOIN organizations o ON o.id = g.org_id"
-                         " WHERE o.name = ? AND g.name = ? AND p.name = ?",
-                         p, 3, err);
-    }
-    if (rc)
+    if ((rc = pointer_by_names(store, arena, org, group, name, &rows, err)))
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
-                                name, group);
     if (cache && key) {
         const char *value =
             arena_sprintf(arena, "%s %s", store_cell(&rows, 0, 1), store_cell(&rows, 0, 2));
@@ -552,24 +550,18 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
                                const char *group, const char *name, json_t **out,
                                struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name)};
     struct store_rows rows;
-    int rc = store_query(store, arena, &rows, POINTER_ROW, p, 3, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
-                                name, group);
-    {
-        struct store_value key[] = {STORE_INT(atoll(store_cell(&rows, 0, 1))),
-                                    STORE_INT(atoll(store_cell(&rows, 0, 2)))};
-        rc = store_exec(store,
-                        "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?",
-                        key, 2, NULL, NULL, err);
-    }
+    struct store_value key[2];
+    int rc = policy_group_policy_get(store, arena, org, group, name, out, err);
     if (!rc)
-        *out = parse_stored(store_cell(&rows, 0, 0));
-    return rc;
+        rc = pointer_by_names(store, arena, org, group, name, &rows, err);
+    if (!rc) {
+        key[0] = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 1)));
+        key[1] = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 2)));
+    }
+    return delete_read(store, rc,
+                       "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?",
+                       key, 2, out, err);
 }
 
 /* ---- nodes --------------------------------------------------------------------------------- */
