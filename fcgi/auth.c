@@ -120,9 +120,18 @@ int auth_authenticate(struct request *req, int development_mode)
     return 0;
 }
 
-int auth_authorize(struct request *req, const struct rbac_policy *policy)
+const char *request_org(const struct request *req)
 {
     const char *org = request_param(req, "org");
+    if (!org && req->route && (req->route->flags & ROUTE_YAML))
+        org = worker_config(req->worker)->default_organization;
+    return org;
+}
+
+/* Whether the authenticated principal holds action in the request's organization. */
+static int decide(struct request *req, const struct rbac_policy *policy, const char *action)
+{
+    const char *org = request_org(req);
     const char **roles = NULL;
     size_t role_count = 0;
     struct rbac_subject subject = {
@@ -136,13 +145,38 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
         return rc;
     subject.roles = roles;
     subject.role_count = role_count;
-    rc = rbac_decide(policy, &subject, &target, req->route->action, &req->err);
-    if (rc) {
-        json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "request_id", req->request_id,
-                                   "principal", req->principal, "action", req->route->action,
-                                   "path", req->path, "organization", org);
-        log_message("warning", "access denied", fields);
-        json_decref(fields);
-    }
+    return rbac_decide(policy, &subject, &target, action, &req->err);
+}
+
+static void log_denial(struct request *req, const char *action)
+{
+    json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "request_id", req->request_id,
+                               "principal", req->principal, "action", action, "path", req->path,
+                               "organization", request_org(req));
+    log_message("warning", "access denied", fields);
+    json_decref(fields);
+}
+
+int auth_authorize(struct request *req, const struct rbac_policy *policy)
+{
+    int rc = decide(req, policy, req->route->action);
+    if (rc == PURSER_EDENIED)
+        log_denial(req, req->route->action);
+    return rc;
+}
+
+int auth_allows(struct request *req, const char *action)
+{
+    struct purser_error saved = req->err;
+    int rc = decide(req, worker_policy(req->worker), action);
+    req->err = saved;
+    return rc == 0;
+}
+
+int auth_require(struct request *req, const char *action)
+{
+    int rc = decide(req, worker_policy(req->worker), action);
+    if (rc == PURSER_EDENIED)
+        log_denial(req, action);
     return rc;
 }

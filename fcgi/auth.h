@@ -16,4 +16,15 @@ int auth_authenticate(struct request *req, int development_mode);
 /* Checks the route's action for req->who in the organization of the URL; logs a denial. */
 int auth_authorize(struct request *req, const struct rbac_policy *policy);
 
+/* The organization a request acts in: its {org} path parameter, or for the Deckhand paths
+ * under /api/v1.0/ the configured documents.default_organization. NULL for server routes. */
+const char *request_org(const struct request *req);
+
+/* 1 when the authenticated principal also holds action (a check inside a handler, such as
+ * read_encrypted_document); nothing is logged. */
+int auth_allows(struct request *req, const char *action);
+
+/* 0 when the principal holds action; PURSER_EDENIED (logged, req->err filled) otherwise. */
+int auth_require(struct request *req, const char *action);
+
 #endif

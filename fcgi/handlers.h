@@ -70,4 +70,26 @@ int artifacts_put(struct request *req);
 int artifacts_get(struct request *req);
 int artifacts_delete(struct request *req);
 
+/* documents.c: the Deckhand-compatible document API */
+int doc_bucket_put(struct request *req);
+int doc_post(struct request *req);
+int doc_delete(struct request *req);
+int rev_list(struct request *req);
+int rev_get(struct request *req);
+int rev_purge(struct request *req);
+int rev_documents(struct request *req);
+int rev_diff(struct request *req);
+int rev_rollback(struct request *req);
+int tag_create(struct request *req);
+int tag_get(struct request *req);
+int tag_list(struct request *req);
+int tag_delete(struct request *req);
+int validation_create(struct request *req);
+int validation_list(struct request *req);
+int validation_detail(struct request *req);
+int validation_entries(struct request *req);
+int validation_entry(struct request *req);
+int doc_health(struct request *req);
+int doc_versions(struct request *req);
+
 #endif

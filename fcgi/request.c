@@ -1,6 +1,8 @@
 /* request.c: request accessors, body reading, and response writing (the status mapping). */
 #include "request.h"
 
+#include "../lib/yaml_codec.h"
+
 #include "../lib/log.h"
 #include "router.h"
 #include "worker.h"
@@ -36,6 +38,49 @@ const char *request_param(const struct request *req, const char *name)
         if (strcmp(req->param_names[i], name) == 0)
             return req->param_values[i];
     return NULL;
+}
+
+/* Percent-decodes a query component, '+' meaning a space (HTML forms, Python's urlencode). */
+static char *query_decode(struct arena *arena, const char *s, size_t n)
+{
+    char *copy = arena_strndup(arena, s, n);
+    if (!copy)
+        return NULL;
+    for (char *c = copy; *c; c++)
+        if (*c == '+')
+            *c = ' ';
+    return url_decode(arena, copy, n);
+}
+
+size_t request_query_all(const struct request *req, const char *name, const char ***out)
+{
+    size_t name_len = strlen(name), count = 0, cap = 0;
+    const char **values = NULL;
+    const char *p = req->query;
+    while (p && *p) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t key_len = eq ? (size_t)(eq - p) : len;
+        char *key = query_decode(req->arena, p, key_len);
+        if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
+            char *value = eq ? query_decode(req->arena, eq + 1, len - key_len - 1) : "";
+            if (count == cap) {
+                const char **grown = arena_alloc(req->arena, (cap ? cap * 2 : 4) * sizeof(*grown));
+                if (!grown)
+                    break;
+                if (count)
+                    memcpy(grown, values, count * sizeof(*grown));
+                values = grown;
+                cap = cap ? cap * 2 : 4;
+            }
+            if (value)
+                values[count++] = value;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    *out = values;
+    return count;
 }
 
 const char *request_query(const struct request *req, const char *name)
@@ -206,6 +251,42 @@ int respond_owned(struct request *req, int rc, int status, json_t *out)
     return rc;
 }
 
+int respond_yaml(struct request *req, int status, const json_t *docs)
+{
+    struct buf out = BUF_INIT;
+    int rc = yaml_codec_emit(&out, docs, &req->err);
+    if (!rc)
+        rc = respond_text(req, status, "application/x-yaml", out.data ? out.data : "", out.len,
+                          NULL);
+    buf_release(&out);
+    return rc;
+}
+
+int respond_yaml_owned(struct request *req, int rc, int status, json_t *out)
+{
+    if (!rc) {
+        json_t *docs = json_pack("[O]", out);
+        rc = docs ? respond_yaml(req, status, docs)
+                  : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+        json_decref(docs);
+    }
+    json_decref(out);
+    return rc;
+}
+
+/* Deckhand's Status document (SPEC §5) for an error on a YAML route. */
+static json_t *status_document(struct request *req, int status, const char *message, int rc)
+{
+    json_t *list = req->error_details ? json_incref(req->error_details)
+                                      : json_pack("[{s:s, s:b}]", "message", message, "error", 1);
+    const char *code = arena_sprintf(req->arena, "%d %s", status, http_reason(status));
+    return json_pack("[{s:s, s:s, s:{}, s:s, s:s, s:s, s:{s:s, s:I, s:o}, s:s, s:b}]", "kind",
+                     "Status", "apiVersion", "v1.0", "metadata", "status", "Failure", "message",
+                     message, "reason", http_reason(status), "details", "errorType",
+                     purser_err_name(rc), "errorCount", (json_int_t)json_array_size(list),
+                     "messageList", list, "code", code ? code : "", "retry", status >= 500);
+}
+
 void respond_error(struct request *req, int rc)
 {
     int status = http_status_for((enum purser_err)rc);
@@ -224,6 +305,17 @@ void respond_error(struct request *req, int rc)
                               worker_config(req->worker)->retry_after);
     if (status == 405)
         extra = arena_sprintf(req->arena, "Allow: %s\r\n", router_allowed(req->arena, req->path));
+    if (req->route && (req->route->flags & ROUTE_YAML)) {
+        json_t *doc = status_document(req, status, message ? message : "error", rc);
+        struct buf out = BUF_INIT;
+        if (!doc || yaml_codec_emit(&out, doc, NULL) ||
+            respond_text(req, status, "application/x-yaml", out.data ? out.data : "", out.len,
+                         extra))
+            respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
+        buf_release(&out);
+        json_decref(doc);
+        return;
+    }
     if (req->route && (req->route->flags & ROUTE_CHEF))
         body = json_pack("{s:[s]}", "error", message ? message : "error");
     else

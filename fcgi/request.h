@@ -49,6 +49,7 @@ struct request {
     size_t bytes_sent; /* body bytes sent */
     int responded;
     struct purser_error err;
+    json_t *error_details; /* owned: the messageList of a YAML route's Status error, or NULL */
 };
 
 /* A FastCGI parameter (CGI variable), or NULL. */
@@ -62,6 +63,10 @@ const char *request_param(const struct request *req, const char *name);
 
 /* The first value of a query parameter, percent-decoded (arena memory), or NULL. */
 const char *request_query(const struct request *req, const char *name);
+
+/* Every value of a repeated query parameter (percent-decoded, '+' as space), in order, in an
+ * arena array; returns how many. */
+size_t request_query_all(const struct request *req, const char *name, const char ***out);
 
 /* The body parsed as JSON (a new reference in *out), or PURSER_EINVAL "invalid JSON". */
 int request_json(struct request *req, json_t **out);
@@ -80,6 +85,13 @@ int respond_json(struct request *req, int status, const json_t *body, const char
 /* Answers with status and out (a new reference, consumed) when rc is 0; returns rc otherwise
  * (out may then be NULL). The shape of every JSON handler's last line. */
 int respond_owned(struct request *req, int rc, int status, json_t *out);
+
+/* Answers with status and the YAML stream of the documents in the array docs (borrowed), as
+ * application/x-yaml. */
+int respond_yaml(struct request *req, int status, const json_t *docs);
+
+/* respond_yaml of one document (out, consumed) when rc is 0; returns rc otherwise. */
+int respond_yaml_owned(struct request *req, int rc, int status, json_t *out);
 
 /* Answers with status and text as content_type. */
 int respond_text(struct request *req, int status, const char *content_type, const char *text,

@@ -9,6 +9,13 @@
 
 #define CHEF ROUTE_CHEF
 
+/* The document API answers at /api/v1.0/ (documents.default_organization) and at
+ * /organizations/{org}/api/v1.0/: one row each. */
+#define DOCS(method, path, action, handler, flags, summary)                                        \
+    {method, "/api/v1.0" path, action, handler, ROUTE_YAML | (flags), summary},                    \
+        {method, "/organizations/{org}/api/v1.0" path, action, handler, ROUTE_YAML | (flags),      \
+         summary}
+
 const struct route routes[] = {
     /* health and the API description: open */
     {"GET", "/healthz", NULL, health_live, ROUTE_OPEN, "Liveness: the process answers"},
@@ -148,6 +155,51 @@ const struct route routes[] = {
      "Create an API token; the answer is the only place it appears"},
     {"DELETE", "/users/{user}/tokens/{id}", "update_user", token_delete, ROUTE_AUTH_CHANGE,
      "Revoke an API token"},
+
+    /* the document API (Deckhand-compatible, YAML) */
+    {"GET", "/versions", NULL, doc_versions, ROUTE_OPEN | ROUTE_YAML,
+     "The document API's versions (Deckhand)"},
+    {"GET", "/api/v1.0/health", NULL, doc_health, ROUTE_OPEN | ROUTE_YAML,
+     "The document API answers (204)"},
+    DOCS("PUT", "/buckets/{bucket}/documents", "write_cleartext_document", doc_bucket_put, 0,
+         "Replace a bucket's documents (those left out are deleted): one new revision, none "
+         "when nothing changes"),
+    DOCS("POST", "/documents", "write_cleartext_document", doc_post, 0,
+         "Add, replace and (Tombstone) delete documents in bucket ?bucket= (default 'default')"),
+    DOCS("DELETE", "/documents/{namespace}/{kind}/{version}/{name}", "write_cleartext_document",
+         doc_delete, 0, "Delete the documents of a schema and name (a new revision)"),
+    DOCS("GET", "/revisions", "read_revision", rev_list, 0,
+         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status"),
+    DOCS("DELETE", "/revisions", "delete_revisions", rev_purge, 0,
+         "Purge every revision and document; ids start again at 1"),
+    DOCS("GET", "/revisions/{id}", "read_revision", rev_get, 0,
+         "Show a revision: buckets, tags, ValidationPolicy status"),
+    DOCS("GET", "/revisions/{id}/documents", "read_cleartext_document", rev_documents, 0,
+         "A revision's documents as posted (schema, metadata.name, metadata.label, "
+         "metadata.layeringDefinition.abstract|layer, status.bucket, sort, order, limit, "
+         "cleartext-secrets)"),
+    DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", rev_diff, 0,
+         "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
+         "none)"),
+    DOCS("GET", "/revisions/{id}/tags", "read_revision", tag_list, 0, "A revision's tags"),
+    DOCS("DELETE", "/revisions/{id}/tags", "write_tag", tag_delete, 0,
+         "Delete a revision's tags"),
+    DOCS("GET", "/revisions/{id}/tags/{tag}", "read_revision", tag_get, 0, "Show a tag"),
+    DOCS("POST", "/revisions/{id}/tags/{tag}", "write_tag", tag_create, 0,
+         "Tag a revision (optional YAML mapping of data)"),
+    DOCS("DELETE", "/revisions/{id}/tags/{tag}", "write_tag", tag_delete, 0, "Delete a tag"),
+    DOCS("POST", "/rollback/{id}", "write_cleartext_document", rev_rollback, 0,
+         "A new revision with the documents of revision id (0: none)"),
+    DOCS("GET", "/revisions/{id}/validations", "read_validation", validation_list, 0,
+         "Validations reported for a revision, with the latest status of each"),
+    DOCS("GET", "/revisions/{id}/validations/detail", "read_validation", validation_detail, 0,
+         "Every validation entry of a revision in full"),
+    DOCS("GET", "/revisions/{id}/validations/{name}", "read_validation", validation_entries, 0,
+         "The entries of one validation"),
+    DOCS("POST", "/revisions/{id}/validations/{name}", "write_validation", validation_create, 0,
+         "Report a validation result (status, validator, errors)"),
+    DOCS("GET", "/revisions/{id}/validations/{name}/entries/{entry}", "read_validation",
+         validation_entry, 0, "One validation entry in full"),
 };
 
 const size_t route_count = sizeof(routes) / sizeof(routes[0]);

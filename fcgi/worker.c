@@ -1,6 +1,8 @@
 /* worker.c: the worker loop: one arena per request, routing, body limits, the log line. */
 #include "worker.h"
 
+#include "../lib/keyring.h"
+
 #include "../lib/log.h"
 #include "auth.h"
 #include "request.h"
@@ -24,11 +26,31 @@ struct worker {
     struct store *store;
     struct lru *revisions;
     struct lru *auth;
+    struct keyring *keyring;
     int listen_fd;
     unsigned long served;
 };
 
 static volatile sig_atomic_t stop_requested;
+
+const struct keyring *worker_keyring(const struct worker *worker)
+{
+    return worker->keyring;
+}
+
+/* Reads the keyring named in the configuration; without one, encrypted documents are refused
+ * (503) rather than stored in clear. */
+static void load_keyring(struct worker *w)
+{
+    struct purser_error err;
+    if (!w->cfg->keyring_file[0])
+        return;
+    if (keyring_load(&w->keyring, w->cfg->keyring_file, &err)) {
+        json_t *fields = json_pack("{s:s}", "error", err.message);
+        log_message("error", "secrets.keyring cannot be used", fields);
+        json_decref(fields);
+    }
+}
 
 static void on_stop_signal(int sig)
 {
@@ -161,6 +183,7 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
         respond_error(&req, rc);
     }
     log_request(&req, started);
+    json_decref(req.error_details);
     arena_free(req.arena);
 }
 
@@ -214,6 +237,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
             return 1;
         }
     }
+    load_keyring(&w);
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
         struct epoll_event ready;
@@ -232,6 +256,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     FCGX_Free(&fcgx, 1);
     lru_free(w.revisions);
     lru_free(w.auth);
+    keyring_free(w.keyring);
     store_free(w.store);
     return 0;
 }

@@ -26,6 +26,12 @@ struct lru *worker_revision_cache(struct worker *worker);
 /* The worker's authentication cache (token and key owners, roles; borrowed). */
 struct lru *worker_auth_cache(struct worker *worker);
 
+struct keyring;
+
+/* The keyring that seals encrypted documents (borrowed), or NULL when none is configured or
+ * it could not be read (logged at start). */
+const struct keyring *worker_keyring(const struct worker *worker);
+
 /* The RBAC policy the worker was started with (borrowed). */
 const struct rbac_policy *worker_policy(const struct worker *worker);
 

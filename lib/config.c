@@ -61,6 +61,11 @@ static const struct option options[] = {
         "seconds they live: a revoked token or changed role is seen by every worker within this"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
+    OPT("documents", "default_organization", OPT_STRING, default_organization, "default", 0, 0,
+        "the organization the Deckhand-compatible /api/v1.0/ paths act on"),
+    OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
+        "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
+        "refused"),
 };
 
 #define OPTION_COUNT (sizeof(options) / sizeof(options[0]))

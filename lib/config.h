@@ -40,6 +40,10 @@ struct purser_config {
     long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
+    /* documents */
+    char *default_organization; /* the organization of /api/v1.0/ */
+    /* secrets */
+    char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };
 
 /* Fills cfg with the defaults. Strings are heap copies; release with config_release(). */

@@ -120,11 +120,16 @@ void crypto_md5_hex(char out[33], const void *data, size_t n)
     to_hex(out, bytes, 16);
 }
 
+void crypto_sha256(unsigned char out[32], const void *data, size_t n)
+{
+    unsigned int len = 0;
+    EVP_Digest(data, n, out, &len, md_sha256(), NULL);
+}
+
 void crypto_sha256_hex(char out[65], const void *data, size_t n)
 {
     unsigned char bytes[32];
-    unsigned int len = 0;
-    EVP_Digest(data, n, bytes, &len, md_sha256(), NULL);
+    crypto_sha256(bytes, data, n);
     to_hex(out, bytes, 32);
 }
 

@@ -239,11 +239,15 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
 static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_value *params,
                        size_t n, struct purser_error *err)
 {
-    MYSQL_BIND binds[32];
-    if (n > 32 || mysql_stmt_param_count(stmt) != n)
+    MYSQL_BIND inline_binds[32], *binds = inline_binds;
+    int rc = 0;
+    if (n > 65535 || mysql_stmt_param_count(stmt) != n)
         return purser_error_set(err, PURSER_EINTERNAL, "statement takes %lu parameters, got %zu",
                                 mysql_stmt_param_count(stmt), n);
-    memset(binds, 0, sizeof(binds));
+    /* the connector copies the bind array; only the values must outlive this call */
+    if (n > 32 && !(binds = malloc(n * sizeof(*binds))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    memset(binds, 0, (n > 32 ? n : 32) * sizeof(*binds));
     for (size_t i = 0; i < n; i++) {
         switch (params[i].type) {
         case STORE_NULL: binds[i].buffer_type = MYSQL_TYPE_NULL; break;
@@ -264,8 +268,10 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
         }
     }
     if (n && mysql_stmt_bind_param(stmt, binds))
-        return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
-    return 0;
+        rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+    if (binds != inline_binds)
+        free(binds);
+    return rc;
 }
 
 #define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */

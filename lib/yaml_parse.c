@@ -12,6 +12,13 @@ const struct yaml_limits yaml_limits_default = {
     .max_nodes = 4000000,
 };
 
+const struct yaml_limits yaml_limits_pyyaml = {
+    .max_bytes = 64u << 20,
+    .max_depth = 200,
+    .max_nodes = 4000000,
+    .last_key_wins = 1,
+};
+
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
 struct frame {
@@ -148,9 +155,10 @@ static int set_key(struct parse *ps, struct frame *f, json_t *value, const yaml_
 {
     const char *key = json_string_value(f->key);
     if (json_object_get(f->container, key)) {
-        if (!f->merged || !json_object_get(f->merged, key))
+        if (f->merged && json_object_get(f->merged, key))
+            json_object_del(f->merged, key); /* an explicit key overrides a merged one */
+        else if (!ps->limits->last_key_wins)
             return fail_at(ps, mark, "duplicate key", key);
-        json_object_del(f->merged, key); /* an explicit key overrides a merged one */
     }
     return json_object_set(f->container, key, value) ? PURSER_EINTERNAL : 0;
 }

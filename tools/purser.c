@@ -1,6 +1,8 @@
 /* purser.c: the operator's command: migrate the database, check the configuration. */
 #include "../lib/config.h"
 #include "../lib/crypto.h"
+#include "../lib/docstore.h"
+#include "../lib/keyring.h"
 #include "../lib/identity.h"
 #include "../lib/migrate.h"
 #include "../lib/policy.h"
@@ -34,6 +36,12 @@ static void usage(FILE *out)
                  "                       newest N of each policy; lists what it removed\n"
                  "  add-member ORG USER ROLE\n"
                  "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
+                 "  init-keyring         create the keyring (secrets.keyring) with one random key\n"
+                 "  add-key              add a keyring slot with a new random key; it seals from now\n"
+                 "  rotate-keys [--batch N]\n"
+                 "                       re-seal every encrypted record under the newest slot, N\n"
+                 "                       at a time (default 100), showing progress; resumable\n"
+                 "  remove-key ID        remove a keyring slot; refused while records use it\n"
                  "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -334,6 +342,121 @@ static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **arg
     return rc ? fail(&err) : 0;
 }
 
+static const char *keyring_path(const struct purser_config *cfg)
+{
+    if (!cfg->keyring_file[0]) {
+        fprintf(stderr, "purser: secrets.keyring is not set in the configuration\n");
+        return NULL;
+    }
+    return cfg->keyring_file;
+}
+
+static int cmd_init_keyring(const struct purser_config *cfg)
+{
+    struct purser_error err;
+    const char *path = keyring_path(cfg);
+    if (!path)
+        return 1;
+    if (keyring_create(path, &err))
+        return fail(&err);
+    printf("created keyring %s with slot 1\n", path);
+    return 0;
+}
+
+static int cmd_add_key(const struct purser_config *cfg)
+{
+    struct purser_error err;
+    const char *path = keyring_path(cfg);
+    int id = 0;
+    if (!path)
+        return 1;
+    if (keyring_add_slot(path, &id, &err))
+        return fail(&err);
+    printf("added slot %d to %s: it seals new values once the service reloads (SIGHUP); run "
+           "rotate-keys to re-seal older ones\n",
+           id, path);
+    return 0;
+}
+
+static int cmd_remove_key(const struct purser_config *cfg, int argc, char **argv)
+{
+    struct purser_error err;
+    const char *path = keyring_path(cfg);
+    struct store *store = NULL;
+    struct arena *arena;
+    long count = 0;
+    char *end;
+    long id = argc == 2 ? strtol(argv[1], &end, 10) : 0;
+    int rc;
+
+    if (argc != 2 || *end || id < 1) {
+        fprintf(stderr, "usage: purser remove-key ID\n");
+        return 2;
+    }
+    if (!path || open_store(&store, cfg))
+        return 1;
+    if (!(arena = arena_new())) {
+        store_free(store);
+        return 1;
+    }
+    rc = docstore_count_sealed(store, arena, (int)id, &count, &err);
+    if (!rc && count > 0)
+        rc = purser_error_set(&err, PURSER_EEXISTS,
+                              "slot %ld still seals %ld record(s): run rotate-keys first", id,
+                              count);
+    if (!rc)
+        rc = keyring_remove_slot(path, (int)id, &err);
+    arena_free(arena);
+    store_free(store);
+    if (rc)
+        return fail(&err);
+    printf("removed slot %ld from %s\n", id, path);
+    return 0;
+}
+
+static int cmd_rotate_keys(const struct purser_config *cfg, int argc, char **argv)
+{
+    struct purser_error err;
+    struct keyring *ring = NULL;
+    struct store *store = NULL;
+    long batch = 100, total = 0, done = 0, left = 1;
+    int rc = 0;
+
+    if (argc == 3 && strcmp(argv[1], "--batch") == 0)
+        batch = atol(argv[2]);
+    else if (argc != 1)
+        batch = 0;
+    if (batch < 1 || batch > 100000) {
+        fprintf(stderr, "usage: purser rotate-keys [--batch N]   (1 <= N <= 100000)\n");
+        return 2;
+    }
+    if (!keyring_path(cfg))
+        return 1;
+    if (keyring_load(&ring, cfg->keyring_file, &err))
+        return fail(&err);
+    if (open_store(&store, cfg)) {
+        keyring_free(ring);
+        return 1;
+    }
+    while (!rc && left > 0) {
+        struct arena *arena = arena_new();
+        if (!arena)
+            break;
+        rc = docstore_rotate_batch(store, arena, ring, batch, &done, &left, &err);
+        arena_free(arena);
+        total += done;
+        if (!rc)
+            printf("re-sealed %ld record(s) under slot %d; %ld left\n", total,
+                   keyring_newest(ring), left);
+        fflush(stdout);
+        if (!rc && done == 0 && left > 0)
+            rc = purser_error_set(&err, PURSER_EINTERNAL, "no progress: %ld record(s) left", left);
+    }
+    store_free(store);
+    keyring_free(ring);
+    return rc ? fail(&err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct purser_config cfg;
@@ -384,6 +507,14 @@ int main(int argc, char **argv)
         rc = cmd_gc_policies(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "add-member") == 0)
         rc = cmd_add_member(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "init-keyring") == 0)
+        rc = cmd_init_keyring(&cfg);
+    else if (strcmp(command, "add-key") == 0)
+        rc = cmd_add_key(&cfg);
+    else if (strcmp(command, "remove-key") == 0)
+        rc = cmd_remove_key(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "rotate-keys") == 0)
+        rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
     else {
         fprintf(stderr, "purser: unknown command '%s'\n", command);
         usage(stderr);

@@ -1,0 +1,410 @@
+/* documents.c: the Deckhand-compatible document API (SPEC §5): buckets, documents,
+ * revisions, diffs, tags, rollback and validations, YAML in and out. */
+#include "handlers.h"
+
+#include "../lib/docstore.h"
+#include "../lib/document.h"
+#include "../lib/yaml_codec.h"
+#include "auth.h"
+#include "router.h"
+#include "worker.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Everything a document handler hands to lib/docstore for this request. */
+static int doc_context(struct request *req, struct docstore_ctx *ctx)
+{
+    const char *org = request_org(req);
+    const char *param_org = request_param(req, "org");
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->store = worker_store(req->worker);
+    ctx->arena = req->arena;
+    ctx->keyring = worker_keyring(req->worker);
+    ctx->principal = req->principal;
+    ctx->read_encrypted = auth_allows(req, "read_encrypted_document");
+    ctx->write_encrypted = auth_allows(req, "write_encrypted_document");
+    ctx->base_url = param_org ? arena_sprintf(req->arena, "%s/organizations/%s/api/v1.0",
+                                              request_base_url(req), param_org)
+                              : arena_sprintf(req->arena, "%s/api/v1.0", request_base_url(req));
+    if (!org || !org[0])
+        return purser_error_set(&req->err, PURSER_ENOTFOUND,
+                                "no organization: set documents.default_organization");
+    return identity_org_id(ctx->store, req->arena, org, &ctx->org_id, &req->err);
+}
+
+/* A revision id path parameter: a non-negative integer. */
+static int revision_param(struct request *req, const char *name, long long *out)
+{
+    const char *text = request_param(req, name);
+    char *end;
+    long long id = text ? strtoll(text, &end, 10) : -1;
+    if (!text || !*text || *end || id < 0)
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "revision id must be a non-negative integer, not '%s'",
+                                text ? text : "");
+    *out = id;
+    return 0;
+}
+
+/* The body as a YAML stream (an array of documents, empty for an empty body). 415 unless it
+ * is sent as application/x-yaml (or application/yaml). */
+static int read_yaml(struct request *req, json_t **out)
+{
+    const char *type = request_env(req, "CONTENT_TYPE");
+    size_t len = type ? strcspn(type, "; ") : 0;
+    *out = NULL;
+    if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
+                                    (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
+        return purser_error_set(&req->err, PURSER_EMEDIATYPE,
+                                "Content-Type must be application/x-yaml, not '%s'",
+                                type ? type : "");
+    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &yaml_limits_pyyaml,
+                         &req->err)) {
+        if (req->err.line)
+            return purser_error_set(&req->err, req->err.code,
+                                    "the body is not valid YAML: line %d, column %d: %.180s",
+                                    req->err.line, req->err.column, req->err.message);
+        return req->err.code;
+    }
+    return 0;
+}
+
+/* Reads, checks and writes a payload of documents into bucket. */
+static int write_documents(struct request *req, const char *bucket, enum docstore_mode mode)
+{
+    struct docstore_ctx ctx;
+    struct document *docs = NULL;
+    size_t count = 0;
+    json_t *stream = NULL, *out = NULL;
+    int rc = doc_context(req, &ctx);
+
+    if (!rc)
+        rc = read_yaml(req, &stream);
+    if (!rc)
+        rc = document_prepare(req->arena, stream, &docs, &count, &req->error_details, &req->err);
+    for (size_t i = 0; !rc && i < count; i++)
+        if (docs[i].encrypted)
+            rc = auth_require(req, "write_encrypted_document");
+    if (!rc)
+        rc = docstore_write(&ctx, bucket, mode, docs, count, &out, &req->err);
+    if (!rc)
+        rc = respond_yaml(req, 200, out);
+    json_decref(out);
+    json_decref(stream);
+    return rc;
+}
+
+int doc_bucket_put(struct request *req)
+{
+    return write_documents(req, request_param(req, "bucket"), DOCSTORE_PUT_BUCKET);
+}
+
+int doc_post(struct request *req)
+{
+    const char *bucket = request_query(req, "bucket");
+    return write_documents(req, bucket ? bucket : "default", DOCSTORE_POST);
+}
+
+int doc_delete(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    const char *schema = arena_sprintf(req->arena, "%s/%s/%s", request_param(req, "namespace"),
+                                       request_param(req, "kind"), request_param(req, "version"));
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = docstore_delete_document(&ctx, schema, request_param(req, "name"), &out, &req->err);
+    if (!rc)
+        rc = respond_yaml(req, 200, out);
+    json_decref(out);
+    return rc;
+}
+
+/* "true" / "false" query values; -1 when absent, -2 when neither. */
+static int bool_query(const char *text)
+{
+    if (!text)
+        return -1;
+    if (strcasecmp(text, "true") == 0)
+        return 1;
+    if (strcasecmp(text, "false") == 0)
+        return 0;
+    return -2;
+}
+
+/* The filters of GET revisions/{id}/documents from the query string. */
+static int read_filter(struct request *req, struct docstore_filter *f)
+{
+    const char *order = request_query(req, "order"), *limit = request_query(req, "limit");
+    const char *abstract = request_query(req, "metadata.layeringDefinition.abstract");
+    int secrets = bool_query(request_query(req, "cleartext-secrets"));
+
+    memset(f, 0, sizeof(*f));
+    f->schema_count = request_query_all(req, "schema", &f->schemas);
+    f->name_count = request_query_all(req, "metadata.name", &f->names);
+    f->layer_count = request_query_all(req, "metadata.layeringDefinition.layer", &f->layers);
+    f->label_count = request_query_all(req, "metadata.label", &f->labels);
+    f->bucket_count = request_query_all(req, "status.bucket", &f->buckets);
+    f->sort_count = request_query_all(req, "sort", &f->sort);
+    for (size_t i = 0; i < f->label_count; i++)
+        if (!strchr(f->labels[i], '=') || f->labels[i][0] == '=')
+            return purser_error_set(&req->err, PURSER_EINVAL,
+                                    "metadata.label must be key=value, not '%s'", f->labels[i]);
+    f->abstract = bool_query(abstract);
+    if (f->abstract == -2)
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "metadata.layeringDefinition.abstract must be true or false");
+    if (order && strcmp(order, "asc") && strcmp(order, "desc"))
+        return purser_error_set(&req->err, PURSER_EINVAL, "order must be asc or desc, not '%s'",
+                                order);
+    f->descending = order && strcmp(order, "desc") == 0;
+    f->limit = -1;
+    if (limit) {
+        char *end;
+        long n = strtol(limit, &end, 10);
+        if (!*limit || *end || n < 0)
+            return purser_error_set(&req->err, PURSER_EINVAL,
+                                    "limit must be a non-negative integer, not '%s'", limit);
+        f->limit = n;
+    }
+    if (secrets == -2)
+        return purser_error_set(&req->err, PURSER_EINVAL, "cleartext-secrets must be true or false");
+    f->redact = secrets == 0;
+    return 0;
+}
+
+int rev_documents(struct request *req)
+{
+    struct docstore_ctx ctx;
+    struct docstore_filter filter;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = read_filter(req, &filter);
+    if (!rc)
+        rc = docstore_documents(&ctx, id, &filter, &out, &req->err);
+    if (!rc)
+        rc = respond_yaml(req, 200, out);
+    json_decref(out);
+    return rc;
+}
+
+int rev_list(struct request *req)
+{
+    struct docstore_ctx ctx;
+    const char **tags = NULL;
+    size_t tag_count = request_query_all(req, "tag", &tags);
+    const char *order = request_query(req, "order");
+    json_t *out = NULL;
+    int rc = doc_context(req, &ctx);
+    if (!rc && order && strcmp(order, "asc") && strcmp(order, "desc"))
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "order must be asc or desc, not '%s'",
+                              order);
+    if (!rc)
+        rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"),
+                                order && strcmp(order, "desc") == 0, &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int rev_get(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_revision(&ctx, id, &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int rev_purge(struct request *req)
+{
+    struct docstore_ctx ctx;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = docstore_purge(&ctx, &req->err);
+    return rc ? rc : respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+}
+
+int rev_diff(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long a = 0, b = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &a);
+    if (!rc)
+        rc = revision_param(req, "other", &b);
+    if (!rc)
+        rc = docstore_diff(&ctx, a, b, &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int rev_rollback(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_rollback(&ctx, id, &out, &req->err);
+    return respond_yaml_owned(req, rc, 201, out);
+}
+
+/* The first document of a YAML body, or NULL for an empty body (a new reference). */
+static int read_one(struct request *req, json_t **out)
+{
+    json_t *stream = NULL;
+    int rc = read_yaml(req, &stream);
+    *out = NULL;
+    if (!rc && json_array_size(stream) > 1)
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "the body must be one YAML document");
+    if (!rc && json_array_size(stream) == 1)
+        *out = json_incref(json_array_get(stream, 0));
+    json_decref(stream);
+    return rc;
+}
+
+int tag_create(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *body = NULL, *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = read_one(req, &body);
+    if (!rc)
+        rc = docstore_tag_create(&ctx, id, request_param(req, "tag"), body, &out, &req->err);
+    json_decref(body);
+    return respond_yaml_owned(req, rc, 201, out);
+}
+
+int tag_get(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_tag_get(&ctx, id, request_param(req, "tag"), &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int tag_list(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_tag_list(&ctx, id, &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int tag_delete(struct request *req)
+{
+    struct docstore_ctx ctx;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_tag_delete(&ctx, id, request_param(req, "tag"), &req->err);
+    return rc ? rc : respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+}
+
+int validation_create(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *body = NULL, *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = read_one(req, &body);
+    if (!rc)
+        rc = docstore_validation_create(&ctx, id, request_param(req, "name"), body, &out,
+                                        &req->err);
+    json_decref(body);
+    return respond_yaml_owned(req, rc, 201, out);
+}
+
+static int validation_list_as(struct request *req, int detail)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_validation_list(&ctx, id, detail, &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int validation_list(struct request *req)
+{
+    return validation_list_as(req, 0);
+}
+
+int validation_detail(struct request *req)
+{
+    return validation_list_as(req, 1);
+}
+
+int validation_entries(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = docstore_validation_entries(&ctx, id, request_param(req, "name"), &out, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int validation_entry(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long id = 0, entry = 0;
+    int rc = doc_context(req, &ctx);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = revision_param(req, "entry", &entry);
+    if (!rc)
+        rc = docstore_validation_entry(&ctx, id, request_param(req, "name"), entry, &out,
+                                       &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
+int doc_health(struct request *req)
+{
+    return respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+}
+
+int doc_versions(struct request *req)
+{
+    json_t *out = json_pack("{s:{s:s, s:s}}", "v1.0", "path", "/api/v1.0", "status", "stable");
+    return respond_yaml_owned(req, out ? 0 : PURSER_EINTERNAL, 200, out);
+}

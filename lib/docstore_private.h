@@ -1,0 +1,43 @@
+/* docstore_private.h: what docstore.c (writes) and docstore_read.c (reads) share. */
+#ifndef PURSER_DOCSTORE_PRIVATE_H
+#define PURSER_DOCSTORE_PRIVATE_H
+
+#include "docstore.h"
+
+/* One document of a stored revision. */
+struct member {
+    long long content_id, bucket_id, since;
+    const char *bucket, *schema, *layer, *name;
+    const unsigned char *sha; /* 32 bytes */
+    int abstract, encrypted;
+    int drop; /* not carried into the next revision */
+    int kept; /* carried unchanged (its replacement in the payload is identical) */
+};
+
+#define REDACTED "[redacted]"
+
+/* PURSER_ENOTFOUND "The requested revision=N was not found." unless revision id exists. */
+int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
+                            struct purser_error *err);
+
+/* The latest revision id (0 when there is none). */
+int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err);
+
+/* Every document of revision id (none for 0), ordered by content id, in arena memory. */
+int docstore_members(const struct docstore_ctx *ctx, long long id, struct member **out,
+                     size_t *count, struct purser_error *err);
+
+/* The data of an encrypted content, opened: a new JSON value. */
+int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const char *layer,
+                       const char *name, int key_id, const char *sealed, size_t sealed_len,
+                       json_t **out, struct purser_error *err);
+
+/* A document for an answer: {schema, metadata, data, status: {bucket, revision}} built from
+ * stored metadata and data texts (data borrowed as a value, or parsed from text). */
+json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
+                               const char *bucket, long long revision);
+
+/* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
+#define SQL_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+
+#endif
