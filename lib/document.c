@@ -333,6 +333,8 @@ static void check_one(struct check *c, json_t *doc, struct document *d)
 
 char *document_canonical(const json_t *value)
 {
+    if (!value)
+        return strdup("null");
     return json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 

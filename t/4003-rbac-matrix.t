@@ -9,6 +9,7 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use CPAN::Meta::YAML;
 use PurserStack;
+use YAML::XS ();
 
 my $policy = do {
     open my $fh, '<', PurserStack::root() . '/policies/default.yaml' or die;
@@ -81,8 +82,48 @@ my %expected_action = (
     'GET /users/{user}/tokens' => 'read_user',
     'POST /users/{user}/tokens' => 'update_user',
     'DELETE /users/{user}/tokens/{id}' => 'update_user',
+    # the document API, at the default organization and at any
+    'PUT /api/v1.0/buckets/{bucket}/documents' => 'write_cleartext_document',
+    'PUT /organizations/{org}/api/v1.0/buckets/{bucket}/documents' => 'write_cleartext_document',
+    'POST /api/v1.0/documents' => 'write_cleartext_document',
+    'POST /organizations/{org}/api/v1.0/documents' => 'write_cleartext_document',
+    'DELETE /api/v1.0/documents/{namespace}/{kind}/{version}/{name}' => 'write_cleartext_document',
+    'DELETE /organizations/{org}/api/v1.0/documents/{namespace}/{kind}/{version}/{name}' => 'write_cleartext_document',
+    'GET /api/v1.0/revisions' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions' => 'read_revision',
+    'DELETE /api/v1.0/revisions' => 'delete_revisions',
+    'DELETE /organizations/{org}/api/v1.0/revisions' => 'delete_revisions',
+    'GET /api/v1.0/revisions/{id}' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}' => 'read_revision',
+    'GET /api/v1.0/revisions/{id}/documents' => 'read_cleartext_document',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/documents' => 'read_cleartext_document',
+    'GET /api/v1.0/revisions/{id}/diff/{other}' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/diff/{other}' => 'read_revision',
+    'GET /api/v1.0/revisions/{id}/tags' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/tags' => 'read_revision',
+    'DELETE /api/v1.0/revisions/{id}/tags' => 'write_tag',
+    'DELETE /organizations/{org}/api/v1.0/revisions/{id}/tags' => 'write_tag',
+    'GET /api/v1.0/revisions/{id}/tags/{tag}' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/tags/{tag}' => 'read_revision',
+    'POST /api/v1.0/revisions/{id}/tags/{tag}' => 'write_tag',
+    'POST /organizations/{org}/api/v1.0/revisions/{id}/tags/{tag}' => 'write_tag',
+    'DELETE /api/v1.0/revisions/{id}/tags/{tag}' => 'write_tag',
+    'DELETE /organizations/{org}/api/v1.0/revisions/{id}/tags/{tag}' => 'write_tag',
+    'POST /api/v1.0/rollback/{id}' => 'write_cleartext_document',
+    'POST /organizations/{org}/api/v1.0/rollback/{id}' => 'write_cleartext_document',
+    'GET /api/v1.0/revisions/{id}/validations' => 'read_validation',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/validations' => 'read_validation',
+    'GET /api/v1.0/revisions/{id}/validations/detail' => 'read_validation',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/detail' => 'read_validation',
+    'GET /api/v1.0/revisions/{id}/validations/{name}' => 'read_validation',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}' => 'read_validation',
+    'POST /api/v1.0/revisions/{id}/validations/{name}' => 'write_validation',
+    'POST /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}' => 'write_validation',
+    'GET /api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
 );
-my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs');
+my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs',
+    'GET /versions', 'GET /api/v1.0/health');
 
 my $s = PurserStack->new;
 my $org = $s->env('PURSER_ORG');
@@ -133,7 +174,8 @@ sub allowed {
     return 1 if $subject eq 'admin';
     return 1 if has($policy->{authenticated}, $action);
     return 1 if $path =~ m{^/users/\{user\}} && $user_param eq $subject && has($policy->{self}, $action);
-    return 1 if $role && $path =~ m{\{org\}} && has($policy->{roles}{$role}{actions}, $action);
+    # /api/v1.0/ acts on the default organization, where each user has its role
+    return 1 if $role && $path =~ m{\{org\}|^/api/} && has($policy->{roles}{$role}{actions}, $action);
     return 0;
 }
 
@@ -152,13 +194,18 @@ for my $subject ('admin', map { "u-$_" } sort(keys %{ $policy->{roles} }), 'outs
         for my $user_param (@user_params) {
             (my $url = $path) =~ s/\{org\}/$target_org/g;
             $url =~ s/\{user\}/$user_param/g;
-            $url =~ s/\{(client|key|name|rev|group|node|identifier|checksum)\}/nobody-here/g;
+            $url =~ s/\{(client|key|name|rev|group|node|identifier|checksum|bucket|namespace|kind|version|tag)\}/nobody-here/g;
+            $url =~ s/\{(other|entry)\}/0/g;
             $url =~ s/\{id\}/0000000000000000/g;
             my $body = ($method eq 'POST' || $method eq 'PUT') ? 'not json' : undef;
             my ($r, $j) = $s->api($method, $url, $body, $token{$subject});
             my $may = allowed($subject, $role, $action, $path, $user_param);
             my $e = ref $j eq 'HASH' ? $j->{error} : undef;
             my $message = ref $e eq 'ARRAY' ? $e->[0] : ref $e eq 'HASH' ? $e->{message} : '';
+            if (($r->{headers}{'content-type'} // '') eq 'application/x-yaml' && length $r->{content}) {
+                my ($status) = eval { YAML::XS::Load($r->{content}) };
+                $message = $status->{message} // '' if ref $status eq 'HASH';
+            }
             my $ok = $may ? ($r->{status} != 401 && $r->{status} != 403)
                           : ($r->{status} == 403 && $message =~ /\Q'$action'\E/);
             $checked++;

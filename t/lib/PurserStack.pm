@@ -155,6 +155,24 @@ sub chef {
     return $r;
 }
 
+# yaml(METHOD, PATH, BODY, TOKEN, CONTENT_TYPE): a document API request (YAML in and out)
+# with a bearer token (the admin's unless given; '' for none); returns (response, [documents]).
+sub yaml {
+    my ($self, $method, $path, $body, $token, $type) = @_;
+    require YAML::XS;
+    $token //= $self->env('PURSER_ADMIN_TOKEN');
+    my %headers = (accept => 'application/x-yaml');
+    $headers{authorization} = "Bearer $token" if length $token;
+    my %options = (headers => \%headers);
+    if (defined $body) {
+        $headers{'content-type'} = $type // 'application/x-yaml';
+        $options{content} = $body;
+    }
+    my $res = $self->request($method, $path, \%options);
+    my @docs = length($res->{content} // "") ? eval { YAML::XS::Load($res->{content}) } : ();
+    return ($res, [ grep { defined } @docs ]);
+}
+
 sub json {
     my ($res) = @_;
     my $data = eval { JSON::PP->new->decode($res->{content}) };
