@@ -308,9 +308,11 @@ static void check_one(struct check *c, json_t *doc, struct document *d)
             fault(c, "unknown top-level key '%s' (only schema, metadata and data)", key);
     }
     meta = json_object_get(doc, "metadata");
+    if (json_is_object(meta) && json_is_string(json_object_get(meta, "name")))
+        c->name = json_string_value(json_object_get(meta, "name")); /* for messages */
+    c->schema = d->schema = string_field(c, doc, "schema", "", 1);
     if (json_is_object(meta))
         c->name = d->name = string_field(c, meta, "name", "metadata.", 1);
-    c->schema = d->schema = string_field(c, doc, "schema", "", 1);
     if (d->schema && !schema_well_formed(d->schema))
         fault(c, "schema must look like namespace/Kind/v1");
     if (!json_is_object(meta)) {
