@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define YAML_TYPE "application/x-yaml"
+
 /* Everything a document handler hands to lib/docstore for this request. */
 static int doc_context(struct request *req, struct docstore_ctx *ctx)
 {
@@ -77,7 +79,8 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     struct docstore_ctx ctx;
     struct document *docs = NULL;
     size_t count = 0;
-    json_t *stream = NULL, *out = NULL;
+    json_t *stream = NULL;
+    struct buf out = BUF_INIT;
     int rc = doc_context(req, &ctx);
 
     if (!rc)
@@ -90,8 +93,8 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     if (!rc)
         rc = docstore_write(&ctx, bucket, mode, docs, count, &out, &req->err);
     if (!rc)
-        rc = respond_yaml(req, 200, out);
-    json_decref(out);
+        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
     json_decref(stream);
     return rc;
 }
@@ -110,15 +113,15 @@ int doc_post(struct request *req)
 int doc_delete(struct request *req)
 {
     struct docstore_ctx ctx;
-    json_t *out = NULL;
+    struct buf out = BUF_INIT;
     const char *schema = arena_sprintf(req->arena, "%s/%s/%s", request_param(req, "namespace"),
                                        request_param(req, "kind"), request_param(req, "version"));
     int rc = doc_context(req, &ctx);
     if (!rc)
         rc = docstore_delete_document(&ctx, schema, request_param(req, "name"), &out, &req->err);
     if (!rc)
-        rc = respond_yaml(req, 200, out);
-    json_decref(out);
+        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
     return rc;
 }
 
@@ -179,7 +182,7 @@ int rev_documents(struct request *req)
 {
     struct docstore_ctx ctx;
     struct docstore_filter filter;
-    json_t *out = NULL;
+    struct buf out = BUF_INIT;
     long long id = 0;
     int rc = doc_context(req, &ctx);
     if (!rc)
@@ -187,10 +190,10 @@ int rev_documents(struct request *req)
     if (!rc)
         rc = read_filter(req, &filter);
     if (!rc)
-        rc = docstore_documents(&ctx, id, &filter, &out, &req->err);
+        rc = docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
     if (!rc)
-        rc = respond_yaml(req, 200, out);
-    json_decref(out);
+        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
     return rc;
 }
 
@@ -230,7 +233,7 @@ int rev_purge(struct request *req)
     int rc = doc_context(req, &ctx);
     if (!rc)
         rc = docstore_purge(&ctx, &req->err);
-    return rc ? rc : respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+    return rc ? rc : respond_text(req, 204, YAML_TYPE, "", 0, NULL);
 }
 
 int rev_diff(struct request *req)
@@ -326,7 +329,7 @@ int tag_delete(struct request *req)
         rc = revision_param(req, "id", &id);
     if (!rc)
         rc = docstore_tag_delete(&ctx, id, request_param(req, "tag"), &req->err);
-    return rc ? rc : respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+    return rc ? rc : respond_text(req, 204, YAML_TYPE, "", 0, NULL);
 }
 
 int validation_create(struct request *req)
@@ -400,7 +403,7 @@ int validation_entry(struct request *req)
 
 int doc_health(struct request *req)
 {
-    return respond_text(req, 204, "application/x-yaml", "", 0, NULL);
+    return respond_text(req, 204, YAML_TYPE, "", 0, NULL);
 }
 
 int doc_versions(struct request *req)

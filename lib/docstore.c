@@ -32,7 +32,8 @@ struct write {
     struct member *members;
     size_t member_count;
     const struct member **sorted; /* members by identity */
-    json_t *out;
+    char **yaml;                  /* per payload document: its YAML (data redacted if sealed) */
+    struct buf *out;
 };
 
 /* ---- small SQL helpers ---- */
@@ -419,6 +420,7 @@ static int content_columns(struct write *w, const struct document *d, struct sto
         cols[1] = STORE_BLOB(copy, strlen(copy));
         cols[2] = STORE_NULLV;
         cols[3] = STORE_BLOB((const char *)d->content_sha256, 32);
+        cols[4] = STORE_STR(w->yaml[d - w->docs]);
         return 0;
     }
     {
@@ -443,6 +445,7 @@ static int content_columns(struct write *w, const struct document *d, struct sto
         cols[1] = STORE_BLOB(copy, sealed_len);
         cols[2] = STORE_INT(key_id);
         cols[3] = STORE_BLOB((const char *)random_sha, 32);
+        cols[4] = STORE_NULLV;
     }
     return rc;
 }
@@ -534,7 +537,7 @@ static int store_contents(struct write *w, struct entry *entries, size_t n,
                           struct purser_error *err)
 {
     size_t news = 0;
-    struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 9 * sizeof(*p));
+    struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 10 * sizeof(*p));
     const unsigned char **shas = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*shas));
     int rc;
 
@@ -542,7 +545,7 @@ static int store_contents(struct write *w, struct entry *entries, size_t n,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct document *d = entries[i].doc;
-        struct store_value *row = p + news * 9, cols[4];
+        struct store_value *row = p + news * 10, cols[5];
         unsigned char *random_sha;
         if (!entries[i].is_new)
             continue;
@@ -560,14 +563,15 @@ static int store_contents(struct write *w, struct entry *entries, size_t n,
         row[6] = cols[2];
         row[7] = cols[0];
         row[8] = cols[1];
+        row[9] = cols[4];
         news++;
     }
     if (!news)
         return 0;
     rc = insert_rows(w->ctx,
                      "INSERT INTO doc_contents (org_id, content_sha256, schema_name, layer, name,"
-                     " encrypted, key_id, metadata, data)",
-                     " ON DUPLICATE KEY UPDATE id = id", 9, p, news, err);
+                     " encrypted, key_id, metadata, data, yaml)",
+                     " ON DUPLICATE KEY UPDATE id = id", 10, p, news, err);
     if (!rc)
         rc = content_ids(w, entries, n, shas, err);
     if (!rc)
@@ -656,26 +660,25 @@ static int record_schema_validation(const struct docstore_ctx *ctx, long long re
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
-static json_t *write_answer(struct write *w, const char *bucket, long long revision)
+static int write_answer(struct write *w, const char *bucket, long long revision,
+                        struct purser_error *err)
 {
-    json_t *out = json_array();
-    for (size_t i = 0; i < w->count; i++) {
-        const struct document *d = &w->docs[i];
-        json_t *doc;
-        if (d->kind == DOCUMENT_TOMBSTONE)
+    struct buf status = BUF_INIT;
+    int rc = document_status_yaml(&status, bucket, revision, err), any = 0;
+    buf_reset(w->out);
+    for (size_t i = 0; !rc && i < w->count; i++) {
+        if (w->docs[i].kind == DOCUMENT_TOMBSTONE)
             continue;
-        doc = json_pack("{s:s, s:O, s:O, s:{s:s, s:I}}", "schema", d->schema, "metadata",
-                        json_object_get(d->doc, "metadata"), "data",
-                        d->encrypted ? json_string(REDACTED) : json_object_get(d->doc, "data"),
-                        "status", "bucket", bucket, "revision", (json_int_t)revision);
-        if (d->encrypted && doc)
-            json_decref(json_object_get(doc, "data")); /* the pack took a second reference */
-        json_array_append_new(out, doc);
+        any = 1;
+        if (buf_adds(w->out, "---\n") || buf_adds(w->out, w->yaml[i]) ||
+            buf_add(w->out, status.data, status.len))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    if (json_array_size(out) == 0)
-        json_array_append_new(out, json_pack("{s:{s:s, s:I}}", "status", "bucket", bucket,
-                                             "revision", (json_int_t)revision));
-    return out;
+    if (!rc && !any &&
+        (buf_adds(w->out, "---\n") || buf_add(w->out, status.data, status.len)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    buf_release(&status);
+    return rc;
 }
 
 static int write_txn(struct store *store, void *arg, struct purser_error *err)
@@ -687,8 +690,6 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     int changed = 0, rc;
 
     (void)store;
-    json_decref(w->out);
-    w->out = NULL;
     if ((rc = lock_head(w, err)) || (rc = load_previous(w, err)))
         return rc;
     if (w->delete_schema && !(answer_bucket = find_member_by_name(w)))
@@ -711,26 +712,48 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
                                     w->members[i].name);
     if ((rc = check_singleton(entries, n, err)))
         return rc;
-    if (!changed) {
-        w->out = write_answer(w, answer_bucket, w->latest);
-        return 0;
-    }
+    if (!changed)
+        return write_answer(w, answer_bucket, w->latest, err);
     if ((rc = store_revision(w, entries, n, err)) || (rc = store_contents(w, entries, n, err)) ||
         (rc = store_members(w, entries, n, err)) ||
         (rc = record_schema_validation(w->ctx, w->revision, err)))
         return rc;
-    w->out = write_answer(w, answer_bucket, w->revision);
+    return write_answer(w, answer_bucket, w->revision, err);
+}
+
+/* Each payload document's YAML, emitted once: stored with its content, and the answer. */
+static int emit_payload(struct write *w, struct purser_error *err)
+{
+    w->yaml = arena_calloc(w->ctx->arena, w->count ? w->count : 1, sizeof(*w->yaml));
+    if (!w->yaml)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < w->count; i++) {
+        const struct document *d = &w->docs[i];
+        struct buf text = BUF_INIT;
+        json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
+        int rc;
+        if (d->kind == DOCUMENT_TOMBSTONE)
+            continue;
+        rc = document_yaml(&text, d->schema, json_object_get(d->doc, "metadata"),
+                           redacted ? redacted : json_object_get(d->doc, "data"), err);
+        json_decref(redacted);
+        if (!rc && !(w->yaml[i] = arena_strndup(w->ctx->arena, buf_cstr(&text), text.len)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        buf_release(&text);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
 int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,
-                   const struct document *docs, size_t count, json_t **out,
+                   const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err)
 {
-    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .docs = docs, .count = count};
+    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .docs = docs, .count = count,
+                      .out = out};
     int rc;
 
-    *out = NULL;
     if (!bucket[0] || strlen(bucket) > DOCUMENT_NAME_MAX)
         return purser_error_set(err, PURSER_EINVAL, "bucket name must have 1 to %d characters",
                                 DOCUMENT_NAME_MAX);
@@ -740,26 +763,17 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
                                     "no keyring is configured: document [%s] %s cannot be "
                                     "stored encrypted",
                                     docs[i].schema, docs[i].name);
-    rc = store_txn(ctx->store, 0, write_txn, &w, err);
-    if (rc)
-        json_decref(w.out);
-    else
-        *out = w.out;
-    return rc;
+    if ((rc = emit_payload(&w, err)))
+        return rc;
+    return store_txn(ctx->store, 0, write_txn, &w, err);
 }
 
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
-                             const char *name, json_t **out, struct purser_error *err)
+                             const char *name, struct buf *out, struct purser_error *err)
 {
     struct write w = {.ctx = ctx, .mode = DOCSTORE_POST, .delete_schema = schema,
-                      .delete_name = name};
-    int rc = store_txn(ctx->store, 0, write_txn, &w, err);
-    *out = NULL;
-    if (rc)
-        json_decref(w.out);
-    else
-        *out = w.out;
-    return rc;
+                      .delete_name = name, .out = out};
+    return store_txn(ctx->store, 0, write_txn, &w, err);
 }
 
 static int purge_txn(struct store *store, void *arg, struct purser_error *err)

@@ -13,6 +13,7 @@
 #define PURSER_DOCSTORE_H
 
 #include "arena.h"
+#include "buf.h"
 #include "document.h"
 #include "err.h"
 #include "store.h"
@@ -38,18 +39,20 @@ enum docstore_mode {
     DOCSTORE_POST,       /* the payload adds, replaces and (tombstones) deletes */
 };
 
-/* Writes docs (checked by document_prepare) into bucket. *out: the documents written, each
- * with status {bucket, revision}; when none remain, one entry with the status only. A write
- * that changes nothing makes no revision (the status then names the latest). Errors: 409
- * when a document belongs to another bucket or a second LayeringPolicy would exist. */
+/* Writes docs (checked by document_prepare) into bucket. Appends to out the YAML stream of
+ * the documents written (encrypted data redacted), each with status {bucket, revision}; when
+ * none remain, one document with the status only. A write that changes nothing makes no
+ * revision (the status then names the latest). Errors: 409 when a document belongs to
+ * another bucket or a second LayeringPolicy would exist; 403 when it would change or delete
+ * an encrypted document without ctx->write_encrypted. */
 int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,
-                   const struct document *docs, size_t count, json_t **out,
+                   const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err);
 
 /* Deletes every document of schema and name (any layer, any bucket) in a new revision;
- * PURSER_ENOTFOUND when the latest revision has none. *out as docstore_write's. */
+ * PURSER_ENOTFOUND when the latest revision has none. out as docstore_write's. */
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
-                             const char *name, json_t **out, struct purser_error *err);
+                             const char *name, struct buf *out, struct purser_error *err);
 
 /* The filters, sort and limit of GET revisions/{id}/documents. Lists are OR-ed within a
  * filter (labels are AND-ed), filters AND-ed with each other. */
@@ -72,11 +75,18 @@ struct docstore_filter {
     int redact;  /* cleartext-secrets=false: encrypted data replaced */
 };
 
-/* The documents of revision id that pass filter. PURSER_ENOTFOUND for a revision that does
- * not exist. Encrypted documents are left out unless ctx->read_encrypted. */
+/* The documents of revision id that pass filter, each with status {bucket, revision}, as a
+ * JSON array (*out). PURSER_ENOTFOUND for a revision that does not exist. Encrypted
+ * documents are left out unless ctx->read_encrypted. */
 int docstore_documents(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *filter, json_t **out,
                        struct purser_error *err);
+
+/* The same as a YAML stream appended to out: cleartext documents are sent as stored when
+ * they were written, without decoding them again. */
+int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
+                            const struct docstore_filter *filter, struct buf *out,
+                            struct purser_error *err);
 
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
  * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt". */

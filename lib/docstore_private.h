@@ -2,6 +2,7 @@
 #ifndef PURSER_DOCSTORE_PRIVATE_H
 #define PURSER_DOCSTORE_PRIVATE_H
 
+#include "buf.h"
 #include "docstore.h"
 
 /* One document of a stored revision. */
@@ -36,6 +37,19 @@ int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const
  * stored metadata and data texts (data borrowed as a value, or parsed from text). */
 json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
                                const char *bucket, long long revision);
+
+/* The bound values of a query built from filters. */
+struct docstore_params {
+    struct store_value v[256];
+    size_t n;
+};
+
+/* Adds a value: -1 when full. */
+int docstore_param(struct docstore_params *p, struct store_value v);
+
+/* Appends " AND col IN (?,?)" for values (nothing when there are none): -1 when full. */
+int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
+                       const char **values, size_t n);
 
 /* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
 #define SQL_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"

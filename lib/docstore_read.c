@@ -36,234 +36,6 @@ static json_t *oom(struct purser_error *err)
     return NULL;
 }
 
-/* ---- documents of a revision ---- */
-
-/* A growing list of bound values for a query built from filters. */
-struct params {
-    struct store_value v[256];
-    size_t n;
-};
-
-static int add_param(struct params *p, struct store_value v)
-{
-    if (p->n == sizeof(p->v) / sizeof(p->v[0]))
-        return -1;
-    p->v[p->n++] = v;
-    return 0;
-}
-
-/* " AND col IN (?,?)" for a list filter. */
-static int filter_in(struct buf *sql, struct params *p, const char *col, const char **values,
-                     size_t n)
-{
-    int rc = 0;
-    if (!n)
-        return 0;
-    rc = buf_printf(sql, " AND %s IN (", col);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = buf_adds(sql, i ? ",?" : "?") || add_param(p, STORE_STR(values[i]));
-    return rc || buf_addc(sql, ')');
-}
-
-/* schema by whole sections: "a" matches a/..., "a/B" a/B/..., "a/B/v1" itself. */
-static int filter_schema(struct arena *arena, struct buf *sql, struct params *p,
-                         const char **schemas, size_t n)
-{
-    int rc = 0;
-    if (!n)
-        return 0;
-    rc = buf_adds(sql, " AND (");
-    for (size_t i = 0; i < n && !rc; i++) {
-        size_t len = strlen(schemas[i]);
-        char *like = arena_alloc(arena, 2 * len + 3), *o = like;
-        if (!like)
-            return -1;
-        for (const char *s = schemas[i]; *s; s++) {
-            if (*s == '%' || *s == '_' || *s == '\\')
-                *o++ = '\\';
-            *o++ = *s;
-        }
-        memcpy(o, "/%", 3);
-        rc = buf_adds(sql, i ? " OR m.schema_name = ? OR m.schema_name LIKE ?"
-                             : "m.schema_name = ? OR m.schema_name LIKE ?") ||
-             add_param(p, STORE_STR(schemas[i])) || add_param(p, STORE_STR(like));
-    }
-    return rc || buf_addc(sql, ')');
-}
-
-static int filter_labels(struct arena *arena, struct buf *sql, struct params *p,
-                         const char **labels, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *eq = strchr(labels[i], '=');
-        char *key = eq ? arena_strndup(arena, labels[i], (size_t)(eq - labels[i])) : NULL;
-        if (!key)
-            continue;
-        if (buf_adds(sql, " AND EXISTS (SELECT 1 FROM doc_labels l WHERE l.content_id ="
-                          " m.content_id AND l.label_key = ? AND l.label_value = ?)") ||
-            add_param(p, STORE_STR(key)) || add_param(p, STORE_STR(eq + 1)))
-            return -1;
-    }
-    return 0;
-}
-
-static int build_query(const struct docstore_ctx *ctx, long long id,
-                       const struct docstore_filter *f, struct buf *sql, struct params *p)
-{
-    int rc = buf_adds(sql, "SELECT m.since_revision, b.name, c.schema_name, c.metadata, c.data,"
-                           " c.encrypted, c.key_id, c.layer, c.name"
-                           " FROM doc_revision_documents m"
-                           " JOIN doc_buckets b ON b.id = m.bucket_id"
-                           " JOIN doc_contents c ON c.id = m.content_id"
-                           " WHERE m.org_id = ? AND m.revision_id = ?") ||
-             add_param(p, STORE_INT(ctx->org_id)) || add_param(p, STORE_INT(id));
-    rc = rc || filter_schema(ctx->arena, sql, p, f->schemas, f->schema_count);
-    rc = rc || filter_in(sql, p, "m.name", f->names, f->name_count);
-    rc = rc || filter_in(sql, p, "m.layer", f->layers, f->layer_count);
-    rc = rc || filter_in(sql, p, "b.name", f->buckets, f->bucket_count);
-    if (!rc && f->abstract >= 0)
-        rc = buf_adds(sql, " AND m.abstract = ?") || add_param(p, STORE_INT(f->abstract));
-    if (!rc && !ctx->read_encrypted)
-        rc = buf_adds(sql, " AND m.encrypted = 0");
-    rc = rc || filter_labels(ctx->arena, sql, p, f->labels, f->label_count);
-    return rc || buf_adds(sql, " ORDER BY m.content_id");
-}
-
-/* The value at a dotted path ("metadata.name") of doc, or NULL. */
-static const json_t *value_at(const json_t *doc, const char *path)
-{
-    char part[256];
-    while (doc && *path) {
-        size_t n = strcspn(path, ".");
-        if (n >= sizeof(part))
-            return NULL;
-        memcpy(part, path, n);
-        part[n] = '\0';
-        doc = json_object_get(doc, part);
-        path += n + (path[n] == '.');
-    }
-    return doc;
-}
-
-static int value_compare(const json_t *a, const json_t *b)
-{
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
-    if (json_is_number(a) && json_is_number(b)) {
-        double x = json_number_value(a), y = json_number_value(b);
-        return (x > y) - (x < y);
-    }
-    if (json_is_string(a) && json_is_string(b))
-        return strcmp(json_string_value(a), json_string_value(b));
-    if (json_typeof(a) != json_typeof(b))
-        return (int)json_typeof(a) - (int)json_typeof(b);
-    return json_is_true(a) - json_is_true(b);
-}
-
-static __thread const struct docstore_filter *sort_filter;
-
-struct sort_item {
-    json_t *doc;
-    size_t index;
-};
-
-static int sort_compare(const void *x, const void *y)
-{
-    const struct sort_item *a = x, *b = y;
-    for (size_t i = 0; i < sort_filter->sort_count; i++) {
-        int c = value_compare(value_at(a->doc, sort_filter->sort[i]),
-                              value_at(b->doc, sort_filter->sort[i]));
-        if (c)
-            return sort_filter->descending ? -c : c;
-    }
-    return (a->index > b->index) - (a->index < b->index);
-}
-
-/* Sorts (stably) and limits the documents in place. */
-static int sort_and_limit(json_t *docs, const struct docstore_filter *f)
-{
-    size_t n = json_array_size(docs);
-    struct sort_item *items;
-    if ((f->sort_count || f->descending) && n > 1) {
-        if (!(items = malloc(n * sizeof(*items))))
-            return -1;
-        for (size_t i = 0; i < n; i++)
-            items[i] = (struct sort_item){json_incref(json_array_get(docs, i)), i};
-        sort_filter = f;
-        qsort(items, n, sizeof(*items), sort_compare);
-        json_array_clear(docs);
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(docs, items[i].doc);
-        free(items);
-    }
-    while (f->limit >= 0 && json_array_size(docs) > (size_t)f->limit)
-        json_array_remove(docs, json_array_size(docs) - 1);
-    return 0;
-}
-
-static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_filter *f,
-                        const struct store_rows *rows, size_t i, struct purser_error *err)
-{
-    json_error_t jerr;
-    json_t *data = NULL;
-    if (atoi(store_cell(rows, i, 5))) {
-        if (f->redact)
-            return json_string(REDACTED);
-        if (docstore_open_data(ctx, store_cell(rows, i, 2), store_cell(rows, i, 7),
-                               store_cell(rows, i, 8), atoi(store_cell(rows, i, 6)),
-                               store_cell(rows, i, 4), rows->lengths[i * rows->columns + 4], &data,
-                               err))
-            return NULL;
-        return data;
-    }
-    data = json_loadb(store_cell(rows, i, 4), rows->lengths[i * rows->columns + 4],
-                      JSON_DECODE_ANY, &jerr);
-    if (!data)
-        purser_error_set(err, PURSER_EINTERNAL, "a stored document is not JSON");
-    return data;
-}
-
-int docstore_documents(const struct docstore_ctx *ctx, long long id,
-                       const struct docstore_filter *f, json_t **out, struct purser_error *err)
-{
-    struct buf sql = BUF_INIT;
-    struct params p = {.n = 0};
-    struct store_rows rows;
-    json_t *docs = NULL;
-    int rc;
-
-    *out = NULL;
-    if ((rc = docstore_revision_check(ctx, id, err)))
-        return rc;
-    if (build_query(ctx, id, f, &sql, &p))
-        rc = purser_error_set(err, PURSER_EINVAL, "too many filter values");
-    else
-        rc = query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
-    buf_release(&sql);
-    if (rc)
-        return rc;
-    if (!(docs = json_array()))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count && !rc; i++) {
-        json_t *data = row_data(ctx, f, &rows, i, err), *doc;
-        if (!data) {
-            rc = err->code;
-            break;
-        }
-        doc = docstore_document_json(store_cell(&rows, i, 2), store_cell(&rows, i, 3), data,
-                                     store_cell(&rows, i, 1), atoll(store_cell(&rows, i, 0)));
-        if (!doc || json_array_append_new(docs, doc))
-            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    }
-    if (!rc && sort_and_limit(docs, f))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (rc)
-        json_decref(docs);
-    else
-        *out = docs;
-    return rc;
-}
-
 /* ---- validations and ValidationPolicy status ---- */
 
 static int is_success(const char *status)
@@ -407,7 +179,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
                        const char *sort, int descending, json_t **out, struct purser_error *err)
 {
     struct buf sql = BUF_INIT;
-    struct params p = {.n = 0};
+    struct docstore_params p = {.n = 0};
     struct store_rows rows;
     json_t *results;
     int rc = 0;
@@ -417,11 +189,11 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
         return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
     rc = buf_adds(&sql, "SELECT r.id, " SQL_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
                         " WHERE r.org_id = ?") ||
-         add_param(&p, STORE_INT(ctx->org_id));
+         docstore_param(&p, STORE_INT(ctx->org_id));
     if (!rc && tag_count) {
         rc = buf_adds(&sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
                             " t.revision_id = r.id") ||
-             filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
+             docstore_filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
     }
     rc = rc || buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
                                                                      : " ORDER BY r.id") ||

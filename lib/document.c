@@ -3,6 +3,7 @@
 
 #include "buf.h"
 #include "crypto.h"
+#include "yaml_codec.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -485,4 +486,37 @@ long long document_duration_seconds(const char *text)
         s++;
     }
     return any ? total : -1;
+}
+
+/* Emits [value] and appends it to out without the leading "---\n". */
+static int emit_block(struct buf *out, json_t *value, struct purser_error *err)
+{
+    struct buf one = BUF_INIT;
+    json_t *stream = json_pack("[o]", value);
+    int rc = stream ? yaml_codec_emit(&one, stream, err)
+                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && (one.len < 4 || memcmp(one.data, "---\n", 4) != 0))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "unexpected YAML emitted");
+    if (!rc && buf_add(out, one.data + 4, one.len - 4))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_decref(stream);
+    buf_release(&one);
+    return rc;
+}
+
+int document_yaml(struct buf *out, const char *schema, const json_t *metadata, const json_t *data,
+                  struct purser_error *err)
+{
+    json_t *doc = json_pack("{s:s, s:O, s:O}", "schema", schema, "metadata", metadata, "data",
+                            data ? data : json_null());
+    return doc ? emit_block(out, doc, err) : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
+int document_status_yaml(struct buf *out, const char *bucket, long long revision,
+                         struct purser_error *err)
+{
+    json_t *status = json_pack("{s:{s:s, s:I}}", "status", "bucket", bucket, "revision",
+                               (json_int_t)revision);
+    return status ? emit_block(out, status, err)
+                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }

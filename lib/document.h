@@ -12,6 +12,7 @@
 #define PURSER_DOCUMENT_H
 
 #include "arena.h"
+#include "buf.h"
 #include "err.h"
 
 #include <jansson.h>
@@ -42,6 +43,15 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
 
 /* The compact JSON of value with keys sorted (the form hashes are taken of); malloc'd. */
 char *document_canonical(const json_t *value);
+
+/* The YAML block mapping of {schema, metadata, data} in that order, as the API sends a
+ * document (no "---" line; ends with a newline), appended to out. */
+int document_yaml(struct buf *out, const char *schema, const json_t *metadata, const json_t *data,
+                  struct purser_error *err);
+
+/* The YAML lines "status:\n  bucket: B\n  revision: N\n", appended to out. */
+int document_status_yaml(struct buf *out, const char *bucket, long long revision,
+                         struct purser_error *err);
 
 /* The associated data that binds a sealed value to its owner: org \0 schema \0 layer \0 name,
  * into arena memory. */

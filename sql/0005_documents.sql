@@ -37,6 +37,9 @@ CREATE TABLE doc_revisions (
 -- layer, name), the metadata and the data in canonical form; for encrypted documents it is
 -- random instead, so that the table holds nothing derived from a secret. data is compact JSON,
 -- or for encrypted documents nonce || ciphertext || tag sealed under keyring slot key_id.
+-- yaml is the document (schema, metadata, data) as the API sends it, emitted once when the
+-- content is stored (contents never change), so that reads send it without re-encoding;
+-- NULL for encrypted documents, whose data exists in clear only in memory.
 CREATE TABLE doc_contents (
   id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
   org_id BIGINT NOT NULL,
@@ -48,6 +51,7 @@ CREATE TABLE doc_contents (
   key_id INT NULL,
   metadata LONGTEXT NOT NULL,
   data LONGBLOB NOT NULL,
+  yaml LONGTEXT NULL,
   created_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   UNIQUE KEY doc_contents_sha (org_id, content_sha256),
   KEY doc_contents_key (encrypted, key_id),
