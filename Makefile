@@ -61,8 +61,10 @@ $(BUILD)/purser: $(BUILD)/tools/purser.o $(filter-out $(BUILD)/fcgi/main.o,$(FCG
 $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# make run DEVELOPMENT=1: development mode (SPEC §3), unauthenticated loopback requests act as
+# a server admin, as Deckhand's development mode does.
 run: deps build
-	@PURSER_BUILD=$(BUILD) tools/stack start $(STATE)
+	@PURSER_BUILD=$(BUILD) PURSER_DEVELOPMENT=$(if $(DEVELOPMENT),1,0) tools/stack start $(STATE)
 	@echo "stack state in $(STATE)/; settings in $(STATE)/stack.env; stop it with: make stop"
 
 stop:

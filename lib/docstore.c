@@ -809,6 +809,34 @@ struct rollback {
     long long target;
 };
 
+/* A rollback that would bring back, change or remove an encrypted document needs
+ * write_encrypted_document, as any other write of one does. */
+static int rollback_encrypted_check(struct write *w, const struct member *target, size_t n,
+                                    struct purser_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct member *now = find_member(w, target[i].schema, target[i].layer,
+                                               target[i].name);
+        if (target[i].encrypted && (!now || now->content_id != target[i].content_id))
+            return purser_error_set(err, PURSER_EDENIED,
+                                    "rolling back the encrypted document [%s, %s] %s needs "
+                                    "write_encrypted_document",
+                                    target[i].schema, target[i].layer, target[i].name);
+    }
+    for (size_t j = 0; j < w->member_count; j++) {
+        const struct member *m = &w->members[j];
+        int kept = 0;
+        for (size_t i = 0; i < n && !kept; i++)
+            kept = target[i].content_id == m->content_id;
+        if (m->encrypted && !kept)
+            return purser_error_set(err, PURSER_EDENIED,
+                                    "rolling back removes the encrypted document [%s, %s] %s, "
+                                    "which needs write_encrypted_document",
+                                    m->schema, m->layer, m->name);
+    }
+    return 0;
+}
+
 static int rollback_txn(struct store *store, void *arg, struct purser_error *err)
 {
     struct rollback *r = arg;
@@ -836,6 +864,8 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
                                                  ? now->since
                                                  : w->revision};
     }
+    if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
+        return rc;
     if ((rc = store_revision(w, entries, n, err)) || (rc = store_members(w, entries, n, err)))
         return rc;
     return 0;

@@ -94,6 +94,15 @@ static int cmd_check_config(const char *path, const struct purser_config *cfg)
                     err.message);
         return 1;
     }
+    if (cfg->keyring_file[0]) {
+        struct keyring *ring = NULL;
+        rc = keyring_load(&ring, cfg->keyring_file, &err);
+        keyring_free(ring);
+        if (rc) {
+            fprintf(stderr, "purser check-config: secrets.keyring: %s\n", err.message);
+            return 1;
+        }
+    }
     printf("%s: ok\n", path);
     return 0;
 }
