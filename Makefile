@@ -11,12 +11,12 @@ SANITIZE :=
 endif
 
 CC ?= cc
-PKGS := jansson yaml-0.1 libmariadb libcrypto
+PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(SANITIZE) \
           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDFLAGS += $(SANITIZE)
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfcgi
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfcgi -lm
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 FCGI_SRC := $(sort $(wildcard fcgi/*.c))
