@@ -197,6 +197,26 @@ int rev_documents(struct request *req)
     return rc;
 }
 
+int rev_rendered(struct request *req)
+{
+    struct docstore_ctx ctx;
+    struct docstore_filter filter;
+    struct buf out = BUF_INIT;
+    long long id = 0;
+    int rc = doc_context(req, &ctx);
+    ctx.render_cache = worker_render_cache(req->worker);
+    if (!rc)
+        rc = revision_param(req, "id", &id);
+    if (!rc)
+        rc = read_filter(req, &filter);
+    if (!rc)
+        rc = docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details, &req->err);
+    if (!rc)
+        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
+    return rc;
+}
+
 int rev_list(struct request *req)
 {
     struct docstore_ctx ctx;

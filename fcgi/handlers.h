@@ -78,6 +78,7 @@ int rev_list(struct request *req);
 int rev_get(struct request *req);
 int rev_purge(struct request *req);
 int rev_documents(struct request *req);
+int rev_rendered(struct request *req);
 int rev_diff(struct request *req);
 int rev_rollback(struct request *req);
 int tag_create(struct request *req);

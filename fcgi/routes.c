@@ -178,6 +178,10 @@ const struct route routes[] = {
          "A revision's documents as posted (schema, metadata.name, metadata.label, "
          "metadata.layeringDefinition.abstract|layer, status.bucket, sort, order, limit, "
          "cleartext-secrets)"),
+    DOCS("GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", rev_rendered, 0,
+         "A revision's concrete documents layered, substituted and validated against their "
+         "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
+         "cleartext-secrets)"),
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", rev_diff, 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
          "none)"),

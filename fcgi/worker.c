@@ -26,12 +26,18 @@ struct worker {
     struct store *store;
     struct lru *revisions;
     struct lru *auth;
+    struct lru *rendered;
     struct keyring *keyring;
     int listen_fd;
     unsigned long served;
 };
 
 static volatile sig_atomic_t stop_requested;
+
+struct lru *worker_render_cache(struct worker *worker)
+{
+    return worker->rendered;
+}
 
 const struct keyring *worker_keyring(const struct worker *worker)
 {
@@ -238,6 +244,8 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         }
     }
     load_keyring(&w);
+    if (cfg->cache_rendered > 0)
+        w.rendered = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
         struct epoll_event ready;
@@ -256,6 +264,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     FCGX_Free(&fcgx, 1);
     lru_free(w.revisions);
     lru_free(w.auth);
+    lru_free(w.rendered);
     keyring_free(w.keyring);
     store_free(w.store);
     return 0;

@@ -23,6 +23,9 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
 /* The worker's cache of policy revision bodies (borrowed). */
 struct lru *worker_revision_cache(struct worker *worker);
 
+/* The worker's cache of rendered document revisions (borrowed; NULL when cache.rendered is 0). */
+struct lru *worker_render_cache(struct worker *worker);
+
 /* The worker's authentication cache (token and key owners, roles; borrowed). */
 struct lru *worker_auth_cache(struct worker *worker);
 

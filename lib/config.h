@@ -38,6 +38,7 @@ struct purser_config {
     long cache_ttl;       /* seconds an entry lives */
     long cache_principals; /* authentication entries kept (tokens, keys, roles) */
     long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
+    long cache_rendered;   /* rendered document revisions kept (0 = none) */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
     /* documents */

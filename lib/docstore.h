@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 struct keyring;
+struct lru;
 
 /* Who asks, where, with what. */
 struct docstore_ctx {
@@ -32,6 +33,7 @@ struct docstore_ctx {
     const char *base_url;  /* "https://host/api/v1.0" for url fields */
     int read_encrypted;    /* may see encrypted documents' data */
     int write_encrypted;   /* may replace or delete encrypted documents */
+    struct lru *render_cache; /* rendered revisions (NULL: none) */
 };
 
 enum docstore_mode {
@@ -87,6 +89,17 @@ int docstore_documents(const struct docstore_ctx *ctx, long long id,
 int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
                             const struct docstore_filter *filter, struct buf *out,
                             struct purser_error *err);
+
+/* GET revisions/{id}/rendered-documents: the revision's documents layered and substituted
+ * (lib/render), the concrete ones validated against their DataSchema or built-in schema,
+ * filtered (schema, metadata.name, metadata.label, status.bucket), sorted and limited,
+ * appended to out as YAML. A validation failure is PURSER_EINVAL with *messages (new array
+ * of D002 ValidationMessages naming the schema path; values never quoted). Results are kept
+ * in ctx->render_cache by organization, revision (and its creation time: a purged and
+ * re-made revision is another) and whether encrypted data may be seen. */
+int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
+                           const struct docstore_filter *filter, struct buf *out,
+                           json_t **messages, struct purser_error *err);
 
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
  * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt". */

@@ -186,6 +186,46 @@ static int row_compare(const void *x, const void *y)
     return (a->i > b->i) - (a->i < b->i); /* stable: the stored order */
 }
 
+struct json_item {
+    json_t *doc;
+    size_t index;
+};
+
+static int json_item_compare(const void *x, const void *y)
+{
+    const struct json_item *a = x, *b = y;
+    for (size_t k = 0; k < sort_filter->sort_count; k++) {
+        int c = value_compare(value_at(a->doc, sort_filter->sort[k]),
+                              value_at(b->doc, sort_filter->sort[k]));
+        if (c)
+            return sort_filter->descending ? -c : c;
+    }
+    if (sort_filter->descending && !sort_filter->sort_count)
+        return (a->index < b->index) - (a->index > b->index);
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+int docstore_sort_json(json_t *docs, const struct docstore_filter *f)
+{
+    size_t n = json_array_size(docs);
+    if ((f->sort_count || f->descending) && n > 1) {
+        struct json_item *items = malloc(n * sizeof(*items));
+        if (!items)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            items[i] = (struct json_item){json_incref(json_array_get(docs, i)), i};
+        sort_filter = f;
+        qsort(items, n, sizeof(*items), json_item_compare);
+        json_array_clear(docs);
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(docs, items[i].doc);
+        free(items);
+    }
+    while (f->limit >= 0 && json_array_size(docs) > (size_t)f->limit)
+        json_array_remove(docs, json_array_size(docs) - 1);
+    return 0;
+}
+
 static int needs_documents(const struct docstore_filter *f)
 {
     for (size_t k = 0; k < f->sort_count; k++)

@@ -51,6 +51,10 @@ int docstore_param(struct docstore_params *p, struct store_value v);
 int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
                        const char **values, size_t n);
 
+/* Sorts documents (a JSON array) by filter->sort paths and order, stably, then applies
+ * filter->limit. -1 when out of memory. */
+int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);
+
 /* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
 #define SQL_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
 

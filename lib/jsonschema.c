@@ -687,17 +687,17 @@ static int valid_number(struct check *c, struct node *n, const json_t *v, const 
     if (n->minimum) {
         double m = json_number_value(n->minimum);
         if (n->excl_min ? x <= m : x < m)
-            ok = fail(c, n, w, "minimum", "%g is less than %s%g", x, n->excl_min ? "or equal to " : "", m);
+            ok = fail(c, n, w, "minimum", "is less than %s%g", n->excl_min ? "or equal to " : "", m);
     }
     if (n->maximum) {
         double m = json_number_value(n->maximum);
         if (n->excl_max ? x >= m : x > m)
-            ok = fail(c, n, w, "maximum", "%g is more than %s%g", x, n->excl_max ? "or equal to " : "", m);
+            ok = fail(c, n, w, "maximum", "is more than %s%g", n->excl_max ? "or equal to " : "", m);
     }
     if (n->multiple_of > 0) {
         double q = x / n->multiple_of;
         if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q)))
-            ok = fail(c, n, w, "multipleOf", "%g is not a multiple of %g", x, n->multiple_of);
+            ok = fail(c, n, w, "multipleOf", "is not a multiple of %g", n->multiple_of);
     }
     return ok;
 }

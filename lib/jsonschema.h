@@ -25,7 +25,8 @@ void jsonschema_free(struct jsonschema *schema);
 
 /* 1 when instance is valid. When errors is not NULL, each failure is appended to it as
  * {"path": "$.a[0]", "schema_path": "#/properties/a/items/type", "message": "..."}; at most
- * max_errors are collected (0: no limit). A $ref that cannot be resolved counts as failing. */
+ * max_errors are collected (0: no limit). Messages never quote the instance's values (they
+ * may be secrets). A $ref that cannot be resolved counts as failing. */
 int jsonschema_validate(struct jsonschema *schema, const json_t *instance, json_t *errors,
                         size_t max_errors);
 
