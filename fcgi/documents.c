@@ -271,6 +271,22 @@ int rev_diff(struct request *req)
     return respond_yaml_owned(req, rc, 200, out);
 }
 
+int rev_deepdiff(struct request *req)
+{
+    struct docstore_ctx ctx;
+    json_t *out = NULL;
+    long long a = 0, b = 0;
+    int rc = doc_context(req, &ctx);
+    ctx.render_cache = worker_render_cache(req->worker);
+    if (!rc)
+        rc = revision_param(req, "id", &a);
+    if (!rc)
+        rc = revision_param(req, "other", &b);
+    if (!rc)
+        rc = docstore_deepdiff(&ctx, a, b, &out, &req->error_details, &req->err);
+    return respond_yaml_owned(req, rc, 200, out);
+}
+
 int rev_rollback(struct request *req)
 {
     struct docstore_ctx ctx;

@@ -80,6 +80,7 @@ int rev_purge(struct request *req);
 int rev_documents(struct request *req);
 int rev_rendered(struct request *req);
 int rev_diff(struct request *req);
+int rev_deepdiff(struct request *req);
 int rev_rollback(struct request *req);
 int tag_create(struct request *req);
 int tag_get(struct request *req);

@@ -185,6 +185,9 @@ const struct route routes[] = {
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", rev_diff, 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
          "none)"),
+    DOCS("GET", "/revisions/{id}/deepdiff/{other}", "read_revision", rev_deepdiff, 0,
+         "The diff of the rendered revisions, with each modified bucket's documents added, "
+         "deleted and changed (deepdiff's shape)"),
     DOCS("GET", "/revisions/{id}/tags", "read_revision", tag_list, 0, "A revision's tags"),
     DOCS("DELETE", "/revisions/{id}/tags", "write_tag", tag_delete, 0,
          "Delete a revision's tags"),

@@ -101,6 +101,12 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            const struct docstore_filter *filter, struct buf *out,
                            json_t **messages, struct purser_error *err);
 
+/* GET revisions/{a}/deepdiff/{b}: the diff of the rendered revisions, with "<bucket> diff"
+ * details for modified buckets (documents added, deleted, and changed in deepdiff's shape;
+ * an encrypted document's data change shows only {encrypted: true}). */
+int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
+                      json_t **messages, struct purser_error *err);
+
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
  * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt". */
 int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,

@@ -2,6 +2,7 @@
  * the per-worker cache of rendered revisions, and the filters applied after rendering. */
 #include "docstore_private.h"
 
+#include "jsondiff.h"
 #include "jsonpath.h"
 #include "jsonschema.h"
 #include "lru.h"
@@ -312,33 +313,44 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
     return out;
 }
 
-int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
-                           const struct docstore_filter *f, struct buf *out, json_t **messages,
-                           struct purser_error *err)
+/* The rendered revision {documents, secrets}, from the cache or rendered now (a new
+ * reference). */
+static int rendered_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
+                             json_t **messages, struct purser_error *err)
 {
     char *key = cache_key(ctx, id, err);
     const char *hit;
     size_t hit_len = 0;
-    json_t *rendered = NULL, *selected;
     json_error_t jerr;
     int rc;
 
-    *messages = NULL;
+    *out = NULL;
     if (!key)
         return err->code;
     hit = ctx->render_cache ? lru_get(ctx->render_cache, key, &hit_len, time(NULL)) : NULL;
-    if (hit)
-        rendered = json_loadb(hit, hit_len, 0, &jerr);
-    if (!rendered) {
-        if ((rc = render_revision(ctx, id, &rendered, messages, err)))
-            return rc;
-        if (ctx->render_cache) {
-            char *text = json_dumps(rendered, JSON_COMPACT);
-            if (text)
-                lru_put(ctx->render_cache, key, text, strlen(text), time(NULL));
-            free(text);
-        }
+    if (hit && (*out = json_loadb(hit, hit_len, 0, &jerr)))
+        return 0;
+    if ((rc = render_revision(ctx, id, out, messages, err)))
+        return rc;
+    if (ctx->render_cache) {
+        char *text = json_dumps(*out, JSON_COMPACT);
+        if (text)
+            lru_put(ctx->render_cache, key, text, strlen(text), time(NULL));
+        free(text);
     }
+    return 0;
+}
+
+int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
+                           const struct docstore_filter *f, struct buf *out, json_t **messages,
+                           struct purser_error *err)
+{
+    json_t *rendered = NULL, *selected;
+    int rc = rendered_revision(ctx, id, &rendered, messages, err);
+
+    *messages = rc ? *messages : NULL;
+    if (rc)
+        return rc;
     selected = select_rendered(rendered, f);
     json_decref(rendered);
     if (!selected || docstore_sort_json(selected, f))
@@ -347,4 +359,140 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         rc = yaml_codec_emit(out, selected, err);
     json_decref(selected);
     return rc;
+}
+
+/* ---- deepdiff ---- */
+
+/* {bucket: {"('schema', 'name')": document}} of a rendered revision (empty for 0). */
+static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t **out,
+                            json_t **messages, struct purser_error *err)
+{
+    json_t *rendered = NULL;
+    const json_t *doc;
+    size_t i;
+    int rc = id ? rendered_revision(ctx, id, &rendered, messages, err) : 0;
+    *out = rc ? NULL : json_object();
+    json_array_foreach(json_object_get(rendered, "documents"), i, doc) {
+        const char *bucket = str(json_object_get(json_object_get(doc, "status"), "bucket"));
+        char key[2 * DOCUMENT_NAME_MAX + 16];
+        json_t *b = json_object_get(*out, bucket);
+        if (!b)
+            json_object_set_new(*out, bucket, b = json_object());
+        snprintf(key, sizeof(key), "('%s', '%s')", str(json_object_get(doc, "schema")),
+                 str(json_object_get(json_object_get(doc, "metadata"), "name")));
+        json_object_set(b, key, (json_t *)doc);
+    }
+    json_decref(rendered);
+    return rc;
+}
+
+static json_t *key_pair(const json_t *doc)
+{
+    return json_pack("[s, s]", str(json_object_get(doc, "schema")),
+                     str(json_object_get(json_object_get(doc, "metadata"), "name")));
+}
+
+/* How the documents of one bucket differ: added, deleted and changed documents. */
+static json_t *bucket_details(const json_t *before, const json_t *after)
+{
+    json_t *out = json_object(), *added = json_array(), *deleted = json_array();
+    json_t *changed = json_object();
+    const char *key;
+    json_t *doc;
+    json_object_foreach((json_t *)after, key, doc) {
+        if (!json_object_get(before, key))
+            json_array_append_new(added, key_pair(doc));
+    }
+    json_object_foreach((json_t *)before, key, doc) {
+        const json_t *now = json_object_get(after, key);
+        int secret;
+        if (!now) {
+            json_array_append_new(deleted, key_pair(doc));
+            continue;
+        }
+        if (json_equal(doc, (json_t *)now))
+            continue;
+        secret = strcmp(str(json_object_get(json_object_get(now, "metadata"), "storagePolicy")),
+                        "encrypted") == 0;
+        json_object_set_new(
+            changed, key,
+            json_pack("{s:o, s:o}", "data_changed",
+                      secret ? json_pack("{s:b}", "encrypted", 1)
+                             : jsondiff_deep(json_object_get(doc, "data"),
+                                             json_object_get(now, "data")),
+                      "metadata_changed",
+                      jsondiff_deep(json_object_get(doc, "metadata"), json_object_get(now, "metadata"))));
+    }
+    if (json_array_size(added))
+        json_object_set_new(out, "document_added",
+                            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(added), "details", added));
+    if (json_array_size(deleted))
+        json_object_set_new(out, "document_deleted",
+                            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(deleted), "details", deleted));
+    if (json_object_size(changed))
+        json_object_set_new(out, "document_changed",
+                            json_pack("{s:I, s:O}", "count", (json_int_t)json_object_size(changed), "details", changed));
+    json_decref(added);
+    json_decref(deleted);
+    json_decref(changed);
+    return out;
+}
+
+/* Documents compared without status (where a content first appeared is no change). */
+static void drop_status(json_t *buckets)
+{
+    const char *bucket, *key;
+    json_t *docs, *doc;
+    json_object_foreach(buckets, bucket, docs) {
+        json_object_foreach(docs, key, doc) {
+            json_t *copy = json_copy(doc);
+            json_object_del(copy, "status");
+            json_object_set_new(docs, key, copy);
+        }
+    }
+}
+
+int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
+                      json_t **messages, struct purser_error *err)
+{
+    json_t *older = NULL, *newer = NULL, *result;
+    const char *bucket;
+    json_t *docs;
+    int rc;
+
+    *out = NULL;
+    *messages = NULL;
+    if (a > b) {
+        long long t = a;
+        a = b;
+        b = t;
+    }
+    if ((rc = rendered_buckets(ctx, a, &older, messages, err)) ||
+        (rc = rendered_buckets(ctx, b, &newer, messages, err))) {
+        json_decref(older);
+        return rc;
+    }
+    drop_status(older);
+    drop_status(newer);
+    result = json_object();
+    json_object_foreach(newer, bucket, docs) {
+        const json_t *before = json_object_get(older, bucket);
+        if (!before)
+            json_object_set_new(result, bucket, json_string("created"));
+        else if (json_equal((json_t *)before, docs))
+            json_object_set_new(result, bucket, json_string("unmodified"));
+        else {
+            char *label = arena_sprintf(ctx->arena, "%s diff", bucket);
+            json_object_set_new(result, bucket, json_string("modified"));
+            json_object_set_new(result, label, bucket_details(before, docs));
+        }
+    }
+    json_object_foreach(older, bucket, docs) {
+        if (!json_object_get(newer, bucket))
+            json_object_set_new(result, bucket, json_string("deleted"));
+    }
+    json_decref(older);
+    json_decref(newer);
+    *out = result;
+    return 0;
 }

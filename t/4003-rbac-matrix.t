@@ -83,6 +83,10 @@ my %expected_action = (
     'POST /users/{user}/tokens' => 'update_user',
     'DELETE /users/{user}/tokens/{id}' => 'update_user',
     # the document API, at the default organization and at any
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/deepdiff/{other}' => 'read_revision',
+    'GET /api/v1.0/revisions/{id}/deepdiff/{other}' => 'read_revision',
+    'GET /organizations/{org}/api/v1.0/revisions/{id}/rendered-documents' => 'read_cleartext_document',
+    'GET /api/v1.0/revisions/{id}/rendered-documents' => 'read_cleartext_document',
     'PUT /api/v1.0/buckets/{bucket}/documents' => 'write_cleartext_document',
     'PUT /organizations/{org}/api/v1.0/buckets/{bucket}/documents' => 'write_cleartext_document',
     'POST /api/v1.0/documents' => 'write_cleartext_document',
