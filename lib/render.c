@@ -262,6 +262,9 @@ static int check_replacement(struct render *r, struct rdoc *d)
                                            "have the same `schema` and `metadata.name`.");
         if (p->replaced_by)
             return replacement_fault(r, d, "The parent already has a replacement.");
+        if (p->replacement)
+            return replacement_fault(r, p, "A replacement document cannot itself be replaced "
+                                           "by another document.");
         p->replaced_by = d;
     } else if (p && strcmp(p->schema, d->schema) == 0 && strcmp(p->name, d->name) == 0) {
         return replacement_fault(r, d, "Non-replacement documents cannot have the same "

@@ -112,6 +112,29 @@ cleanup:
     free(error);
 }
 
+/* The data of the input document (schema, name), or NULL. */
+static const json_t *input_data(const json_t *docs, const char *schema, const char *name)
+{
+    size_t i;
+    const json_t *d;
+    json_array_foreach(docs, i, d) {
+        if (strcmp(json_string_value(json_object_get(d, "schema")), schema) == 0 &&
+            strcmp(json_string_value(json_object_get(json_object_get(d, "metadata"), "name")),
+                   name) == 0)
+            return json_object_get(d, "data");
+    }
+    return NULL;
+}
+
+/* The value at a chain of keys and indexes ("etcd", 0, ...) given as a path string. */
+static const json_t *dig(const json_t *v, const char *const *steps)
+{
+    for (; v && *steps; steps++)
+        v = (*steps)[0] >= '0' && (*steps)[0] <= '9' ? json_array_get(v, (size_t)atoi(*steps))
+                                                     : json_object_get(v, *steps);
+    return v;
+}
+
 /* The real airskiff site: renders, and a few values are where they must be. */
 static void real_site(void)
 {
@@ -136,6 +159,21 @@ static void real_site(void)
         if (strcmp(schema, "deckhand/LayeringPolicy/v1") == 0)
             tap_ok(json_array_size(json_object_get(json_object_get(d, "data"), "layerOrder")) >= 3,
                    "airskiff: the LayeringPolicy is out, with its layers");
+        if (strcmp(schema, "promenade/EncryptionPolicy/v1") == 0) {
+            static const char *const at[] = {"etcd", "0", "providers", "0", "secretbox", "keys",
+                                             "0", "secret", NULL};
+            const json_t *want = input_data(docs, "deckhand/Passphrase/v1",
+                                            "apiserver-encryption-key-key1");
+            tap_ok(want && json_equal(dig(json_object_get(d, "data"), at), want),
+                   "airskiff: the encryption policy's key is substituted from its Passphrase");
+        }
+        if (strcmp(schema, "armada/Chart/v1") == 0 && strcmp(dname, "calicoctl-utility") == 0) {
+            static const char *const at[] = {"values", "endpoints", "etcd", "auth", "client",
+                                             "tls", "ca", NULL};
+            const json_t *want = input_data(docs, "deckhand/CertificateAuthority/v1", "calico-etcd");
+            tap_ok(want && json_equal(dig(json_object_get(d, "data"), at), want),
+                   "airskiff: calicoctl-utility has the calico-etcd CA substituted");
+        }
         if (strcmp(schema, "armada/Chart/v1") == 0 && strcmp(dname, "keystone") == 0) {
             const json_t *data = json_object_get(d, "data");
             tap_ok(json_is_string(json_object_get(data, "release")) &&
