@@ -75,7 +75,11 @@ struct docstore_filter {
     int descending;
     long limit;  /* -1 none */
     int redact;  /* cleartext-secrets=false: encrypted data replaced */
+    int with_yaml_head; /* docstore_documents: keep each stored YAML's schema and metadata
+                           lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
 };
+
+#define DOCSTORE_YAML_HEAD "\001yaml-head"
 
 /* The documents of revision id that pass filter, each with status {bucket, revision}, as a
  * JSON array (*out). PURSER_ENOTFOUND for a revision that does not exist. Encrypted

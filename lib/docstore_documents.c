@@ -77,9 +77,12 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
     int rc = buf_adds(sql, with_yaml ? "SELECT m.since_revision, b.name, c.schema_name, NULL,"
                                        " IF(c.encrypted, c.data, NULL), c.encrypted, c.key_id,"
                                        " c.layer, c.name, c.yaml, IF(c.encrypted, c.metadata, NULL)"
-                                     : "SELECT m.since_revision, b.name, c.schema_name,"
-                                       " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
-                                       " c.name, NULL, NULL") ||
+                   : f->with_yaml_head ? "SELECT m.since_revision, b.name, c.schema_name,"
+                                         " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
+                                         " c.name, c.yaml, NULL"
+                                       : "SELECT m.since_revision, b.name, c.schema_name,"
+                                         " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
+                                         " c.name, NULL, NULL") ||
              buf_adds(sql, " FROM doc_revision_documents m"
                            " JOIN doc_buckets b ON b.id = m.bucket_id"
                            " JOIN doc_contents c ON c.id = m.content_id"
@@ -255,6 +258,15 @@ static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_fi
     return data;
 }
 
+/* Keeps the stored YAML of schema and metadata (all before the top-level "data:" line:
+ * nested lines are indented, so "\ndata:" can only be that key) as DOCSTORE_YAML_HEAD. */
+static void add_yaml_head(json_t *doc, const char *yaml, size_t len)
+{
+    const char *data = len >= 6 ? memmem(yaml, len, "\ndata:", 6) : NULL;
+    if (data)
+        json_object_set_new(doc, DOCSTORE_YAML_HEAD, json_stringn(yaml, (size_t)(data - yaml) + 1));
+}
+
 /* Runs the query and orders and limits the rows; decodes documents when want_json or when
  * a sort key needs them. *out is an arena array of *count rows. */
 static int select_rows(const struct docstore_ctx *ctx, long long id,
@@ -291,6 +303,8 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
                 json_decref(list[j].doc);
             return data ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : err->code;
         }
+        if (f->with_yaml_head && cell(&list[i], C_YAML))
+            add_yaml_head(list[i].doc, cell(&list[i], C_YAML), cell_len(&list[i], C_YAML));
     }
     sort_filter = f;
     if (f->sort_count || f->descending)

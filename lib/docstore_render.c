@@ -187,7 +187,7 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
 static int render_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
                            json_t **messages, struct purser_error *err)
 {
-    struct docstore_filter all = {.abstract = -1, .limit = -1};
+    struct docstore_filter all = {.abstract = -1, .limit = -1, .with_yaml_head = 1};
     json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
     int rc = docstore_documents(ctx, id, &all, &docs, err);
     size_t i;
@@ -341,6 +341,32 @@ static int rendered_revision(const struct docstore_ctx *ctx, long long id, json_
     return 0;
 }
 
+/* The YAML of rendered documents: the stored schema and metadata lines when there are (the
+ * rendering changed only data), then data and status emitted now. */
+static int emit_rendered(struct buf *out, const json_t *docs, struct purser_error *err)
+{
+    const json_t *doc;
+    size_t i;
+    int rc = 0;
+    json_array_foreach(docs, i, doc) {
+        const json_t *head = json_object_get(doc, DOCSTORE_YAML_HEAD);
+        const json_t *status = json_object_get(doc, "status");
+        if (rc || (rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0))
+            break;
+        if (head)
+            rc = buf_add(out, json_string_value(head), json_string_length(head))
+                     ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
+                     : document_data_yaml(out, json_object_get(doc, "data"), err);
+        else
+            rc = document_yaml(out, str(json_object_get(doc, "schema")),
+                               json_object_get(doc, "metadata"), json_object_get(doc, "data"), err);
+        if (!rc)
+            rc = document_status_yaml(out, str(json_object_get(status, "bucket")),
+                                      json_integer_value(json_object_get(status, "revision")), err);
+    }
+    return rc;
+}
+
 int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            const struct docstore_filter *f, struct buf *out, json_t **messages,
                            struct purser_error *err)
@@ -356,7 +382,7 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
     if (!selected || docstore_sort_json(selected, f))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
-        rc = yaml_codec_emit(out, selected, err);
+        rc = emit_rendered(out, selected, err);
     json_decref(selected);
     return rc;
 }
@@ -447,6 +473,7 @@ static void drop_status(json_t *buckets)
         json_object_foreach(docs, key, doc) {
             json_t *copy = json_copy(doc);
             json_object_del(copy, "status");
+            json_object_del(copy, DOCSTORE_YAML_HEAD);
             json_object_set_new(docs, key, copy);
         }
     }

@@ -512,6 +512,13 @@ int document_yaml(struct buf *out, const char *schema, const json_t *metadata, c
     return doc ? emit_block(out, doc, err) : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
+int document_data_yaml(struct buf *out, const json_t *data, struct purser_error *err)
+{
+    json_t *wrapped = json_pack("{s:O}", "data", data ? data : json_null());
+    return wrapped ? emit_block(out, wrapped, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
 int document_status_yaml(struct buf *out, const char *bucket, long long revision,
                          struct purser_error *err)
 {

@@ -49,6 +49,9 @@ char *document_canonical(const json_t *value);
 int document_yaml(struct buf *out, const char *schema, const json_t *metadata, const json_t *data,
                   struct purser_error *err);
 
+/* The YAML lines "data: ..." of a document's data, appended to out. */
+int document_data_yaml(struct buf *out, const json_t *data, struct purser_error *err);
+
 /* The YAML lines "status:\n  bucket: B\n  revision: N\n", appended to out. */
 int document_status_yaml(struct buf *out, const char *bucket, long long revision,
                          struct purser_error *err);

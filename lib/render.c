@@ -18,6 +18,7 @@ struct rdoc {
     const char *schema, *name, *layer;
     int layer_index; /* -1: not layered */
     int abstract, control, replacement, encrypted, done;
+    int owned; /* data is this document's own copy (else it is the input's, shared) */
     const json_t *labels, *selector, *actions, *subs, *original;
     json_t *data; /* rendered so far (owned) */
     struct rdoc *parent, *replaced_by;
@@ -162,7 +163,9 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     d->actions = json_object_get(ld, "actions");
     d->subs = json_object_get(meta, "substitutions");
     d->original = json_object_get(doc, "data");
-    d->data = json_deep_copy(d->original ? d->original : json_null());
+    /* shared until layering or a substitution changes it: most documents are read, not
+     * written, and a copy of every one would cost more than the rendering itself */
+    d->data = json_incref(d->original ? (json_t *)d->original : json_null());
     d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
     return d->data ? 0 : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
 }
@@ -432,6 +435,21 @@ static int layer(struct render *r, struct rdoc *d)
     }
     json_decref(d->data);
     d->data = rendered;
+    d->owned = 1;
+    return 0;
+}
+
+/* Makes d's data its own before a substitution writes into it. */
+static int own_data(struct render *r, struct rdoc *d)
+{
+    json_t *copy;
+    if (d->owned)
+        return 0;
+    if (!(copy = json_deep_copy(d->data)))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    json_decref(d->data);
+    d->data = copy;
+    d->owned = 1;
     return 0;
 }
 
@@ -613,6 +631,8 @@ static int substitute(struct render *r, struct rdoc *d)
 {
     size_t i;
     const json_t *sub;
+    if (json_array_size(d->subs) && own_data(r, d))
+        return r->err->code;
     json_array_foreach(d->subs, i, sub) {
         const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
         struct rdoc *from = source_of(r, src);
