@@ -314,8 +314,8 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
 }
 
 /* The rendered revision {documents, secrets}, from the cache or rendered now (a new
- * reference). */
-static int rendered_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
+ * reference); keep: put it in the cache (an unfiltered answer keeps its YAML instead). */
+static int rendered_revision(const struct docstore_ctx *ctx, long long id, int keep, json_t **out,
                              json_t **messages, struct purser_error *err)
 {
     char *key = cache_key(ctx, id, err);
@@ -332,7 +332,7 @@ static int rendered_revision(const struct docstore_ctx *ctx, long long id, json_
         return 0;
     if ((rc = render_revision(ctx, id, out, messages, err)))
         return rc;
-    if (ctx->render_cache) {
+    if (ctx->render_cache && keep) {
         char *text = json_dumps(*out, JSON_COMPACT);
         if (text)
             lru_put(ctx->render_cache, key, text, strlen(text), time(NULL));
@@ -367,15 +367,32 @@ static int emit_rendered(struct buf *out, const json_t *docs, struct purser_erro
     return rc;
 }
 
+/* A request for every rendered document as it is: its YAML can be kept whole. */
+static int unfiltered(const struct docstore_filter *f)
+{
+    return !f->schema_count && !f->name_count && !f->layer_count && !f->label_count &&
+           !f->bucket_count && !f->sort_count && !f->descending && f->limit < 0 && !f->redact;
+}
+
 int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            const struct docstore_filter *f, struct buf *out, json_t **messages,
                            struct purser_error *err)
 {
     json_t *rendered = NULL, *selected;
-    int rc = rendered_revision(ctx, id, &rendered, messages, err);
+    char *whole_key = NULL;
+    int rc;
 
-    *messages = rc ? *messages : NULL;
-    if (rc)
+    *messages = NULL;
+    if (ctx->render_cache && unfiltered(f)) {
+        const char *hit;
+        size_t len = 0;
+        if (!(whole_key = cache_key(ctx, id, err)) ||
+            !(whole_key = arena_sprintf(ctx->arena, "%s/yaml", whole_key)))
+            return err->code;
+        if ((hit = lru_get(ctx->render_cache, whole_key, &len, time(NULL))))
+            return buf_add(out, hit, len) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
+    }
+    if ((rc = rendered_revision(ctx, id, !whole_key, &rendered, messages, err)))
         return rc;
     selected = select_rendered(rendered, f);
     json_decref(rendered);
@@ -383,6 +400,8 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
         rc = emit_rendered(out, selected, err);
+    if (!rc && whole_key)
+        lru_put(ctx->render_cache, whole_key, out->data ? out->data : "", out->len, time(NULL));
     json_decref(selected);
     return rc;
 }
@@ -396,7 +415,7 @@ static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t
     json_t *rendered = NULL;
     const json_t *doc;
     size_t i;
-    int rc = id ? rendered_revision(ctx, id, &rendered, messages, err) : 0;
+    int rc = id ? rendered_revision(ctx, id, 1, &rendered, messages, err) : 0;
     *out = rc ? NULL : json_object();
     json_array_foreach(json_object_get(rendered, "documents"), i, doc) {
         const char *bucket = str(json_object_get(json_object_get(doc, "status"), "bucket"));
