@@ -149,7 +149,9 @@ static int check_length(struct request *req, size_t max)
     return 0;
 }
 
-static void handle(struct worker *w, FCGX_Request *fcgx)
+/* Serves one request; returns its arena, which the caller frees once the answer is sent
+ * (tearing down a large request's memory need not delay its answer), or NULL. */
+static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
 {
     struct request req;
     double started = now_ms();
@@ -164,7 +166,7 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
         FCGX_PutS("Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n"
                   "out of memory\n",
                   fcgx->out);
-        return;
+        return NULL;
     }
     rc = parse_target(&req);
     if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
@@ -190,7 +192,7 @@ static void handle(struct worker *w, FCGX_Request *fcgx)
     }
     log_request(&req, started);
     json_decref(req.error_details);
-    arena_free(req.arena);
+    return req.arena;
 }
 
 static void install_handlers(void)
@@ -256,8 +258,9 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
             continue;
         if (FCGX_Accept_r(&fcgx) < 0)
             continue;
-        handle(&w, &fcgx);
+        struct arena *done = handle(&w, &fcgx);
         FCGX_Finish_r(&fcgx);
+        arena_free(done);
         w.served++;
     }
     close(epoll_fd);

@@ -37,13 +37,19 @@ static const struct {
     {"deckhand/DataSchema", "{\"type\":\"object\"}"},
 };
 
-/* The metadata of every rendered document: Deckhand's metadata schemas, in short. */
-static const char metadata_schema[] =
-    "{\"type\":\"object\",\"required\":[\"schema\",\"name\"],\"properties\":{"
-    "\"schema\":{\"type\":\"string\",\"pattern\":\"^metadata/(Document|Control)/v1(\\\\.0)?$\"},"
-    "\"name\":{\"type\":\"string\"},\"labels\":{\"type\":\"object\"},"
-    "\"storagePolicy\":{\"enum\":[\"cleartext\",\"encrypted\"]},"
-    "\"layeringDefinition\":{\"type\":\"object\"},\"substitutions\":{\"type\":\"array\"}}}";
+
+static void decref_cleanup(void *value)
+{
+    json_decref(value);
+}
+
+/* Releases value with the request's arena, after the answer is out (large renders take a
+ * while to free). */
+static void release_later(const struct docstore_ctx *ctx, json_t *value)
+{
+    if (value && arena_add_cleanup(ctx->arena, decref_cleanup, value))
+        json_decref(value);
+}
 
 static const char *str(const json_t *v)
 {
@@ -134,20 +140,19 @@ static void free_compiled(json_t *compiled)
     json_decref(compiled);
 }
 
-/* Validates every rendered document; *messages gets the D002 entries (NULL when none). */
+/* Validates every rendered document's data; *messages gets the D002 entries (NULL when
+ * none). Metadata is not checked again: rendering never changes it, and every document's
+ * metadata passed the metadata schemas (D001) when it was written. */
 static int validate(const json_t *sources, const json_t *rendered, json_t **messages,
                     struct purser_error *err)
 {
-    json_t *compiled = json_object(), *found = json_array(), *meta_schema;
-    struct jsonschema *meta = NULL;
-    json_error_t jerr;
+    json_t *compiled = json_object(), *found = json_array();
     const json_t *doc;
     size_t i;
     int rc = 0;
 
-    meta_schema = json_loads(metadata_schema, 0, &jerr);
-    if (!compiled || !found || !meta_schema || jsonschema_compile(&meta, meta_schema, err))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "cannot prepare the built-in schemas");
+    if (!compiled || !found)
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     json_array_foreach(rendered, i, doc) {
         const char *schema = str(json_object_get(doc, "schema"));
         struct jsonschema *s;
@@ -156,9 +161,6 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
         const json_t *f;
         if (rc)
             break;
-        jsonschema_validate(meta, json_object_get(doc, "metadata"), failures, 10);
-        json_array_foreach(failures, j, f) json_array_append_new(found, schema_message(doc, f, "metadata"));
-        json_array_clear(failures);
         if ((s = schema_for(compiled, sources, schema, err)))
             jsonschema_validate(s, json_object_get(doc, "data") ? json_object_get(doc, "data")
                                                                 : json_null(),
@@ -176,8 +178,6 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
                               str(json_object_get(json_array_get(found, 0), "message")));
         *messages = json_incref(found);
     }
-    jsonschema_free(meta);
-    json_decref(meta_schema);
     json_decref(found);
     free_compiled(compiled);
     return rc;
@@ -211,7 +211,7 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
         json_decref(secrets);
     }
     json_decref(fallback);
-    json_decref(docs);
+    release_later(ctx, docs);
     return rc;
 }
 
@@ -395,14 +395,14 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
     if ((rc = rendered_revision(ctx, id, !whole_key, &rendered, messages, err)))
         return rc;
     selected = select_rendered(rendered, f);
-    json_decref(rendered);
+    release_later(ctx, rendered);
     if (!selected || docstore_sort_json(selected, f))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
         rc = emit_rendered(out, selected, err);
     if (!rc && whole_key)
         lru_put(ctx->render_cache, whole_key, out->data ? out->data : "", out->len, time(NULL));
-    json_decref(selected);
+    release_later(ctx, selected);
     return rc;
 }
 
