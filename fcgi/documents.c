@@ -50,6 +50,13 @@ static int revision_param(struct request *req, const char *name, long long *out)
     return 0;
 }
 
+/* The context and the {id} revision of a revision route. */
+static int revision_context(struct request *req, struct docstore_ctx *ctx, long long *id)
+{
+    int rc = doc_context(req, ctx);
+    return rc ? rc : revision_param(req, "id", id);
+}
+
 /* The body as a YAML stream (an array of documents, empty for an empty body). 415 unless it
  * is sent as application/x-yaml (or application/yaml). */
 static int read_yaml(struct request *req, json_t **out)
@@ -184,9 +191,7 @@ int rev_documents(struct request *req)
     struct docstore_filter filter;
     struct buf out = BUF_INIT;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = read_filter(req, &filter);
     if (!rc)
@@ -203,10 +208,8 @@ int rev_rendered(struct request *req)
     struct docstore_filter filter;
     struct buf out = BUF_INIT;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
+    int rc = revision_context(req, &ctx, &id);
     ctx.render_cache = worker_render_cache(req->worker);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
     if (!rc)
         rc = read_filter(req, &filter);
     if (!rc)
@@ -239,9 +242,7 @@ int rev_get(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_revision(&ctx, id, &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
@@ -261,9 +262,7 @@ int rev_diff(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long a = 0, b = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &a);
+    int rc = revision_context(req, &ctx, &a);
     if (!rc)
         rc = revision_param(req, "other", &b);
     if (!rc)
@@ -276,10 +275,8 @@ int rev_deepdiff(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long a = 0, b = 0;
-    int rc = doc_context(req, &ctx);
+    int rc = revision_context(req, &ctx, &a);
     ctx.render_cache = worker_render_cache(req->worker);
-    if (!rc)
-        rc = revision_param(req, "id", &a);
     if (!rc)
         rc = revision_param(req, "other", &b);
     if (!rc)
@@ -292,9 +289,7 @@ int rev_rollback(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_rollback(&ctx, id, &out, &req->err);
     return respond_yaml_owned(req, rc, 201, out);
@@ -319,9 +314,7 @@ int tag_create(struct request *req)
     struct docstore_ctx ctx;
     json_t *body = NULL, *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = read_one(req, &body);
     if (!rc)
@@ -335,9 +328,7 @@ int tag_get(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_tag_get(&ctx, id, request_param(req, "tag"), &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
@@ -348,9 +339,7 @@ int tag_list(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_tag_list(&ctx, id, &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
@@ -360,9 +349,7 @@ int tag_delete(struct request *req)
 {
     struct docstore_ctx ctx;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_tag_delete(&ctx, id, request_param(req, "tag"), &req->err);
     return rc ? rc : respond_text(req, 204, YAML_TYPE, "", 0, NULL);
@@ -373,9 +360,7 @@ int validation_create(struct request *req)
     struct docstore_ctx ctx;
     json_t *body = NULL, *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = read_one(req, &body);
     if (!rc)
@@ -390,9 +375,7 @@ static int validation_list_as(struct request *req, int detail)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_validation_list(&ctx, id, detail, &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
@@ -413,9 +396,7 @@ int validation_entries(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_validation_entries(&ctx, id, request_param(req, "name"), &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
@@ -426,9 +407,7 @@ int validation_entry(struct request *req)
     struct docstore_ctx ctx;
     json_t *out = NULL;
     long long id = 0, entry = 0;
-    int rc = doc_context(req, &ctx);
-    if (!rc)
-        rc = revision_param(req, "id", &id);
+    int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = revision_param(req, "entry", &entry);
     if (!rc)

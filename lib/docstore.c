@@ -185,12 +185,7 @@ static int member_identity_compare(const void *a, const void *b)
 {
     const struct member *x = *(const struct member *const *)a;
     const struct member *y = *(const struct member *const *)b;
-    int c = strcmp(x->schema, y->schema);
-    if (!c)
-        c = strcmp(x->name, y->name);
-    if (!c)
-        c = strcmp(x->layer, y->layer);
-    return c;
+    return document_identity_compare(x->schema, x->name, x->layer, y->schema, y->name, y->layer);
 }
 
 /* The bucket of a document of schema and name in the previous revision, or NULL. */

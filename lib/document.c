@@ -362,16 +362,22 @@ static int content_hash(struct document *d)
 
 /* Identities (schema, layer, name) given twice: PURSER_EEXISTS naming the first. Sorting
  * pointers keeps this O(n log n) for large bundles. */
+int document_identity_compare(const char *schema_a, const char *name_a, const char *layer_a,
+                              const char *schema_b, const char *name_b, const char *layer_b)
+{
+    int c = strcmp(schema_a, schema_b);
+    if (!c)
+        c = strcmp(name_a, name_b);
+    if (!c)
+        c = strcmp(layer_a, layer_b);
+    return c;
+}
+
 static int identity_compare(const void *a, const void *b)
 {
     const struct document *x = *(const struct document *const *)a;
     const struct document *y = *(const struct document *const *)b;
-    int c = strcmp(x->schema, y->schema);
-    if (!c)
-        c = strcmp(x->name, y->name);
-    if (!c)
-        c = strcmp(x->layer, y->layer);
-    return c;
+    return document_identity_compare(x->schema, x->name, x->layer, y->schema, y->name, y->layer);
 }
 
 static int check_duplicates(struct arena *arena, struct document *docs, size_t n,

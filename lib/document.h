@@ -65,6 +65,10 @@ char *document_aad(struct arena *arena, long long org_id, const char *schema, co
 json_t *document_message(const char *code, const char *message, const char *schema,
                          const char *name, const char *layer);
 
+/* Orders identities by schema, then name, then layer (strcmp's sign). */
+int document_identity_compare(const char *schema_a, const char *name_a, const char *layer_a,
+                              const char *schema_b, const char *name_b, const char *layer_b);
+
 /* 1 when schema names the kind: "deckhand/LayeringPolicy" matches deckhand/LayeringPolicy/v1. */
 int document_schema_is(const char *schema, const char *kind);
 
