@@ -116,7 +116,7 @@ int group_policy_get(struct request *req)
                                        &text, &len, &etag, &req->err);
     if (rc)
         return rc;
-    header = arena_sprintf(req->arena, "ETag: \"%s\"\r\n", etag);
+    header = arena_concat(req->arena, "ETag: \"", etag, "\"\r\n", (const char *)NULL);
     if (if_none_match && etag_matches(if_none_match, etag))
         return respond_text(req, 304, "application/json", "", 0, header);
     return respond_text(req, 200, "application/json", text, len, header);

@@ -102,7 +102,10 @@ static void new_request_id(char out[17])
     static unsigned long long base, counter;
     if (!base && getrandom(&base, sizeof(base), 0) != (ssize_t)sizeof(base))
         base = (unsigned long long)getpid() << 32;
-    snprintf(out, 17, "%016llx", base + ++counter);
+    unsigned long long id = base + ++counter;
+    for (int i = 15; i >= 0; i--, id >>= 4)
+        out[i] = "0123456789abcdef"[id & 15];
+    out[16] = '\0';
 }
 
 static void log_request(struct request *req, double started)
@@ -248,20 +251,25 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     load_keyring(&w);
     if (cfg->cache_rendered > 0)
         w.rendered = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
+    int busy = 0; /* the last accept succeeded: under load another connection is waiting */
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
         struct epoll_event ready;
         /* EPOLLEXCLUSIVE wakes one worker per connection, not all of them; the listening
          * socket is non-blocking, so a worker that loses the race gets EAGAIN and comes back
-         * here, where a stop request is seen within 250 ms. */
-        if (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested)
+         * here, where a stop request is seen within 250 ms. A busy worker tries the next
+         * accept at once and waits only when none is there. */
+        if (!busy && (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested))
             continue;
-        if (FCGX_Accept_r(&fcgx) < 0)
+        if (FCGX_Accept_r(&fcgx) < 0) {
+            busy = 0;
             continue;
+        }
         struct arena *done = handle(&w, &fcgx);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
         w.served++;
+        busy = 1;
     }
     close(epoll_fd);
     FCGX_Free(&fcgx, 1);

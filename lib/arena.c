@@ -165,21 +165,48 @@ char *arena_strdup(struct arena *arena, const char *s)
 
 char *arena_sprintf(struct arena *arena, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     int n;
     char *out;
 
+    /* one formatting pass for the common short string; a second only for a long one */
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0 || !(out = arena_alloc(arena, (size_t)n + 1)))
         return NULL;
-    out = arena_alloc(arena, (size_t)n + 1);
-    if (!out)
-        return NULL;
+    if ((size_t)n < sizeof(small)) {
+        memcpy(out, small, (size_t)n + 1);
+        return out;
+    }
     va_start(ap, fmt);
     vsnprintf(out, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    return out;
+}
+
+char *arena_concat(struct arena *arena, ...)
+{
+    size_t total = 0, at = 0;
+    const char *part;
+    va_list ap;
+    char *out;
+
+    va_start(ap, arena);
+    while ((part = va_arg(ap, const char *)))
+        total += strlen(part);
+    va_end(ap);
+    if (!(out = arena_alloc(arena, total + 1)))
+        return NULL;
+    va_start(ap, arena);
+    while ((part = va_arg(ap, const char *))) {
+        size_t n = strlen(part);
+        memcpy(out + at, part, n);
+        at += n;
+    }
+    va_end(ap);
+    out[at] = '\0';
     return out;
 }
 

@@ -36,6 +36,10 @@ char *arena_strndup(struct arena *arena, const char *s, size_t n);
 char *arena_sprintf(struct arena *arena, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The concatenation of the strings given, up to a NULL, in arena memory (no formatting: for
+ * paths that run on every request). NULL when out of memory. */
+char *arena_concat(struct arena *arena, ...) __attribute__((sentinel));
+
 /* Registers fn(data) to run at arena_free(). Returns 0, or PURSER_EINTERNAL when out of memory,
  * in which case fn(data) has already run: the resource never leaks either way. */
 int arena_add_cleanup(struct arena *arena, void (*fn)(void *data), void *data);

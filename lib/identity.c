@@ -126,6 +126,7 @@ static void principal_from_row(struct principal *out, const struct store_rows *r
 /* ---- authentication lookups, with the per-worker cache ------------------------------------ */
 
 #define FIELD '\x1f' /* separates the fields of a cached entry; never in names or PEM */
+#define FIELD_TEXT "\x1f"
 
 void identity_cache_clear(struct lru *cache)
 {
@@ -243,7 +244,7 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     int rc;
 
     crypto_sha256_hex(hash, token, strlen(token));
-    key = arena_sprintf(arena, "token%c%s", FIELD, hash);
+    key = arena_concat(arena, "token" FIELD_TEXT, hash, (const char *)NULL);
     if (key && cache_get_principal(cache, arena, key, out, NULL, NULL))
         return 0;
     p = (struct store_value)STORE_STR(hash);

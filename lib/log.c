@@ -41,11 +41,11 @@ static pid_t log_pid(void)
 void log_write(const json_t *line)
 {
     char stack[2048], *text = stack;
-    size_t len = json_dumpb(line, stack, sizeof(stack) - 1, JSON_COMPACT);
+    size_t len = json_dumpb(line, stack, sizeof(stack) - 1, JSON_COMPACT | JSON_REAL_PRECISION(9));
     if (len == 0)
         return;
     if (len >= sizeof(stack) - 1) { /* a long line: the heap */
-        if (!(text = json_dumps(line, JSON_COMPACT)))
+        if (!(text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(9))))
             return;
         len = strlen(text);
     }
