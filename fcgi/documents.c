@@ -69,13 +69,15 @@ static int read_yaml(struct request *req, json_t **out)
         return purser_error_set(&req->err, PURSER_EMEDIATYPE,
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
+    struct purser_error parse;
     if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &yaml_limits_pyyaml,
-                         &req->err)) {
-        if (req->err.line)
-            return purser_error_set(&req->err, req->err.code,
+                         &parse)) {
+        if (parse.line)
+            return purser_error_set(&req->err, parse.code,
                                     "the body is not valid YAML: line %d, column %d: %.180s",
-                                    req->err.line, req->err.column, req->err.message);
-        return req->err.code;
+                                    parse.line, parse.column, parse.message);
+        req->err = parse;
+        return parse.code;
     }
     return 0;
 }

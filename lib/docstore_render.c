@@ -147,6 +147,7 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
                     struct purser_error *err)
 {
     json_t *compiled = json_object(), *found = json_array();
+    struct purser_error compiling;
     const json_t *doc;
     size_t i;
     int rc = 0;
@@ -161,13 +162,14 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
         const json_t *f;
         if (rc)
             break;
-        if ((s = schema_for(compiled, sources, schema, err)))
+        purser_error_clear(&compiling);
+        if ((s = schema_for(compiled, sources, schema, &compiling)))
             jsonschema_validate(s, json_object_get(doc, "data") ? json_object_get(doc, "data")
                                                                 : json_null(),
                                 failures, 10);
-        else if (err->code == PURSER_EINVAL)
-            rc = purser_error_set(err, PURSER_EINVAL, "the DataSchema for %s: %s", schema,
-                                  err->message);
+        else if (compiling.code != PURSER_OK)
+            rc = purser_error_set(err, compiling.code, "the DataSchema for %s: %s", schema,
+                                  compiling.message);
         json_array_foreach(failures, j, f) json_array_append_new(found, schema_message(doc, f, schema));
         json_decref(failures);
     }

@@ -102,4 +102,13 @@ for (1 .. 4) { # every worker answers at least once
     is $d->[0]{data}{a}, 2, "the new revision 1 renders anew (request $_)";
 }
 
+# A DataSchema that is no valid schema: 400 naming it.
+($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/bad-schema/documents',
+    "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Bad/v1\n"
+    . "data:\n  type: string\n  pattern: '('\n" . doc('example/Bad/v1', 'bad', 'text'));
+my $bad_schema = $d->[0]{status}{revision};
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$bad_schema/rendered-documents");
+is $r->{status}, 400, 'a DataSchema that does not compile: 400';
+like $d->[0]{message}, qr{the DataSchema for example/Bad/v1: schema #: a pattern}, 'naming it and the fault';
+
 PurserStack::finish();
