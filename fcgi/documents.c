@@ -187,24 +187,8 @@ static int read_filter(struct request *req, struct docstore_filter *f)
     return 0;
 }
 
-int rev_documents(struct request *req)
-{
-    struct docstore_ctx ctx;
-    struct docstore_filter filter;
-    struct buf out = BUF_INIT;
-    long long id = 0;
-    int rc = revision_context(req, &ctx, &id);
-    if (!rc)
-        rc = read_filter(req, &filter);
-    if (!rc)
-        rc = docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
-    if (!rc)
-        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
-    buf_release(&out);
-    return rc;
-}
-
-int rev_rendered(struct request *req)
+/* A revision's documents as posted, or rendered: the same filters, a YAML stream. */
+static int documents_answer(struct request *req, int rendered)
 {
     struct docstore_ctx ctx;
     struct docstore_filter filter;
@@ -215,11 +199,23 @@ int rev_rendered(struct request *req)
     if (!rc)
         rc = read_filter(req, &filter);
     if (!rc)
-        rc = docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details, &req->err);
+        rc = rendered ? docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details,
+                                               &req->err)
+                      : docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
     if (!rc)
         rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
     buf_release(&out);
     return rc;
+}
+
+int rev_documents(struct request *req)
+{
+    return documents_answer(req, 0);
+}
+
+int rev_rendered(struct request *req)
+{
+    return documents_answer(req, 1);
 }
 
 int rev_list(struct request *req)
