@@ -146,10 +146,21 @@ static int bool_query(const char *text)
     return -2;
 }
 
+/* The order query parameter: asc (the default) or desc. */
+static int order_param(struct request *req, int *descending)
+{
+    const char *order = request_query(req, "order");
+    if (order && strcmp(order, "asc") && strcmp(order, "desc"))
+        return purser_error_set(&req->err, PURSER_EINVAL, "order must be asc or desc, not '%s'",
+                                order);
+    *descending = order && strcmp(order, "desc") == 0;
+    return 0;
+}
+
 /* The filters of GET revisions/{id}/documents from the query string. */
 static int read_filter(struct request *req, struct docstore_filter *f)
 {
-    const char *order = request_query(req, "order"), *limit = request_query(req, "limit");
+    const char *limit = request_query(req, "limit");
     const char *abstract = request_query(req, "metadata.layeringDefinition.abstract");
     int secrets = bool_query(request_query(req, "cleartext-secrets"));
 
@@ -168,10 +179,8 @@ static int read_filter(struct request *req, struct docstore_filter *f)
     if (f->abstract == -2)
         return purser_error_set(&req->err, PURSER_EINVAL,
                                 "metadata.layeringDefinition.abstract must be true or false");
-    if (order && strcmp(order, "asc") && strcmp(order, "desc"))
-        return purser_error_set(&req->err, PURSER_EINVAL, "order must be asc or desc, not '%s'",
-                                order);
-    f->descending = order && strcmp(order, "desc") == 0;
+    if (order_param(req, &f->descending))
+        return req->err.code;
     f->limit = -1;
     if (limit) {
         char *end;
@@ -223,15 +232,13 @@ int rev_list(struct request *req)
     struct docstore_ctx ctx;
     const char **tags = NULL;
     size_t tag_count = request_query_all(req, "tag", &tags);
-    const char *order = request_query(req, "order");
     json_t *out = NULL;
-    int rc = doc_context(req, &ctx);
-    if (!rc && order && strcmp(order, "asc") && strcmp(order, "desc"))
-        rc = purser_error_set(&req->err, PURSER_EINVAL, "order must be asc or desc, not '%s'",
-                              order);
+    int descending = 0, rc = doc_context(req, &ctx);
     if (!rc)
-        rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"),
-                                order && strcmp(order, "desc") == 0, &out, &req->err);
+        rc = order_param(req, &descending);
+    if (!rc)
+        rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"), descending,
+                                &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
 }
 

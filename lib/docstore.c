@@ -327,6 +327,7 @@ static int plan_documents(struct write *w, struct entry *entries, size_t *entry_
         if (d->encrypted && m->encrypted && same_secret(w, m, d, &same, err))
             return err->code;
         if (same) {
+            ((struct member *)m)->kept = 1;
             e->member = m;
             e->content_id = m->content_id;
             e->since = m->since;
@@ -357,15 +358,6 @@ static void plan_carried(struct write *w, struct entry *entries, size_t *entry_c
                                                    .bucket_id = m->bucket_id,
                                                    .since = m->since};
     }
-}
-
-/* 1 when m is carried into the new revision unchanged. */
-static int is_kept(const struct entry *entries, size_t n, const struct member *m)
-{
-    for (size_t i = 0; i < n; i++)
-        if (entries[i].member == m)
-            return 1;
-    return 0;
 }
 
 /* Deckhand allows one LayeringPolicy: 409 when the new revision would hold two. */
@@ -699,7 +691,7 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     plan_carried(w, entries, &n, &changed);
     for (size_t i = 0; i < w->member_count && !w->ctx->write_encrypted; i++)
-        if (w->members[i].drop && w->members[i].encrypted && !is_kept(entries, n, &w->members[i]))
+        if (w->members[i].drop && w->members[i].encrypted && !w->members[i].kept)
             return purser_error_set(err, PURSER_EDENIED,
                                     "changing or deleting the encrypted document [%s, %s] %s "
                                     "needs write_encrypted_document",

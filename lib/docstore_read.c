@@ -30,6 +30,16 @@ static const char *url_of(const struct docstore_ctx *ctx, long long id, const ch
     return url ? url : "";
 }
 
+/* Deckhand's list shape {count, next, prev, results} around results (consumed). */
+static int listing(json_t *results, json_t **out, struct purser_error *err)
+{
+    *out = results ? json_pack("{s:I, s:n, s:n, s:o}", "count",
+                               (json_int_t)json_array_size(results), "next", "prev", "results",
+                               results)
+                   : NULL;
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
 static json_t *oom(struct purser_error *err)
 {
     purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -215,9 +225,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
         }
         json_array_append_new(results, r);
     }
-    *out = json_pack("{s:I, s:n, s:n, s:o}", "count", (json_int_t)json_array_size(results), "next",
-                     "prev", "results", results);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return listing(results, out, err);
 }
 
 int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
@@ -515,9 +523,7 @@ int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int d
                                                           store_cell(&rows, i, 0)),
                                             "status", store_cell(&rows, i, 2)));
     }
-    *out = json_pack("{s:I, s:n, s:n, s:o}", "count", (json_int_t)json_array_size(results), "next",
-                     "prev", "results", results);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return listing(results, out, err);
 }
 
 int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
@@ -542,9 +548,7 @@ int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, co
                                                  json_object_get(e, "status")));
         json_decref(e);
     }
-    *out = json_pack("{s:I, s:n, s:n, s:o}", "count", (json_int_t)json_array_size(results), "next",
-                     "prev", "results", results);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return listing(results, out, err);
 }
 
 int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,

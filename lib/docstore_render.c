@@ -315,20 +315,18 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
     return out;
 }
 
-/* The rendered revision {documents, secrets}, from the cache or rendered now (a new
- * reference); keep: put it in the cache (an unfiltered answer keeps its YAML instead). */
-static int rendered_revision(const struct docstore_ctx *ctx, long long id, int keep, json_t **out,
-                             json_t **messages, struct purser_error *err)
+/* The rendered revision {documents, secrets} under cache key (cache_key: it also proves the
+ * revision exists), from the cache or rendered now (a new reference); keep: put it in the
+ * cache (an unfiltered answer keeps its YAML instead). */
+static int rendered_revision(const struct docstore_ctx *ctx, long long id, const char *key,
+                             int keep, json_t **out, json_t **messages, struct purser_error *err)
 {
-    char *key = cache_key(ctx, id, err);
     const char *hit;
     size_t hit_len = 0;
     json_error_t jerr;
     int rc;
 
     *out = NULL;
-    if (!key)
-        return err->code;
     hit = ctx->render_cache ? lru_get(ctx->render_cache, key, &hit_len, time(NULL)) : NULL;
     if (hit && (*out = json_loadb(hit, hit_len, 0, &jerr)))
         return 0;
@@ -381,20 +379,21 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            struct purser_error *err)
 {
     json_t *rendered = NULL, *selected;
-    char *whole_key = NULL;
+    char *key = cache_key(ctx, id, err), *whole_key = NULL;
     int rc;
 
     *messages = NULL;
+    if (!key)
+        return err->code;
     if (ctx->render_cache && unfiltered(f)) {
         const char *hit;
         size_t len = 0;
-        if (!(whole_key = cache_key(ctx, id, err)) ||
-            !(whole_key = arena_sprintf(ctx->arena, "%s/yaml", whole_key)))
-            return err->code;
+        if (!(whole_key = arena_concat(ctx->arena, key, "/yaml", (const char *)NULL)))
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         if ((hit = lru_get(ctx->render_cache, whole_key, &len, time(NULL))))
             return buf_add(out, hit, len) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
     }
-    if ((rc = rendered_revision(ctx, id, !whole_key, &rendered, messages, err)))
+    if ((rc = rendered_revision(ctx, id, key, !whole_key, &rendered, messages, err)))
         return rc;
     selected = select_rendered(rendered, f);
     release_later(ctx, rendered);
@@ -417,7 +416,10 @@ static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t
     json_t *rendered = NULL;
     const json_t *doc;
     size_t i;
-    int rc = id ? rendered_revision(ctx, id, 1, &rendered, messages, err) : 0;
+    char *cached_as = id ? cache_key(ctx, id, err) : NULL;
+    int rc = id && !cached_as ? err->code : 0;
+    if (!rc && id)
+        rc = rendered_revision(ctx, id, cached_as, 1, &rendered, messages, err);
     *out = rc ? NULL : json_object();
     json_array_foreach(json_object_get(rendered, "documents"), i, doc) {
         const char *bucket = str(json_object_get(json_object_get(doc, "status"), "bucket"));

@@ -112,16 +112,17 @@ cleanup:
     free(error);
 }
 
-/* The data of the input document (schema, name), or NULL. */
-static const json_t *input_data(const json_t *docs, const char *schema, const char *name)
+/* The document (schema, name) of docs (any name when name is NULL), or NULL. */
+static const json_t *find(const json_t *docs, const char *schema, const char *name)
 {
     size_t i;
     const json_t *d;
     json_array_foreach(docs, i, d) {
         if (strcmp(json_string_value(json_object_get(d, "schema")), schema) == 0 &&
-            strcmp(json_string_value(json_object_get(json_object_get(d, "metadata"), "name")),
-                   name) == 0)
-            return json_object_get(d, "data");
+            (!name || strcmp(json_string_value(json_object_get(json_object_get(d, "metadata"),
+                                                               "name")),
+                             name) == 0))
+            return d;
     }
     return NULL;
 }
@@ -152,34 +153,31 @@ static void real_site(void)
     if (!tap_ok(rc == 0, "airskiff: %zu documents render", json_array_size(docs)))
         tap_diag("  %s", err.message);
     tap_ok(json_array_size(out) > 100, "airskiff: %zu concrete documents out", json_array_size(out));
-    for (size_t i = 0; i < json_array_size(out); i++) {
-        const json_t *d = json_array_get(out, i);
-        const char *schema = json_string_value(json_object_get(d, "schema"));
-        const char *dname = json_string_value(json_object_get(json_object_get(d, "metadata"), "name"));
-        if (strcmp(schema, "deckhand/LayeringPolicy/v1") == 0)
-            tap_ok(json_array_size(json_object_get(json_object_get(d, "data"), "layerOrder")) >= 3,
-                   "airskiff: the LayeringPolicy is out, with its layers");
-        if (strcmp(schema, "promenade/EncryptionPolicy/v1") == 0) {
-            static const char *const at[] = {"etcd", "0", "providers", "0", "secretbox", "keys",
+    {
+        static const char *const key_at[] = {"etcd", "0", "providers", "0", "secretbox", "keys",
                                              "0", "secret", NULL};
-            const json_t *want = input_data(docs, "deckhand/Passphrase/v1",
-                                            "apiserver-encryption-key-key1");
-            tap_ok(want && json_equal(dig(json_object_get(d, "data"), at), want),
-                   "airskiff: the encryption policy's key is substituted from its Passphrase");
-        }
-        if (strcmp(schema, "armada/Chart/v1") == 0 && strcmp(dname, "calicoctl-utility") == 0) {
-            static const char *const at[] = {"values", "endpoints", "etcd", "auth", "client",
-                                             "tls", "ca", NULL};
-            const json_t *want = input_data(docs, "deckhand/CertificateAuthority/v1", "calico-etcd");
-            tap_ok(want && json_equal(dig(json_object_get(d, "data"), at), want),
-                   "airskiff: calicoctl-utility has the calico-etcd CA substituted");
-        }
-        if (strcmp(schema, "armada/Chart/v1") == 0 && strcmp(dname, "keystone") == 0) {
-            const json_t *data = json_object_get(d, "data");
-            tap_ok(json_is_string(json_object_get(data, "release")) &&
-                       json_is_object(json_object_get(data, "values")),
-                   "airskiff: the keystone chart has its release and values");
-        }
+        static const char *const ca_at[] = {"values", "endpoints", "etcd", "auth", "client",
+                                            "tls", "ca", NULL};
+        const json_t *policy = find(out, "deckhand/LayeringPolicy/v1", NULL);
+        const json_t *encryption = find(out, "promenade/EncryptionPolicy/v1", NULL);
+        const json_t *calicoctl = find(out, "armada/Chart/v1", "calicoctl-utility");
+        const json_t *keystone = find(out, "armada/Chart/v1", "keystone");
+        const json_t *key = find(docs, "deckhand/Passphrase/v1", "apiserver-encryption-key-key1");
+        const json_t *ca = find(docs, "deckhand/CertificateAuthority/v1", "calico-etcd");
+        tap_ok(policy && json_array_size(json_object_get(json_object_get(policy, "data"),
+                                                         "layerOrder")) >= 3,
+               "airskiff: the LayeringPolicy is out, with its layers");
+        tap_ok(encryption && key &&
+                   json_equal(dig(json_object_get(encryption, "data"), key_at),
+                              json_object_get(key, "data")),
+               "airskiff: the encryption policy's key is substituted from its Passphrase");
+        tap_ok(calicoctl && ca &&
+                   json_equal(dig(json_object_get(calicoctl, "data"), ca_at),
+                              json_object_get(ca, "data")),
+               "airskiff: calicoctl-utility has the calico-etcd CA substituted");
+        tap_ok(keystone && json_is_string(json_object_get(json_object_get(keystone, "data"), "release")) &&
+                   json_is_object(json_object_get(json_object_get(keystone, "data"), "values")),
+               "airskiff: the keystone chart has its release and values");
     }
     json_decref(out);
     json_decref(docs);
