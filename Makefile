@@ -12,13 +12,19 @@ endif
 
 CC ?= cc
 PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8
+# Nothing that depends on a package is evaluated when make reads this file: on a fresh machine
+# the packages arrive with `deps`. PKG_CFLAGS and PKG_LIBS run pkg-config the first time a
+# recipe needs them (after deps), then keep the answer.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(SANITIZE) \
-          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(SANITIZE) -Ilib \
+          $(PKG_CFLAGS)
 LDFLAGS += $(SANITIZE)
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lfcgi -lm
+LDLIBS = $(PKG_LIBS) -lfcgi -lm
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
+# lib/ by subsystem, each folder using only those before it (tools/layers checks the includes).
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
 FCGI_SRC := $(sort $(wildcard fcgi/*.c))
 TEST_SRC := $(sort $(wildcard t/[0-9]*.c))
 SQL := $(sort $(wildcard sql/*.sql))
@@ -38,7 +44,7 @@ deps:
 
 build: $(BUILD)/purser-fcgi $(BUILD)/purser $(TESTS)
 
-$(BUILD)/%.o: %.c $(wildcard lib/*.h fcgi/*.h t/*.h)
+$(BUILD)/%.o: %.c $(wildcard lib/*/*.h fcgi/*.h t/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -46,8 +52,8 @@ $(BUILD)/migrations.c: $(SQL) tools/embed-sql
 	@mkdir -p $(dir $@)
 	tools/embed-sql $(SQL) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/migrations.o: $(BUILD)/migrations.c lib/migrate.h
-	$(CC) $(CFLAGS) -I. -c -o $@ $<
+$(BUILD)/migrations.o: $(BUILD)/migrations.c lib/store/migrate.h
+	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/libpurser.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -63,7 +69,9 @@ $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
 
 # make run DEVELOPMENT=1: development mode (SPEC §3), unauthenticated loopback requests act as
 # a server admin, as Deckhand's development mode does.
-run: deps build
+# build runs in a make of its own, started once deps has installed what the compiler needs.
+run: deps
+	@$(MAKE) --no-print-directory build
 	@PURSER_BUILD=$(BUILD) PURSER_DEVELOPMENT=$(if $(DEVELOPMENT),1,0) tools/stack start $(STATE)
 	@echo "stack state in $(STATE)/; settings in $(STATE)/stack.env; stop it with: make stop"
 
@@ -79,7 +87,8 @@ endif
 PROVE ?= prove
 PROVE_FLAGS ?=
 
-test: deps build
+test: deps
+	@$(MAKE) --no-print-directory build
 	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(TESTS) $(sort $(wildcard t/[0-9]*.t))
 
 clean:

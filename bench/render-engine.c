@@ -2,11 +2,11 @@
  * (parse with purser's codec and emit again) and the rendering engine alone (layering and
  * substitution of the already-parsed documents). Prints "BASELINE_MS RENDER_MS OUT_COUNT",
  * medians of RUNS runs, in CPU milliseconds. Usage: render-engine FILE RUNS. Bench-only code, built by bench/render. */
-#include "../lib/arena.h"
-#include "../lib/config.h"
-#include "../lib/document.h"
-#include "../lib/render.h"
-#include "../lib/yaml_codec.h"
+#include "base/arena.h"
+#include "config/config.h"
+#include "docs/document.h"
+#include "docs/render.h"
+#include "codec/yaml_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

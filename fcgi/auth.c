@@ -1,8 +1,8 @@
 /* auth.c: API version negotiation, bearer and Chef authentication, and the RBAC check. */
 #include "auth.h"
 
-#include "../lib/chef_auth.h"
-#include "../lib/log.h"
+#include "auth/chef_auth.h"
+#include "base/log.h"
 #include "router.h"
 #include "worker.h"
 

@@ -2,7 +2,7 @@
 #ifndef PURSER_AUTH_H
 #define PURSER_AUTH_H
 
-#include "../lib/rbac.h"
+#include "auth/rbac.h"
 #include "request.h"
 
 /* Reads X-Ops-Server-API-Version into req->api_version: PURSER_ENOTACCEPT (406, with Chef's

@@ -1,5 +1,5 @@
 /* cookbooks.c: sandboxes, the file store and cookbook artifacts (what chef push uses). */
-#include "../lib/cookbook.h"
+#include "policy/cookbook.h"
 #include "handlers.h"
 #include "worker.h"
 

@@ -2,9 +2,9 @@
  * revisions, diffs, tags, rollback and validations, YAML in and out. */
 #include "handlers.h"
 
-#include "../lib/docstore.h"
-#include "../lib/document.h"
-#include "../lib/yaml_codec.h"
+#include "docs/docstore.h"
+#include "docs/document.h"
+#include "codec/yaml_codec.h"
 #include "auth.h"
 #include "router.h"
 #include "worker.h"

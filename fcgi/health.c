@@ -1,5 +1,5 @@
 /* health.c: GET /healthz (the process answers) and GET /healthz/deep (database and schema). */
-#include "../lib/migrate.h"
+#include "store/migrate.h"
 #include "handlers.h"
 #include "worker.h"
 

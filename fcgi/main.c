@@ -5,8 +5,8 @@
  * accepting, lets workers finish in-flight requests (up to fcgi.shutdown_timeout seconds,
  * then SIGKILL) and exits.
  */
-#include "../lib/config.h"
-#include "../lib/log.h"
+#include "config/config.h"
+#include "base/log.h"
 #include "router.h"
 #include "worker.h"
 

@@ -1,5 +1,5 @@
 /* organizations.c: /organizations and /organizations/{org}/users (members), Chef's shapes. */
-#include "../lib/identity.h"
+#include "auth/identity.h"
 #include "handlers.h"
 #include "worker.h"
 

@@ -1,6 +1,6 @@
 /* policies.c: the Policyfile API (policies, revisions, policy groups) and nodes, Chef's shapes. */
-#include "../lib/policy.h"
-#include "../lib/policy_lock.h"
+#include "policy/policy.h"
+#include "policy/policy_lock.h"
 #include "handlers.h"
 #include "worker.h"
 

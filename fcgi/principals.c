@@ -1,6 +1,6 @@
 /* principals.c: /users and /organizations/{org}/clients (Chef's shapes; one code path, the
  * organization telling which). */
-#include "../lib/identity.h"
+#include "auth/identity.h"
 #include "handlers.h"
 #include "worker.h"
 

@@ -1,9 +1,9 @@
 /* request.c: request accessors, body reading, and response writing (the status mapping). */
 #include "request.h"
 
-#include "../lib/yaml_codec.h"
+#include "codec/yaml_codec.h"
 
-#include "../lib/log.h"
+#include "base/log.h"
 #include "router.h"
 #include "worker.h"
 

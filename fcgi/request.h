@@ -8,9 +8,9 @@
 #ifndef PURSER_REQUEST_H
 #define PURSER_REQUEST_H
 
-#include "../lib/arena.h"
-#include "../lib/err.h"
-#include "../lib/identity.h"
+#include "base/arena.h"
+#include "base/err.h"
+#include "auth/identity.h"
 
 #include <fcgiapp.h>
 #include <jansson.h>

@@ -1,8 +1,8 @@
 /* router.c: matching paths against the route table. */
 #include "router.h"
 
-#include "../lib/buf.h"
-#include "../lib/rbac.h"
+#include "base/buf.h"
+#include "auth/rbac.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* worker.c: the worker loop: one arena per request, routing, body limits, the log line. */
 #include "worker.h"
 
-#include "../lib/keyring.h"
+#include "auth/keyring.h"
 
-#include "../lib/log.h"
+#include "base/log.h"
 #include "auth.h"
 #include "request.h"
 #include "router.h"

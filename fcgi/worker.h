@@ -2,10 +2,10 @@
 #ifndef PURSER_WORKER_H
 #define PURSER_WORKER_H
 
-#include "../lib/config.h"
-#include "../lib/lru.h"
-#include "../lib/rbac.h"
-#include "../lib/store.h"
+#include "config/config.h"
+#include "base/lru.h"
+#include "auth/rbac.h"
+#include "store/store.h"
 
 struct worker;
 

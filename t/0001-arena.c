@@ -1,6 +1,6 @@
 /* 0001-arena: the per-request arena: alignment, growth, strings, cleanups, failure. */
-#include "../lib/arena.h"
-#include "../lib/err.h"
+#include "base/arena.h"
+#include "base/err.h"
 #include "tap.h"
 
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* 0002-buf: the growable buffer's invariants. */
-#include "../lib/buf.h"
-#include "../lib/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "tap.h"
 
 #include <stdlib.h>

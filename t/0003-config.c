@@ -1,5 +1,5 @@
 /* 0003-config: defaults, loading, and errors that name the key. */
-#include "../lib/config.h"
+#include "config/config.h"
 #include "tap.h"
 
 #include <stdlib.h>

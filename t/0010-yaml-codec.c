@@ -5,8 +5,8 @@
  * piece of the message). Every success case is also emitted back to YAML and read again,
  * which must give the same values, and emitting that again must give the same text.
  */
-#include "../lib/config.h"
-#include "../lib/yaml_codec.h"
+#include "config/config.h"
+#include "codec/yaml_codec.h"
 #include "cases.h"
 #include "tap.h"
 

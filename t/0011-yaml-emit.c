@@ -1,5 +1,5 @@
 /* 0011-yaml-emit: the exact YAML text the emitter writes for values that need care. */
-#include "../lib/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "tap.h"
 
 static void emits(const char *json, const char *want, const char *what)

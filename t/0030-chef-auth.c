@@ -2,8 +2,8 @@
  * ruby-mixlib-authentication (the fixtures in t/data/chef-auth/, made once with the key
  * there): the canonical text must be the client's byte for byte, the signature must verify
  * with the right key among several, and every changed part of the request must fail. */
-#include "../lib/chef_auth.h"
-#include "../lib/config.h"
+#include "auth/chef_auth.h"
+#include "config/config.h"
 #include "tap.h"
 
 #include <stdlib.h>

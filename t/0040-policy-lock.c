@@ -1,7 +1,7 @@
 /* 0040-policy-lock: Policyfile lock validation, driven by t/data/policy-lock/: each case is
  * an `input` lock for the policy named "web" and an `error` file holding Chef's exact message,
  * or "ok". */
-#include "../lib/policy_lock.h"
+#include "policy/policy_lock.h"
 #include "cases.h"
 #include "tap.h"
 

@@ -1,6 +1,6 @@
 /* 0041-policy-diff: differences between two locks, on known pairs in t/data/policy-diff/
  * (`from`, `to`, and the `expected` answer, written by hand). */
-#include "../lib/policy_diff.h"
+#include "policy/policy_diff.h"
 #include "cases.h"
 #include "tap.h"
 

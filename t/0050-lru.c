@@ -1,5 +1,5 @@
 /* 0050-lru: the per-worker cache: hits, recency, eviction at capacity, expiry, replacement. */
-#include "../lib/lru.h"
+#include "base/lru.h"
 #include "tap.h"
 
 #include <stdio.h>

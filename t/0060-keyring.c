@@ -1,6 +1,6 @@
 /* 0060-keyring: keyring files and AES-256-GCM sealing (lib/keyring): round trips, the
  * binding to associated data, tampering, file permissions, adding and removing slots. */
-#include "../lib/keyring.h"
+#include "auth/keyring.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* 1002-store: the MariaDB wrapper against a real server: parameters, results, duplicate keys,
  * reconnecting after the connection is killed, transactions and their retry on lock waits.
  * Starts its own stack (tools/stack) in a temporary folder and stops it at exit. */
-#include "../lib/config.h"
-#include "../lib/store.h"
+#include "config/config.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <mysql.h>

@@ -6,9 +6,9 @@
  * maps to, 400 or 409; each further line: a piece of one message, every message accounted
  * for, in order for 400's D001 list).
  */
-#include "../lib/arena.h"
-#include "../lib/document.h"
-#include "../lib/yaml_codec.h"
+#include "base/arena.h"
+#include "docs/document.h"
+#include "codec/yaml_codec.h"
 #include "cases.h"
 #include "tap.h"
 

@@ -2,8 +2,8 @@
  * in libtest-json-schema-acceptance-perl, run through lib/jsonschema: every test of every
  * file but refRemote.json (it needs a network) and the optional/ folder. A test passes when
  * the schema compiles and the instance's validity is what the suite says. */
-#include "../lib/config.h"
-#include "../lib/jsonschema.h"
+#include "config/config.h"
+#include "codec/jsonschema.h"
 #include "tap.h"
 
 #include <dirent.h>

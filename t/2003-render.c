@@ -4,10 +4,10 @@
  * (line 1: 400 or 409; line 2: a piece of the message). Every case is rendered three times:
  * as given, reversed and rotated; the outcome must not change. The real airskiff site
  * (../shared/data/treasuremap-airskiff.yaml) must render without error. */
-#include "../lib/arena.h"
-#include "../lib/document.h"
-#include "../lib/render.h"
-#include "../lib/yaml_codec.h"
+#include "base/arena.h"
+#include "docs/document.h"
+#include "docs/render.h"
+#include "codec/yaml_codec.h"
 #include "cases.h"
 #include "tap.h"
 

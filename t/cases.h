@@ -8,7 +8,7 @@
 #ifndef PURSER_CASES_H
 #define PURSER_CASES_H
 
-#include "../lib/config.h"
+#include "config/config.h"
 
 #include <dirent.h>
 #include <stdio.h>

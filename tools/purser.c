@@ -1,13 +1,13 @@
 /* purser.c: the operator's command: migrate the database, check the configuration. */
-#include "../lib/config.h"
-#include "../lib/crypto.h"
-#include "../lib/docstore.h"
-#include "../lib/keyring.h"
-#include "../lib/identity.h"
-#include "../lib/migrate.h"
-#include "../lib/policy.h"
-#include "../lib/rbac.h"
-#include "../lib/yaml_codec.h"
+#include "config/config.h"
+#include "base/crypto.h"
+#include "docs/docstore.h"
+#include "auth/keyring.h"
+#include "auth/identity.h"
+#include "store/migrate.h"
+#include "policy/policy.h"
+#include "auth/rbac.h"
+#include "codec/yaml_codec.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
 #include "../fcgi/router.h"
 

@@ -1,0 +1,133 @@
+/* identity.h: organizations, users, clients, their keys and tokens, and memberships.
+ *
+ * Everything is stored in MariaDB (sql/0002_identity.sql). Functions that answer an API call
+ * return its JSON body in Chef's shapes through `json_t **out` (a new reference the caller
+ * owns); `base` is the server's base URL ("https://host:port") used in Chef's "uri" fields.
+ * Input bodies are borrowed. Validation failures are PURSER_EINVAL with Chef-style messages
+ * ("Field 'name' invalid"); names that exist are PURSER_EEXISTS; missing ones
+ * PURSER_ENOTFOUND. Every write is one transaction.
+ */
+#ifndef PURSER_IDENTITY_H
+#define PURSER_IDENTITY_H
+
+#include "base/arena.h"
+#include "base/lru.h"
+#include "store/store.h"
+
+#include <jansson.h>
+
+/* An authenticated user or client. Strings live in the arena of the lookup. */
+struct principal {
+    long long id;
+    int is_user;
+    long long org_id; /* clients: their organization; users: 0 */
+    const char *name;
+    int server_admin;
+};
+
+/* The lookups below take an optional per-worker cache (NULL: none). What they find is kept
+ * for the cache's TTL, so a revoked token, a removed key or a changed role takes effect
+ * within that time in every worker (at once in the worker that made the change, which calls
+ * identity_cache_clear). */
+void identity_cache_clear(struct lru *cache);
+
+/* For authentication: the client of org named name (when org is not NULL and such a client
+ * exists), else the user named name, with its public keys that have not expired
+ * (*keys: arena array of PEM strings). PURSER_ENOTFOUND when there is neither. */
+int identity_requestor(struct store *store, struct lru *cache, struct arena *arena, const char *org,
+                       const char *name,
+                       struct principal *out, const char ***keys, size_t *key_count,
+                       struct purser_error *err);
+
+/* For bearer authentication: the principal holding token. PURSER_EUNAUTH when the token is
+ * unknown or expired. Records the time of use (at most once a minute). */
+int identity_token_principal(struct store *store, struct lru *cache, struct arena *arena,
+                             const char *token,
+                             struct principal *out, struct purser_error *err);
+
+/* The principal's roles in the organization named org (arena array; none when not a member). */
+int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
+                   long long principal_id, const char *org,
+                   const char ***roles, size_t *count, struct purser_error *err);
+
+/* The id of the organization named org; PURSER_ENOTFOUND "organization 'x' does not exist". */
+int identity_org_id(struct store *store, struct arena *arena, const char *org, long long *id,
+                    struct purser_error *err);
+
+/* Names: organizations and users ^[a-z0-9][a-z0-9_-]{0,254}$, clients and keys
+ * ^[A-Za-z0-9_.-]{1,255}$. */
+int identity_name_ok(const char *name, int allow_upper_and_dot);
+
+/* Organizations. list: {name: uri} of every organization (server admins) or those `who` is a
+ * member of. create: {name, full_name} -> {uri, clientname, private_key} with the
+ * ORG-validator client and its generated key. */
+int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
+                      const char *base, json_t **out, struct purser_error *err);
+int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
+                        struct purser_error *err);
+int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
+                     struct purser_error *err);
+int identity_org_update(struct store *store, struct arena *arena, const char *org,
+                        const json_t *body, json_t **out, struct purser_error *err);
+int identity_org_delete(struct store *store, struct arena *arena, const char *org, json_t **out,
+                        struct purser_error *err);
+
+/* Users (org NULL) and clients (org named). create takes Chef's body (username or name,
+ * display_name, first_name, last_name, email, public_key, create_key, validator) and returns
+ * {uri, chef_key: {name, public_key, expiration_date, uri, private_key?}}. When neither
+ * public_key is given nor create_key is false, a key pair is generated and the private key
+ * is in the answer, once. */
+int identity_principal_list(struct store *store, struct arena *arena, const char *org,
+                            const char *base, json_t **out, struct purser_error *err);
+int identity_principal_create(struct store *store, const char *org, const json_t *body,
+                              const char *base, json_t **out, struct purser_error *err);
+int identity_principal_get(struct store *store, struct arena *arena, const char *org,
+                           const char *name, json_t **out, struct purser_error *err);
+int identity_principal_update(struct store *store, struct arena *arena, const char *org,
+                              const char *name, const json_t *body, json_t **out,
+                              struct purser_error *err);
+int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
+                              const char *name, json_t **out, struct purser_error *err);
+
+/* The id of the user (org NULL) or client named name. */
+int identity_principal_id(struct store *store, struct arena *arena, const char *org,
+                          const char *name, long long *id_out, struct purser_error *err);
+
+/* Keys of a principal (Chef's keys API). keys_uri is the URL of the keys collection. */
+int identity_key_list(struct store *store, struct arena *arena, long long principal_id,
+                      const char *keys_uri, json_t **out, struct purser_error *err);
+int identity_key_create(struct store *store, long long principal_id, const json_t *body,
+                        const char *keys_uri, json_t **out, struct purser_error *err);
+int identity_key_get(struct store *store, struct arena *arena, long long principal_id,
+                     const char *key, json_t **out, struct purser_error *err);
+int identity_key_update(struct store *store, struct arena *arena, long long principal_id,
+                        const char *key, const json_t *body, json_t **out,
+                        struct purser_error *err);
+int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
+                        const char *key, json_t **out, struct purser_error *err);
+
+/* Bearer tokens of a user. create: {description?, expires_in? (seconds)} -> {id, token,
+ * description, created_at, expires_at}: the token itself appears only here. list never shows
+ * tokens. */
+int identity_token_create(struct store *store, long long principal_id, const json_t *body,
+                          json_t **out, struct purser_error *err);
+int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
+                        json_t **out, struct purser_error *err);
+int identity_token_delete(struct store *store, long long principal_id, const char *id,
+                          struct purser_error *err);
+
+/* Members of an organization: list [{user: {username, roles}}]; add {username, roles?}
+ * (default role "reader"; roles checked against valid_role); remove a user. */
+int identity_member_list(struct store *store, struct arena *arena, const char *org, json_t **out,
+                         struct purser_error *err);
+int identity_member_add(struct store *store, const char *org, const json_t *body,
+                        int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
+                        struct purser_error *err);
+int identity_member_remove(struct store *store, const char *org, const char *user,
+                           struct purser_error *err);
+
+/* For the purser command: makes name a server admin (or not). */
+int identity_set_server_admin(struct store *store, const char *user, int admin,
+                              struct purser_error *err);
+
+#endif

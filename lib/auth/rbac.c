@@ -1,0 +1,187 @@
+/* rbac.c: reading the policy file and deciding whether an action is allowed. */
+#include "auth/rbac.h"
+
+#include "config/config.h"
+#include "codec/yaml_codec.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rbac_policy {
+    json_t *actions;       /* object: name -> description */
+    json_t *authenticated; /* array of names */
+    json_t *self;          /* array of names */
+    json_t *roles;         /* object: role -> {description, actions: [names]} */
+};
+
+void rbac_policy_free(struct rbac_policy *p)
+{
+    if (!p)
+        return;
+    json_decref(p->actions);
+    json_decref(p->authenticated);
+    json_decref(p->self);
+    json_decref(p->roles);
+    free(p);
+}
+
+static int is_string_array(const json_t *v)
+{
+    size_t i;
+    json_t *item;
+    if (!json_is_array(v))
+        return 0;
+    json_array_foreach (v, i, item)
+        if (!json_is_string(item))
+            return 0;
+    return 1;
+}
+
+static int check_structure(const json_t *doc, struct purser_error *err)
+{
+    const char *key, *role;
+    json_t *value, *def;
+    if (!json_is_object(doc))
+        return purser_error_set(err, PURSER_EINVAL, "policy: must be a mapping");
+    json_object_foreach ((json_t *)doc, key, value) {
+        if (strcmp(key, "actions") && strcmp(key, "authenticated") && strcmp(key, "self") &&
+            strcmp(key, "roles"))
+            return purser_error_set(err, PURSER_EINVAL, "policy: unknown key '%s'", key);
+    }
+    if (!json_is_object(json_object_get(doc, "actions")))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "policy.actions: must map names to descriptions");
+    json_object_foreach (json_object_get(doc, "actions"), key, value) {
+        if (!json_is_string(value))
+            return purser_error_set(err, PURSER_EINVAL, "policy.actions.%s: needs a description",
+                                    key);
+    }
+    if (!is_string_array(json_object_get(doc, "authenticated")))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "policy.authenticated: must be a list of actions");
+    if (!is_string_array(json_object_get(doc, "self")))
+        return purser_error_set(err, PURSER_EINVAL, "policy.self: must be a list of actions");
+    if (!json_is_object(json_object_get(doc, "roles")))
+        return purser_error_set(err, PURSER_EINVAL, "policy.roles: must be a mapping of roles");
+    json_object_foreach (json_object_get(doc, "roles"), role, def) {
+        if (!json_is_object(def) || !is_string_array(json_object_get(def, "actions")))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "policy.roles.%s.actions: must be a list of actions", role);
+    }
+    return 0;
+}
+
+int rbac_policy_parse(struct rbac_policy **out, const char *text, size_t len,
+                      struct purser_error *err)
+{
+    json_t *docs = NULL, *doc;
+    struct rbac_policy *p = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = yaml_codec_parse(&docs, text, len, NULL, err)))
+        return rc;
+    doc = json_array_get(docs, 0);
+    if (json_array_size(docs) != 1)
+        rc = purser_error_set(err, PURSER_EINVAL, "policy: must be one YAML document");
+    else
+        rc = check_structure(doc, err);
+    if (!rc && !(p = calloc(1, sizeof(*p))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        p->actions = json_incref(json_object_get(doc, "actions"));
+        p->authenticated = json_incref(json_object_get(doc, "authenticated"));
+        p->self = json_incref(json_object_get(doc, "self"));
+        p->roles = json_incref(json_object_get(doc, "roles"));
+        *out = p;
+    }
+    json_decref(docs);
+    return rc;
+}
+
+int rbac_policy_load(struct rbac_policy **out, const char *path, struct purser_error *err)
+{
+    char *text = NULL;
+    size_t len;
+    int rc = file_read_all(&text, &len, path, 4 << 20, err);
+    *out = NULL;
+    if (!rc)
+        rc = rbac_policy_parse(out, text, len, err);
+    free(text);
+    return rc;
+}
+
+static int list_has(const json_t *list, const char *name)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach (list, i, item)
+        if (strcmp(json_string_value(item), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The first name in list that actions does not declare, or NULL. */
+static const char *undeclared(const struct rbac_policy *p, const json_t *list)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach (list, i, item)
+        if (!json_object_get(p->actions, json_string_value(item)))
+            return json_string_value(item);
+    return NULL;
+}
+
+int rbac_policy_validate(const struct rbac_policy *p, const char *const *used, size_t count,
+                         struct purser_error *err)
+{
+    const char *role, *bad;
+    json_t *def;
+    for (size_t i = 0; i < count; i++)
+        if (used[i] && !json_object_get(p->actions, used[i]))
+            return purser_error_set(
+                err, PURSER_EINVAL,
+                "policy: the route table uses action '%s', which the policy does not declare",
+                used[i]);
+    if ((bad = undeclared(p, p->authenticated)))
+        return purser_error_set(err, PURSER_EINVAL, "policy.authenticated: unknown action '%s'",
+                                bad);
+    if ((bad = undeclared(p, p->self)))
+        return purser_error_set(err, PURSER_EINVAL, "policy.self: unknown action '%s'", bad);
+    json_object_foreach (p->roles, role, def) {
+        json_t *actions = json_object_get(def, "actions");
+        if (json_array_size(actions) == 0)
+            return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: a role without actions",
+                                    role);
+        if ((bad = undeclared(p, actions)))
+            return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown action '%s'",
+                                    role, bad);
+    }
+    return 0;
+}
+
+int rbac_role_exists(const struct rbac_policy *p, const char *role)
+{
+    return json_object_get(p->roles, role) != NULL;
+}
+
+int rbac_role_allows(const struct rbac_policy *p, const char *role, const char *action)
+{
+    json_t *def = json_object_get(p->roles, role);
+    return def && list_has(json_object_get(def, "actions"), action);
+}
+
+int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
+                const struct rbac_target *t, const char *action, struct purser_error *err)
+{
+    if (s->server_admin || list_has(p->authenticated, action))
+        return 0;
+    if (t->user && s->is_user && s->name && strcmp(t->user, s->name) == 0 &&
+        list_has(p->self, action))
+        return 0;
+    for (size_t i = 0; i < s->role_count; i++)
+        if (rbac_role_allows(p, s->roles[i], action))
+            return 0;
+    return purser_error_set(err, PURSER_EDENIED, "missing permission: action '%s'", action);
+}

@@ -1,0 +1,164 @@
+/* lru.c: a hash table (separate chaining) threaded on a doubly linked recency list. */
+#include "base/lru.h"
+
+#include "base/err.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+    struct entry *chain; /* next in the bucket */
+    struct entry *newer, *older;
+    char *key, *value;
+    size_t len;
+    time_t expires;
+};
+
+struct lru {
+    struct entry **buckets;
+    size_t bucket_count, count, capacity;
+    unsigned ttl;
+    struct entry *newest, *oldest;
+    struct lru_stats stats;
+};
+
+static uint64_t hash(const char *key)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+    return h;
+}
+
+struct lru *lru_new(size_t capacity, unsigned ttl)
+{
+    struct lru *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->capacity = capacity ? capacity : 1;
+    c->bucket_count = 2 * c->capacity + 1;
+    c->ttl = ttl;
+    if (!(c->buckets = calloc(c->bucket_count, sizeof(*c->buckets)))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void unlink_recency(struct lru *c, struct entry *e)
+{
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        c->newest = e->older;
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        c->oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void push_newest(struct lru *c, struct entry *e)
+{
+    e->older = c->newest;
+    e->newer = NULL;
+    if (c->newest)
+        c->newest->newer = e;
+    c->newest = e;
+    if (!c->oldest)
+        c->oldest = e;
+}
+
+static struct entry **slot_of(struct lru *c, const char *key)
+{
+    struct entry **slot = &c->buckets[hash(key) % c->bucket_count];
+    while (*slot && strcmp((*slot)->key, key) != 0)
+        slot = &(*slot)->chain;
+    return slot;
+}
+
+static void remove_entry(struct lru *c, struct entry **slot)
+{
+    struct entry *e = *slot;
+    *slot = e->chain;
+    unlink_recency(c, e);
+    free(e->key);
+    free(e->value);
+    free(e);
+    c->count--;
+}
+
+void lru_clear(struct lru *c)
+{
+    while (c->oldest)
+        remove_entry(c, slot_of(c, c->oldest->key));
+}
+
+void lru_free(struct lru *c)
+{
+    if (!c)
+        return;
+    lru_clear(c);
+    free(c->buckets);
+    free(c);
+}
+
+const char *lru_get(struct lru *c, const char *key, size_t *len, time_t now)
+{
+    struct entry **slot = slot_of(c, key);
+    struct entry *e = *slot;
+    if (!e) {
+        c->stats.misses++;
+        return NULL;
+    }
+    if (now >= e->expires) {
+        c->stats.expirations++;
+        c->stats.misses++;
+        remove_entry(c, slot);
+        return NULL;
+    }
+    c->stats.hits++;
+    unlink_recency(c, e);
+    push_newest(c, e);
+    if (len)
+        *len = e->len;
+    return e->value;
+}
+
+int lru_put(struct lru *c, const char *key, const char *value, size_t len, time_t now)
+{
+    struct entry *e = calloc(1, sizeof(*e));
+    struct entry **slot;
+    if (!e || !(e->key = strdup(key)) || !(e->value = malloc(len + 1))) {
+        if (e)
+            free(e->key);
+        free(e);
+        return PURSER_EINTERNAL;
+    }
+    memcpy(e->value, value, len);
+    e->value[len] = '\0';
+    e->len = len;
+    e->expires = now + (time_t)c->ttl;
+    if (*(slot = slot_of(c, key)))
+        remove_entry(c, slot);
+    else if (c->count >= c->capacity) {
+        remove_entry(c, slot_of(c, c->oldest->key));
+        c->stats.evictions++;
+        slot = slot_of(c, key);
+    }
+    *slot = e;
+    push_newest(c, e);
+    c->count++;
+    return 0;
+}
+
+size_t lru_count(const struct lru *c)
+{
+    return c->count;
+}
+
+void lru_get_stats(const struct lru *c, struct lru_stats *out)
+{
+    *out = c->stats;
+}

@@ -1,0 +1,172 @@
+/* docstore.h: the document store of SPEC §5: buckets, numbered revisions, tags, rollback,
+ * diffs and validation results, per organization, in MariaDB.
+ *
+ * Revision ids count from 1 per organization (DELETE revisions purges everything and starts
+ * again at 1). A write is one transaction that makes one new revision, or none when it
+ * changes nothing. Contents are stored once (doc_contents) and each revision lists the
+ * contents it holds (doc_revision_documents), so reading revision N costs what N holds.
+ * Encrypted documents' data is sealed with the keyring (SPEC §7) and opened only for callers
+ * that may read it. Every function answers Deckhand's shapes as jansson values the caller
+ * owns; messages follow Deckhand's where clients depend on them.
+ */
+#ifndef PURSER_DOCSTORE_H
+#define PURSER_DOCSTORE_H
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "docs/document.h"
+#include "base/err.h"
+#include "store/store.h"
+
+#include <jansson.h>
+
+struct keyring;
+struct lru;
+
+/* Who asks, where, with what. */
+struct docstore_ctx {
+    struct store *store;
+    struct arena *arena;
+    const struct keyring *keyring; /* NULL: encrypted documents cannot be written or read */
+    long long org_id;
+    const char *principal;
+    const char *base_url;  /* "https://host/api/v1.0" for url fields */
+    int read_encrypted;    /* may see encrypted documents' data */
+    int write_encrypted;   /* may replace or delete encrypted documents */
+    struct lru *render_cache; /* rendered revisions (NULL: none) */
+};
+
+enum docstore_mode {
+    DOCSTORE_PUT_BUCKET, /* the payload is the bucket's whole content */
+    DOCSTORE_POST,       /* the payload adds, replaces and (tombstones) deletes */
+};
+
+/* Writes docs (checked by document_prepare) into bucket. Appends to out the YAML stream of
+ * the documents written (encrypted data redacted), each with status {bucket, revision}; when
+ * none remain, one document with the status only. A write that changes nothing makes no
+ * revision (the status then names the latest). Errors: 409 when a document belongs to
+ * another bucket or a second LayeringPolicy would exist; 403 when it would change or delete
+ * an encrypted document without ctx->write_encrypted. */
+int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,
+                   const struct document *docs, size_t count, struct buf *out,
+                   struct purser_error *err);
+
+/* Deletes every document of schema and name (any layer, any bucket) in a new revision;
+ * PURSER_ENOTFOUND when the latest revision has none. out as docstore_write's. */
+int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
+                             const char *name, struct buf *out, struct purser_error *err);
+
+/* The filters, sort and limit of GET revisions/{id}/documents. Lists are OR-ed within a
+ * filter (labels are AND-ed), filters AND-ed with each other. */
+struct docstore_filter {
+    const char **schemas;
+    size_t schema_count; /* whole sections: "a", "a/B" or "a/B/v1" */
+    const char **names;
+    size_t name_count;
+    const char **layers;
+    size_t layer_count;
+    const char **labels; /* "key=value" */
+    size_t label_count;
+    const char **buckets;
+    size_t bucket_count;
+    int abstract; /* -1 any, 0, 1 */
+    const char **sort; /* dotted paths into the document ("metadata.name") */
+    size_t sort_count;
+    int descending;
+    long limit;  /* -1 none */
+    int redact;  /* cleartext-secrets=false: encrypted data replaced */
+    int with_yaml_head; /* docstore_documents: keep each stored YAML's schema and metadata
+                           lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
+};
+
+#define DOCSTORE_YAML_HEAD "\001yaml-head"
+
+/* The documents of revision id that pass filter, each with status {bucket, revision}, as a
+ * JSON array (*out). PURSER_ENOTFOUND for a revision that does not exist. Encrypted
+ * documents are left out unless ctx->read_encrypted. */
+int docstore_documents(const struct docstore_ctx *ctx, long long id,
+                       const struct docstore_filter *filter, json_t **out,
+                       struct purser_error *err);
+
+/* The same as a YAML stream appended to out: cleartext documents are sent as stored when
+ * they were written, without decoding them again. */
+int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
+                            const struct docstore_filter *filter, struct buf *out,
+                            struct purser_error *err);
+
+/* GET revisions/{id}/rendered-documents: the revision's documents layered and substituted
+ * (lib/render), the concrete ones validated against their DataSchema or built-in schema,
+ * filtered (schema, metadata.name, metadata.label, status.bucket), sorted and limited,
+ * appended to out as YAML. A validation failure is PURSER_EINVAL with *messages (new array
+ * of D002 ValidationMessages naming the schema path; values never quoted). Results are kept
+ * in ctx->render_cache by organization, revision (and its creation time: a purged and
+ * re-made revision is another) and whether encrypted data may be seen. */
+int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
+                           const struct docstore_filter *filter, struct buf *out,
+                           json_t **messages, struct purser_error *err);
+
+/* GET revisions/{a}/deepdiff/{b}: the diff of the rendered revisions, with "<bucket> diff"
+ * details for modified buckets (documents added, deleted, and changed in deepdiff's shape;
+ * an encrypted document's data change shows only {encrypted: true}). */
+int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
+                      json_t **messages, struct purser_error *err);
+
+/* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
+ * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt". */
+int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
+                       const char *sort, int descending, json_t **out, struct purser_error *err);
+
+/* GET revisions/{id}: {id, url, createdAt, buckets, tags: {tag: data}, validationPolicies:
+ * {name: {url, status, validations: [...]}}, status}. */
+int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err);
+
+/* DELETE revisions: every revision, document, bucket, tag and validation of the
+ * organization; the next revision is 1 again. */
+int docstore_purge(const struct docstore_ctx *ctx, struct purser_error *err);
+
+/* GET revisions/{a}/diff/{b}: {bucket: created|deleted|modified|unmodified}; 0 is the empty
+ * revision before the first. */
+int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
+                  struct purser_error *err);
+
+/* POST rollback/{id}: a new revision with the documents of id (0: none). *out as
+ * docstore_revision's. */
+int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err);
+
+/* Tags. create: data NULL or a mapping (PURSER_EINVAL otherwise), an existing tag's data is
+ * replaced; *out {tag: data}. get: {tag: data}. list: {tag: data, ...}. delete one (404 when
+ * absent) or all. */
+int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char *tag,
+                        const json_t *data, json_t **out, struct purser_error *err);
+int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *tag, json_t **out,
+                     struct purser_error *err);
+int docstore_tag_list(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err);
+int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char *tag,
+                        struct purser_error *err);
+
+/* Validations. create: body {status: success|succeeded|failure|failed, validator, errors};
+ * *out the entry. list: {count, results: [{name, url, status}]} (latest entry each).
+ * detail: every entry in full. entries: one name's {count, results: [{id, url, status}]}.
+ * entry: one in full with createdAt, expiresAfter, expiresAt. */
+int docstore_validation_create(const struct docstore_ctx *ctx, long long id, const char *name,
+                               const json_t *body, json_t **out, struct purser_error *err);
+int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
+                             json_t **out, struct purser_error *err);
+int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
+                                json_t **out, struct purser_error *err);
+int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,
+                              long long entry, json_t **out, struct purser_error *err);
+
+/* Re-seals up to batch encrypted contents not sealed under the newest keyring slot (of any
+ * organization). *done gets how many were re-sealed, *left how many remain after. */
+int docstore_rotate_batch(struct store *store, struct arena *arena, const struct keyring *ring,
+                          long batch, long *done, long *left, struct purser_error *err);
+
+/* How many contents are sealed under keyring slot key_id. */
+int docstore_count_sealed(struct store *store, struct arena *arena, int key_id, long *count,
+                          struct purser_error *err);
+
+#endif

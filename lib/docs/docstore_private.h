@@ -1,0 +1,61 @@
+/* docstore_private.h: what docstore.c (writes) and docstore_read.c (reads) share. */
+#ifndef PURSER_DOCSTORE_PRIVATE_H
+#define PURSER_DOCSTORE_PRIVATE_H
+
+#include "base/buf.h"
+#include "docs/docstore.h"
+
+/* One document of a stored revision. */
+struct member {
+    long long content_id, bucket_id, since;
+    const char *bucket, *schema, *layer, *name;
+    const unsigned char *sha; /* 32 bytes */
+    int abstract, encrypted;
+    int drop; /* not carried into the next revision */
+    int kept; /* carried unchanged (its replacement in the payload is identical) */
+};
+
+#define REDACTED "[redacted]"
+
+/* PURSER_ENOTFOUND "The requested revision=N was not found." unless revision id exists. */
+int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
+                            struct purser_error *err);
+
+/* The latest revision id (0 when there is none). */
+int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err);
+
+/* Every document of revision id (none for 0), ordered by content id, in arena memory. */
+int docstore_members(const struct docstore_ctx *ctx, long long id, struct member **out,
+                     size_t *count, struct purser_error *err);
+
+/* The data of an encrypted content, opened: a new JSON value. */
+int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const char *layer,
+                       const char *name, int key_id, const char *sealed, size_t sealed_len,
+                       json_t **out, struct purser_error *err);
+
+/* A document for an answer: {schema, metadata, data, status: {bucket, revision}} built from
+ * stored metadata and data texts (data borrowed as a value, or parsed from text). */
+json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
+                               const char *bucket, long long revision);
+
+/* The bound values of a query built from filters. */
+struct docstore_params {
+    struct store_value v[256];
+    size_t n;
+};
+
+/* Adds a value: -1 when full. */
+int docstore_param(struct docstore_params *p, struct store_value v);
+
+/* Appends " AND col IN (?,?)" for values (nothing when there are none): -1 when full. */
+int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
+                       const char **values, size_t n);
+
+/* Sorts documents (a JSON array) by filter->sort paths and order, stably, then applies
+ * filter->limit. -1 when out of memory. */
+int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);
+
+/* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
+#define SQL_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+
+#endif

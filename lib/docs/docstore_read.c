@@ -1,0 +1,575 @@
+/* docstore_read.c: reading the document store: a revision's documents with Deckhand's
+ * filters, revisions with their tags and ValidationPolicy status, diffs, tags, validations. */
+#include "docs/docstore_private.h"
+
+#include "base/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int query(const struct docstore_ctx *ctx, struct store_rows *rows, const char *sql,
+                 const struct store_value *params, size_t n, struct purser_error *err)
+{
+    return store_query(ctx->store, ctx->arena, rows, sql, params, n, err);
+}
+
+static int exec(const struct docstore_ctx *ctx, const char *sql, const struct store_value *params,
+                size_t n, unsigned long long *affected, struct purser_error *err)
+{
+    return store_exec(ctx->store, sql, params, n, affected, NULL, err);
+}
+
+/* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory). */
+static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
+                          const char *name)
+{
+    char *url = arena_sprintf(ctx->arena, "%s/revisions/%lld%s%s", ctx->base_url ? ctx->base_url : "",
+                              id, what, name);
+    return url ? url : "";
+}
+
+/* Deckhand's list shape {count, next, prev, results} around results (consumed). */
+static int listing(json_t *results, json_t **out, struct purser_error *err)
+{
+    *out = results ? json_pack("{s:I, s:n, s:n, s:o}", "count",
+                               (json_int_t)json_array_size(results), "next", "prev", "results",
+                               results)
+                   : NULL;
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
+static json_t *oom(struct purser_error *err)
+{
+    purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return NULL;
+}
+
+/* ---- validations and ValidationPolicy status ---- */
+
+static int is_success(const char *status)
+{
+    return strcmp(status, "success") == 0 || strcmp(status, "succeeded") == 0;
+}
+
+/* The status of validation `name` for revision id under a policy's expiresAfter. */
+static const char *validation_status(const struct docstore_ctx *ctx, long long id,
+                                     const char *name, const json_t *expires_after,
+                                     struct purser_error *err, int *failed)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name)};
+    struct store_rows rows;
+    long long age, limit;
+    *failed = 0;
+    if (query(ctx, &rows,
+              "SELECT status, TIMESTAMPDIFF(SECOND, created_at, UTC_TIMESTAMP(6)) FROM"
+              " doc_validations WHERE org_id = ? AND revision_id = ? AND name = ?"
+              " ORDER BY entry_id DESC LIMIT 1",
+              p, 3, err)) {
+        *failed = -1;
+        return NULL;
+    }
+    if (rows.count == 0)
+        return "missing";
+    if (!is_success(store_cell(&rows, 0, 0)))
+        return "failed";
+    age = atoll(store_cell(&rows, 0, 1));
+    limit = json_is_string(expires_after)
+                ? document_duration_seconds(json_string_value(expires_after))
+                : -1;
+    if (limit >= 0 && age > limit)
+        return "expired";
+    return "succeeded";
+}
+
+/* {name: {url, status, validations: [{name, url, status}]}} of the revision's
+ * ValidationPolicy documents; *all_ok when every policy succeeded. */
+static json_t *policy_statuses(const struct docstore_ctx *ctx, long long id, int *all_ok,
+                               struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_rows rows;
+    json_t *out = json_object();
+    *all_ok = 1;
+    if (!out || query(ctx, &rows,
+                      "SELECT c.name, c.data FROM doc_revision_documents m JOIN doc_contents c"
+                      " ON c.id = m.content_id WHERE m.org_id = ? AND m.revision_id = ? AND"
+                      " m.schema_name LIKE 'deckhand/ValidationPolicy/%' ORDER BY c.name",
+                      p, 2, err)) {
+        json_decref(out);
+        return NULL;
+    }
+    for (size_t i = 0; i < rows.count; i++) {
+        json_error_t jerr;
+        json_t *data = json_loads(store_cell(&rows, i, 1), JSON_DECODE_ANY, &jerr), *v;
+        json_t *list = json_array();
+        const char *policy_status = "succeeded";
+        size_t j;
+        json_array_foreach(json_object_get(data, "validations"), j, v) {
+            const char *vname = json_string_value(json_object_get(v, "name"));
+            int failed;
+            const char *status;
+            if (!vname)
+                continue;
+            status = validation_status(ctx, id, vname, json_object_get(v, "expiresAfter"), err,
+                                       &failed);
+            if (failed < 0) {
+                json_decref(data);
+                json_decref(list);
+                json_decref(out);
+                return NULL;
+            }
+            if (strcmp(status, "succeeded"))
+                policy_status = "failed";
+            json_array_append_new(
+                list, json_pack("{s:s, s:s, s:s}", "name", vname, "url",
+                                url_of(ctx, id, "/validations/", vname), "status", status));
+        }
+        if (strcmp(policy_status, "succeeded"))
+            *all_ok = 0;
+        json_object_set_new(out, store_cell(&rows, i, 0),
+                            json_pack("{s:s, s:o}", "status", policy_status, "validations", list));
+        json_decref(data);
+    }
+    return out;
+}
+
+/* ---- revisions ---- */
+
+/* {revision id: [tags]} or {tag: data} of one revision. */
+static json_t *tags_of(const struct docstore_ctx *ctx, long long id, int with_data,
+                       struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_rows rows;
+    json_t *out = with_data ? json_object() : json_array();
+    if (!out)
+        return oom(err);
+    if (query(ctx, &rows,
+              "SELECT tag, data FROM doc_tags WHERE org_id = ? AND revision_id = ? ORDER BY tag", p,
+              2, err)) {
+        json_decref(out);
+        return NULL;
+    }
+    for (size_t i = 0; i < rows.count; i++) {
+        json_error_t jerr;
+        if (with_data)
+            json_object_set_new(out, store_cell(&rows, i, 0),
+                                json_loads(store_cell(&rows, i, 1), JSON_DECODE_ANY, &jerr));
+        else
+            json_array_append_new(out, json_string(store_cell(&rows, i, 0)));
+    }
+    return out;
+}
+
+/* One revision's summary (list) or detail, from a row of id, createdAt, buckets. */
+static json_t *revision_json(const struct docstore_ctx *ctx, const struct store_rows *rows,
+                             size_t i, int detail, struct purser_error *err)
+{
+    long long id = atoll(store_cell(rows, i, 0));
+    json_error_t jerr;
+    json_t *buckets = json_loads(store_cell(rows, i, 2), 0, &jerr);
+    json_t *tags = tags_of(ctx, id, detail, err);
+    int all_ok = 1;
+    json_t *policies = tags ? policy_statuses(ctx, id, &all_ok, err) : NULL;
+    if (!buckets || !tags || !policies) {
+        json_decref(buckets);
+        json_decref(tags);
+        json_decref(policies);
+        return NULL;
+    }
+    return json_pack("{s:I, s:s, s:s, s:o, s:o, s:o, s:s}", "id", (json_int_t)id, "url",
+                     url_of(ctx, id, "", ""), "createdAt", store_cell(rows, i, 1), "buckets",
+                     buckets, "tags", tags, "validationPolicies", policies, "status",
+                     all_ok ? "succeeded" : "failed");
+}
+
+int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
+                       const char *sort, int descending, json_t **out, struct purser_error *err)
+{
+    struct buf sql = BUF_INIT;
+    struct docstore_params p = {.n = 0};
+    struct store_rows rows;
+    json_t *results;
+    int rc = 0;
+
+    *out = NULL;
+    if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
+        return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
+    rc = buf_adds(&sql, "SELECT r.id, " SQL_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
+                        " WHERE r.org_id = ?") ||
+         docstore_param(&p, STORE_INT(ctx->org_id));
+    if (!rc && tag_count) {
+        rc = buf_adds(&sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
+                            " t.revision_id = r.id") ||
+             docstore_filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
+    }
+    rc = rc || buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
+                                                                     : " ORDER BY r.id") ||
+         buf_adds(&sql, descending ? " DESC, r.id DESC" : ", r.id");
+    if (rc)
+        rc = purser_error_set(err, PURSER_EINVAL, "too many tags");
+    else
+        rc = query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
+    buf_release(&sql);
+    if (rc)
+        return rc;
+    if (!(results = json_array()))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < rows.count; i++) {
+        json_t *r = revision_json(ctx, &rows, i, 0, err);
+        if (!r) {
+            json_decref(results);
+            return err->code;
+        }
+        json_array_append_new(results, r);
+    }
+    return listing(results, out, err);
+}
+
+int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_rows rows;
+    int rc = query(ctx, &rows,
+                   "SELECT id, " SQL_TIME("created_at") ", buckets FROM doc_revisions"
+                   " WHERE org_id = ? AND id = ?",
+                   p, 2, err);
+    *out = NULL;
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
+                                id);
+    *out = revision_json(ctx, &rows, 0, 1, err);
+    return *out ? 0 : err->code;
+}
+
+/* ---- diff ---- */
+
+/* {bucket: [content ids]} of revision id (empty for 0). */
+static int bucket_contents(const struct docstore_ctx *ctx, long long id, json_t **out,
+                           struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_rows rows;
+    int rc = 0;
+    *out = json_object();
+    if (!*out)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (id == 0)
+        return 0;
+    if ((rc = docstore_revision_check(ctx, id, err)) ||
+        (rc = query(ctx, &rows,
+                    "SELECT b.name, m.content_id FROM doc_revision_documents m JOIN doc_buckets b"
+                    " ON b.id = m.bucket_id WHERE m.org_id = ? AND m.revision_id = ?"
+                    " ORDER BY b.name, m.content_id",
+                    p, 2, err))) {
+        json_decref(*out);
+        *out = NULL;
+        return rc;
+    }
+    for (size_t i = 0; i < rows.count; i++) {
+        json_t *list = json_object_get(*out, store_cell(&rows, i, 0));
+        if (!list) {
+            list = json_array();
+            json_object_set_new(*out, store_cell(&rows, i, 0), list);
+        }
+        json_array_append_new(list, json_integer(atoll(store_cell(&rows, i, 1))));
+    }
+    return 0;
+}
+
+int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
+                  struct purser_error *err)
+{
+    json_t *older = NULL, *newer = NULL, *result;
+    const char *bucket;
+    json_t *contents;
+    int rc;
+
+    *out = NULL;
+    if (a < 0 || b < 0)
+        return purser_error_set(err, PURSER_EINVAL, "revision ids are 0 or more");
+    if (a > b) {
+        long long t = a;
+        a = b;
+        b = t;
+    }
+    if ((rc = bucket_contents(ctx, a, &older, err)) || (rc = bucket_contents(ctx, b, &newer, err))) {
+        json_decref(older);
+        return rc;
+    }
+    result = json_object();
+    json_object_foreach(newer, bucket, contents) {
+        json_t *before = json_object_get(older, bucket);
+        json_object_set_new(result, bucket,
+                            json_string(!before                      ? "created"
+                                        : json_equal(before, contents) ? "unmodified"
+                                                                       : "modified"));
+    }
+    json_object_foreach(older, bucket, contents) {
+        if (!json_object_get(newer, bucket))
+            json_object_set_new(result, bucket, json_string("deleted"));
+    }
+    json_decref(older);
+    json_decref(newer);
+    *out = result;
+    return result ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
+/* ---- tags ---- */
+
+static int check_tag_name(const char *tag, struct purser_error *err)
+{
+    if (!tag[0] || strlen(tag) > DOCUMENT_NAME_MAX)
+        return purser_error_set(err, PURSER_EINVAL, "tag must have 1 to %d characters",
+                                DOCUMENT_NAME_MAX);
+    return 0;
+}
+
+int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char *tag,
+                        const json_t *data, json_t **out, struct purser_error *err)
+{
+    char *text;
+    int rc;
+    *out = NULL;
+    if ((rc = check_tag_name(tag, err)) || (rc = docstore_revision_check(ctx, id, err)))
+        return rc;
+    if (data && !json_is_null(data) && !json_is_object(data))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "The requested tag data must either be null or dictionary.");
+    text = json_is_object(data) ? json_dumps(data, JSON_COMPACT) : strdup("{}");
+    {
+        struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
+                                  STORE_STR(text ? text : "{}")};
+        rc = exec(ctx,
+                  "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES (?, ?, ?, ?)"
+                  " ON DUPLICATE KEY UPDATE data = VALUES(data)",
+                  p, 4, NULL, err);
+    }
+    free(text);
+    if (!rc)
+        rc = docstore_tag_get(ctx, id, tag, out, err);
+    return rc;
+}
+
+int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *tag, json_t **out,
+                     struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag)};
+    struct store_rows rows;
+    json_error_t jerr;
+    int rc;
+    *out = NULL;
+    if ((rc = docstore_revision_check(ctx, id, err)) ||
+        (rc = query(ctx, &rows,
+                    "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p,
+                    3, err)))
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND,
+                                "The requested tag '%s' for revision %lld was not found.", tag, id);
+    *out = json_pack("{s:o}", tag, json_loads(store_cell(&rows, 0, 0), JSON_DECODE_ANY, &jerr));
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a stored tag is not JSON");
+}
+
+int docstore_tag_list(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err)
+{
+    int rc = docstore_revision_check(ctx, id, err);
+    *out = rc ? NULL : tags_of(ctx, id, 1, err);
+    return rc ? rc : *out ? 0 : err->code;
+}
+
+int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char *tag,
+                        struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag ? tag : "")};
+    unsigned long long affected = 0;
+    int rc = docstore_revision_check(ctx, id, err);
+    if (rc)
+        return rc;
+    if (!tag)
+        return exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?", p, 2, NULL,
+                    err);
+    rc = exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+              &affected, err);
+    if (!rc && affected == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND,
+                              "The requested tag '%s' for revision %lld was not found.", tag, id);
+    return rc;
+}
+
+/* ---- validations ---- */
+
+static int validation_txn(struct store *store, void *arg, struct purser_error *err);
+
+struct validation_write {
+    const struct docstore_ctx *ctx;
+    long long id;
+    const char *name, *status, *validator, *errors;
+    long long entry;
+};
+
+int docstore_validation_create(const struct docstore_ctx *ctx, long long id, const char *name,
+                               const json_t *body, json_t **out, struct purser_error *err)
+{
+    const json_t *status = json_object_get(body, "status");
+    const json_t *validator = json_object_get(body, "validator");
+    const json_t *errors = json_object_get(body, "errors");
+    struct validation_write v = {.ctx = ctx, .id = id, .name = name};
+    char *validator_text, *errors_text;
+    int rc;
+
+    *out = NULL;
+    if (!name[0] || strlen(name) > DOCUMENT_NAME_MAX)
+        return purser_error_set(err, PURSER_EINVAL, "validation name must have 1 to %d characters",
+                                DOCUMENT_NAME_MAX);
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
+    if (!json_is_string(status) ||
+        (!is_success(json_string_value(status)) && strcmp(json_string_value(status), "failure") &&
+         strcmp(json_string_value(status), "failed")))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "status must be success, succeeded, failure or failed");
+    if (validator && !json_is_object(validator))
+        return purser_error_set(err, PURSER_EINVAL, "validator must be a mapping (name, version)");
+    if (errors && !json_is_array(errors))
+        return purser_error_set(err, PURSER_EINVAL, "errors must be a list");
+    if ((rc = docstore_revision_check(ctx, id, err)))
+        return rc;
+    validator_text = json_dumps(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+    errors_text = errors ? json_dumps(errors, JSON_COMPACT) : strdup("[]");
+    v.status = json_string_value(status);
+    v.validator = validator_text ? validator_text : "null";
+    v.errors = errors_text ? errors_text : "[]";
+    rc = store_txn(ctx->store, 0, validation_txn, &v, err);
+    free(validator_text);
+    free(errors_text);
+    if (!rc)
+        rc = docstore_validation_entry(ctx, id, name, v.entry, out, err);
+    return rc;
+}
+
+static int validation_txn(struct store *store, void *arg, struct purser_error *err)
+{
+    struct validation_write *v = arg;
+    struct store_value key[] = {STORE_INT(v->ctx->org_id), STORE_INT(v->id), STORE_STR(v->name)};
+    struct store_rows rows;
+    int rc;
+    (void)store;
+    rc = query(v->ctx, &rows,
+               "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
+               " revision_id = ? AND name = ? FOR UPDATE",
+               key, 3, err);
+    if (rc)
+        return rc;
+    v->entry = atoll(store_cell(&rows, 0, 0));
+    {
+        struct store_value p[] = {key[0], key[1], key[2], STORE_INT(v->entry), STORE_STR(v->status),
+                                  STORE_STR(v->validator), STORE_STR(v->errors)};
+        return exec(v->ctx,
+                    "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
+                    " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    p, 7, NULL, err);
+    }
+}
+
+/* The full entry of a row: name, entry_id, status, createdAt, validator, errors, age. */
+static json_t *entry_json(const struct docstore_ctx *ctx, long long id,
+                          const struct store_rows *rows, size_t i)
+{
+    json_error_t jerr;
+    const char *name = store_cell(rows, i, 0);
+    char *entry_path = arena_sprintf(ctx->arena, "/validations/%s/entries/", name);
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:n, s:n, s:o, s:o}", "name", name, "id",
+                     (json_int_t)atoll(store_cell(rows, i, 1)), "url",
+                     url_of(ctx, id, entry_path ? entry_path : "", store_cell(rows, i, 1)),
+                     "status", store_cell(rows, i, 2), "createdAt", store_cell(rows, i, 3),
+                     "expiresAfter", "expiresAt", "validator",
+                     json_loads(store_cell(rows, i, 4), JSON_DECODE_ANY, &jerr), "errors",
+                     json_loads(store_cell(rows, i, 5), JSON_DECODE_ANY, &jerr));
+}
+
+#define ENTRY_COLUMNS "name, entry_id, status, " SQL_TIME("created_at") ", validator, errors"
+
+int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
+                             json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_rows rows;
+    json_t *results;
+    int rc;
+    *out = NULL;
+    if ((rc = docstore_revision_check(ctx, id, err)) ||
+        (rc = query(ctx, &rows,
+                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
+                    " revision_id = ? ORDER BY name, entry_id",
+                    p, 2, err)))
+        return rc;
+    results = json_array();
+    for (size_t i = 0; i < rows.count; i++) {
+        int last = i + 1 == rows.count ||
+                   strcmp(store_cell(&rows, i, 0), store_cell(&rows, i + 1, 0)) != 0;
+        if (detail)
+            json_array_append_new(results, entry_json(ctx, id, &rows, i));
+        else if (last)
+            json_array_append_new(results,
+                                  json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0),
+                                            "url", url_of(ctx, id, "/validations/",
+                                                          store_cell(&rows, i, 0)),
+                                            "status", store_cell(&rows, i, 2)));
+    }
+    return listing(results, out, err);
+}
+
+int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
+                                json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name)};
+    struct store_rows rows;
+    json_t *results;
+    int rc;
+    *out = NULL;
+    if ((rc = docstore_revision_check(ctx, id, err)) ||
+        (rc = query(ctx, &rows,
+                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
+                    " revision_id = ? AND name = ? ORDER BY entry_id",
+                    p, 3, err)))
+        return rc;
+    results = json_array();
+    for (size_t i = 0; i < rows.count; i++) {
+        json_t *e = entry_json(ctx, id, &rows, i);
+        json_array_append_new(results, json_pack("{s:O, s:O, s:O}", "id", json_object_get(e, "id"),
+                                                 "url", json_object_get(e, "url"), "status",
+                                                 json_object_get(e, "status")));
+        json_decref(e);
+    }
+    return listing(results, out, err);
+}
+
+int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,
+                              long long entry, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name),
+                              STORE_INT(entry)};
+    struct store_rows rows;
+    int rc;
+    *out = NULL;
+    if ((rc = docstore_revision_check(ctx, id, err)) ||
+        (rc = query(ctx, &rows,
+                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
+                    " revision_id = ? AND name = ? AND entry_id = ?",
+                    p, 4, err)))
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND,
+                                "The requested validation entry %lld was not found for validation "
+                                "name %s and revision ID %lld.",
+                                entry, name, id);
+    *out = entry_json(ctx, id, &rows, 0);
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}

@@ -1,0 +1,79 @@
+/* document.h: the Deckhand document model: schema / metadata / data.
+ *
+ * A document's identity is (schema, metadata.layeringDefinition.layer, metadata.name); its
+ * metadata schema makes it a Document (configuration), a Control document (LayeringPolicy,
+ * ValidationPolicy, DataSchema) or a Tombstone (deletes the document of the same schema and
+ * name). document_prepare() checks a posted stream against the base and metadata schemas,
+ * reporting every failure as a Deckhand D001 ValidationMessage, fills the metadata defaults
+ * (storagePolicy: cleartext, layeringDefinition.abstract: false, replacement: false) and
+ * computes each document's content hash for change detection.
+ */
+#ifndef PURSER_DOCUMENT_H
+#define PURSER_DOCUMENT_H
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/err.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum document_kind { DOCUMENT_DOCUMENT, DOCUMENT_CONTROL, DOCUMENT_TOMBSTONE };
+
+#define DOCUMENT_NAME_MAX 255 /* longest schema, layer, name, bucket or tag */
+
+struct document {
+    json_t *doc;        /* borrowed: the document as posted, defaults filled */
+    const char *schema; /* borrowed from doc */
+    const char *name;
+    const char *layer; /* "" when the document has none */
+    enum document_kind kind;
+    int abstract;
+    int encrypted;
+    unsigned char content_sha256[32]; /* identity, metadata and data in canonical form */
+};
+
+/* Checks and prepares every document of docs (an array, as yaml_codec_parse gives it),
+ * filling the defaults in place. *out is an arena array of *count entries in input order.
+ * Failures: PURSER_EINVAL with *messages (a new array of D001 ValidationMessages, one per
+ * fault, each naming the document and the field) or PURSER_EEXISTS for an identity given
+ * twice (err names it). *messages is NULL on success. */
+int document_prepare(struct arena *arena, json_t *docs, struct document **out, size_t *count,
+                     json_t **messages, struct purser_error *err);
+
+/* The compact JSON of value with keys sorted (the form hashes are taken of); malloc'd. */
+char *document_canonical(const json_t *value);
+
+/* The YAML block mapping of {schema, metadata, data} in that order, as the API sends a
+ * document (no "---" line; ends with a newline), appended to out. */
+int document_yaml(struct buf *out, const char *schema, const json_t *metadata, const json_t *data,
+                  struct purser_error *err);
+
+/* The YAML lines "data: ..." of a document's data, appended to out. */
+int document_data_yaml(struct buf *out, const json_t *data, struct purser_error *err);
+
+/* The YAML lines "status:\n  bucket: B\n  revision: N\n", appended to out. */
+int document_status_yaml(struct buf *out, const char *bucket, long long revision,
+                         struct purser_error *err);
+
+/* The associated data that binds a sealed value to its owner: org \0 schema \0 layer \0 name,
+ * into arena memory. */
+char *document_aad(struct arena *arena, long long org_id, const char *schema, const char *layer,
+                   const char *name, size_t *len);
+
+/* A Deckhand ValidationMessage (a new object) for a document. */
+json_t *document_message(const char *code, const char *message, const char *schema,
+                         const char *name, const char *layer);
+
+/* Orders identities by schema, then name, then layer (strcmp's sign). */
+int document_identity_compare(const char *schema_a, const char *name_a, const char *layer_a,
+                              const char *schema_b, const char *name_b, const char *layer_b);
+
+/* 1 when schema names the kind: "deckhand/LayeringPolicy" matches deckhand/LayeringPolicy/v1. */
+int document_schema_is(const char *schema, const char *kind);
+
+/* Parses an ISO 8601 duration (PnYnMnWnDTnHnMnS, years 365 days, months 30) into seconds.
+ * -1 when malformed. */
+long long document_duration_seconds(const char *text);
+
+#endif

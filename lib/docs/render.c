@@ -1,0 +1,850 @@
+/* render.c: layering and substitution over one dependency graph, each document once. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "docs/render.h"
+
+#include "base/arena.h"
+#include "docs/document.h"
+#include "codec/jsonpath.h"
+#include "codec/yaml_codec.h"
+
+#include <pcre2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rdoc {
+    const json_t *doc;
+    const char *schema, *name, *layer;
+    int layer_index; /* -1: not layered */
+    int abstract, control, replacement, encrypted, done;
+    int owned; /* data is this document's own copy (else it is the input's, shared) */
+    const json_t *labels, *selector, *actions, *subs, *original;
+    json_t *data; /* rendered so far (owned) */
+    struct rdoc *parent, *replaced_by;
+    struct rdoc **users; /* the documents that wait for this one */
+    size_t nusers, users_cap, waiting, rank;
+    json_t *secret_paths;
+};
+
+/* A string-keyed table of document lists (labels, sources), in arena memory. */
+struct slot {
+    struct slot *next;
+    char *key;
+    size_t key_len;
+    struct rdoc **items;
+    size_t count, cap;
+};
+
+#define BUCKETS 4096
+
+struct render {
+    struct arena *arena;
+    struct rdoc *docs;
+    size_t count;
+    const json_t *order; /* layerOrder */
+    struct slot *labels[BUCKETS], *sources[BUCKETS];
+    struct jsonpath_cache *paths;
+    struct slot *regexes[64];
+    struct purser_error *err;
+};
+
+static uint64_t hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot for key (n bytes, may hold NULs), created when create is set. */
+static struct slot *slot_for(struct arena *arena, struct slot **table, size_t buckets,
+                             const char *key, size_t n, int create)
+{
+    struct slot **head = &table[hash(key, n) % buckets], *s;
+    for (s = *head; s; s = s->next)
+        if (s->key_len == n && memcmp(s->key, key, n) == 0)
+            return s;
+    if (!create || !(s = arena_calloc(arena, 1, sizeof(*s))) || !(s->key = arena_alloc(arena, n)))
+        return NULL;
+    memcpy(s->key, key, n);
+    s->key_len = n;
+    s->next = *head;
+    *head = s;
+    return s;
+}
+
+static int slot_add(struct arena *arena, struct slot *s, struct rdoc *d)
+{
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        struct rdoc **items = arena_alloc(arena, cap * sizeof(*items));
+        if (!items)
+            return -1;
+        if (s->count)
+            memcpy(items, s->items, s->count * sizeof(*items));
+        s->items = items;
+        s->cap = cap;
+    }
+    s->items[s->count++] = d;
+    return 0;
+}
+
+/* "a\0b\0c" keys in arena memory. */
+static char *key3(struct arena *arena, const char *a, const char *b, const char *c, size_t *n)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = c ? strlen(c) : 0;
+    char *k = arena_alloc(arena, la + lb + lc + 3);
+    if (!k)
+        return NULL;
+    memcpy(k, a, la + 1);
+    memcpy(k + la + 1, b, lb + 1);
+    if (c)
+        memcpy(k + la + lb + 2, c, lc + 1);
+    *n = la + lb + 2 + (c ? lc + 1 : 0);
+    return k;
+}
+
+static char *scalar_text(struct arena *arena, const json_t *v)
+{
+    char *text = yaml_codec_key_text(v), *copy;
+    copy = text ? arena_strdup(arena, text) : NULL;
+    free(text);
+    return copy ? copy : "";
+}
+
+static int identity_compare(const struct rdoc *a, const struct rdoc *b)
+{
+    int c = strcmp(a->schema, b->schema);
+    if (!c)
+        c = strcmp(a->layer, b->layer);
+    if (!c)
+        c = strcmp(a->name, b->name);
+    return c;
+}
+
+static int by_identity(const void *x, const void *y)
+{
+    return identity_compare(*(struct rdoc *const *)x, *(struct rdoc *const *)y);
+}
+
+/* ---- reading the documents ---- */
+
+static const char *str(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static int layer_index(const json_t *order, const char *layer)
+{
+    size_t i;
+    const json_t *l;
+    json_array_foreach(order, i, l) {
+        if (strcmp(str(l), layer) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
+{
+    const json_t *meta = json_object_get(doc, "metadata");
+    const json_t *ld = json_object_get(meta, "layeringDefinition");
+    d->doc = doc;
+    d->schema = str(json_object_get(doc, "schema"));
+    d->name = str(json_object_get(meta, "name"));
+    d->layer = str(json_object_get(ld, "layer"));
+    d->control = strcmp(str(json_object_get(meta, "schema")), "metadata/Control/v1") == 0;
+    d->abstract = json_is_true(json_object_get(ld, "abstract"));
+    d->replacement = json_is_true(json_object_get(meta, "replacement"));
+    d->encrypted = strcmp(str(json_object_get(meta, "storagePolicy")), "encrypted") == 0;
+    d->labels = json_object_get(meta, "labels");
+    d->selector = json_object_get(ld, "parentSelector");
+    d->actions = json_object_get(ld, "actions");
+    d->subs = json_object_get(meta, "substitutions");
+    d->original = json_object_get(doc, "data");
+    /* shared until layering or a substitution changes it: most documents are read, not
+     * written, and a copy of every one would cost more than the rendering itself */
+    d->data = json_incref(d->original ? (json_t *)d->original : json_null());
+    d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
+    return d->data ? 0 : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+}
+
+static int check_layer(struct render *r, const struct rdoc *d)
+{
+    if (d->control || !d->layer[0] || d->layer_index >= 0)
+        return 0;
+    return purser_error_set(r->err, PURSER_EINVAL,
+                            "Invalid layer '%s' for document [%s] %s was not found in layerOrder "
+                            "for the LayeringPolicy.",
+                            d->layer, d->schema, d->name);
+}
+
+static int index_labels(struct render *r, struct rdoc *d)
+{
+    const char *key;
+    json_t *v;
+    if (d->layer_index < 0)
+        return 0;
+    json_object_foreach((json_t *)d->labels, key, v) {
+        size_t n;
+        char *k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n);
+        struct slot *s = k ? slot_for(r->arena, r->labels, BUCKETS, k, n, 1) : NULL;
+        if (!s || slot_add(r->arena, s, d))
+            return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
+static int selector_matches(const json_t *selector, const json_t *labels)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)selector, key, v) {
+        const json_t *have = json_object_get(labels, key);
+        if (!have || !json_equal(have, v))
+            return 0;
+    }
+    return 1;
+}
+
+/* The nearest higher layer's document of the same schema whose labels hold the selector. */
+static int find_parent(struct render *r, struct rdoc *d)
+{
+    const char *key = NULL;
+    json_t *v = NULL;
+    struct slot *s;
+    size_t n, found = 0;
+    int best = -1;
+    char *k;
+
+    if (d->layer_index < 0 || !json_object_size(d->selector))
+        return 0;
+    json_object_foreach((json_t *)d->selector, key, v) break; /* the first pair narrows */
+    if (!key || !v)
+        return 0;
+    if (!(k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n)))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (!(s = slot_for(r->arena, r->labels, BUCKETS, k, n, 0)))
+        return 0;
+    for (size_t i = 0; i < s->count; i++) {
+        struct rdoc *c = s->items[i];
+        if (c == d || c->layer_index >= d->layer_index || !selector_matches(d->selector, c->labels))
+            continue;
+        if (c->layer_index > best) {
+            best = c->layer_index;
+            d->parent = c;
+            found = 1;
+        } else if (c->layer_index == best)
+            found++;
+    }
+    if (found > 1)
+        return purser_error_set(r->err, PURSER_EINVAL,
+                                "Too many parent documents found for document [%s, %s] %s. "
+                                "Found: %zu. Expected: 1.",
+                                d->schema, d->layer, d->name, found);
+    return 0;
+}
+
+static int replacement_fault(struct render *r, const struct rdoc *d, const char *reason)
+{
+    return purser_error_set(r->err, PURSER_EINVAL,
+                            "Replacement document [%s, %s] %s is invalid. Reason: %s", d->schema,
+                            d->layer, d->name, reason);
+}
+
+static int check_replacement(struct render *r, struct rdoc *d)
+{
+    struct rdoc *p = d->parent;
+    if (d->replacement) {
+        if (!p)
+            return replacement_fault(r, d, "Document replacement requires that the document "
+                                           "with `replacement: true` have a parent.");
+        if (strcmp(p->schema, d->schema) || strcmp(p->name, d->name))
+            return replacement_fault(r, d, "Document replacement requires that both documents "
+                                           "have the same `schema` and `metadata.name`.");
+        if (p->replaced_by)
+            return replacement_fault(r, d, "The parent already has a replacement.");
+        if (p->replacement)
+            return replacement_fault(r, p, "A replacement document cannot itself be replaced "
+                                           "by another document.");
+        p->replaced_by = d;
+    } else if (p && strcmp(p->schema, d->schema) == 0 && strcmp(p->name, d->name) == 0) {
+        return replacement_fault(r, d, "Non-replacement documents cannot have the same "
+                                       "`schema` and `metadata.name` as their parent. Either "
+                                       "add `replacement: true` to the document or give the "
+                                       "document a different name.");
+    }
+    return 0;
+}
+
+/* Substitution sources: concrete documents by (schema, name); the most specific layer wins,
+ * and a replaced document gives way to its replacement. */
+static int index_source(struct render *r, struct rdoc *d)
+{
+    size_t n;
+    char *k;
+    struct slot *s;
+    if (d->abstract)
+        return 0;
+    if (!(k = key3(r->arena, d->schema, d->name, NULL, &n)) ||
+        !(s = slot_for(r->arena, r->sources, BUCKETS, k, n, 1)))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (!s->count)
+        return slot_add(r->arena, s, d) ? purser_error_set(r->err, PURSER_EINTERNAL, "oom") : 0;
+    if (d->layer_index > s->items[0]->layer_index ||
+        (d->layer_index == s->items[0]->layer_index && identity_compare(d, s->items[0]) < 0))
+        s->items[0] = d;
+    return 0;
+}
+
+static struct rdoc *source_of(struct render *r, const json_t *src)
+{
+    size_t n;
+    char *k = key3(r->arena, str(json_object_get(src, "schema")),
+                   str(json_object_get(src, "name")), NULL, &n);
+    struct slot *s = k ? slot_for(r->arena, r->sources, BUCKETS, k, n, 0) : NULL;
+    struct rdoc *d = s && s->count ? s->items[0] : NULL;
+    return d && d->replaced_by ? d->replaced_by : d;
+}
+
+/* ---- the dependency graph ---- */
+
+static int depend(struct render *r, struct rdoc *user, struct rdoc *on)
+{
+    if (on->nusers == on->users_cap) {
+        size_t cap = on->users_cap ? on->users_cap * 2 : 4;
+        struct rdoc **users = arena_alloc(r->arena, cap * sizeof(*users));
+        if (!users)
+            return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+        if (on->nusers)
+            memcpy(users, on->users, on->nusers * sizeof(*users));
+        on->users = users;
+        on->users_cap = cap;
+    }
+    on->users[on->nusers++] = user;
+    user->waiting++;
+    return 0;
+}
+
+/* The document d layers onto: its parent, or the parent's replacement (unless d is it). */
+static struct rdoc *ancestor(const struct rdoc *d)
+{
+    struct rdoc *p = d->parent;
+    return p && p->replaced_by && p->replaced_by != d ? p->replaced_by : p;
+}
+
+static int build_edges(struct render *r, struct rdoc *d)
+{
+    size_t i;
+    const json_t *sub;
+    if (d->control)
+        return 0;
+    if (ancestor(d) && depend(r, d, ancestor(d)))
+        return r->err->code;
+    json_array_foreach(d->subs, i, sub) {
+        const json_t *src = json_object_get(sub, "src");
+        struct rdoc *from = source_of(r, src);
+        if (!from)
+            return purser_error_set(r->err, PURSER_EEXISTS,
+                                    "Required substitution source document [%s] %s was not "
+                                    "found, yet is referenced by [%s, %s] %s.",
+                                    str(json_object_get(src, "schema")),
+                                    str(json_object_get(src, "name")), d->schema, d->layer,
+                                    d->name);
+        if (from->replacement && from->replaced_by)
+            return replacement_fault(r, from, "A replacement document cannot itself be "
+                                              "replaced by another document.");
+        if (depend(r, d, from))
+            return r->err->code;
+    }
+    return 0;
+}
+
+/* ---- layering ---- */
+
+static void deep_merge(json_t *into, const json_t *from)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)from, key, v) {
+        json_t *have = json_object_get(into, key);
+        if (json_is_object(have) && json_is_object(v))
+            deep_merge(have, v);
+        else
+            json_object_set_new(into, key, json_deep_copy(v));
+    }
+}
+
+static int missing_key(struct render *r, const struct rdoc *d, const char *method, const char *path)
+{
+    const struct rdoc *p = ancestor(d);
+    return purser_error_set(r->err, PURSER_EINVAL,
+                            "Missing action path in {'method': '%s', 'path': '%s'} needed for "
+                            "layering from either the data section of the parent [%s, %s] %s "
+                            "or child [%s, %s] %s document.",
+                            method, path, p->schema, p->layer, p->name, d->schema, d->layer,
+                            d->name);
+}
+
+static int apply_action(struct render *r, struct rdoc *d, const json_t *action, json_t **rendered)
+{
+    const char *method = str(json_object_get(action, "method"));
+    const char *text = str(json_object_get(action, "path"));
+    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
+    json_t *from_child;
+
+    if (!path)
+        return r->err->code;
+    if (strcmp(method, "delete") == 0) {
+        if (jsonpath_delete(path, rendered, r->err))
+            return missing_key(r, d, method, text);
+        return 0;
+    }
+    from_child = jsonpath_get(path, (json_t *)d->original);
+    if (!from_child)
+        return missing_key(r, d, method, text);
+    if (strcmp(method, "merge") == 0) {
+        json_t *from_parent = jsonpath_get(path, *rendered);
+        if (json_is_object(from_parent) && json_is_object(from_child)) {
+            deep_merge(from_parent, from_child);
+            return 0;
+        }
+    } else if (strcmp(method, "replace") != 0) {
+        return purser_error_set(r->err, PURSER_EINVAL,
+                                "Method in %s is invalid for document [%s, %s] %s.", method,
+                                d->schema, d->layer, d->name);
+    }
+    return jsonpath_set(path, rendered, json_deep_copy(from_child), r->err);
+}
+
+static int layer(struct render *r, struct rdoc *d)
+{
+    struct rdoc *from = ancestor(d);
+    json_t *rendered;
+    size_t i;
+    const json_t *action;
+    if (!from || !json_array_size(d->actions))
+        return 0;
+    rendered = json_deep_copy(from->data);
+    json_array_foreach(d->actions, i, action) {
+        if (apply_action(r, d, action, &rendered)) {
+            json_decref(rendered);
+            return r->err->code;
+        }
+    }
+    json_decref(d->data);
+    d->data = rendered;
+    d->owned = 1;
+    return 0;
+}
+
+/* Makes d's data its own before a substitution writes into it. */
+static int own_data(struct render *r, struct rdoc *d)
+{
+    json_t *copy;
+    if (d->owned)
+        return 0;
+    if (!(copy = json_deep_copy(d->data)))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    json_decref(d->data);
+    d->data = copy;
+    d->owned = 1;
+    return 0;
+}
+
+/* ---- substitution ---- */
+
+static pcre2_code *regex(struct render *r, const char *pattern)
+{
+    struct slot *s = slot_for(r->arena, r->regexes, 64, pattern, strlen(pattern), 1);
+    int code;
+    PCRE2_SIZE offset;
+    pcre2_code *re;
+    if (!s)
+        return NULL;
+    if (s->count)
+        return (pcre2_code *)s->items[0];
+    re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &offset, NULL);
+    if (!re) {
+        purser_error_set(r->err, PURSER_EINVAL, "pattern '%s' is not a valid regular expression",
+                         pattern);
+        return NULL;
+    }
+    slot_add(r->arena, s, (struct rdoc *)re);
+    return re;
+}
+
+static void free_regexes(struct render *r)
+{
+    for (size_t i = 0; i < 64; i++)
+        for (struct slot *s = r->regexes[i]; s; s = s->next)
+            if (s->count)
+                pcre2_code_free((pcre2_code *)s->items[0]);
+}
+
+/* The value a substitution copies: the source's data at src.path (the whole data when it is
+ * not a mapping or list), narrowed by src.pattern and match_group. A new reference. */
+static json_t *source_value(struct render *r, const struct rdoc *d, const struct rdoc *from,
+                            const json_t *src)
+{
+    const char *text = str(json_object_get(src, "path")), *pattern;
+    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
+    json_t *v;
+    if (!path)
+        return NULL;
+    v = json_is_object(from->data) || json_is_array(from->data) ? jsonpath_get(path, from->data)
+                                                                : from->data;
+    if (!v || json_is_null(v)) {
+        purser_error_set(r->err, PURSER_EINVAL,
+                         "Required substitution source secret was not found at path %s in "
+                         "source document [%s, %s] %s which is referenced by destination "
+                         "document [%s, %s] %s under its `metadata.substitutions`.",
+                         text, from->schema, from->layer, from->name, d->schema, d->layer, d->name);
+        return NULL;
+    }
+    if (!(pattern = json_string_value(json_object_get(src, "pattern"))))
+        return json_incref(v);
+    if (!json_is_string(v)) {
+        purser_error_set(r->err, PURSER_EINVAL,
+                         "src.pattern of a substitution into [%s, %s] %s needs a string source",
+                         d->schema, d->layer, d->name);
+        return NULL;
+    }
+    {
+        pcre2_code *re = regex(r, pattern);
+        pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+        json_int_t group = json_integer_value(json_object_get(src, "match_group"));
+        int rc = md ? pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0,
+                                  0, md, NULL)
+                    : -1;
+        json_t *out = json_incref(v); /* no match: the whole value, as Deckhand does */
+        if (rc > 0 && group >= 0 && group < rc) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            json_decref(out);
+            out = json_stringn(json_string_value(v) + ov[2 * group],
+                               ov[2 * group + 1] - ov[2 * group]);
+        }
+        pcre2_match_data_free(md);
+        return re ? out : (json_decref(out), NULL);
+    }
+}
+
+/* s with every match of re replaced by with (literally); a new string or NULL. */
+static json_t *replace_all(pcre2_code *re, const char *s, size_t len, const char *with)
+{
+    PCRE2_SIZE size = len + strlen(with) * 4 + 64;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        PCRE2_UCHAR *out = malloc(size);
+        PCRE2_SIZE out_len = size;
+        int rc;
+        if (!out)
+            return NULL;
+        rc = pcre2_substitute(re, (PCRE2_SPTR)s, len, 0,
+                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL |
+                                  PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+                              NULL, NULL, (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, out, &out_len);
+        if (rc >= 0) {
+            json_t *result = json_stringn((char *)out, out_len);
+            free(out);
+            return result;
+        }
+        free(out);
+        if (rc != PCRE2_ERROR_NOMEMORY)
+            return NULL;
+        size = out_len + 1;
+    }
+    return NULL;
+}
+
+/* Replaces matches in every string under v, down to depth levels (-1: all). */
+static void replace_within(pcre2_code *re, json_t *v, const char *with, long depth)
+{
+    size_t i;
+    const char *key;
+    json_t *item;
+    if (depth == 0)
+        return;
+    json_array_foreach(v, i, item) {
+        if (json_is_string(item)) {
+            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
+            if (s)
+                json_array_set_new(v, i, s);
+        } else
+            replace_within(re, item, with, depth - 1);
+    }
+    json_object_foreach(v, key, item) {
+        if (json_is_string(item)) {
+            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
+            if (s)
+                json_object_set_new(v, key, s);
+        } else
+            replace_within(re, item, with, depth - 1);
+    }
+}
+
+static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest, json_t *value,
+                           int secret)
+{
+    const char *text = str(json_object_get(dest, "path"));
+    const char *pattern = json_string_value(json_object_get(dest, "pattern"));
+    const json_t *recurse = json_object_get(dest, "recurse");
+    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
+    json_t *target;
+    pcre2_code *re;
+    char *with;
+    int rc = 0;
+
+    if (!path)
+        return r->err->code;
+    if (secret)
+        json_array_append_new(d->secret_paths ? d->secret_paths : (d->secret_paths = json_array()),
+                              json_string(text));
+    if (!pattern)
+        return jsonpath_set(path, &d->data, json_deep_copy(value), r->err);
+    target = jsonpath_get(path, d->data);
+    if (!(re = regex(r, pattern)))
+        return r->err->code;
+    if (!target || (!json_is_string(target) && !recurse))
+        return purser_error_set(r->err, PURSER_EINVAL,
+                                "The destination document's `data` section is missing the "
+                                "pattern %s specified under `substitutions.dest.pattern` at path "
+                                "%s, specified under `substitutions.dest.path`.",
+                                pattern, text);
+    with = json_is_string(value) ? strdup(json_string_value(value))
+                                 : json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!with)
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (json_is_string(target)) {
+        json_t *s = replace_all(re, json_string_value(target), json_string_length(target), with);
+        rc = s ? jsonpath_set(path, &d->data, s, r->err)
+               : purser_error_set(r->err, PURSER_EINTERNAL, "pattern replacement failed");
+    } else {
+        json_t *depth = json_object_get(recurse, "depth");
+        replace_within(re, target, with, json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
+    }
+    free(with);
+    return rc;
+}
+
+static int substitute(struct render *r, struct rdoc *d)
+{
+    size_t i;
+    const json_t *sub;
+    if (json_array_size(d->subs) && own_data(r, d))
+        return r->err->code;
+    json_array_foreach(d->subs, i, sub) {
+        const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
+        struct rdoc *from = source_of(r, src);
+        json_t *value = from ? source_value(r, d, from, src) : NULL;
+        int rc = 0;
+        if (!value)
+            return r->err->code;
+        if (json_is_array(dest)) {
+            size_t j;
+            const json_t *one;
+            json_array_foreach(dest, j, one) {
+                if (!rc)
+                    rc = substitute_into(r, d, one, value, from->encrypted);
+            }
+        } else
+            rc = substitute_into(r, d, dest, value, from->encrypted);
+        json_decref(value);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- order and output ---- */
+
+/* A binary heap of ready documents by identity rank: the order is the input's identities',
+ * never the input's sequence. */
+struct heap {
+    struct rdoc **items;
+    size_t count;
+};
+
+static void heap_push(struct heap *h, struct rdoc *d)
+{
+    size_t i = h->count++;
+    h->items[i] = d;
+    while (i && h->items[(i - 1) / 2]->rank > h->items[i]->rank) {
+        struct rdoc *t = h->items[i];
+        h->items[i] = h->items[(i - 1) / 2];
+        h->items[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static struct rdoc *heap_pop(struct heap *h)
+{
+    struct rdoc *top = h->items[0];
+    size_t i = 0;
+    h->items[0] = h->items[--h->count];
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < h->count && h->items[l]->rank < h->items[m]->rank)
+            m = l;
+        if (l + 1 < h->count && h->items[l + 1]->rank < h->items[m]->rank)
+            m = l + 1;
+        if (m == i)
+            break;
+        struct rdoc *t = h->items[i];
+        h->items[i] = h->items[m];
+        h->items[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+static int cycle(struct render *r)
+{
+    char list[200] = "";
+    size_t used = 0, shown = 0;
+    for (size_t i = 0; i < r->count && shown < 4; i++) {
+        const struct rdoc *d = &r->docs[i];
+        if (d->done)
+            continue;
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s[%s] %s",
+                                 shown++ ? ", " : "", d->schema, d->name);
+        if (used >= sizeof(list))
+            break;
+    }
+    return purser_error_set(r->err, PURSER_EINVAL,
+                            "Cannot determine substitution order as a dependency cycle exists "
+                            "for the following documents: %s.",
+                            list);
+}
+
+static int render_in_order(struct render *r)
+{
+    struct heap h = {.items = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(struct rdoc *))};
+    size_t rendered = 0;
+    if (!h.items)
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < r->count; i++)
+        if (!r->docs[i].waiting)
+            heap_push(&h, &r->docs[i]);
+    while (h.count) {
+        struct rdoc *d = heap_pop(&h);
+        if (!d->control && ((d->parent && layer(r, d)) || substitute(r, d)))
+            return r->err->code;
+        d->done = 1;
+        rendered++;
+        for (size_t u = 0; u < d->nusers; u++)
+            if (--d->users[u]->waiting == 0)
+                heap_push(&h, d->users[u]);
+    }
+    return rendered == r->count ? 0 : cycle(r);
+}
+
+static int output(struct render *r, json_t **out, json_t **secret_paths)
+{
+    struct rdoc **sorted = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*sorted));
+    size_t n = 0;
+    if (!sorted)
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < r->count; i++)
+        if (!r->docs[i].abstract && !r->docs[i].replaced_by)
+            sorted[n++] = &r->docs[i];
+    qsort(sorted, n, sizeof(*sorted), by_identity);
+    *out = json_array();
+    if (secret_paths)
+        *secret_paths = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *doc = json_copy((json_t *)sorted[i]->doc);
+        json_object_set(doc, "data", sorted[i]->data);
+        json_array_append_new(*out, doc);
+        if (secret_paths)
+            json_array_append(*secret_paths, sorted[i]->secret_paths ? sorted[i]->secret_paths
+                                                                     : json_null());
+    }
+    return 0;
+}
+
+static const json_t *find_policy(const json_t *docs)
+{
+    const json_t *best = NULL, *d;
+    size_t i;
+    json_array_foreach(docs, i, d) {
+        const char *schema = str(json_object_get(d, "schema"));
+        const char *name = str(json_object_get(json_object_get(d, "metadata"), "name"));
+        if (document_schema_is(schema, "deckhand/LayeringPolicy") &&
+            (!best || strcmp(name, str(json_object_get(json_object_get(best, "metadata"), "name"))) < 0))
+            best = d;
+    }
+    return best;
+}
+
+static int prepare(struct render *r, const json_t *docs)
+{
+    struct rdoc **order;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = read_document(r, &r->docs[i], json_array_get(docs, i));
+    if (rc || !(order = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*order))))
+        return rc ? rc : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < r->count; i++)
+        order[i] = &r->docs[i];
+    qsort(order, r->count, sizeof(*order), by_identity);
+    for (size_t i = 0; i < r->count; i++)
+        order[i]->rank = i;
+    /* every step in identity order, so that the outcome (and the errors) do not depend on
+     * the input's sequence */
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = check_layer(r, order[i]);
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = index_labels(r, order[i]);
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = find_parent(r, order[i]);
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = check_replacement(r, order[i]);
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = index_source(r, order[i]);
+    for (size_t i = 0; !rc && i < r->count; i++)
+        rc = build_edges(r, order[i]);
+    return rc;
+}
+
+int render_documents(const json_t *docs, const json_t *fallback_policy, json_t **out,
+                     json_t **secret_paths, struct purser_error *err)
+{
+    struct render *r = calloc(1, sizeof(*r));
+    const json_t *policy = find_policy(docs);
+    int rc;
+
+    *out = NULL;
+    if (secret_paths)
+        *secret_paths = NULL;
+    if (!policy)
+        policy = fallback_policy;
+    if (!r || !(r->arena = arena_new()) || !(r->paths = jsonpath_cache_new())) {
+        if (r)
+            arena_free(r->arena);
+        free(r);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    r->err = err;
+    r->count = json_array_size(docs);
+    r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
+    if (!policy)
+        rc = purser_error_set(err, PURSER_EEXISTS, "Required LayeringPolicy was not found for layering.");
+    else if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    else
+        rc = prepare(r, docs);
+    if (!rc)
+        rc = render_in_order(r);
+    if (!rc)
+        rc = output(r, out, secret_paths);
+    for (size_t i = 0; r->docs && i < r->count; i++) {
+        json_decref(r->docs[i].data);
+        json_decref(r->docs[i].secret_paths);
+    }
+    free_regexes(r);
+    jsonpath_cache_free(r->paths);
+    arena_free(r->arena);
+    free(r);
+    return rc;
+}

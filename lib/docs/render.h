@@ -1,0 +1,30 @@
+/* render.h: Deckhand rendering: layering and substitution of a revision's documents (SPEC §5).
+ *
+ * One LayeringPolicy gives the layer order. A document's parent is the document of the same
+ * schema in the nearest higher layer whose labels include its parentSelector (two equally
+ * near: 400); its actions (merge, replace, delete, in order) turn a copy of the parent's
+ * rendered data into its own. replacement: true documents take their parent's place.
+ * Substitutions copy values from concrete documents (after those are rendered) into paths,
+ * optionally through regular expressions. One dependency graph of parents and sources gives
+ * the order (a cycle is 400, a missing source 409); every document is rendered once, so the
+ * work grows with the number of documents and paths, and the result does not depend on the
+ * order of the input.
+ */
+#ifndef PURSER_RENDER_H
+#define PURSER_RENDER_H
+
+#include "base/err.h"
+
+#include <jansson.h>
+
+/* Renders docs (an array of {schema, metadata, data, status} documents, borrowed; data of
+ * encrypted documents already opened). fallback_policy is the LayeringPolicy to use when docs
+ * hold none (NULL: 409 when they hold none). *out: the rendered documents that are concrete
+ * and not replaced, ordered by (schema, layer, name). *secret_paths (may be NULL): for each
+ * of them the list of data paths holding a value copied from an encrypted document (or null).
+ * Errors are Deckhand's: PURSER_EINVAL (400) for layering faults, cycles and missing source
+ * data, PURSER_EEXISTS (409) for no LayeringPolicy and a missing source document. */
+int render_documents(const json_t *docs, const json_t *fallback_policy, json_t **out,
+                     json_t **secret_paths, struct purser_error *err);
+
+#endif

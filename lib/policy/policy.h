@@ -1,0 +1,113 @@
+/* policy.h: the Policyfile API's storage: policies, immutable revisions, policy groups and
+ * their pointers, and nodes, answering in the Chef Infra Server's JSON shapes.
+ *
+ * As identity.h: answers through `json_t **out` (new references), `base` is the server's base
+ * URL, bodies are borrowed, errors carry Chef's messages. Locks are validated by
+ * policy_lock_validate() first; they are stored as received (key order kept) without the
+ * "policy_group" field. A revision_id already stored for the policy with other content is
+ * PURSER_EEXISTS, on POST and on PUT alike (Chef silently keeps the old content on PUT).
+ */
+#ifndef PURSER_POLICY_H
+#define PURSER_POLICY_H
+
+#include "base/arena.h"
+#include "base/lru.h"
+#include "store/store.h"
+
+#include <jansson.h>
+
+/* GET policies: {name: {uri, revisions: {rev: {created_at, created_by}}}} */
+int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                json_t **out, struct purser_error *err);
+/* GET policies/{name}: {revisions: {...}}; DELETE answers the same and removes everything. */
+int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
+               json_t **out, struct purser_error *err);
+int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                  json_t **out, struct purser_error *err);
+
+/* POST policies/{name}/revisions: the lock back (201); 409 if the revision exists. */
+int policy_revision_create(struct store *store, const char *org, const char *name,
+                           const json_t *lock, const char *who, json_t **out,
+                           struct purser_error *err);
+/* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
+int policy_revision_get(struct store *store, struct arena *arena, const char *org,
+                        const char *name, const char *revision, json_t **out,
+                        struct purser_error *err);
+int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
+                           const char *name, const char *revision, json_t **out,
+                           struct purser_error *err);
+
+/* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}}; a group's own GET and
+ * DELETE answer {uri, policies}. */
+int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
+                      json_t **out, struct purser_error *err);
+int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
+                     const char *base, json_t **out, struct purser_error *err);
+int policy_group_delete(struct store *store, struct arena *arena, const char *org,
+                        const char *group, const char *base, json_t **out,
+                        struct purser_error *err);
+
+/* GET policy_groups/{group}/policies/{name}: the lock the group points at. */
+int policy_group_policy_get(struct store *store, struct arena *arena, const char *org,
+                            const char *group, const char *name, json_t **out,
+                            struct purser_error *err);
+/* The same lock as stored text, for chef-client's hot path: the pointer is read from the
+ * database every time, the revision's body from cache when it is there (revisions never
+ * change). *etag is the content's SHA-256 (64 hex characters), in the arena; *text may be
+ * the cache's memory, valid until the next lru_put on this cache (answer before any). */
+int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
+                              const char *org, const char *group, const char *name,
+                              const char **text, size_t *len, const char **etag,
+                              struct purser_error *err);
+
+/* PUT: stores the revision if new, creates the group if new, points the group at it, in one
+ * transaction. *created is 1 when the group had no pointer for the policy before. */
+int policy_group_policy_put(struct store *store, const char *org, const char *group,
+                            const char *name, const json_t *lock, const char *who, int *created,
+                            json_t **out, struct purser_error *err);
+int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
+                               const char *group, const char *name, json_t **out,
+                               struct purser_error *err);
+
+/* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
+ * name must stay); delete. policy_name and policy_group are validated like policy names. */
+int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+              json_t **out, struct purser_error *err);
+int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+                json_t **out, struct purser_error *err);
+int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+             json_t **out, struct purser_error *err);
+int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+                const json_t *body, json_t **out, struct purser_error *err);
+int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                json_t **out, struct purser_error *err);
+
+/* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
+int policy_group_nodes(struct store *store, struct arena *arena, const char *org,
+                       const char *group, const char *name, const char *base, json_t **out,
+                       struct purser_error *err);
+
+/* PUT policy_groups/{group}/policies/{name}/revision/{rev}: point the group at an uploaded
+ * revision; answers the lock. */
+int policy_group_point(struct store *store, struct arena *arena, const char *org,
+                       const char *group, const char *name, const char *revision, const char *who,
+                       int *created, json_t **out, struct purser_error *err);
+
+/* POST policy_groups/{group}/promote {"from": G, "policies": [names]?}: copies the source
+ * group's pointers (all, or the named ones) in one transaction; a named policy the source
+ * group does not have changes nothing (PURSER_ENOTFOUND). Answers the group. */
+int policy_group_promote(struct store *store, struct arena *arena, const char *org,
+                         const char *group, const json_t *body, const char *who, const char *base,
+                         json_t **out, struct purser_error *err);
+
+/* GET policies/{name}/diff: from_group or from_revision, to_group or to_revision; answers
+ * policy_diff() plus "from" and "to" labels. */
+int policy_diff_query(struct store *store, struct arena *arena, const char *org, const char *name,
+                      const char *from_group, const char *from_revision, const char *to_group,
+                      const char *to_revision, json_t **out, struct purser_error *err);
+
+/* Deletes the revisions no group points at, keeping the newest `keep` of each policy.
+ * *removed lists {organization, policy, revision_id} of each deleted revision. */
+int policy_gc(struct store *store, int keep, json_t **removed, struct purser_error *err);
+
+#endif

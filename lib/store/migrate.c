@@ -1,0 +1,113 @@
+/* migrate.c: the schema_migrations table and the migration runner. */
+#include "store/migrate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CREATE_TABLE                                                                               \
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("                                               \
+    " version INT NOT NULL PRIMARY KEY,"                                                           \
+    " name VARCHAR(255) NOT NULL,"                                                                 \
+    " applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"                                \
+    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+int migrate_latest(const struct migration *list, size_t count)
+{
+    int latest = 0;
+    for (size_t i = 0; i < count; i++)
+        if (list[i].version > latest)
+            latest = list[i].version;
+    return latest;
+}
+
+static int current_version(struct store *store, struct arena *arena, int *version_out,
+                           struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows,
+                         "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, err);
+    if (rc)
+        return rc;
+    *version_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
+    return 0;
+}
+
+int migrate_current(struct store *store, int *version_out, struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    int rc;
+
+    *version_out = 0;
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    rc = store_query(store, arena, &rows,
+                     "SELECT COUNT(*) FROM information_schema.tables"
+                     " WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'",
+                     NULL, 0, err);
+    if (!rc && strcmp(store_cell(&rows, 0, 0), "0") != 0)
+        rc = current_version(store, arena, version_out, err);
+    arena_free(arena);
+    return rc;
+}
+
+static int lock(struct store *store, struct arena *arena, int take, struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows,
+                         take ? "SELECT GET_LOCK('purser.migrate', 120)"
+                              : "SELECT RELEASE_LOCK('purser.migrate')",
+                         NULL, 0, err);
+    if (!rc && take && (!store_cell(&rows, 0, 0) || strcmp(store_cell(&rows, 0, 0), "1") != 0))
+        rc = purser_error_set(err, PURSER_EUNAVAIL, "another migration holds the lock");
+    return rc;
+}
+
+static int apply_one(struct store *store, const struct migration *m, struct purser_error *err)
+{
+    struct store_value params[] = {STORE_INT(m->version), STORE_STR(m->name)};
+    struct purser_error inner;
+    int rc = store_exec_script(store, m->sql, &inner);
+    if (rc)
+        return purser_error_set(err, rc, "migration %s failed: %s", m->name, inner.message);
+    return store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", params,
+                      2, NULL, NULL, err);
+}
+
+int migrate_apply(struct store *store, const struct migration *list, size_t count,
+                  void (*progress)(const struct migration *m, void *ctx), void *ctx,
+                  int *applied_out, struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    int rc, current = 0, applied = 0, locked = 0;
+
+    if (applied_out)
+        *applied_out = 0;
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if ((rc = store_exec(store, CREATE_TABLE, NULL, 0, NULL, NULL, err)))
+        goto cleanup;
+    if ((rc = lock(store, arena, 1, err)))
+        goto cleanup;
+    locked = 1;
+    if ((rc = current_version(store, arena, &current, err)))
+        goto cleanup;
+    for (size_t i = 0; i < count; i++) {
+        if (list[i].version <= current)
+            continue;
+        if (progress)
+            progress(&list[i], ctx);
+        if ((rc = apply_one(store, &list[i], err)))
+            goto cleanup;
+        applied++;
+    }
+cleanup:
+    if (locked) {
+        struct purser_error ignored;
+        lock(store, arena, 0, &ignored);
+    }
+    arena_free(arena);
+    if (applied_out)
+        *applied_out = applied;
+    return rc;
+}

@@ -1,0 +1,504 @@
+/* store.c: the MariaDB connection, statement cache, queries and retrying transactions. */
+#include "store/store.h"
+
+#include "base/crypto.h"
+
+#include <errmsg.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STMT_CACHE_SIZE 64
+#define SESSION_SETUP                                                                              \
+    "SET time_zone = '+00:00', "                                                                   \
+    "sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,"       \
+    "NO_ENGINE_SUBSTITUTION'"
+
+struct cached_stmt {
+    char *sql; /* our copy of the statement's text (callers may build it in an arena) */
+    size_t sql_len;
+    int columns; /* of its result, -1 until known */
+    MYSQL_STMT *stmt;
+    unsigned long last_used;
+};
+
+struct store {
+    MYSQL *conn; /* NULL while disconnected */
+    int in_txn;
+    unsigned long clock;
+    struct cached_stmt cache[STMT_CACHE_SIZE];
+    struct store_stats stats;
+    unsigned last_error; /* the server's code for the most recent failure */
+    char *socket, *host, *user, *password_file, *name;
+    unsigned port, connect_timeout;
+};
+
+const char *store_cell(const struct store_rows *rows, size_t row, size_t column)
+{
+    if (row >= rows->count || column >= rows->columns)
+        return NULL;
+    return rows->cells[row * rows->columns + column];
+}
+
+int store_new(struct store **out, const struct purser_config *cfg, struct purser_error *err)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    *out = NULL;
+    if (!s)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    s->socket = strdup(cfg->db_socket);
+    s->host = strdup(cfg->db_host);
+    s->user = strdup(cfg->db_user);
+    s->password_file = strdup(cfg->db_password_file);
+    s->name = strdup(cfg->db_name);
+    s->port = (unsigned)cfg->db_port;
+    s->connect_timeout = (unsigned)cfg->db_connect_timeout;
+    if (!s->socket || !s->host || !s->user || !s->password_file || !s->name) {
+        store_free(s);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    *out = s;
+    return 0;
+}
+
+static void disconnect(struct store *s)
+{
+    for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
+        if (s->cache[i].stmt)
+            mysql_stmt_close(s->cache[i].stmt);
+        free(s->cache[i].sql);
+        s->cache[i].stmt = NULL;
+        s->cache[i].sql = NULL;
+    }
+    if (s->conn)
+        mysql_close(s->conn);
+    s->conn = NULL;
+    s->in_txn = 0;
+}
+
+void store_free(struct store *s)
+{
+    if (!s)
+        return;
+    disconnect(s);
+    free(s->socket);
+    free(s->host);
+    free(s->user);
+    free(s->password_file);
+    free(s->name);
+    free(s);
+}
+
+/* Errors after which the connection is unusable and a new one may succeed. */
+static int is_connection_error(unsigned code)
+{
+    return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
+           code == CR_CONN_HOST_ERROR || code == ER_CONNECTION_KILLED ||
+           code == CR_SERVER_LOST_EXTENDED || code == ER_SERVER_SHUTDOWN;
+}
+
+static int is_retryable(unsigned code)
+{
+    return code == ER_LOCK_DEADLOCK || code == ER_LOCK_WAIT_TIMEOUT;
+}
+
+/* Maps a server error to purser's codes. The message keeps MariaDB's text, which names the
+ * table or key but never a value bound by us. */
+static int db_error(struct store *s, unsigned code, const char *text, struct purser_error *err)
+{
+    s->stats.errors++;
+    s->last_error = code;
+    if (is_connection_error(code)) {
+        /* text lives in the statement or connection that disconnect() frees: format first */
+        int rc = purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
+        disconnect(s);
+        return rc;
+    }
+    if (code == ER_DUP_ENTRY)
+        return purser_error_set(err, PURSER_EEXISTS, "already exists");
+    if (is_retryable(code))
+        return purser_error_set(err, PURSER_EUNAVAIL, "database busy (%u): %s", code, text);
+    return purser_error_set(err, PURSER_EINTERNAL, "database error %u: %s", code, text);
+}
+
+static char *read_password(const char *path)
+{
+    char buf[512];
+    size_t n;
+    FILE *f;
+    if (!*path)
+        return NULL;
+    if (!(f = fopen(path, "r")))
+        return NULL;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    buf[n] = '\0';
+    char *copy = strdup(buf);
+    explicit_bzero(buf, sizeof(buf));
+    return copy;
+}
+
+int store_connect(struct store *s, struct purser_error *err)
+{
+    MYSQL *conn;
+    char *password;
+    unsigned timeout = s->connect_timeout, rw_timeout = 60;
+    my_bool off = 0;
+
+    if (s->conn)
+        return 0;
+    if (!(conn = mysql_init(NULL)))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    mysql_options(conn, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+    mysql_options(conn, MYSQL_OPT_READ_TIMEOUT, &rw_timeout);
+    mysql_options(conn, MYSQL_OPT_WRITE_TIMEOUT, &rw_timeout);
+    mysql_options(conn, MYSQL_OPT_RECONNECT, &off);
+    mysql_options(conn, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    password = read_password(s->password_file);
+    if (*s->password_file && !password) {
+        mysql_close(conn);
+        return purser_error_set(err, PURSER_EUNAVAIL, "cannot read database.password_file %s",
+                                s->password_file);
+    }
+    s->stats.connects++;
+    if (!mysql_real_connect(conn, *s->socket ? NULL : s->host, s->user, password, s->name, s->port,
+                            *s->socket ? s->socket : NULL, 0)) {
+        unsigned code = mysql_errno(conn);
+        int rc = purser_error_set(err, PURSER_EUNAVAIL, "cannot connect to the database (%u): %s",
+                                  code, mysql_error(conn));
+        if (password)
+            explicit_bzero(password, strlen(password));
+        free(password);
+        mysql_close(conn);
+        s->stats.errors++;
+        return rc;
+    }
+    if (password)
+        explicit_bzero(password, strlen(password));
+    free(password);
+    if (mysql_real_query(conn, SESSION_SETUP, strlen(SESSION_SETUP))) {
+        int rc =
+            purser_error_set(err, PURSER_EUNAVAIL, "database session setup: %s", mysql_error(conn));
+        mysql_close(conn);
+        return rc;
+    }
+    s->conn = conn;
+    return 0;
+}
+
+/* The prepared statement for sql, from the cache or newly prepared. */
+static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
+                    struct cached_stmt **slot_out, struct purser_error *err)
+{
+    struct cached_stmt *slot = &s->cache[0];
+    MYSQL_STMT *stmt;
+    char *copy;
+
+    size_t sql_len = strlen(sql);
+    for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
+        struct cached_stmt *c = &s->cache[i];
+        if (c->stmt && c->sql_len == sql_len && memcmp(c->sql, sql, sql_len) == 0) {
+            c->last_used = ++s->clock;
+            *out = c->stmt;
+            *slot_out = c;
+            return 0;
+        }
+        if (!c->stmt || c->last_used < slot->last_used)
+            slot = c;
+        if (!c->stmt)
+            break;
+    }
+    if (!(copy = strdup(sql)) || !(stmt = mysql_stmt_init(s->conn))) {
+        free(copy);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (mysql_stmt_prepare(stmt, sql, strlen(sql))) {
+        int rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        mysql_stmt_close(stmt);
+        free(copy);
+        return rc;
+    }
+    if (slot->stmt)
+        mysql_stmt_close(slot->stmt);
+    free(slot->sql);
+    slot->sql = copy;
+    slot->sql_len = sql_len;
+    slot->columns = -1;
+    slot->stmt = stmt;
+    slot->last_used = ++s->clock;
+    *out = stmt;
+    *slot_out = slot;
+    return 0;
+}
+
+static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_value *params,
+                       size_t n, struct purser_error *err)
+{
+    MYSQL_BIND inline_binds[32], *binds = inline_binds;
+    int rc = 0;
+    if (n > 65535 || mysql_stmt_param_count(stmt) != n)
+        return purser_error_set(err, PURSER_EINTERNAL, "statement takes %lu parameters, got %zu",
+                                mysql_stmt_param_count(stmt), n);
+    /* the connector copies the bind array; only the values must outlive this call */
+    if (n > 32 && !(binds = malloc(n * sizeof(*binds))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    memset(binds, 0, (n > 32 ? n : 32) * sizeof(*binds));
+    for (size_t i = 0; i < n; i++) {
+        switch (params[i].type) {
+        case STORE_NULL: binds[i].buffer_type = MYSQL_TYPE_NULL; break;
+        case STORE_STR:
+            binds[i].buffer_type = MYSQL_TYPE_STRING;
+            binds[i].buffer = (void *)params[i].str;
+            binds[i].buffer_length = params[i].len;
+            break;
+        case STORE_BLOB:
+            binds[i].buffer_type = MYSQL_TYPE_BLOB;
+            binds[i].buffer = (void *)params[i].str;
+            binds[i].buffer_length = params[i].len;
+            break;
+        case STORE_INT:
+            binds[i].buffer_type = MYSQL_TYPE_LONGLONG;
+            binds[i].buffer = (void *)&params[i].num;
+            break;
+        }
+    }
+    if (n && mysql_stmt_bind_param(stmt, binds))
+        rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+    if (binds != inline_binds)
+        free(binds);
+    return rc;
+}
+
+#define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */
+
+/* Reads every row of an executed statement into out (arena memory). */
+static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
+                     struct arena *arena, struct store_rows *out, struct purser_error *err)
+{
+    size_t columns, cap = 0;
+    MYSQL_BIND *binds = NULL;
+    unsigned long *lengths = NULL;
+    my_bool *nulls = NULL;
+    char *buffers;
+    int rc = 0, status;
+
+    memset(out, 0, sizeof(*out));
+    if (cached->columns < 0) {
+        MYSQL_RES *meta = mysql_stmt_result_metadata(stmt);
+        cached->columns = meta ? (int)mysql_num_fields(meta) : 0;
+        if (meta)
+            mysql_free_result(meta);
+    }
+    columns = (size_t)cached->columns;
+    out->columns = columns;
+    if (!columns)
+        return 0;
+    binds = arena_calloc(arena, columns, sizeof(*binds));
+    lengths = arena_calloc(arena, columns, sizeof(*lengths));
+    nulls = arena_calloc(arena, columns, sizeof(*nulls));
+    buffers = arena_alloc(arena, columns * INLINE_CELL);
+    if (!binds || !lengths || !nulls || !buffers)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t c = 0; c < columns; c++) {
+        binds[c].buffer_type = MYSQL_TYPE_STRING;
+        binds[c].buffer = buffers + c * INLINE_CELL;
+        binds[c].buffer_length = INLINE_CELL;
+        binds[c].length = &lengths[c];
+        binds[c].is_null = &nulls[c];
+    }
+    if (mysql_stmt_bind_result(stmt, binds))
+        return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+    while ((status = mysql_stmt_fetch(stmt)) == 0 || status == MYSQL_DATA_TRUNCATED) {
+        if (out->count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **cells = arena_calloc(arena, ncap * columns, sizeof(*cells));
+            size_t *lens = arena_calloc(arena, ncap * columns, sizeof(*lens));
+            if (!cells || !lens) {
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+                break;
+            }
+            if (cap) {
+                memcpy(cells, out->cells, cap * columns * sizeof(*cells));
+                memcpy(lens, out->lengths, cap * columns * sizeof(*lens));
+            }
+            out->cells = cells;
+            out->lengths = lens;
+            cap = ncap;
+        }
+        for (size_t c = 0; c < columns && !rc; c++) {
+            size_t at = out->count * columns + c;
+            char *cell;
+            if (nulls[c])
+                continue;
+            if (!(cell = arena_alloc(arena, lengths[c] + 1))) {
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+                break;
+            }
+            if (lengths[c] < INLINE_CELL) {
+                memcpy(cell, buffers + c * INLINE_CELL, lengths[c]);
+            } else {
+                MYSQL_BIND one;
+                memset(&one, 0, sizeof(one));
+                one.buffer_type = MYSQL_TYPE_STRING;
+                one.buffer = cell;
+                one.buffer_length = lengths[c] + 1;
+                if (mysql_stmt_fetch_column(stmt, &one, (unsigned)c, 0)) {
+                    rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+                    break;
+                }
+            }
+            cell[lengths[c]] = '\0';
+            out->cells[at] = cell;
+            out->lengths[at] = lengths[c];
+        }
+        if (rc)
+            break;
+        out->count++;
+    }
+    if (!rc && status == 1)
+        rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+    if (s->conn)
+        mysql_stmt_free_result(stmt);
+    return rc;
+}
+
+/* Prepares, binds and executes once; on a lost connection outside a transaction, connects
+ * again and tries once more. Results are read by fetch_all when arena is not NULL. */
+static int run(struct store *s, struct arena *arena, struct store_rows *rows, const char *sql,
+               const struct store_value *params, size_t n, unsigned long long *affected,
+               unsigned long long *insert_id, struct purser_error *err)
+{
+    for (int attempt = 0;; attempt++) {
+        MYSQL_STMT *stmt = NULL;
+        struct cached_stmt *cached = NULL;
+        int rc = store_connect(s, err);
+        int was_in_txn = s->in_txn;
+        if (!rc)
+            rc = stmt_get(s, sql, &stmt, &cached, err);
+        if (!rc)
+            rc = bind_params(s, stmt, params, n, err);
+        if (!rc && mysql_stmt_execute(stmt))
+            rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        if (!rc) {
+            if (affected)
+                *affected = mysql_stmt_affected_rows(stmt);
+            if (insert_id)
+                *insert_id = mysql_stmt_insert_id(stmt);
+            if (arena)
+                rc = fetch_all(s, stmt, cached, arena, rows, err);
+            else
+                mysql_stmt_free_result(stmt);
+        }
+        if (rc != PURSER_EUNAVAIL || was_in_txn || attempt >= 1 || s->conn)
+            return rc;
+    }
+}
+
+int store_exec(struct store *s, const char *sql, const struct store_value *params, size_t n,
+               unsigned long long *affected, unsigned long long *insert_id,
+               struct purser_error *err)
+{
+    return run(s, NULL, NULL, sql, params, n, affected, insert_id, err);
+}
+
+int store_query(struct store *s, struct arena *arena, struct store_rows *out, const char *sql,
+                const struct store_value *params, size_t n, struct purser_error *err)
+{
+    return run(s, arena, out, sql, params, n, NULL, NULL, err);
+}
+
+int store_ping(struct store *s, struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    int rc;
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    rc = store_query(s, arena, &rows, "SELECT 1", NULL, 0, err);
+    if (!rc && (rows.count != 1 || strcmp(store_cell(&rows, 0, 0), "1") != 0))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "SELECT 1 did not answer 1");
+    arena_free(arena);
+    return rc;
+}
+
+static int simple_query(struct store *s, const char *sql, struct purser_error *err)
+{
+    if (mysql_real_query(s->conn, sql, strlen(sql)))
+        return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+    return 0;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int store_txn(struct store *s, int attempts,
+              int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
+              struct purser_error *err)
+{
+    int rc = 0;
+    if (attempts <= 0)
+        attempts = 10;
+    for (int attempt = 0; attempt < attempts; attempt++) {
+        if (attempt) {
+            unsigned char jitter = 0;
+            s->stats.txn_retries++;
+            crypto_random(&jitter, 1); /* racing writers must not retry in step */
+            pause_ms((5L << (attempt < 6 ? attempt : 6)) + jitter % 20);
+        }
+        if ((rc = store_connect(s, err)) || (rc = simple_query(s, "START TRANSACTION", err)))
+            return rc;
+        s->in_txn = 1;
+        s->last_error = 0;
+        rc = fn(s, ctx, err);
+        if (!rc && s->conn && mysql_commit(s->conn))
+            rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+        if (rc && s->conn)
+            mysql_rollback(s->conn);
+        s->in_txn = 0;
+        if (!rc)
+            return 0;
+        /* Run again after a deadlock or lock wait timeout (a Galera certification conflict
+         * is a deadlock too), or a connection lost mid-transaction; fn's own failures stand. */
+        if (!is_retryable(s->last_error) && !is_connection_error(s->last_error))
+            return rc;
+    }
+    return rc;
+}
+
+int store_exec_script(struct store *s, const char *sql, struct purser_error *err)
+{
+    int rc, status;
+    if ((rc = store_connect(s, err)))
+        return rc;
+    if (mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_ON))
+        return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+    status = mysql_real_query(s->conn, sql, strlen(sql));
+    while (!status) {
+        MYSQL_RES *res = mysql_store_result(s->conn);
+        if (res)
+            mysql_free_result(res);
+        status = mysql_next_result(s->conn);
+        if (status < 0) {
+            status = 0;
+            break;
+        }
+    }
+    if (status)
+        rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+    if (s->conn)
+        mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_OFF);
+    return rc;
+}
+
+void store_get_stats(const struct store *s, struct store_stats *out)
+{
+    *out = s->stats;
+}

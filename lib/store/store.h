@@ -1,0 +1,91 @@
+/* store.h: purser's MariaDB access: one connection, prepared statements, retrying transactions.
+ *
+ * A store is one connection, owned by one process (each FastCGI worker has its own). It
+ * connects lazily and again after the connection is lost: a call that finds the server gone
+ * reconnects once and, outside a transaction, runs the statement again; when the server
+ * cannot be reached the call fails with PURSER_EUNAVAIL. SQL with values always goes through
+ * prepared statements with bound parameters (cached per connection); only migrations run
+ * multi-statement scripts, which take no parameters.
+ */
+#ifndef PURSER_STORE_H
+#define PURSER_STORE_H
+
+#include "base/arena.h"
+#include "config/config.h"
+#include "base/err.h"
+
+#include <stddef.h>
+#include <string.h>
+
+struct store;
+
+enum store_type { STORE_NULL, STORE_STR, STORE_INT, STORE_BLOB };
+
+/* One bound parameter. Strings are borrowed for the call and may hold NULs (len counts). */
+struct store_value {
+    enum store_type type;
+    const char *str;
+    size_t len;
+    long long num;
+};
+
+#define STORE_STR(s) ((struct store_value){STORE_STR, (s), strlen(s), 0})
+#define STORE_STRN(s, n) ((struct store_value){STORE_STR, (s), (n), 0})
+#define STORE_BLOB(s, n) ((struct store_value){STORE_BLOB, (s), (n), 0})
+#define STORE_INT(n) ((struct store_value){STORE_INT, NULL, 0, (n)})
+#define STORE_NULLV ((struct store_value){STORE_NULL, NULL, 0, 0})
+
+/* A whole result set; every cell is text (NULL for SQL NULL), all memory in the arena. */
+struct store_rows {
+    size_t count;
+    size_t columns;
+    char **cells;    /* cells[row * columns + column] */
+    size_t *lengths; /* the same layout */
+};
+
+/* The cell at (row, column), or NULL. */
+const char *store_cell(const struct store_rows *rows, size_t row, size_t column);
+
+/* A store for the database settings of cfg (copied). It does not connect yet. */
+int store_new(struct store **out, const struct purser_config *cfg, struct purser_error *err);
+
+/* Closes the connection and frees everything. Accepts NULL. */
+void store_free(struct store *store);
+
+/* Connects now if not connected. PURSER_EUNAVAIL when the server cannot be reached. */
+int store_connect(struct store *store, struct purser_error *err);
+
+/* Runs a statement that returns no rows; *affected (if not NULL) gets the affected row
+ * count and *insert_id (if not NULL) the AUTO_INCREMENT value it generated. */
+int store_exec(struct store *store, const char *sql, const struct store_value *params,
+               size_t nparams, unsigned long long *affected, unsigned long long *insert_id,
+               struct purser_error *err);
+
+/* Runs a query and reads all its rows into *out, allocated in arena. */
+int store_query(struct store *store, struct arena *arena, struct store_rows *out, const char *sql,
+                const struct store_value *params, size_t nparams, struct purser_error *err);
+
+/* Runs fn inside one transaction: commit when it returns 0, rollback otherwise. When the
+ * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
+ * timeout (1205), or the connection was lost before commit, the whole transaction runs
+ * again, up to `attempts` times (0 = 10), after a short growing pause with jitter. fn must therefore have
+ * no effect outside the database that it cannot repeat. */
+int store_txn(struct store *store, int attempts,
+              int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
+              struct purser_error *err);
+
+/* One round trip (SELECT 1). */
+int store_ping(struct store *store, struct purser_error *err);
+
+/* Runs a script of several statements with no parameters (migrations only). */
+int store_exec_script(struct store *store, const char *sql, struct purser_error *err);
+
+/* Counters since store_new(), for metrics and tests. */
+struct store_stats {
+    unsigned long connects;
+    unsigned long errors;
+    unsigned long txn_retries;
+};
+void store_get_stats(const struct store *store, struct store_stats *out);
+
+#endif
