@@ -1,0 +1,262 @@
+/* identity_org.c: organizations and their members, in Chef's shapes. */
+#include "auth/identity.h"
+#include "auth/identity_private.h"
+
+#include "base/crypto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* ---- organizations ------------------------------------------------------------------------ */
+
+int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
+                      const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(who ? who->id : 0);
+    int all = !who || who->server_admin;
+    int rc = all ? store_query(store, arena, &rows, "SELECT name FROM organizations ORDER BY name",
+                               NULL, 0, err)
+                 : store_query(store, arena, &rows,
+                               "SELECT DISTINCT o.name FROM organizations o"
+                               " JOIN memberships m ON m.org_id = o.id"
+                               " WHERE m.principal_id = ? ORDER BY o.name",
+                               &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++)
+        json_object_set_new(
+            *out, store_cell(&rows, i, 0),
+            identity_url(base, "organizations", store_cell(&rows, i, 0), NULL, NULL));
+    return 0;
+}
+
+struct new_org {
+    const char *name, *full_name;
+    struct new_principal validator;
+};
+
+static int insert_org(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct new_org *no = ctx;
+    char *guid = crypto_random_hex(16);
+    struct store_value p[] = {STORE_STR(no->name), STORE_STR(no->full_name),
+                              STORE_STR(guid ? guid : "")};
+    int rc = guid ? store_exec(store,
+                               "INSERT INTO organizations (name, full_name, guid) VALUES (?, ?, ?)",
+                               p, 3, NULL, NULL, err)
+                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    free(guid);
+    if (rc == PURSER_EEXISTS)
+        return purser_error_set(err, PURSER_EEXISTS, "Organization already exists");
+    return rc ? rc : identity_principal_insert(store, &no->validator, err);
+}
+
+int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
+                        struct purser_error *err)
+{
+    struct new_org no;
+    char validator_name[300];
+    char *private_pem = NULL, *public_pem = NULL;
+    int rc;
+
+    memset(&no, 0, sizeof(no));
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, "name", &no.name, err)) ||
+        (rc = identity_field_string(body, "full_name", &no.full_name, err)))
+        return rc;
+    if (!no.name)
+        return identity_missing(err, "name");
+    if (!identity_name_ok(no.name, 0))
+        return identity_invalid(err, "name");
+    if (!no.full_name)
+        no.full_name = no.name;
+    if (strlen(no.full_name) > 1023)
+        return identity_invalid(err, "full_name");
+    snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
+    if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
+        return rc;
+    no.validator = (struct new_principal){.org = no.name,
+                                          .name = validator_name,
+                                          .validator = 1,
+                                          .public_key = public_pem,
+                                          .role = "validator"};
+    rc = store_txn(store, 0, insert_org, &no, err);
+    if (!rc)
+        *out = json_pack("{s:o, s:s, s:s}", "uri",
+                         identity_url(base, "organizations", no.name, NULL, NULL), "clientname",
+                         validator_name, "private_key", private_pem);
+    crypto_free_secret(private_pem);
+    free(public_pem);
+    return rc;
+}
+
+int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
+                     struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_STR(org);
+    int rc =
+        store_query(store, arena, &rows,
+                    "SELECT name, full_name, guid FROM organizations WHERE name = ?", &p, 1, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
+    *out = json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, 0, 0), "full_name",
+                     store_cell(&rows, 0, 1), "guid", store_cell(&rows, 0, 2));
+    return 0;
+}
+
+int identity_org_update(struct store *store, struct arena *arena, const char *org,
+                        const json_t *body, json_t **out, struct purser_error *err)
+{
+    const char *full_name, *name;
+    unsigned long long affected = 0;
+    int rc;
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, "full_name", &full_name, err)) ||
+        (rc = identity_field_string(body, "name", &name, err)))
+        return rc;
+    if (name && strcmp(name, org) != 0)
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
+    if (full_name) {
+        struct store_value p[] = {STORE_STR(full_name), STORE_STR(org)};
+        if (strlen(full_name) > 1023)
+            return identity_invalid(err, "full_name");
+        if ((rc = store_exec(store, "UPDATE organizations SET full_name = ? WHERE name = ?", p, 2,
+                             &affected, NULL, err)))
+            return rc;
+    }
+    return identity_org_get(store, arena, org, out, err);
+}
+
+int identity_org_delete(struct store *store, struct arena *arena, const char *org, json_t **out,
+                        struct purser_error *err)
+{
+    struct store_value p = STORE_STR(org);
+    int rc = identity_org_get(store, arena, org, out, err);
+    if (!rc)
+        rc = store_exec(store, "DELETE FROM organizations WHERE name = ?", &p, 1, NULL, NULL, err);
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+/* ---- members -------------------------------------------------------------------------------- */
+
+int identity_member_list(struct store *store, struct arena *arena, const char *org, json_t **out,
+                         struct purser_error *err)
+{
+    struct store_rows rows;
+    long long oid;
+    struct store_value p;
+    json_t *last = NULL;
+    int rc = identity_org_id(store, arena, org, &oid, err);
+    if (rc)
+        return rc;
+    p = (struct store_value)STORE_INT(oid);
+    rc = store_query(
+        store, arena, &rows,
+        "SELECT p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id"
+        " WHERE m.org_id = ? AND p.kind = 'user' ORDER BY p.name, m.role",
+        &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_array();
+    for (size_t i = 0; i < rows.count; i++) {
+        const char *user = store_cell(&rows, i, 0);
+        if (!last || strcmp(json_string_value(json_object_get(last, "username")), user) != 0) {
+            last = json_pack("{s:s, s:[]}", "username", user, "roles");
+            json_array_append_new(*out, json_pack("{s:o}", "user", last));
+        }
+        json_array_append_new(json_object_get(last, "roles"), json_string(store_cell(&rows, i, 1)));
+    }
+    return 0;
+}
+
+struct member_add {
+    const char *org, *user;
+    const json_t *roles;
+};
+
+static int txn_member_add(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct member_add *m = ctx;
+    struct arena *arena = arena_new();
+    long long oid = 0, uid = 0;
+    size_t i;
+    json_t *role;
+    int rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+
+    if (!rc)
+        rc = identity_org_id(store, arena, m->org, &oid, err);
+    if (!rc)
+        rc = identity_principal_id(store, arena, NULL, m->user, &uid, err);
+    json_array_foreach (m->roles, i, role) {
+        struct store_value p[] = {STORE_INT(oid), STORE_INT(uid),
+                                  STORE_STR(json_string_value(role))};
+        if (rc)
+            break;
+        rc = store_exec(
+            store, "INSERT IGNORE INTO memberships (org_id, principal_id, role) VALUES (?, ?, ?)",
+            p, 3, NULL, NULL, err);
+    }
+    arena_free(arena);
+    return rc;
+}
+
+int identity_member_add(struct store *store, const char *org, const json_t *body,
+                        int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
+                        struct purser_error *err)
+{
+    struct member_add m = {.org = org};
+    json_t *roles = NULL, *role;
+    size_t i;
+    int rc;
+
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, "username", &m.user, err)))
+        return rc;
+    if (!m.user)
+        return identity_missing(err, "username");
+    roles = json_object_get(body, "roles");
+    if (!roles)
+        roles = json_pack("[s]", "reader");
+    else if (!json_is_array(roles) || json_array_size(roles) == 0)
+        return identity_invalid(err, "roles");
+    else
+        json_incref(roles);
+    json_array_foreach (roles, i, role) {
+        if (!json_is_string(role) || !valid_role(json_string_value(role), ctx)) {
+            json_decref(roles);
+            return purser_error_set(err, PURSER_EINVAL, "Field 'roles': unknown role %s",
+                                    json_is_string(role) ? json_string_value(role)
+                                                         : "(not a string)");
+        }
+    }
+    m.roles = roles;
+    rc = store_txn(store, 0, txn_member_add, &m, err);
+    if (!rc)
+        *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles", roles);
+    json_decref(roles);
+    return rc;
+}
+
+int identity_member_remove(struct store *store, const char *org, const char *user,
+                           struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(user)};
+    unsigned long long affected = 0;
+    int rc = store_exec(store,
+                        "DELETE m FROM memberships m JOIN organizations o ON o.id = m.org_id"
+                        " JOIN principals p ON p.id = m.principal_id"
+                        " WHERE o.name = ? AND p.kind = 'user' AND p.name = ?",
+                        p, 2, &affected, NULL, err);
+    if (!rc && affected == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "user '%s' is not a member of '%s'", user,
+                                org);
+    return rc;
+}

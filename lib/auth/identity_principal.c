@@ -1,0 +1,449 @@
+/* identity_principal.c: users and clients, and their public keys, in Chef's shapes. */
+#include "auth/identity.h"
+#include "auth/identity_private.h"
+
+#include "base/crypto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int identity_principal_insert(struct store *store, struct new_principal *np,
+                              struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    long long oid = 0;
+    unsigned long long id = 0;
+    int rc = 0;
+
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (np->org)
+        rc = identity_org_id(store, arena, np->org, &oid, err);
+    if (!rc) {
+        struct store_value p[] = {STORE_STR(np->org ? "client" : "user"),
+                                  np->org ? STORE_INT(oid) : STORE_NULLV,
+                                  STORE_STR(np->name),
+                                  STORE_STR(np->display_name ? np->display_name : ""),
+                                  STORE_STR(np->first_name ? np->first_name : ""),
+                                  STORE_STR(np->last_name ? np->last_name : ""),
+                                  STORE_STR(np->email ? np->email : ""),
+                                  STORE_INT(np->validator)};
+        rc = store_exec(store,
+                        "INSERT INTO principals (kind, org_id, name, display_name, first_name,"
+                        " last_name, email, validator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        p, 8, NULL, &id, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists",
+                                  np->org ? "Client" : "User", np->name);
+    }
+    if (!rc && np->public_key) {
+        struct store_value p[] = {STORE_INT((long long)id), STORE_STR(np->public_key)};
+        rc = store_exec(store,
+                        "INSERT INTO principal_keys (principal_id, name, public_key)"
+                        " VALUES (?, 'default', ?)",
+                        p, 2, NULL, NULL, err);
+    }
+    if (!rc && np->role) {
+        struct store_value p[] = {STORE_INT(oid), STORE_INT((long long)id), STORE_STR(np->role)};
+        rc = store_exec(store,
+                        "INSERT INTO memberships (org_id, principal_id, role) VALUES (?, ?, ?)", p,
+                        3, NULL, NULL, err);
+    }
+    np->id = (long long)id;
+    arena_free(arena);
+    return rc;
+}
+/* ---- users and clients -------------------------------------------------------------------- */
+
+/* "/users/NAME" or "/organizations/ORG/clients/NAME" */
+static json_t *principal_uri(const char *base, const char *org, const char *name)
+{
+    return org ? identity_url(base, "organizations", org, "clients", name)
+               : identity_url(base, "users", name, NULL, NULL);
+}
+
+static const char *principal_select(const char *org)
+{
+    return org ? "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
+                 " p.validator, o.name FROM principals p JOIN organizations o ON o.id = p.org_id"
+                 " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
+               : "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
+                 " p.validator, '' FROM principals p WHERE p.kind = 'user' AND p.name = ?";
+}
+
+static int principal_row(struct store *store, struct arena *arena, const char *org,
+                         const char *name, struct store_rows *rows, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org ? org : name), STORE_STR(name)};
+    int rc = store_query(store, arena, rows, principal_select(org), p, org ? 2 : 1, err);
+    if (rc)
+        return rc;
+    if (rows->count == 0) {
+        if (org)
+            return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load client %s", name);
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load user %s", name);
+    }
+    return 0;
+}
+
+int identity_principal_id(struct store *store, struct arena *arena, const char *org,
+                          const char *name, long long *id_out, struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = principal_row(store, arena, org, name, &rows, err);
+    if (!rc)
+        *id_out = atoll(store_cell(&rows, 0, 0));
+    return rc;
+}
+
+int identity_principal_list(struct store *store, struct arena *arena, const char *org,
+                            const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_STR(org ? org : "");
+    long long oid;
+    int rc = org ? identity_org_id(store, arena, org, &oid, err) : 0;
+    if (!rc)
+        rc = org ? store_query(
+                       store, arena, &rows,
+                       "SELECT p.name FROM principals p JOIN organizations o ON o.id = p.org_id"
+                       " WHERE p.kind = 'client' AND o.name = ? ORDER BY p.name",
+                       &p, 1, err)
+                 : store_query(store, arena, &rows,
+                               "SELECT name FROM principals WHERE kind = 'user' ORDER BY name",
+                               NULL, 0, err);
+    if (rc)
+        return rc;
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++)
+        json_object_set_new(*out, store_cell(&rows, i, 0),
+                            principal_uri(base, org, store_cell(&rows, i, 0)));
+    return 0;
+}
+
+static int txn_insert_principal(struct store *store, void *ctx, struct purser_error *err)
+{
+    return identity_principal_insert(store, ctx, err);
+}
+
+/* Reads public_key / create_key of a create or key body: *public_pem is the key to store
+ * (borrowed or generated), *private_pem the generated private key (caller frees). */
+static int key_material(const json_t *body, int default_create, const char **public_pem,
+                        char **generated_public, char **private_pem, struct purser_error *err)
+{
+    const json_t *create = json_object_get(body, "create_key");
+    int rc;
+    *generated_public = *private_pem = NULL;
+    if ((rc = identity_field_string(body, "public_key", public_pem, err)))
+        return rc;
+    if (create && !json_is_boolean(create))
+        return identity_invalid(err, "create_key");
+    if (*public_pem && json_is_true(create))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Fields 'public_key' and 'create_key' cannot both be given");
+    if (*public_pem)
+        return crypto_public_key_check(*public_pem, "public_key", err);
+    if (create ? json_is_true(create) : default_create) {
+        if ((rc = crypto_rsa_generate(private_pem, generated_public, 2048, err)))
+            return rc;
+        *public_pem = *generated_public;
+    }
+    return 0;
+}
+
+int identity_principal_create(struct store *store, const char *org, const json_t *body,
+                              const char *base, json_t **out, struct purser_error *err)
+{
+    struct new_principal np;
+    const char *public_pem = NULL;
+    char *generated = NULL, *private_pem = NULL;
+    const json_t *validator = json_object_get(body, "validator");
+    int rc;
+
+    memset(&np, 0, sizeof(np));
+    np.org = org;
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, org ? "name" : "username", &np.name, err)) ||
+        (rc = identity_field_string(body, "display_name", &np.display_name, err)) ||
+        (rc = identity_field_string(body, "first_name", &np.first_name, err)) ||
+        (rc = identity_field_string(body, "last_name", &np.last_name, err)) ||
+        (rc = identity_field_string(body, "email", &np.email, err)))
+        return rc;
+    if (org && !np.name && (rc = identity_field_string(body, "clientname", &np.name, err)))
+        return rc;
+    if (!np.name)
+        return identity_missing(err, org ? "name" : "username");
+    if (!identity_name_ok(np.name, org != NULL))
+        return identity_invalid(err, org ? "name" : "username");
+    if (validator && !json_is_boolean(validator))
+        return identity_invalid(err, "validator");
+    np.validator = json_is_true(validator);
+    np.role = org ? (np.validator ? "validator" : "node") : NULL;
+    if ((rc = key_material(body, 1, &public_pem, &generated, &private_pem, err)))
+        return rc;
+    np.public_key = public_pem;
+    rc = store_txn(store, 0, txn_insert_principal, &np, err);
+    if (!rc) {
+        json_t *key = NULL;
+        *out = json_pack("{s:o}", "uri", principal_uri(base, org, np.name));
+        if (public_pem) {
+            json_t *self = principal_uri(base, org, np.name);
+            key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
+                            "expiration_date", "infinity", "uri",
+                            json_sprintf("%s/keys/default", json_string_value(self)));
+            json_decref(self);
+            if (private_pem)
+                json_object_set_new(key, "private_key", json_string(private_pem));
+            json_object_set_new(*out, "chef_key", key);
+        }
+        if (private_pem) /* Chef's API v0 shape too */
+            json_object_set_new(*out, "private_key", json_string(private_pem));
+    }
+    crypto_free_secret(private_pem);
+    free(generated);
+    return rc;
+}
+
+int identity_principal_get(struct store *store, struct arena *arena, const char *org,
+                           const char *name, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = principal_row(store, arena, org, name, &rows, err);
+    if (rc)
+        return rc;
+    if (org)
+        *out = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "name", store_cell(&rows, 0, 1),
+                         "clientname", store_cell(&rows, 0, 1), "orgname", store_cell(&rows, 0, 7),
+                         "validator", strcmp(store_cell(&rows, 0, 6), "1") == 0, "json_class",
+                         "Chef::ApiClient", "chef_type", "client");
+    else
+        *out = json_pack("{s:s, s:s, s:s, s:s, s:s}", "username", store_cell(&rows, 0, 1),
+                         "display_name", store_cell(&rows, 0, 2), "first_name",
+                         store_cell(&rows, 0, 3), "last_name", store_cell(&rows, 0, 4), "email",
+                         store_cell(&rows, 0, 5));
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
+
+int identity_principal_update(struct store *store, struct arena *arena, const char *org,
+                              const char *name, const json_t *body, json_t **out,
+                              struct purser_error *err)
+{
+    static const char *const user_fields[] = {"display_name", "first_name", "last_name", "email"};
+    const char *new_name;
+    long long id;
+    int rc;
+
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, org ? "name" : "username", &new_name, err)) ||
+        (rc = identity_principal_id(store, arena, org, name, &id, err)))
+        return rc;
+    if (new_name && strcmp(new_name, name) != 0)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Field '%s' cannot be changed (renaming is "
+                                "not supported)",
+                                org ? "name" : "username");
+    for (size_t i = 0; !org && i < 4; i++) {
+        const char *value;
+        char sql[128];
+        struct store_value p[2];
+        if ((rc = identity_field_string(body, user_fields[i], &value, err)))
+            return rc;
+        if (!value)
+            continue;
+        /* The column name comes from the fixed list above, never from the request. */
+        snprintf(sql, sizeof(sql), "UPDATE principals SET %s = ? WHERE id = ?", user_fields[i]);
+        p[0] = (struct store_value)STORE_STR(value);
+        p[1] = (struct store_value)STORE_INT(id);
+        if ((rc = store_exec(store, arena_strdup(arena, sql), p, 2, NULL, NULL, err)))
+            return rc;
+    }
+    if (org && json_object_get(body, "validator")) {
+        const json_t *v = json_object_get(body, "validator");
+        struct store_value p[] = {STORE_INT(json_is_true(v)), STORE_INT(id)};
+        if (!json_is_boolean(v))
+            return identity_invalid(err, "validator");
+        if ((rc = store_exec(store, "UPDATE principals SET validator = ? WHERE id = ?", p, 2, NULL,
+                             NULL, err)))
+            return rc;
+    }
+    return identity_principal_get(store, arena, org, name, out, err);
+}
+
+int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
+                              const char *name, json_t **out, struct purser_error *err)
+{
+    long long id;
+    int rc = identity_principal_get(store, arena, org, name, out, err);
+    if (!rc && !(rc = identity_principal_id(store, arena, org, name, &id, err))) {
+        struct store_value p = STORE_INT(id);
+        rc = store_exec(store, "DELETE FROM principals WHERE id = ?", &p, 1, NULL, NULL, err);
+    }
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int identity_set_server_admin(struct store *store, const char *user, int admin,
+                              struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(admin), STORE_STR(user)};
+    unsigned long long affected = 0;
+    int rc =
+        store_exec(store, "UPDATE principals SET server_admin = ? WHERE kind = 'user' AND name = ?",
+                   p, 2, &affected, NULL, err);
+    if (!rc && affected == 0) {
+        struct arena *arena = arena_new();
+        long long id;
+        rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err) : PURSER_EINTERNAL;
+        arena_free(arena);
+    }
+    return rc;
+}
+
+/* ---- keys ----------------------------------------------------------------------------------- */
+
+int identity_key_list(struct store *store, struct arena *arena, long long principal_id,
+                      const char *keys_uri, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(principal_id);
+    int rc = store_query(store, arena, &rows,
+                         "SELECT name, expires_at IS NOT NULL AND expires_at <= UTC_TIMESTAMP()"
+                         " FROM principal_keys WHERE principal_id = ? ORDER BY name",
+                         &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_array();
+    for (size_t i = 0; i < rows.count; i++)
+        json_array_append_new(*out,
+                              json_pack("{s:o, s:s, s:b}", "uri",
+                                        json_sprintf("%s/%s", keys_uri, store_cell(&rows, i, 0)),
+                                        "name", store_cell(&rows, i, 0), "expired",
+                                        strcmp(store_cell(&rows, i, 1), "1") == 0));
+    return 0;
+}
+
+int identity_key_get(struct store *store, struct arena *arena, long long principal_id,
+                     const char *key, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p[] = {STORE_INT(principal_id), STORE_STR(key)};
+    int rc = store_query(store, arena, &rows,
+                         "SELECT name, public_key, expires_at FROM principal_keys"
+                         " WHERE principal_id = ? AND name = ?",
+                         p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "key '%s' not found", key);
+    *out = json_pack("{s:s, s:s, s:o}", "name", store_cell(&rows, 0, 0), "public_key",
+                     store_cell(&rows, 0, 1), "expiration_date",
+                     identity_expiration_json(store_cell(&rows, 0, 2)));
+    return 0;
+}
+
+int identity_key_create(struct store *store, long long principal_id, const json_t *body,
+                        const char *keys_uri, json_t **out, struct purser_error *err)
+{
+    const char *name, *expiration, *public_pem = NULL;
+    char *generated = NULL, *private_pem = NULL, when[20];
+    int infinite, rc;
+
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, "name", &name, err)) ||
+        (rc = identity_field_string(body, "expiration_date", &expiration, err)))
+        return rc;
+    if (!name)
+        return identity_missing(err, "name");
+    if (!identity_name_ok(name, 1))
+        return identity_invalid(err, "name");
+    if (!expiration)
+        return identity_missing(err, "expiration_date");
+    if ((rc = identity_expiration_param(expiration, when, &infinite, err)) ||
+        (rc = key_material(body, 0, &public_pem, &generated, &private_pem, err)))
+        return rc;
+    if (!public_pem)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Field 'public_key' identity_missing (or set create_key)");
+    {
+        struct store_value p[] = {STORE_INT(principal_id), STORE_STR(name), STORE_STR(public_pem),
+                                  infinite ? STORE_NULLV : STORE_STR(when)};
+        rc = store_exec(store,
+                        "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
+                        " VALUES (?, ?, ?, ?)",
+                        p, 4, NULL, NULL, err);
+    }
+    if (rc == PURSER_EEXISTS)
+        rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
+    if (!rc) {
+        *out = json_pack("{s:o}", "uri", json_sprintf("%s/%s", keys_uri, name));
+        if (private_pem)
+            json_object_set_new(*out, "private_key", json_string(private_pem));
+    }
+    crypto_free_secret(private_pem);
+    free(generated);
+    return rc;
+}
+
+int identity_key_update(struct store *store, struct arena *arena, long long principal_id,
+                        const char *key, const json_t *body, json_t **out, struct purser_error *err)
+{
+    const char *name, *expiration, *public_pem = NULL;
+    char *generated = NULL, *private_pem = NULL, when[20];
+    json_t *current = NULL;
+    int infinite, rc;
+
+    if ((rc = identity_require_object(body, err)) ||
+        (rc = identity_field_string(body, "name", &name, err)) ||
+        (rc = identity_field_string(body, "expiration_date", &expiration, err)) ||
+        (rc = identity_key_get(store, arena, principal_id, key, &current, err)))
+        return rc;
+    json_decref(current);
+    if (name && !identity_name_ok(name, 1))
+        return identity_invalid(err, "name");
+    if (expiration && (rc = identity_expiration_param(expiration, when, &infinite, err)))
+        return rc;
+    if ((rc = key_material(body, 0, &public_pem, &generated, &private_pem, err)))
+        return rc;
+    if (public_pem) {
+        struct store_value p[] = {STORE_STR(public_pem), STORE_INT(principal_id), STORE_STR(key)};
+        rc = store_exec(
+            store, "UPDATE principal_keys SET public_key = ? WHERE principal_id = ? AND name = ?",
+            p, 3, NULL, NULL, err);
+    }
+    if (!rc && expiration) {
+        struct store_value p[] = {infinite ? STORE_NULLV : STORE_STR(when), STORE_INT(principal_id),
+                                  STORE_STR(key)};
+        rc = store_exec(
+            store, "UPDATE principal_keys SET expires_at = ? WHERE principal_id = ? AND name = ?",
+            p, 3, NULL, NULL, err);
+    }
+    if (!rc && name && strcmp(name, key) != 0) {
+        struct store_value p[] = {STORE_STR(name), STORE_INT(principal_id), STORE_STR(key)};
+        rc = store_exec(store,
+                        "UPDATE principal_keys SET name = ? WHERE principal_id = ? AND name = ?", p,
+                        3, NULL, NULL, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
+    }
+    if (!rc)
+        rc = identity_key_get(store, arena, principal_id, name ? name : key, out, err);
+    if (!rc && private_pem)
+        json_object_set_new(*out, "private_key", json_string(private_pem));
+    crypto_free_secret(private_pem);
+    free(generated);
+    return rc;
+}
+
+int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
+                        const char *key, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(principal_id), STORE_STR(key)};
+    int rc = identity_key_get(store, arena, principal_id, key, out, err);
+    if (!rc)
+        rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?", p,
+                        2, NULL, NULL, err);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* identity_private.h: internals shared by the identity files (identity*.c), not an API. */
+#ifndef PURSER_IDENTITY_PRIVATE_H
+#define PURSER_IDENTITY_PRIVATE_H
+
+#include "auth/identity.h"
+
+#include <jansson.h>
+
+/* A user or client to insert (identity_principal_insert). */
+struct new_principal {
+    const char *org; /* NULL for users */
+    const char *name;
+    const char *display_name, *first_name, *last_name, *email;
+    int validator;
+    const char *public_key; /* the key to register, or NULL for none */
+    const char *role;       /* a membership to add in org, or NULL */
+    long long id;           /* out */
+};
+
+/* Chef's "Field 'X' missing" / "Field 'X' invalid" as PURSER_EINVAL in err. */
+int identity_missing(struct purser_error *err, const char *field);
+int identity_invalid(struct purser_error *err, const char *field);
+
+/* A string field of body (borrowed): *out is NULL when absent or null; PURSER_EINVAL when it is
+ * not a string. */
+int identity_field_string(const json_t *body, const char *field, const char **out,
+                          struct purser_error *err);
+
+/* PURSER_EINVAL "invalid JSON" unless body is an object. */
+int identity_require_object(const json_t *body, struct purser_error *err);
+
+/* base + "/a/b/c/d", the NULL parts left out (Chef's "uri" fields): a new reference, or NULL. */
+json_t *identity_url(const char *base, const char *a, const char *b, const char *c, const char *d);
+
+/* "infinity" for NULL, else the DATETIME cell as ISO 8601 UTC: a new reference. */
+json_t *identity_expiration_json(const char *cell);
+
+/* Parses Chef's expiration_date ("infinity", NULL or ISO 8601 UTC) into a DATETIME parameter in
+ * out (*infinite set when there is no expiry); PURSER_EINVAL naming expiration_date. */
+int identity_expiration_param(const char *text, char out[20], int *infinite,
+                              struct purser_error *err);
+
+/* Fills out from row r of a PRINCIPAL_BY_NAME-shaped result (id, kind, org id, name, server
+ * admin); out->name borrows from rows. */
+void identity_principal_from_row(struct principal *out, const struct store_rows *rows, size_t r);
+
+/* Inserts np (and its key and membership) inside the caller's transaction; np->id is set. */
+int identity_principal_insert(struct store *store, struct new_principal *np,
+                              struct purser_error *err);
+
+#endif

@@ -1,0 +1,111 @@
+/* identity_token.c: API tokens (bearer): made, listed, revoked; only their hashes are stored. */
+#include "auth/identity.h"
+#include "auth/identity_private.h"
+
+#include "base/crypto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* ---- tokens --------------------------------------------------------------------------------- */
+
+int identity_token_create(struct store *store, long long principal_id, const json_t *body,
+                          json_t **out, struct purser_error *err)
+{
+    const char *description = NULL;
+    const json_t *expires_in = json_object_get(body, "expires_in");
+    char hash[65], *token = NULL, *id = NULL;
+    struct arena *arena = NULL;
+    struct store_rows rows;
+    int rc;
+
+    if (body && (rc = identity_require_object(body, err)))
+        return rc;
+    if (body && (rc = identity_field_string(body, "description", &description, err)))
+        return rc;
+    if (description && strlen(description) > 1023)
+        return identity_invalid(err, "description");
+    if (expires_in && !json_is_null(expires_in) &&
+        (!json_is_integer(expires_in) || json_integer_value(expires_in) <= 0 ||
+         json_integer_value(expires_in) > 10LL * 366 * 86400))
+        return identity_invalid(err, "expires_in");
+    token = crypto_new_token();
+    id = crypto_random_hex(8);
+    arena = arena_new();
+    if (!token || !id || !arena) {
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        goto cleanup;
+    }
+    crypto_sha256_hex(hash, token, strlen(token));
+    {
+        int expires = expires_in && json_is_integer(expires_in);
+        struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id), STORE_STR(hash),
+                                  STORE_STR(description ? description : ""),
+                                  expires ? STORE_INT(json_integer_value(expires_in))
+                                          : STORE_NULLV};
+        rc = store_exec(
+            store,
+            "INSERT INTO api_tokens (id, principal_id, token_sha256, description, expires_at)"
+            " VALUES (?, ?, ?, ?, UTC_TIMESTAMP() + INTERVAL ? SECOND)",
+            p, 5, NULL, NULL, err);
+    }
+    if (!rc) {
+        struct store_value p = STORE_STR(id);
+        rc = store_query(
+            store, arena, &rows,
+            "SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%sZ'),"
+            " DATE_FORMAT(expires_at, '%Y-%m-%dT%H:%i:%sZ') FROM api_tokens WHERE id = ?",
+            &p, 1, err);
+    }
+    if (!rc)
+        *out = json_pack(
+            "{s:s, s:s, s:s, s:s, s:o}", "id", id, "token", token, "description",
+            description ? description : "", "created_at", store_cell(&rows, 0, 0), "expires_at",
+            store_cell(&rows, 0, 1) ? json_string(store_cell(&rows, 0, 1)) : json_null());
+cleanup:
+    crypto_free_secret(token);
+    free(id);
+    arena_free(arena);
+    return rc;
+}
+
+static json_t *optional_string(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
+                        json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(principal_id);
+    int rc = store_query(store, arena, &rows,
+                         "SELECT id, description, DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%sZ'),"
+                         " DATE_FORMAT(expires_at, '%Y-%m-%dT%H:%i:%sZ'),"
+                         " DATE_FORMAT(last_used_at, '%Y-%m-%dT%H:%i:%sZ')"
+                         " FROM api_tokens WHERE principal_id = ? ORDER BY created_at, id",
+                         &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_array();
+    for (size_t i = 0; i < rows.count; i++)
+        json_array_append_new(*out,
+                              json_pack("{s:s, s:s, s:s, s:o, s:o}", "id", store_cell(&rows, i, 0),
+                                        "description", store_cell(&rows, i, 1), "created_at",
+                                        store_cell(&rows, i, 2), "expires_at",
+                                        optional_string(store_cell(&rows, i, 3)), "last_used_at",
+                                        optional_string(store_cell(&rows, i, 4))));
+    return 0;
+}
+
+int identity_token_delete(struct store *store, long long principal_id, const char *id,
+                          struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id)};
+    unsigned long long affected = 0;
+    int rc = store_exec(store, "DELETE FROM api_tokens WHERE id = ? AND principal_id = ?", p, 2,
+                        &affected, NULL, err);
+    if (!rc && affected == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "token '%s' not found", id);
+    return rc;
+}
