@@ -53,8 +53,8 @@ int identity_token_create(struct store *store, long long principal_id, const jso
         struct store_value p = STORE_STR(id);
         rc = store_query(
             store, arena, &rows,
-            "SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%sZ'),"
-            " DATE_FORMAT(expires_at, '%Y-%m-%dT%H:%i:%sZ') FROM api_tokens WHERE id = ?",
+            "SELECT " STORE_ISO_TIME("created_at") ","
+            " " STORE_ISO_TIME("expires_at") " FROM api_tokens WHERE id = ?",
             &p, 1, err);
     }
     if (!rc)
@@ -80,9 +80,9 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
     struct store_rows rows;
     struct store_value p = STORE_INT(principal_id);
     int rc = store_query(store, arena, &rows,
-                         "SELECT id, description, DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%sZ'),"
-                         " DATE_FORMAT(expires_at, '%Y-%m-%dT%H:%i:%sZ'),"
-                         " DATE_FORMAT(last_used_at, '%Y-%m-%dT%H:%i:%sZ')"
+                         "SELECT id, description, " STORE_ISO_TIME("created_at") ","
+                         " " STORE_ISO_TIME("expires_at") ","
+                         " " STORE_ISO_TIME("last_used_at")
                          " FROM api_tokens WHERE principal_id = ? ORDER BY created_at, id",
                          &p, 1, err);
     if (rc)

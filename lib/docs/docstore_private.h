@@ -56,6 +56,5 @@ int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *c
 int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);
 
 /* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
-#define SQL_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
 
 #endif

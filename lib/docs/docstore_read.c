@@ -197,7 +197,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     *out = NULL;
     if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
         return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
-    rc = buf_adds(&sql, "SELECT r.id, " SQL_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
+    rc = buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
                         " WHERE r.org_id = ?") ||
          docstore_param(&p, STORE_INT(ctx->org_id));
     if (!rc && tag_count) {
@@ -234,7 +234,7 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
     struct store_rows rows;
     int rc = query(ctx, &rows,
-                   "SELECT id, " SQL_TIME("created_at") ", buckets FROM doc_revisions"
+                   "SELECT id, " STORE_ISO_TIME("created_at") ", buckets FROM doc_revisions"
                    " WHERE org_id = ? AND id = ?",
                    p, 2, err);
     *out = NULL;
@@ -494,7 +494,7 @@ static json_t *entry_json(const struct docstore_ctx *ctx, long long id,
                      json_loads(store_cell(rows, i, 5), JSON_DECODE_ANY, &jerr));
 }
 
-#define ENTRY_COLUMNS "name, entry_id, status, " SQL_TIME("created_at") ", validator, errors"
+#define ENTRY_COLUMNS "name, entry_id, status, " STORE_ISO_TIME("created_at") ", validator, errors"
 
 int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
                              json_t **out, struct purser_error *err)

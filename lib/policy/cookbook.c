@@ -132,7 +132,7 @@ int sandbox_commit(struct store *store, struct arena *arena, const char *org, co
     rc = store_query(
         store, arena, &rows,
         "SELECT sc.checksum, fc.checksum IS NOT NULL, s.completed,"
-        " DATE_FORMAT(s.created_at, '%Y-%m-%dT%H:%i:%sZ')"
+        " " STORE_ISO_TIME("s.created_at")
         " FROM sandboxes s JOIN organizations o ON o.id = s.org_id"
         " LEFT JOIN sandbox_checksums sc ON sc.sandbox_id = s.id"
         " LEFT JOIN file_contents fc ON fc.org_id = s.org_id AND fc.checksum = sc.checksum"

@@ -35,6 +35,10 @@ struct store_value {
 #define STORE_INT(n) ((struct store_value){STORE_INT, NULL, 0, (n)})
 #define STORE_NULLV ((struct store_value){STORE_NULL, NULL, 0, 0})
 
+/* SQL that reads a DATETIME column as UTC ISO 8601 with Z ("2026-11-23T08:53:00Z"): the one
+ * form of time in answers (SPEC §2). col is SQL text, such as "r.created_at". */
+#define STORE_ISO_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+
 /* A whole result set; every cell is text (NULL for SQL NULL), all memory in the arena. */
 struct store_rows {
     size_t count;

@@ -1,0 +1,178 @@
+/* policy_node.c: nodes (Chef's node objects in policy mode), in Chef's shapes. */
+#include "policy/policy.h"
+#include "policy/policy_private.h"
+
+#include "auth/identity.h"
+#include "policy/policy_lock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* ---- nodes --------------------------------------------------------------------------------- */
+
+/* Checks a node body and fills Chef's defaults; *node is a new reference. */
+static int node_normalize(const json_t *body, const char *url_name, json_t **node,
+                          struct purser_error *err)
+{
+    static const char *const attribute_sets[] = {"normal", "default", "override", "automatic"};
+    static const char *const policy_fields[] = {"policy_name", "policy_group"};
+    const json_t *name = json_object_get(body, "name");
+    *node = NULL;
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
+    if (!name)
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' missing");
+    if (!json_is_string(name) || !identity_name_ok(json_string_value(name), 1))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid");
+    if (url_name && strcmp(json_string_value(name), url_name) != 0)
+        return purser_error_set(err, PURSER_EINVAL, "Node name mismatch.");
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(body, policy_fields[i]);
+        if (v && !json_is_null(v) && (!json_is_string(v) || !policy_name_ok(json_string_value(v))))
+            return purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", policy_fields[i]);
+    }
+    if (json_object_get(body, "run_list") && !json_is_array(json_object_get(body, "run_list")))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'run_list' is not a valid run list");
+    *node = json_copy((json_t *)body);
+    if (!json_object_get(*node, "json_class"))
+        json_object_set_new(*node, "json_class", json_string("Chef::Node"));
+    if (!json_object_get(*node, "chef_type"))
+        json_object_set_new(*node, "chef_type", json_string("node"));
+    if (!json_object_get(*node, "chef_environment"))
+        json_object_set_new(*node, "chef_environment", json_string("_default"));
+    if (!json_object_get(*node, "run_list"))
+        json_object_set_new(*node, "run_list", json_array());
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *v = json_object_get(*node, attribute_sets[i]);
+        if (v && !json_is_object(v)) {
+            json_decref(*node);
+            *node = NULL;
+            return purser_error_set(err, PURSER_EINVAL, "Field '%s' is not a hash",
+                                    attribute_sets[i]);
+        }
+        if (!v)
+            json_object_set_new(*node, attribute_sets[i], json_object());
+    }
+    return 0;
+}
+
+static struct store_value optional_string_value(const json_t *node, const char *field)
+{
+    const json_t *v = json_object_get(node, field);
+    return json_is_string(v) ? (struct store_value)STORE_STR(json_string_value(v))
+                             : (struct store_value)STORE_NULLV;
+}
+
+int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+              json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p;
+    long long oid;
+    int rc = identity_org_id(store, arena, org, &oid, err);
+    if (rc)
+        return rc;
+    p = (struct store_value)STORE_INT(oid);
+    rc = store_query(store, arena, &rows, "SELECT name FROM nodes WHERE org_id = ? ORDER BY name",
+                     &p, 1, err);
+    if (rc)
+        return rc;
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++)
+        json_object_set_new(
+            *out, store_cell(&rows, i, 0),
+            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(&rows, i, 0)));
+    return 0;
+}
+
+int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+                json_t **out, struct purser_error *err)
+{
+    json_t *node = NULL;
+    char *text = NULL;
+    struct arena *arena = arena_new();
+    long long oid;
+    int rc = arena ? node_normalize(body, NULL, &node, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        rc = identity_org_id(store, arena, org, &oid, err);
+    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        const char *name = json_string_value(json_object_get(node, "name"));
+        struct store_value p[] = {STORE_INT(oid), STORE_STR(name),
+                                  optional_string_value(node, "policy_name"),
+                                  optional_string_value(node, "policy_group"), STORE_STR(text)};
+        rc = store_exec(store,
+                        "INSERT INTO nodes (org_id, name, policy_name, policy_group, body)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        p, 5, NULL, NULL, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
+        if (!rc)
+            *out = json_pack("{s:o}", "uri",
+                             json_sprintf("%s/organizations/%s/nodes/%s", base, org, name));
+    }
+    free(text);
+    json_decref(node);
+    arena_free(arena);
+    return rc;
+}
+
+#define NODE_ROW                                                                                   \
+    "SELECT n.id, n.body FROM nodes n JOIN organizations o ON o.id = n.org_id"                     \
+    " WHERE o.name = ? AND n.name = ?"
+
+int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+             json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, NODE_ROW, p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return policy_not_found(err, "node", name);
+    *out = policy_parse_stored(store_cell(&rows, 0, 1));
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+}
+
+int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+                const json_t *body, json_t **out, struct purser_error *err)
+{
+    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
+    struct store_rows rows;
+    json_t *node = NULL;
+    char *text = NULL;
+    int rc = node_normalize(body, name, &node, err);
+    if (!rc)
+        rc = store_query(store, arena, &rows, NODE_ROW, key, 2, err);
+    if (!rc && rows.count == 0)
+        rc = policy_not_found(err, "node", name);
+    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        struct store_value p[] = {optional_string_value(node, "policy_name"),
+                                  optional_string_value(node, "policy_group"), STORE_STR(text),
+                                  STORE_INT(atoll(store_cell(&rows, 0, 0)))};
+        rc = store_exec(store,
+                        "UPDATE nodes SET policy_name = ?, policy_group = ?, body = ? WHERE id = ?",
+                        p, 4, NULL, NULL, err);
+    }
+    if (!rc)
+        *out = json_incref(node);
+    free(text);
+    json_decref(node);
+    return rc;
+}
+
+int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                json_t **out, struct purser_error *err)
+{
+    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
+    int rc = node_get(store, arena, org, name, out, err);
+    return policy_delete_read(store, rc,
+                              "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
+                              " WHERE o.name = ? AND n.name = ?",
+                              key, 2, out, err);
+}
