@@ -18,6 +18,7 @@
 #ifndef PURSER_YAML_CODEC_H
 #define PURSER_YAML_CODEC_H
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/err.h"
 
@@ -53,5 +54,8 @@ int yaml_codec_emit(struct buf *out, const json_t *docs, struct purser_error *er
 /* The text a JSON scalar has as a mapping key ("1", "true", "null", the string itself).
  * Returns a new string the caller frees, or NULL for a container or when out of memory. */
 char *yaml_codec_key_text(const json_t *scalar);
+
+/* yaml_codec_key_text in arena memory (owned by the arena), or NULL as above. */
+char *yaml_codec_key_text_in(struct arena *arena, const json_t *scalar);
 
 #endif

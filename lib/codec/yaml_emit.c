@@ -48,6 +48,13 @@ char *yaml_codec_key_text(const json_t *scalar)
     return strdup(text);
 }
 
+char *yaml_codec_key_text_in(struct arena *arena, const json_t *scalar)
+{
+    char *text = yaml_codec_key_text(scalar), *copy = text ? arena_strdup(arena, text) : NULL;
+    free(text);
+    return copy;
+}
+
 static int emit(yaml_emitter_t *emitter, yaml_event_t *event)
 {
     return yaml_emitter_emit(emitter, event) ? 0 : PURSER_EINTERNAL;

@@ -36,20 +36,6 @@ struct write {
     struct buf *out;
 };
 
-/* ---- small SQL helpers ---- */
-
-static int query(const struct docstore_ctx *ctx, struct store_rows *rows, const char *sql,
-                 const struct store_value *params, size_t n, struct purser_error *err)
-{
-    return store_query(ctx->store, ctx->arena, rows, sql, params, n, err);
-}
-
-static int exec(const struct docstore_ctx *ctx, const char *sql, const struct store_value *params,
-                size_t n, struct purser_error *err)
-{
-    return store_exec(ctx->store, sql, params, n, NULL, NULL, err);
-}
-
 /* Runs "prefix VALUES (?,..),(?,..) suffix" over rows of width parameters, in batches. */
 static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const char *suffix,
                        size_t width, const struct store_value *params, size_t rows,
@@ -69,114 +55,13 @@ static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const
         if (rc)
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         else
-            rc = exec(ctx, buf_cstr(&sql), params + done * width, k * width, err);
+            rc = docstore_exec(ctx, buf_cstr(&sql), params + done * width, k * width, NULL, err);
         buf_release(&sql);
         if (rc)
             return rc;
         done += k;
     }
     return 0;
-}
-
-int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
-                            struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
-    int rc = query(ctx, &rows, "SELECT 1 FROM doc_revisions WHERE org_id = ? AND id = ?", p, 2,
-                   err);
-    if (!rc && rows.count == 0)
-        rc = purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
-                              id);
-    return rc;
-}
-
-int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(ctx->org_id)};
-    int rc = query(ctx, &rows, "SELECT MAX(id) FROM doc_revisions WHERE org_id = ?", p, 1, err);
-    *out = !rc && store_cell(&rows, 0, 0) ? atoll(store_cell(&rows, 0, 0)) : 0;
-    return rc;
-}
-
-int docstore_members(const struct docstore_ctx *ctx, long long id, struct member **out,
-                     size_t *count, struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
-    struct member *list;
-    int rc;
-
-    *out = NULL;
-    *count = 0;
-    if (id == 0)
-        return 0;
-    rc = query(ctx, &rows,
-               "SELECT m.content_id, m.bucket_id, b.name, m.since_revision, c.content_sha256,"
-               " m.schema_name, m.layer, m.name, m.abstract, m.encrypted"
-               " FROM doc_revision_documents m JOIN doc_buckets b ON b.id = m.bucket_id"
-               " JOIN doc_contents c ON c.id = m.content_id"
-               " WHERE m.org_id = ? AND m.revision_id = ? ORDER BY m.content_id",
-               p, 2, err);
-    if (rc)
-        return rc;
-    if (!(list = arena_calloc(ctx->arena, rows.count ? rows.count : 1, sizeof(*list))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++) {
-        struct member *m = &list[i];
-        m->content_id = atoll(store_cell(&rows, i, 0));
-        m->bucket_id = atoll(store_cell(&rows, i, 1));
-        m->bucket = store_cell(&rows, i, 2);
-        m->since = atoll(store_cell(&rows, i, 3));
-        m->sha = (const unsigned char *)store_cell(&rows, i, 4);
-        m->schema = store_cell(&rows, i, 5);
-        m->layer = store_cell(&rows, i, 6);
-        m->name = store_cell(&rows, i, 7);
-        m->abstract = atoi(store_cell(&rows, i, 8));
-        m->encrypted = atoi(store_cell(&rows, i, 9));
-    }
-    *out = list;
-    *count = rows.count;
-    return 0;
-}
-
-int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const char *layer,
-                       const char *name, int key_id, const char *sealed, size_t sealed_len,
-                       json_t **out, struct purser_error *err)
-{
-    size_t aad_len = 0, plain_len = 0;
-    char *aad = document_aad(ctx->arena, ctx->org_id, schema, layer, name, &aad_len), *plain;
-    json_error_t jerr;
-    int rc;
-
-    *out = NULL;
-    if (!aad)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!ctx->keyring)
-        return purser_error_set(err, PURSER_EUNAVAIL,
-                                "no keyring is configured: encrypted documents cannot be read");
-    rc = keyring_open(ctx->keyring, key_id, aad, aad_len, (const unsigned char *)sealed, sealed_len,
-                      &plain, &plain_len, err);
-    if (rc)
-        return rc;
-    *out = json_loadb(plain, plain_len, JSON_DECODE_ANY, &jerr);
-    keyring_free_plain(plain, plain_len);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a sealed record is not JSON");
-}
-
-json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
-                               const char *bucket, long long revision)
-{
-    json_error_t jerr;
-    json_t *meta = json_loads(metadata_text, 0, &jerr);
-    if (!meta || !data) {
-        json_decref(meta);
-        json_decref(data);
-        return NULL;
-    }
-    return json_pack("{s:s, s:o, s:o, s:{s:s, s:I}}", "schema", schema, "metadata", meta, "data",
-                     data, "status", "bucket", bucket, "revision", (json_int_t)revision);
 }
 
 /* ---- writing ---- */
@@ -212,9 +97,9 @@ static int lock_head(struct write *w, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(w->ctx->org_id)};
     struct store_rows rows;
-    int rc = exec(w->ctx, "INSERT IGNORE INTO doc_heads (org_id) VALUES (?)", p, 1, err);
+    int rc = docstore_exec(w->ctx, "INSERT IGNORE INTO doc_heads (org_id) VALUES (?)", p, 1, NULL, err);
     if (!rc)
-        rc = query(w->ctx, &rows,
+        rc = docstore_query(w->ctx, &rows,
                    "SELECT next_revision FROM doc_heads WHERE org_id = ? FOR UPDATE", p, 1, err);
     if (rc)
         return rc;
@@ -242,9 +127,9 @@ static int bucket_id(struct write *w, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(w->ctx->org_id), STORE_STR(w->bucket)};
     struct store_rows rows;
-    int rc = exec(w->ctx, "INSERT IGNORE INTO doc_buckets (org_id, name) VALUES (?, ?)", p, 2, err);
+    int rc = docstore_exec(w->ctx, "INSERT IGNORE INTO doc_buckets (org_id, name) VALUES (?, ?)", p, 2, NULL, err);
     if (!rc)
-        rc = query(w->ctx, &rows, "SELECT id FROM doc_buckets WHERE org_id = ? AND name = ?", p, 2,
+        rc = docstore_query(w->ctx, &rows, "SELECT id FROM doc_buckets WHERE org_id = ? AND name = ?", p, 2,
                    err);
     if (!rc)
         w->bucket_id = atoll(store_cell(&rows, 0, 0));
@@ -265,7 +150,7 @@ static int same_secret(struct write *w, const struct member *m, const struct doc
     struct store_rows rows;
     json_t *data = NULL;
     char *a = NULL, *b = NULL;
-    int rc = query(w->ctx, &rows, "SELECT metadata, data, key_id FROM doc_contents WHERE id = ?", p,
+    int rc = docstore_query(w->ctx, &rows, "SELECT metadata, data, key_id FROM doc_contents WHERE id = ?", p,
                    1, err);
     *same = 0;
     if (rc || rows.count == 0)
@@ -466,7 +351,7 @@ static int content_ids(struct write *w, struct entry *entries, size_t n,
             got++;
         }
         buf_addc(&sql, ')');
-        rc = query(w->ctx, &rows, buf_cstr(&sql), p, k + 1, err);
+        rc = docstore_query(w->ctx, &rows, buf_cstr(&sql), p, k + 1, err);
         buf_release(&sql);
         if (rc)
             return rc;
@@ -477,15 +362,6 @@ static int content_ids(struct write *w, struct entry *entries, size_t n,
         done += k;
     }
     return 0;
-}
-
-/* A label value as the filter compares it ("72" for 72), in arena memory. */
-static char *label_text(struct arena *arena, const json_t *v)
-{
-    char *text = yaml_codec_key_text(v), *copy;
-    copy = text ? arena_strdup(arena, text) : NULL;
-    free(text);
-    return copy;
 }
 
 /* Labels of the new contents, for the metadata.label filter. */
@@ -510,7 +386,7 @@ static int store_labels(struct write *w, const struct entry *entries, size_t n,
         json_object_foreach(json_object_get(json_object_get(entries[i].doc->doc, "metadata"),
                                             "labels"),
                             key, v) {
-            char *text = label_text(w->ctx->arena, v);
+            char *text = yaml_codec_key_text_in(w->ctx->arena, v);
             p[at++] = STORE_INT(entries[i].content_id);
             p[at++] = STORE_STR(key);
             p[at++] = STORE_STR(text ? text : "");
@@ -599,11 +475,11 @@ static int store_revision(struct write *w, const struct entry *entries, size_t n
     struct store_value head[] = {STORE_INT(w->revision + 1), STORE_INT(w->ctx->org_id)};
     struct store_value rev[] = {STORE_INT(w->ctx->org_id), STORE_INT(w->revision),
                                 STORE_STR(w->ctx->principal), STORE_STR(buckets ? buckets : "[]")};
-    int rc = exec(w->ctx, "UPDATE doc_heads SET next_revision = ? WHERE org_id = ?", head, 2, err);
+    int rc = docstore_exec(w->ctx, "UPDATE doc_heads SET next_revision = ? WHERE org_id = ?", head, 2, NULL, err);
     if (!rc)
-        rc = exec(w->ctx,
+        rc = docstore_exec(w->ctx,
                   "INSERT INTO doc_revisions (org_id, id, created_by, buckets) VALUES (?, ?, ?, ?)",
-                  rev, 4, err);
+                  rev, 4, NULL, err);
     return rc;
 }
 
@@ -639,11 +515,11 @@ static int record_schema_validation(const struct docstore_ctx *ctx, long long re
                                     struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(revision)};
-    return exec(ctx,
+    return docstore_exec(ctx,
                 "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
                 " validator, errors) VALUES (?, ?, 'deckhand-schema-validation', 0, 'success',"
                 " '{\"name\":\"deckhand\",\"version\":\"1.0\"}', '[]')",
-                p, 2, err);
+                p, 2, NULL, err);
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
@@ -778,8 +654,8 @@ static int purge_txn(struct store *store, void *arg, struct purser_error *err)
     (void)store;
     for (size_t i = 0; i < sizeof(statements) / sizeof(statements[0]); i++) {
         struct store_rows rows;
-        int rc = i == 1 ? query(ctx, &rows, statements[i], p, 1, err)
-                        : exec(ctx, statements[i], p, 1, err);
+        int rc = i == 1 ? docstore_query(ctx, &rows, statements[i], p, 1, err)
+                        : docstore_exec(ctx, statements[i], p, 1, NULL, err);
         if (rc)
             return rc;
     }
@@ -868,91 +744,4 @@ int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out
         return purser_error_set(err, PURSER_EINVAL, "revision id must be 0 or more");
     rc = store_txn(ctx->store, 0, rollback_txn, &r, err);
     return rc ? rc : docstore_revision(ctx, r.w.revision, out, err);
-}
-
-int docstore_count_sealed(struct store *store, struct arena *arena, int key_id, long *count,
-                          struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(key_id)};
-    int rc = store_query(store, arena, &rows,
-                         "SELECT COUNT(*) FROM doc_contents WHERE encrypted = 1 AND key_id = ?", p,
-                         1, err);
-    *count = rc ? 0 : atol(store_cell(&rows, 0, 0));
-    return rc;
-}
-
-struct rotate {
-    struct arena *arena;
-    const struct keyring *ring;
-    long batch, done;
-};
-
-/* Re-seals one content under the newest slot, if no one re-sealed it meanwhile. */
-static int reseal(struct store *store, struct rotate *r, struct store_rows *rows, size_t i,
-                  struct purser_error *err)
-{
-    struct docstore_ctx ctx = {.store = store, .arena = r->arena, .keyring = r->ring,
-                               .org_id = atoll(store_cell(rows, i, 1))};
-    const char *schema = store_cell(rows, i, 2), *layer = store_cell(rows, i, 3),
-               *name = store_cell(rows, i, 4);
-    size_t aad_len = 0, sealed_len = 0;
-    char *aad = document_aad(r->arena, ctx.org_id, schema, layer, name, &aad_len), *text;
-    unsigned char *sealed = NULL;
-    json_t *data = NULL;
-    int key_id = 0, old_key = atoi(store_cell(rows, i, 5)), rc;
-
-    if (!aad)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    rc = docstore_open_data(&ctx, schema, layer, name, old_key, store_cell(rows, i, 6),
-                            rows->lengths[i * rows->columns + 6], &data, err);
-    if (rc)
-        return rc;
-    text = json_dumps(data, JSON_COMPACT | JSON_ENCODE_ANY);
-    json_decref(data);
-    rc = text ? keyring_seal(r->ring, aad, aad_len, text, strlen(text), &sealed, &sealed_len,
-                             &key_id, err)
-              : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    crypto_free_secret(text);
-    if (!rc) {
-        struct store_value p[] = {STORE_BLOB((const char *)sealed, sealed_len), STORE_INT(key_id),
-                                  STORE_INT(atoll(store_cell(rows, i, 0))), STORE_INT(old_key)};
-        unsigned long long affected = 0;
-        rc = store_exec(store, "UPDATE doc_contents SET data = ?, key_id = ? WHERE id = ? AND key_id = ?",
-                        p, 4, &affected, NULL, err);
-        r->done += (long)affected;
-    }
-    free(sealed);
-    return rc;
-}
-
-static int rotate_txn(struct store *store, void *arg, struct purser_error *err)
-{
-    struct rotate *r = arg;
-    struct store_value p[] = {STORE_INT(keyring_newest(r->ring)), STORE_INT(r->batch)};
-    struct store_rows rows;
-    int rc = store_query(store, r->arena, &rows,
-                         "SELECT id, org_id, schema_name, layer, name, key_id, data FROM doc_contents"
-                         " WHERE encrypted = 1 AND key_id <> ? ORDER BY id LIMIT ? FOR UPDATE",
-                         p, 2, err);
-    r->done = 0;
-    for (size_t i = 0; !rc && i < rows.count; i++)
-        rc = reseal(store, r, &rows, i, err);
-    return rc;
-}
-
-int docstore_rotate_batch(struct store *store, struct arena *arena, const struct keyring *ring,
-                          long batch, long *done, long *left, struct purser_error *err)
-{
-    struct rotate r = {.arena = arena, .ring = ring, .batch = batch};
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(keyring_newest(ring))};
-    int rc = store_txn(store, 0, rotate_txn, &r, err);
-    *done = r.done;
-    if (!rc)
-        rc = store_query(store, arena, &rows,
-                         "SELECT COUNT(*) FROM doc_contents WHERE encrypted = 1 AND key_id <> ?", p,
-                         1, err);
-    *left = rc ? 0 : atol(store_cell(&rows, 0, 0));
-    return rc;
 }

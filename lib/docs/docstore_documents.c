@@ -5,27 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int docstore_param(struct docstore_params *p, struct store_value v)
-{
-    if (p->n == sizeof(p->v) / sizeof(p->v[0]))
-        return -1;
-    p->v[p->n++] = v;
-    return 0;
-}
-
-int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
-                       const char **values, size_t n)
-{
-    int rc;
-    if (!n)
-        return 0;
-    rc = buf_printf(sql, " AND %s IN (", col);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = buf_adds(sql, i ? ",?" : "?") || docstore_param(p, STORE_STR(values[i]));
-    return rc || buf_addc(sql, ')');
-}
-
-/* schema by whole sections: "a" matches a/..., "a/B" a/B/..., "a/B/v1" itself. */
 static int filter_schema(struct arena *arena, struct buf *sql, struct docstore_params *p,
                          const char **schemas, size_t n)
 {

@@ -1,4 +1,7 @@
-/* docstore_private.h: what docstore.c (writes) and docstore_read.c (reads) share. */
+/* docstore_private.h: the document store's internals, shared by its files (docstore.c writes,
+ * docstore_read.c, docstore_documents.c, docstore_render.c, docstore_keys.c), which include this
+ * header and never each other. Defined in docstore_common.c, except docstore_sort_json
+ * (docstore_documents.c, beside the filters it shares its comparisons with). */
 #ifndef PURSER_DOCSTORE_PRIVATE_H
 #define PURSER_DOCSTORE_PRIVATE_H
 
@@ -16,6 +19,12 @@ struct member {
 };
 
 #define REDACTED "[redacted]"
+
+/* store_query and store_exec with the context's store and arena. */
+int docstore_query(const struct docstore_ctx *ctx, struct store_rows *rows, const char *sql,
+                   const struct store_value *params, size_t n, struct purser_error *err);
+int docstore_exec(const struct docstore_ctx *ctx, const char *sql, const struct store_value *params,
+                  size_t n, unsigned long long *affected, struct purser_error *err);
 
 /* PURSER_ENOTFOUND "The requested revision=N was not found." unless revision id exists. */
 int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
@@ -54,7 +63,5 @@ int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *c
 /* Sorts documents (a JSON array) by filter->sort paths and order, stably, then applies
  * filter->limit. -1 when out of memory. */
 int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);
-
-/* "YYYY-MM-DDTHH:MM:SSZ" of a DATETIME column, selected through this SQL expression. */
 
 #endif

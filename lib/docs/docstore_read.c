@@ -9,17 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-static int query(const struct docstore_ctx *ctx, struct store_rows *rows, const char *sql,
-                 const struct store_value *params, size_t n, struct purser_error *err)
-{
-    return store_query(ctx->store, ctx->arena, rows, sql, params, n, err);
-}
-
-static int exec(const struct docstore_ctx *ctx, const char *sql, const struct store_value *params,
-                size_t n, unsigned long long *affected, struct purser_error *err)
-{
-    return store_exec(ctx->store, sql, params, n, affected, NULL, err);
-}
 
 /* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory). */
 static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
@@ -62,7 +51,7 @@ static const char *validation_status(const struct docstore_ctx *ctx, long long i
     struct store_rows rows;
     long long age, limit;
     *failed = 0;
-    if (query(ctx, &rows,
+    if (docstore_query(ctx, &rows,
               "SELECT status, TIMESTAMPDIFF(SECOND, created_at, UTC_TIMESTAMP(6)) FROM"
               " doc_validations WHERE org_id = ? AND revision_id = ? AND name = ?"
               " ORDER BY entry_id DESC LIMIT 1",
@@ -92,7 +81,7 @@ static json_t *policy_statuses(const struct docstore_ctx *ctx, long long id, int
     struct store_rows rows;
     json_t *out = json_object();
     *all_ok = 1;
-    if (!out || query(ctx, &rows,
+    if (!out || docstore_query(ctx, &rows,
                       "SELECT c.name, c.data FROM doc_revision_documents m JOIN doc_contents c"
                       " ON c.id = m.content_id WHERE m.org_id = ? AND m.revision_id = ? AND"
                       " m.schema_name LIKE 'deckhand/ValidationPolicy/%' ORDER BY c.name",
@@ -146,7 +135,7 @@ static json_t *tags_of(const struct docstore_ctx *ctx, long long id, int with_da
     json_t *out = with_data ? json_object() : json_array();
     if (!out)
         return oom(err);
-    if (query(ctx, &rows,
+    if (docstore_query(ctx, &rows,
               "SELECT tag, data FROM doc_tags WHERE org_id = ? AND revision_id = ? ORDER BY tag", p,
               2, err)) {
         json_decref(out);
@@ -211,7 +200,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     if (rc)
         rc = purser_error_set(err, PURSER_EINVAL, "too many tags");
     else
-        rc = query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
+        rc = docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
     if (rc)
         return rc;
@@ -233,7 +222,7 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
     struct store_rows rows;
-    int rc = query(ctx, &rows,
+    int rc = docstore_query(ctx, &rows,
                    "SELECT id, " STORE_ISO_TIME("created_at") ", buckets FROM doc_revisions"
                    " WHERE org_id = ? AND id = ?",
                    p, 2, err);
@@ -262,7 +251,7 @@ static int bucket_contents(const struct docstore_ctx *ctx, long long id, json_t 
     if (id == 0)
         return 0;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = query(ctx, &rows,
+        (rc = docstore_query(ctx, &rows,
                     "SELECT b.name, m.content_id FROM doc_revision_documents m JOIN doc_buckets b"
                     " ON b.id = m.bucket_id WHERE m.org_id = ? AND m.revision_id = ?"
                     " ORDER BY b.name, m.content_id",
@@ -345,7 +334,7 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
     {
         struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
                                   STORE_STR(text ? text : "{}")};
-        rc = exec(ctx,
+        rc = docstore_exec(ctx,
                   "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES (?, ?, ?, ?)"
                   " ON DUPLICATE KEY UPDATE data = VALUES(data)",
                   p, 4, NULL, err);
@@ -365,7 +354,7 @@ int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *t
     int rc;
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = query(ctx, &rows,
+        (rc = docstore_query(ctx, &rows,
                     "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p,
                     3, err)))
         return rc;
@@ -393,9 +382,9 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
     if (rc)
         return rc;
     if (!tag)
-        return exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?", p, 2, NULL,
+        return docstore_exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?", p, 2, NULL,
                     err);
-    rc = exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+    rc = docstore_exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
               &affected, err);
     if (!rc && affected == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND,
@@ -461,7 +450,7 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
     struct store_rows rows;
     int rc;
     (void)store;
-    rc = query(v->ctx, &rows,
+    rc = docstore_query(v->ctx, &rows,
                "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
                " revision_id = ? AND name = ? FOR UPDATE",
                key, 3, err);
@@ -471,7 +460,7 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
     {
         struct store_value p[] = {key[0], key[1], key[2], STORE_INT(v->entry), STORE_STR(v->status),
                                   STORE_STR(v->validator), STORE_STR(v->errors)};
-        return exec(v->ctx,
+        return docstore_exec(v->ctx,
                     "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
                     " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     p, 7, NULL, err);
@@ -505,7 +494,7 @@ int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int d
     int rc;
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = query(ctx, &rows,
+        (rc = docstore_query(ctx, &rows,
                     "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
                     " revision_id = ? ORDER BY name, entry_id",
                     p, 2, err)))
@@ -535,7 +524,7 @@ int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, co
     int rc;
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = query(ctx, &rows,
+        (rc = docstore_query(ctx, &rows,
                     "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
                     " revision_id = ? AND name = ? ORDER BY entry_id",
                     p, 3, err)))
@@ -560,7 +549,7 @@ int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, cons
     int rc;
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = query(ctx, &rows,
+        (rc = docstore_query(ctx, &rows,
                     "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
                     " revision_id = ? AND name = ? AND entry_id = ?",
                     p, 4, err)))

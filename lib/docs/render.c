@@ -105,12 +105,11 @@ static char *key3(struct arena *arena, const char *a, const char *b, const char 
     return k;
 }
 
-static char *scalar_text(struct arena *arena, const json_t *v)
+/* A label value as selectors compare it ("72" for 72), in arena memory; "" for none. */
+static const char *scalar_text(struct arena *arena, const json_t *v)
 {
-    char *text = yaml_codec_key_text(v), *copy;
-    copy = text ? arena_strdup(arena, text) : NULL;
-    free(text);
-    return copy ? copy : "";
+    const char *text = yaml_codec_key_text_in(arena, v);
+    return text ? text : "";
 }
 
 static int identity_compare(const struct rdoc *a, const struct rdoc *b)
