@@ -1,5 +1,6 @@
 /* lru.c: a hash table (separate chaining) threaded on a doubly linked recency list. */
 #include "base/lru.h"
+#include "base/hash.h"
 
 #include "base/err.h"
 
@@ -22,14 +23,6 @@ struct lru {
     struct entry *newest, *oldest;
     struct lru_stats stats;
 };
-
-static uint64_t hash(const char *key)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *key; key++)
-        h = (h ^ (unsigned char)*key) * 1099511628211ULL;
-    return h;
-}
 
 struct lru *lru_new(size_t capacity, unsigned ttl)
 {
@@ -72,7 +65,7 @@ static void push_newest(struct lru *c, struct entry *e)
 
 static struct entry **slot_of(struct lru *c, const char *key)
 {
-    struct entry **slot = &c->buckets[hash(key) % c->bucket_count];
+    struct entry **slot = &c->buckets[hash_fnv1a(key, strlen(key)) % c->bucket_count];
     while (*slot && strcmp((*slot)->key, key) != 0)
         slot = &(*slot)->chain;
     return slot;

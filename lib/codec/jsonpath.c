@@ -1,5 +1,6 @@
 /* jsonpath.c: compiling Deckhand's JSONPath subset, and get, set and delete with it. */
 #include "codec/jsonpath.h"
+#include "base/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -229,14 +230,6 @@ struct jsonpath_cache {
     struct entry **buckets;
 };
 
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-    return h;
-}
-
 struct jsonpath_cache *jsonpath_cache_new(void)
 {
     struct jsonpath_cache *cache = calloc(1, sizeof(*cache));
@@ -269,9 +262,10 @@ static void grow(struct jsonpath_cache *cache)
         return; /* stays correct, only slower */
     for (size_t i = 0; i < cache->size; i++)
         for (struct entry *e = cache->buckets[i], *next; e; e = next) {
+            size_t slot = hash_fnv1a(e->path->text, strlen(e->path->text)) % size;
             next = e->next;
-            e->next = buckets[hash(e->path->text) % size];
-            buckets[hash(e->path->text) % size] = e;
+            e->next = buckets[slot];
+            buckets[slot] = e;
         }
     free(cache->buckets);
     cache->buckets = buckets;
@@ -281,7 +275,7 @@ static void grow(struct jsonpath_cache *cache)
 const struct jsonpath *jsonpath_cached(struct jsonpath_cache *cache, const char *text,
                                        struct purser_error *err)
 {
-    size_t slot = hash(text) % cache->size;
+    size_t slot = hash_fnv1a(text, strlen(text)) % cache->size;
     struct entry *e;
     for (e = cache->buckets[slot]; e; e = e->next)
         if (strcmp(e->path->text, text) == 0)

@@ -1,67 +1,20 @@
-/* render.c: layering and substitution over one dependency graph, each document once. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include "docs/render.h"
+/* render.c: layering and substitution over one dependency graph, each document once: reading
+ * the documents, the graph, layering, the order and the output (substitution: render_subst.c). */
+#include "docs/render_private.h"
 
-#include "base/arena.h"
-#include "docs/document.h"
-#include "codec/jsonpath.h"
+#include "base/hash.h"
 #include "codec/yaml_codec.h"
 
-#include <pcre2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct rdoc {
-    const json_t *doc;
-    const char *schema, *name, *layer;
-    int layer_index; /* -1: not layered */
-    int abstract, control, replacement, encrypted, done;
-    int owned; /* data is this document's own copy (else it is the input's, shared) */
-    const json_t *labels, *selector, *actions, *subs, *original;
-    json_t *data; /* rendered so far (owned) */
-    struct rdoc *parent, *replaced_by;
-    struct rdoc **users; /* the documents that wait for this one */
-    size_t nusers, users_cap, waiting, rank;
-    json_t *secret_paths;
-};
-
-/* A string-keyed table of document lists (labels, sources), in arena memory. */
-struct slot {
-    struct slot *next;
-    char *key;
-    size_t key_len;
-    struct rdoc **items;
-    size_t count, cap;
-};
-
-#define BUCKETS 4096
-
-struct render {
-    struct arena *arena;
-    struct rdoc *docs;
-    size_t count;
-    const json_t *order; /* layerOrder */
-    struct slot *labels[BUCKETS], *sources[BUCKETS];
-    struct jsonpath_cache *paths;
-    struct slot *regexes[64];
-    struct purser_error *err;
-};
-
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
-
 /* The slot for key (n bytes, may hold NULs), created when create is set. */
-static struct slot *slot_for(struct arena *arena, struct slot **table, size_t buckets,
+struct slot *render_slot_for(struct arena *arena, struct slot **table, size_t buckets,
                              const char *key, size_t n, int create)
 {
-    struct slot **head = &table[hash(key, n) % buckets], *s;
+    struct slot **head = &table[hash_fnv1a(key, n) % buckets], *s;
     for (s = *head; s; s = s->next)
         if (s->key_len == n && memcmp(s->key, key, n) == 0)
             return s;
@@ -74,7 +27,7 @@ static struct slot *slot_for(struct arena *arena, struct slot **table, size_t bu
     return s;
 }
 
-static int slot_add(struct arena *arena, struct slot *s, struct rdoc *d)
+int render_slot_add(struct arena *arena, struct slot *s, struct rdoc *d)
 {
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
@@ -129,7 +82,7 @@ static int by_identity(const void *x, const void *y)
 
 /* ---- reading the documents ---- */
 
-static const char *str(const json_t *v)
+const char *render_str(const json_t *v)
 {
     return json_is_string(v) ? json_string_value(v) : "";
 }
@@ -138,8 +91,8 @@ static int layer_index(const json_t *order, const char *layer)
 {
     size_t i;
     const json_t *l;
-    json_array_foreach(order, i, l) {
-        if (strcmp(str(l), layer) == 0)
+    json_array_foreach (order, i, l) {
+        if (strcmp(render_str(l), layer) == 0)
             return (int)i;
     }
     return -1;
@@ -150,13 +103,13 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     const json_t *meta = json_object_get(doc, "metadata");
     const json_t *ld = json_object_get(meta, "layeringDefinition");
     d->doc = doc;
-    d->schema = str(json_object_get(doc, "schema"));
-    d->name = str(json_object_get(meta, "name"));
-    d->layer = str(json_object_get(ld, "layer"));
-    d->control = strcmp(str(json_object_get(meta, "schema")), "metadata/Control/v1") == 0;
+    d->schema = render_str(json_object_get(doc, "schema"));
+    d->name = render_str(json_object_get(meta, "name"));
+    d->layer = render_str(json_object_get(ld, "layer"));
+    d->control = strcmp(render_str(json_object_get(meta, "schema")), "metadata/Control/v1") == 0;
     d->abstract = json_is_true(json_object_get(ld, "abstract"));
     d->replacement = json_is_true(json_object_get(meta, "replacement"));
-    d->encrypted = strcmp(str(json_object_get(meta, "storagePolicy")), "encrypted") == 0;
+    d->encrypted = strcmp(render_str(json_object_get(meta, "storagePolicy")), "encrypted") == 0;
     d->labels = json_object_get(meta, "labels");
     d->selector = json_object_get(ld, "parentSelector");
     d->actions = json_object_get(ld, "actions");
@@ -185,11 +138,11 @@ static int index_labels(struct render *r, struct rdoc *d)
     json_t *v;
     if (d->layer_index < 0)
         return 0;
-    json_object_foreach((json_t *)d->labels, key, v) {
+    json_object_foreach ((json_t *)d->labels, key, v) {
         size_t n;
         char *k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n);
-        struct slot *s = k ? slot_for(r->arena, r->labels, BUCKETS, k, n, 1) : NULL;
-        if (!s || slot_add(r->arena, s, d))
+        struct slot *s = k ? render_slot_for(r->arena, r->labels, BUCKETS, k, n, 1) : NULL;
+        if (!s || render_slot_add(r->arena, s, d))
             return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     }
     return 0;
@@ -199,7 +152,7 @@ static int selector_matches(const json_t *selector, const json_t *labels)
 {
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)selector, key, v) {
+    json_object_foreach ((json_t *)selector, key, v) {
         const json_t *have = json_object_get(labels, key);
         if (!have || !json_equal(have, v))
             return 0;
@@ -219,12 +172,13 @@ static int find_parent(struct render *r, struct rdoc *d)
 
     if (d->layer_index < 0 || !json_object_size(d->selector))
         return 0;
-    json_object_foreach((json_t *)d->selector, key, v) break; /* the first pair narrows */
+    json_object_foreach ((json_t *)d->selector, key, v)
+        break; /* the first pair narrows */
     if (!key || !v)
         return 0;
     if (!(k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n)))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    if (!(s = slot_for(r->arena, r->labels, BUCKETS, k, n, 0)))
+    if (!(s = render_slot_for(r->arena, r->labels, BUCKETS, k, n, 0)))
         return 0;
     for (size_t i = 0; i < s->count; i++) {
         struct rdoc *c = s->items[i];
@@ -257,22 +211,26 @@ static int check_replacement(struct render *r, struct rdoc *d)
     struct rdoc *p = d->parent;
     if (d->replacement) {
         if (!p)
-            return replacement_fault(r, d, "Document replacement requires that the document "
-                                           "with `replacement: true` have a parent.");
+            return replacement_fault(r, d,
+                                     "Document replacement requires that the document "
+                                     "with `replacement: true` have a parent.");
         if (strcmp(p->schema, d->schema) || strcmp(p->name, d->name))
-            return replacement_fault(r, d, "Document replacement requires that both documents "
-                                           "have the same `schema` and `metadata.name`.");
+            return replacement_fault(r, d,
+                                     "Document replacement requires that both documents "
+                                     "have the same `schema` and `metadata.name`.");
         if (p->replaced_by)
             return replacement_fault(r, d, "The parent already has a replacement.");
         if (p->replacement)
-            return replacement_fault(r, p, "A replacement document cannot itself be replaced "
-                                           "by another document.");
+            return replacement_fault(r, p,
+                                     "A replacement document cannot itself be replaced "
+                                     "by another document.");
         p->replaced_by = d;
     } else if (p && strcmp(p->schema, d->schema) == 0 && strcmp(p->name, d->name) == 0) {
-        return replacement_fault(r, d, "Non-replacement documents cannot have the same "
-                                       "`schema` and `metadata.name` as their parent. Either "
-                                       "add `replacement: true` to the document or give the "
-                                       "document a different name.");
+        return replacement_fault(r, d,
+                                 "Non-replacement documents cannot have the same "
+                                 "`schema` and `metadata.name` as their parent. Either "
+                                 "add `replacement: true` to the document or give the "
+                                 "document a different name.");
     }
     return 0;
 }
@@ -287,22 +245,23 @@ static int index_source(struct render *r, struct rdoc *d)
     if (d->abstract)
         return 0;
     if (!(k = key3(r->arena, d->schema, d->name, NULL, &n)) ||
-        !(s = slot_for(r->arena, r->sources, BUCKETS, k, n, 1)))
+        !(s = render_slot_for(r->arena, r->sources, BUCKETS, k, n, 1)))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (!s->count)
-        return slot_add(r->arena, s, d) ? purser_error_set(r->err, PURSER_EINTERNAL, "oom") : 0;
+        return render_slot_add(r->arena, s, d) ? purser_error_set(r->err, PURSER_EINTERNAL, "oom")
+                                               : 0;
     if (d->layer_index > s->items[0]->layer_index ||
         (d->layer_index == s->items[0]->layer_index && identity_compare(d, s->items[0]) < 0))
         s->items[0] = d;
     return 0;
 }
 
-static struct rdoc *source_of(struct render *r, const json_t *src)
+struct rdoc *render_source_of(struct render *r, const json_t *src)
 {
     size_t n;
-    char *k = key3(r->arena, str(json_object_get(src, "schema")),
-                   str(json_object_get(src, "name")), NULL, &n);
-    struct slot *s = k ? slot_for(r->arena, r->sources, BUCKETS, k, n, 0) : NULL;
+    char *k = key3(r->arena, render_str(json_object_get(src, "schema")),
+                   render_str(json_object_get(src, "name")), NULL, &n);
+    struct slot *s = k ? render_slot_for(r->arena, r->sources, BUCKETS, k, n, 0) : NULL;
     struct rdoc *d = s && s->count ? s->items[0] : NULL;
     return d && d->replaced_by ? d->replaced_by : d;
 }
@@ -341,19 +300,20 @@ static int build_edges(struct render *r, struct rdoc *d)
         return 0;
     if (ancestor(d) && depend(r, d, ancestor(d)))
         return r->err->code;
-    json_array_foreach(d->subs, i, sub) {
+    json_array_foreach (d->subs, i, sub) {
         const json_t *src = json_object_get(sub, "src");
-        struct rdoc *from = source_of(r, src);
+        struct rdoc *from = render_source_of(r, src);
         if (!from)
             return purser_error_set(r->err, PURSER_EEXISTS,
                                     "Required substitution source document [%s] %s was not "
                                     "found, yet is referenced by [%s, %s] %s.",
-                                    str(json_object_get(src, "schema")),
-                                    str(json_object_get(src, "name")), d->schema, d->layer,
+                                    render_str(json_object_get(src, "schema")),
+                                    render_str(json_object_get(src, "name")), d->schema, d->layer,
                                     d->name);
         if (from->replacement && from->replaced_by)
-            return replacement_fault(r, from, "A replacement document cannot itself be "
-                                              "replaced by another document.");
+            return replacement_fault(r, from,
+                                     "A replacement document cannot itself be "
+                                     "replaced by another document.");
         if (depend(r, d, from))
             return r->err->code;
     }
@@ -366,7 +326,7 @@ static void deep_merge(json_t *into, const json_t *from)
 {
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)from, key, v) {
+    json_object_foreach ((json_t *)from, key, v) {
         json_t *have = json_object_get(into, key);
         if (json_is_object(have) && json_is_object(v))
             deep_merge(have, v);
@@ -388,8 +348,8 @@ static int missing_key(struct render *r, const struct rdoc *d, const char *metho
 
 static int apply_action(struct render *r, struct rdoc *d, const json_t *action, json_t **rendered)
 {
-    const char *method = str(json_object_get(action, "method"));
-    const char *text = str(json_object_get(action, "path"));
+    const char *method = render_str(json_object_get(action, "method"));
+    const char *text = render_str(json_object_get(action, "path"));
     const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
     json_t *from_child;
 
@@ -426,7 +386,7 @@ static int layer(struct render *r, struct rdoc *d)
     if (!from || !json_array_size(d->actions))
         return 0;
     rendered = json_deep_copy(from->data);
-    json_array_foreach(d->actions, i, action) {
+    json_array_foreach (d->actions, i, action) {
         if (apply_action(r, d, action, &rendered)) {
             json_decref(rendered);
             return r->err->code;
@@ -439,7 +399,7 @@ static int layer(struct render *r, struct rdoc *d)
 }
 
 /* Makes d's data its own before a substitution writes into it. */
-static int own_data(struct render *r, struct rdoc *d)
+int render_own_data(struct render *r, struct rdoc *d)
 {
     json_t *copy;
     if (d->owned)
@@ -449,209 +409,6 @@ static int own_data(struct render *r, struct rdoc *d)
     json_decref(d->data);
     d->data = copy;
     d->owned = 1;
-    return 0;
-}
-
-/* ---- substitution ---- */
-
-static pcre2_code *regex(struct render *r, const char *pattern)
-{
-    struct slot *s = slot_for(r->arena, r->regexes, 64, pattern, strlen(pattern), 1);
-    int code;
-    PCRE2_SIZE offset;
-    pcre2_code *re;
-    if (!s)
-        return NULL;
-    if (s->count)
-        return (pcre2_code *)s->items[0];
-    re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &offset, NULL);
-    if (!re) {
-        purser_error_set(r->err, PURSER_EINVAL, "pattern '%s' is not a valid regular expression",
-                         pattern);
-        return NULL;
-    }
-    slot_add(r->arena, s, (struct rdoc *)re);
-    return re;
-}
-
-static void free_regexes(struct render *r)
-{
-    for (size_t i = 0; i < 64; i++)
-        for (struct slot *s = r->regexes[i]; s; s = s->next)
-            if (s->count)
-                pcre2_code_free((pcre2_code *)s->items[0]);
-}
-
-/* The value a substitution copies: the source's data at src.path (the whole data when it is
- * not a mapping or list), narrowed by src.pattern and match_group. A new reference. */
-static json_t *source_value(struct render *r, const struct rdoc *d, const struct rdoc *from,
-                            const json_t *src)
-{
-    const char *text = str(json_object_get(src, "path")), *pattern;
-    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
-    json_t *v;
-    if (!path)
-        return NULL;
-    v = json_is_object(from->data) || json_is_array(from->data) ? jsonpath_get(path, from->data)
-                                                                : from->data;
-    if (!v || json_is_null(v)) {
-        purser_error_set(r->err, PURSER_EINVAL,
-                         "Required substitution source secret was not found at path %s in "
-                         "source document [%s, %s] %s which is referenced by destination "
-                         "document [%s, %s] %s under its `metadata.substitutions`.",
-                         text, from->schema, from->layer, from->name, d->schema, d->layer, d->name);
-        return NULL;
-    }
-    if (!(pattern = json_string_value(json_object_get(src, "pattern"))))
-        return json_incref(v);
-    if (!json_is_string(v)) {
-        purser_error_set(r->err, PURSER_EINVAL,
-                         "src.pattern of a substitution into [%s, %s] %s needs a string source",
-                         d->schema, d->layer, d->name);
-        return NULL;
-    }
-    {
-        pcre2_code *re = regex(r, pattern);
-        pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
-        json_int_t group = json_integer_value(json_object_get(src, "match_group"));
-        int rc = md ? pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0,
-                                  0, md, NULL)
-                    : -1;
-        json_t *out = json_incref(v); /* no match: the whole value, as Deckhand does */
-        if (rc > 0 && group >= 0 && group < rc) {
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-            json_decref(out);
-            out = json_stringn(json_string_value(v) + ov[2 * group],
-                               ov[2 * group + 1] - ov[2 * group]);
-        }
-        pcre2_match_data_free(md);
-        return re ? out : (json_decref(out), NULL);
-    }
-}
-
-/* s with every match of re replaced by with (literally); a new string or NULL. */
-static json_t *replace_all(pcre2_code *re, const char *s, size_t len, const char *with)
-{
-    PCRE2_SIZE size = len + strlen(with) * 4 + 64;
-    for (int attempt = 0; attempt < 8; attempt++) {
-        PCRE2_UCHAR *out = malloc(size);
-        PCRE2_SIZE out_len = size;
-        int rc;
-        if (!out)
-            return NULL;
-        rc = pcre2_substitute(re, (PCRE2_SPTR)s, len, 0,
-                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL |
-                                  PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
-                              NULL, NULL, (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, out, &out_len);
-        if (rc >= 0) {
-            json_t *result = json_stringn((char *)out, out_len);
-            free(out);
-            return result;
-        }
-        free(out);
-        if (rc != PCRE2_ERROR_NOMEMORY)
-            return NULL;
-        size = out_len + 1;
-    }
-    return NULL;
-}
-
-/* Replaces matches in every string under v, down to depth levels (-1: all). */
-static void replace_within(pcre2_code *re, json_t *v, const char *with, long depth)
-{
-    size_t i;
-    const char *key;
-    json_t *item;
-    if (depth == 0)
-        return;
-    json_array_foreach(v, i, item) {
-        if (json_is_string(item)) {
-            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
-            if (s)
-                json_array_set_new(v, i, s);
-        } else
-            replace_within(re, item, with, depth - 1);
-    }
-    json_object_foreach(v, key, item) {
-        if (json_is_string(item)) {
-            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
-            if (s)
-                json_object_set_new(v, key, s);
-        } else
-            replace_within(re, item, with, depth - 1);
-    }
-}
-
-static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest, json_t *value,
-                           int secret)
-{
-    const char *text = str(json_object_get(dest, "path"));
-    const char *pattern = json_string_value(json_object_get(dest, "pattern"));
-    const json_t *recurse = json_object_get(dest, "recurse");
-    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
-    json_t *target;
-    pcre2_code *re;
-    char *with;
-    int rc = 0;
-
-    if (!path)
-        return r->err->code;
-    if (secret)
-        json_array_append_new(d->secret_paths ? d->secret_paths : (d->secret_paths = json_array()),
-                              json_string(text));
-    if (!pattern)
-        return jsonpath_set(path, &d->data, json_deep_copy(value), r->err);
-    target = jsonpath_get(path, d->data);
-    if (!(re = regex(r, pattern)))
-        return r->err->code;
-    if (!target || (!json_is_string(target) && !recurse))
-        return purser_error_set(r->err, PURSER_EINVAL,
-                                "The destination document's `data` section is missing the "
-                                "pattern %s specified under `substitutions.dest.pattern` at path "
-                                "%s, specified under `substitutions.dest.path`.",
-                                pattern, text);
-    with = json_is_string(value) ? strdup(json_string_value(value))
-                                 : json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (!with)
-        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    if (json_is_string(target)) {
-        json_t *s = replace_all(re, json_string_value(target), json_string_length(target), with);
-        rc = s ? jsonpath_set(path, &d->data, s, r->err)
-               : purser_error_set(r->err, PURSER_EINTERNAL, "pattern replacement failed");
-    } else {
-        json_t *depth = json_object_get(recurse, "depth");
-        replace_within(re, target, with, json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
-    }
-    free(with);
-    return rc;
-}
-
-static int substitute(struct render *r, struct rdoc *d)
-{
-    size_t i;
-    const json_t *sub;
-    if (json_array_size(d->subs) && own_data(r, d))
-        return r->err->code;
-    json_array_foreach(d->subs, i, sub) {
-        const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
-        struct rdoc *from = source_of(r, src);
-        json_t *value = from ? source_value(r, d, from, src) : NULL;
-        int rc = 0;
-        if (!value)
-            return r->err->code;
-        if (json_is_array(dest)) {
-            size_t j;
-            const json_t *one;
-            json_array_foreach(dest, j, one) {
-                if (!rc)
-                    rc = substitute_into(r, d, one, value, from->encrypted);
-            }
-        } else
-            rc = substitute_into(r, d, dest, value, from->encrypted);
-        json_decref(value);
-        if (rc)
-            return rc;
-    }
     return 0;
 }
 
@@ -705,8 +462,8 @@ static int cycle(struct render *r)
         const struct rdoc *d = &r->docs[i];
         if (d->done)
             continue;
-        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s[%s] %s",
-                                 shown++ ? ", " : "", d->schema, d->name);
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s[%s] %s", shown++ ? ", " : "",
+                                 d->schema, d->name);
         if (used >= sizeof(list))
             break;
     }
@@ -718,7 +475,8 @@ static int cycle(struct render *r)
 
 static int render_in_order(struct render *r)
 {
-    struct heap h = {.items = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(struct rdoc *))};
+    struct heap h = {.items =
+                         arena_calloc(r->arena, r->count ? r->count : 1, sizeof(struct rdoc *))};
     size_t rendered = 0;
     if (!h.items)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
@@ -727,7 +485,7 @@ static int render_in_order(struct render *r)
             heap_push(&h, &r->docs[i]);
     while (h.count) {
         struct rdoc *d = heap_pop(&h);
-        if (!d->control && ((d->parent && layer(r, d)) || substitute(r, d)))
+        if (!d->control && ((d->parent && layer(r, d)) || render_substitute(r, d)))
             return r->err->code;
         d->done = 1;
         rendered++;
@@ -756,8 +514,8 @@ static int output(struct render *r, json_t **out, json_t **secret_paths)
         json_object_set(doc, "data", sorted[i]->data);
         json_array_append_new(*out, doc);
         if (secret_paths)
-            json_array_append(*secret_paths, sorted[i]->secret_paths ? sorted[i]->secret_paths
-                                                                     : json_null());
+            json_array_append(*secret_paths,
+                              sorted[i]->secret_paths ? sorted[i]->secret_paths : json_null());
     }
     return 0;
 }
@@ -766,11 +524,12 @@ static const json_t *find_policy(const json_t *docs)
 {
     const json_t *best = NULL, *d;
     size_t i;
-    json_array_foreach(docs, i, d) {
-        const char *schema = str(json_object_get(d, "schema"));
-        const char *name = str(json_object_get(json_object_get(d, "metadata"), "name"));
+    json_array_foreach (docs, i, d) {
+        const char *schema = render_str(json_object_get(d, "schema"));
+        const char *name = render_str(json_object_get(json_object_get(d, "metadata"), "name"));
         if (document_schema_is(schema, "deckhand/LayeringPolicy") &&
-            (!best || strcmp(name, str(json_object_get(json_object_get(best, "metadata"), "name"))) < 0))
+            (!best || strcmp(name, render_str(json_object_get(json_object_get(best, "metadata"),
+                                                              "name"))) < 0))
             best = d;
     }
     return best;
@@ -828,7 +587,8 @@ int render_documents(const json_t *docs, const json_t *fallback_policy, json_t *
     r->count = json_array_size(docs);
     r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
     if (!policy)
-        rc = purser_error_set(err, PURSER_EEXISTS, "Required LayeringPolicy was not found for layering.");
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "Required LayeringPolicy was not found for layering.");
     else if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
@@ -841,7 +601,7 @@ int render_documents(const json_t *docs, const json_t *fallback_policy, json_t *
         json_decref(r->docs[i].data);
         json_decref(r->docs[i].secret_paths);
     }
-    free_regexes(r);
+    render_free_regexes(r);
     jsonpath_cache_free(r->paths);
     arena_free(r->arena);
     free(r);

@@ -1,12 +1,10 @@
-/* jsonschema.c: JSON Schema draft 4: compiling schemas into nodes, and validating with them. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include "codec/jsonschema.h"
+/* jsonschema_compile.c: JSON Schema draft 4: compiling schemas into nodes (ids, $ref and base
+ * URIs, the built-in meta-schema, PCRE2 patterns). */
+#include "codec/jsonschema_private.h"
 
-#include "base/arena.h"
 #include "base/buf.h"
 
 #include <math.h>
-#include <pcre2.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,8 +32,10 @@ static const char meta_schema_text[] =
     "\"id\":{\"type\":\"string\"},\"$schema\":{\"type\":\"string\"},"
     "\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"default\":{},"
     "\"multipleOf\":{\"type\":\"number\",\"minimum\":0,\"exclusiveMinimum\":true},"
-    "\"maximum\":{\"type\":\"number\"},\"exclusiveMaximum\":{\"type\":\"boolean\",\"default\":false},"
-    "\"minimum\":{\"type\":\"number\"},\"exclusiveMinimum\":{\"type\":\"boolean\",\"default\":false},"
+    "\"maximum\":{\"type\":\"number\"},\"exclusiveMaximum\":{\"type\":\"boolean\",\"default\":"
+    "false},"
+    "\"minimum\":{\"type\":\"number\"},\"exclusiveMinimum\":{\"type\":\"boolean\",\"default\":"
+    "false},"
     "\"maxLength\":{\"$ref\":\"#/definitions/positiveInteger\"},"
     "\"minLength\":{\"$ref\":\"#/definitions/positiveIntegerDefault0\"},"
     "\"pattern\":{\"type\":\"string\",\"format\":\"regex\"},"
@@ -68,62 +68,6 @@ static const char meta_schema_text[] =
     "\"not\":{\"$ref\":\"#\"}},"
     "\"dependencies\":{\"exclusiveMaximum\":[\"maximum\"],\"exclusiveMinimum\":[\"minimum\"]},"
     "\"default\":{}}";
-
-enum { T_NULL = 1, T_BOOL = 2, T_INT = 4, T_NUM = 8, T_STR = 16, T_ARR = 32, T_OBJ = 64 };
-
-struct node;
-
-struct named {
-    const char *name;
-    struct node *node;
-    const json_t *list; /* dependencies given as property names */
-    pcre2_code *re;     /* patternProperties */
-};
-
-struct node {
-    const json_t *json;
-    const char *base;  /* the base URI in effect */
-    const char *spath; /* "#/properties/a" */
-    const char *ref;   /* absolute "$ref", or NULL */
-    struct node *target;
-    unsigned types;
-    const json_t *enum_values, *required, *minimum, *maximum;
-    struct named *props, *patterns, *deps;
-    size_t nprops, npatterns, ndeps;
-    int no_additional, no_additional_items, unique, excl_min, excl_max;
-    struct node *additional, *items, *additional_items, *not;
-    struct node **tuple, **all, **any, **one;
-    size_t ntuple, nall, nany, none;
-    long min_props, max_props, min_items, max_items, min_len, max_len;
-    double multiple_of;
-    pcre2_code *pattern;
-};
-
-/* An identified document or location: "uri" (no fragment) with the JSON that pointers walk,
- * or "uri#name" for a location-independent id. */
-struct known {
-    struct known *next;
-    const char *uri, *base;
-    json_t *root;
-    struct node *node;
-};
-
-struct seen {
-    struct seen *next;
-    const json_t *json;
-    struct node *node;
-};
-
-#define SEEN_BUCKETS 256
-
-struct jsonschema {
-    struct arena *arena;
-    json_t *doc, *meta;
-    struct node *root;
-    struct known *known;
-    struct seen *seen[SEEN_BUCKETS];
-    struct purser_error *err;
-};
 
 static void free_code(void *code)
 {
@@ -196,8 +140,8 @@ static struct node *compile(struct jsonschema *s, const json_t *json, const char
 static struct node *sub(struct jsonschema *s, struct node *n, const json_t *json, const char *key,
                         const char *more)
 {
-    const char *spath = arena_sprintf(s->arena, "%s/%s%s%s", n->spath, key, more ? "/" : "",
-                                      more ? more : "");
+    const char *spath =
+        arena_sprintf(s->arena, "%s/%s%s%s", n->spath, key, more ? "/" : "", more ? more : "");
     return spath ? compile(s, json, n->base, spath) : NULL;
 }
 
@@ -224,8 +168,8 @@ static pcre2_code *regex(struct jsonschema *s, const char *spath, const char *pa
 {
     int code;
     PCRE2_SIZE offset;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
-                                   &offset, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &offset, NULL);
     if (!re) {
         bad(s, spath, "a pattern that is not a valid regular expression");
         return NULL;
@@ -239,8 +183,8 @@ static unsigned type_bit(const char *name)
     static const struct {
         const char *name;
         unsigned bit;
-    } types[] = {{"null", T_NULL},    {"boolean", T_BOOL}, {"integer", T_INT}, {"number", T_NUM},
-                 {"string", T_STR},   {"array", T_ARR},    {"object", T_OBJ}};
+    } types[] = {{"null", T_NULL},  {"boolean", T_BOOL}, {"integer", T_INT}, {"number", T_NUM},
+                 {"string", T_STR}, {"array", T_ARR},    {"object", T_OBJ}};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         if (strcmp(name, types[i].name) == 0)
             return types[i].bit;
@@ -253,7 +197,8 @@ static int compile_type(struct jsonschema *s, struct node *n, const json_t *type
     const json_t *t;
     if (json_is_string(type))
         n->types = type_bit(json_string_value(type));
-    json_array_foreach(type, i, t) n->types |= json_is_string(t) ? type_bit(json_string_value(t)) : 0;
+    json_array_foreach (type, i, t)
+        n->types |= json_is_string(t) ? type_bit(json_string_value(t)) : 0;
     if (!n->types)
         return bad(s, n->spath, "type names no JSON Schema type");
     return 0;
@@ -263,7 +208,8 @@ static long count_of(const json_t *v)
 {
     if (json_is_integer(v) && json_integer_value(v) >= 0)
         return (long)json_integer_value(v);
-    if (json_is_real(v) && json_real_value(v) >= 0 && floor(json_real_value(v)) == json_real_value(v))
+    if (json_is_real(v) && json_real_value(v) >= 0 &&
+        floor(json_real_value(v)) == json_real_value(v))
         return (long)json_real_value(v);
     return -2;
 }
@@ -277,7 +223,7 @@ static int compile_object(struct jsonschema *s, struct node *n, const json_t *j)
     if ((v = json_object_get(j, "properties"))) {
         json_t *p;
         n->props = arena_calloc(s->arena, json_object_size(v) + 1, sizeof(*n->props));
-        json_object_foreach((json_t *)v, key, p) {
+        json_object_foreach ((json_t *)v, key, p) {
             n->props[n->nprops].name = key;
             if (!(n->props[n->nprops++].node = sub(s, n, p, "properties", key)))
                 return -1;
@@ -286,10 +232,11 @@ static int compile_object(struct jsonschema *s, struct node *n, const json_t *j)
     if ((v = json_object_get(j, "patternProperties"))) {
         json_t *p;
         n->patterns = arena_calloc(s->arena, json_object_size(v) + 1, sizeof(*n->patterns));
-        json_object_foreach((json_t *)v, key, p) {
+        json_object_foreach ((json_t *)v, key, p) {
             struct named *e = &n->patterns[n->npatterns++];
             e->name = key;
-            if (!(e->re = regex(s, n->spath, key)) || !(e->node = sub(s, n, p, "patternProperties", key)))
+            if (!(e->re = regex(s, n->spath, key)) ||
+                !(e->node = sub(s, n, p, "patternProperties", key)))
                 return -1;
         }
     }
@@ -305,7 +252,7 @@ static int compile_object(struct jsonschema *s, struct node *n, const json_t *j)
     if ((v = json_object_get(j, "dependencies"))) {
         json_t *d;
         n->deps = arena_calloc(s->arena, json_object_size(v) + 1, sizeof(*n->deps));
-        json_object_foreach((json_t *)v, key, d) {
+        json_object_foreach ((json_t *)v, key, d) {
             struct named *e = &n->deps[n->ndeps++];
             e->name = key;
             if (json_is_array(d))
@@ -387,7 +334,7 @@ static int compile_combinators(struct jsonschema *s, struct node *n, const json_
     if ((v = json_object_get(j, "definitions"))) {
         const char *key;
         json_t *d;
-        json_object_foreach((json_t *)v, key, d) {
+        json_object_foreach ((json_t *)v, key, d) {
             if (!sub(s, n, d, "definitions", key))
                 return -1;
         }
@@ -414,7 +361,8 @@ static struct node *compile(struct jsonschema *s, const json_t *json, const char
         bad(s, spath, "a schema must be a JSON object");
         return NULL;
     }
-    if (!(n = arena_calloc(s->arena, 1, sizeof(*n))) || !(seen = arena_calloc(s->arena, 1, sizeof(*seen)))) {
+    if (!(n = arena_calloc(s->arena, 1, sizeof(*n))) ||
+        !(seen = arena_calloc(s->arena, 1, sizeof(*seen)))) {
         purser_error_set(s->err, PURSER_EINTERNAL, "out of memory");
         return NULL;
     }
@@ -457,11 +405,12 @@ int jsonschema_compile(struct jsonschema **out, json_t *schema, struct purser_er
     s->err = err;
     s->doc = json_incref(schema);
     id = json_object_get(schema, "id");
-    add_known(s, json_is_string(id) && !json_object_get(schema, "$ref")
-                     ? arena_strndup(s->arena, json_string_value(id),
-                                     strcspn(json_string_value(id), "#"))
-                     : "",
-              "", schema, NULL);
+    add_known(
+        s,
+        json_is_string(id) && !json_object_get(schema, "$ref")
+            ? arena_strndup(s->arena, json_string_value(id), strcspn(json_string_value(id), "#"))
+            : "",
+        "", schema, NULL);
     if (!(s->root = compile(s, schema, "", "#"))) {
         jsonschema_free(s);
         return err ? err->code : PURSER_EINVAL;
@@ -523,7 +472,7 @@ static json_t *pointer(struct arena *arena, json_t *root, const char *fragment)
     return root;
 }
 
-static struct node *resolve_ref(struct jsonschema *s, struct node *n)
+struct node *jsonschema_resolve_ref(struct jsonschema *s, struct node *n)
 {
     const char *hash = strchr(n->ref, '#');
     const char *fragment = hash ? hash + 1 : "";
@@ -556,309 +505,4 @@ static struct node *resolve_ref(struct jsonschema *s, struct node *n)
     n->target = compile(s, target, k->base, n->ref);
     s->err = NULL;
     return n->target;
-}
-
-/* ---- validating ---- */
-
-/* Where in the instance: a chain up to the root, formatted only for a failure. */
-struct where {
-    const struct where *up;
-    const char *key;
-    size_t index;
-};
-
-struct check {
-    struct jsonschema *s;
-    json_t *errors;
-    size_t max;
-};
-
-static void format_where(struct buf *b, const struct where *w)
-{
-    if (!w) {
-        buf_addc(b, '$');
-        return;
-    }
-    format_where(b, w->up);
-    if (w->key)
-        buf_printf(b, ".%s", w->key);
-    else
-        buf_printf(b, "[%zu]", w->index);
-}
-
-static int fail(struct check *c, const struct node *n, const struct where *w, const char *keyword,
-                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int fail(struct check *c, const struct node *n, const struct where *w, const char *keyword,
-                const char *fmt, ...)
-{
-    char message[256];
-    struct buf path = BUF_INIT, spath = BUF_INIT;
-    va_list ap;
-    if (!c->errors || (c->max && json_array_size(c->errors) >= c->max))
-        return 0;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof(message), fmt, ap);
-    va_end(ap);
-    format_where(&path, w);
-    buf_printf(&spath, "%s/%s", n->spath, keyword);
-    json_array_append_new(c->errors, json_pack("{s:s, s:s, s:s}", "path", buf_cstr(&path),
-                                               "schema_path", buf_cstr(&spath), "message", message));
-    buf_release(&path);
-    buf_release(&spath);
-    return 0;
-}
-
-int jsonschema_equal(const json_t *a, const json_t *b)
-{
-    if (json_is_number(a) && json_is_number(b))
-        return json_number_value(a) == json_number_value(b);
-    if (json_typeof(a) != json_typeof(b))
-        return 0;
-    if (json_is_array(a)) {
-        if (json_array_size(a) != json_array_size(b))
-            return 0;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!jsonschema_equal(json_array_get(a, i), json_array_get(b, i)))
-                return 0;
-        return 1;
-    }
-    if (json_is_object(a)) {
-        const char *key;
-        json_t *v;
-        if (json_object_size(a) != json_object_size(b))
-            return 0;
-        json_object_foreach((json_t *)a, key, v) {
-            const json_t *other = json_object_get(b, key);
-            if (!other || !jsonschema_equal(v, other))
-                return 0;
-        }
-        return 1;
-    }
-    return json_equal(a, b);
-}
-
-static unsigned type_of(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_NULL: return T_NULL;
-    case JSON_TRUE:
-    case JSON_FALSE: return T_BOOL;
-    case JSON_INTEGER: return T_INT | T_NUM;
-    case JSON_REAL:
-        return floor(json_real_value(v)) == json_real_value(v) && isfinite(json_real_value(v))
-                   ? T_INT | T_NUM
-                   : T_NUM;
-    case JSON_STRING: return T_STR;
-    case JSON_ARRAY: return T_ARR;
-    default: return T_OBJ;
-    }
-}
-
-static int valid(struct check *c, struct node *n, const json_t *v, const struct where *w);
-
-/* Validity under a subschema without collecting its failures (anyOf, oneOf, not). */
-static int quietly(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    struct check q = {.s = c->s};
-    return valid(&q, n, v, w);
-}
-
-static size_t code_points(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
-static int matches(pcre2_code *re, const char *s, size_t len)
-{
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int rc = md ? pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL) : -1;
-    pcre2_match_data_free(md);
-    return rc >= 0;
-}
-
-static int valid_number(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    double x = json_number_value(v);
-    int ok = 1;
-    if (n->minimum) {
-        double m = json_number_value(n->minimum);
-        if (n->excl_min ? x <= m : x < m)
-            ok = fail(c, n, w, "minimum", "is less than %s%g", n->excl_min ? "or equal to " : "", m);
-    }
-    if (n->maximum) {
-        double m = json_number_value(n->maximum);
-        if (n->excl_max ? x >= m : x > m)
-            ok = fail(c, n, w, "maximum", "is more than %s%g", n->excl_max ? "or equal to " : "", m);
-    }
-    if (n->multiple_of > 0) {
-        double q = x / n->multiple_of;
-        if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q)))
-            ok = fail(c, n, w, "multipleOf", "is not a multiple of %g", n->multiple_of);
-    }
-    return ok;
-}
-
-static int valid_string(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    const char *s = json_string_value(v);
-    size_t len = json_string_length(v), cps = code_points(s, len);
-    int ok = 1;
-    if (n->min_len >= 0 && cps < (size_t)n->min_len)
-        ok = fail(c, n, w, "minLength", "shorter than %ld characters", n->min_len);
-    if (n->max_len >= 0 && cps > (size_t)n->max_len)
-        ok = fail(c, n, w, "maxLength", "longer than %ld characters", n->max_len);
-    if (n->pattern && !matches(n->pattern, s, len))
-        ok = fail(c, n, w, "pattern", "does not match the pattern %s",
-                  json_string_value(json_object_get(n->json, "pattern")));
-    return ok;
-}
-
-static int valid_array(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    size_t size = json_array_size(v);
-    int ok = 1;
-    if (n->min_items >= 0 && size < (size_t)n->min_items)
-        ok = fail(c, n, w, "minItems", "fewer than %ld items", n->min_items);
-    if (n->max_items >= 0 && size > (size_t)n->max_items)
-        ok = fail(c, n, w, "maxItems", "more than %ld items", n->max_items);
-    for (size_t i = 0; i < size && (ok || c->errors); i++) {
-        struct where here = {.up = w, .index = i};
-        struct node *item = n->tuple ? (i < n->ntuple ? n->tuple[i] : n->additional_items)
-                                     : n->items;
-        if (n->tuple && i >= n->ntuple && n->no_additional_items) {
-            ok = fail(c, n, w, "additionalItems", "more than %zu items", n->ntuple);
-            break;
-        }
-        if (item && !valid(c, item, json_array_get(v, i), &here))
-            ok = 0;
-    }
-    for (size_t i = 0; n->unique && i < size; i++)
-        for (size_t j = i + 1; j < size; j++)
-            if (jsonschema_equal(json_array_get(v, i), json_array_get(v, j))) {
-                ok = fail(c, n, w, "uniqueItems", "items %zu and %zu are equal", i, j);
-                i = size;
-                break;
-            }
-    return ok;
-}
-
-/* The schemas a property falls under: properties, patternProperties, else additional. */
-static int valid_property(struct check *c, struct node *n, const char *key, const json_t *value,
-                          const struct where *w)
-{
-    struct where here = {.up = w, .key = key};
-    int ok = 1, covered = 0;
-    for (size_t i = 0; i < n->nprops; i++)
-        if (strcmp(n->props[i].name, key) == 0) {
-            covered = 1;
-            ok &= valid(c, n->props[i].node, value, &here);
-        }
-    for (size_t i = 0; i < n->npatterns; i++)
-        if (matches(n->patterns[i].re, key, strlen(key))) {
-            covered = 1;
-            ok &= valid(c, n->patterns[i].node, value, &here);
-        }
-    if (!covered && n->no_additional)
-        ok = fail(c, n, w, "additionalProperties", "property '%s' is not allowed", key);
-    else if (!covered && n->additional)
-        ok &= valid(c, n->additional, value, &here);
-    return ok;
-}
-
-static int valid_object(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    size_t size = json_object_size(v), i;
-    const char *key;
-    json_t *value;
-    const json_t *name;
-    int ok = 1;
-    if (n->min_props >= 0 && size < (size_t)n->min_props)
-        ok = fail(c, n, w, "minProperties", "fewer than %ld properties", n->min_props);
-    if (n->max_props >= 0 && size > (size_t)n->max_props)
-        ok = fail(c, n, w, "maxProperties", "more than %ld properties", n->max_props);
-    json_array_foreach(n->required, i, name) {
-        if (json_is_string(name) && !json_object_get(v, json_string_value(name)))
-            ok = fail(c, n, w, "required", "property '%s' is required", json_string_value(name));
-    }
-    json_object_foreach((json_t *)v, key, value) {
-        if ((n->nprops || n->npatterns || n->no_additional || n->additional) &&
-            !valid_property(c, n, key, value, w))
-            ok = 0;
-    }
-    for (size_t d = 0; d < n->ndeps; d++) {
-        if (!json_object_get(v, n->deps[d].name))
-            continue;
-        if (n->deps[d].node && !valid(c, n->deps[d].node, v, w))
-            ok = 0;
-        json_array_foreach(n->deps[d].list, i, name) {
-            if (json_is_string(name) && !json_object_get(v, json_string_value(name)))
-                ok = fail(c, n, w, "dependencies", "'%s' needs property '%s'", n->deps[d].name,
-                          json_string_value(name));
-        }
-    }
-    return ok;
-}
-
-static int valid_combinators(struct check *c, struct node *n, const json_t *v,
-                             const struct where *w)
-{
-    int ok = 1;
-    size_t passed = 0;
-    for (size_t i = 0; i < n->nall; i++)
-        ok &= valid(c, n->all[i], v, w);
-    for (size_t i = 0; i < n->nany && !passed; i++)
-        passed += quietly(c, n->any[i], v, w);
-    if (n->nany && !passed)
-        ok = fail(c, n, w, "anyOf", "matches none of the schemas");
-    passed = 0;
-    for (size_t i = 0; i < n->none; i++)
-        passed += quietly(c, n->one[i], v, w);
-    if (n->none && passed != 1)
-        ok = fail(c, n, w, "oneOf", "matches %zu of the schemas, not exactly one", passed);
-    if (n->not && quietly(c, n->not, v, w))
-        ok = fail(c, n, w, "not", "matches a schema it must not");
-    return ok;
-}
-
-static int valid(struct check *c, struct node *n, const json_t *v, const struct where *w)
-{
-    unsigned type = type_of(v);
-    int ok = 1;
-    if (n->ref) {
-        struct node *target = resolve_ref(c->s, n);
-        if (!target)
-            return fail(c, n, w, "$ref", "cannot resolve %s", n->ref);
-        return valid(c, target, v, w);
-    }
-    if (n->types && !(n->types & type))
-        return fail(c, n, w, "type", "is not of the type the schema names");
-    if (n->enum_values) {
-        size_t i, found = 0;
-        const json_t *e;
-        json_array_foreach(n->enum_values, i, e) found |= jsonschema_equal(e, v);
-        if (!found)
-            ok = fail(c, n, w, "enum", "is none of the allowed values");
-    }
-    if (type & T_NUM)
-        ok &= valid_number(c, n, v, w);
-    else if (type == T_STR)
-        ok &= valid_string(c, n, v, w);
-    else if (type == T_ARR)
-        ok &= valid_array(c, n, v, w);
-    else if (type == T_OBJ)
-        ok &= valid_object(c, n, v, w);
-    if (ok || c->errors)
-        ok &= valid_combinators(c, n, v, w);
-    return ok;
-}
-
-int jsonschema_validate(struct jsonschema *s, const json_t *instance, json_t *errors,
-                        size_t max_errors)
-{
-    struct check c = {.s = s, .errors = errors, .max = max_errors};
-    return valid(&c, s->root, instance, NULL);
 }

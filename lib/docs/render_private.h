@@ -1,0 +1,73 @@
+/* render_private.h: the renderer's working state, shared by render.c and render_subst.c. */
+#ifndef PURSER_RENDER_PRIVATE_H
+#define PURSER_RENDER_PRIVATE_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "docs/render.h"
+
+#include "base/arena.h"
+#include "codec/jsonpath.h"
+#include "docs/document.h"
+
+#include <jansson.h>
+#include <pcre2.h>
+
+struct rdoc {
+    const json_t *doc;
+    const char *schema, *name, *layer;
+    int layer_index; /* -1: not layered */
+    int abstract, control, replacement, encrypted, done;
+    int owned; /* data is this document's own copy (else it is the input's, shared) */
+    const json_t *labels, *selector, *actions, *subs, *original;
+    json_t *data; /* rendered so far (owned) */
+    struct rdoc *parent, *replaced_by;
+    struct rdoc **users; /* the documents that wait for this one */
+    size_t nusers, users_cap, waiting, rank;
+    json_t *secret_paths;
+};
+
+/* A string-keyed table of document lists (labels, sources), in arena memory. */
+struct slot {
+    struct slot *next;
+    char *key;
+    size_t key_len;
+    struct rdoc **items;
+    size_t count, cap;
+};
+
+#define BUCKETS 4096
+
+struct render {
+    struct arena *arena;
+    struct rdoc *docs;
+    size_t count;
+    const json_t *order; /* layerOrder */
+    struct slot *labels[BUCKETS], *sources[BUCKETS];
+    struct jsonpath_cache *paths;
+    struct slot *regexes[64];
+    struct purser_error *err;
+};
+
+/* The slot for key (n bytes, may hold NULs) in table, created when create is set (arena memory). */
+struct slot *render_slot_for(struct arena *arena, struct slot **table, size_t buckets,
+                             const char *key, size_t n, int create);
+
+/* Adds d to the slot's list: -1 when out of memory. */
+int render_slot_add(struct arena *arena, struct slot *s, struct rdoc *d);
+
+/* A JSON string's value, or NULL for anything else. */
+const char *render_str(const json_t *v);
+
+/* The concrete document a substitution's src names (schema and name), or NULL with r->err set. */
+struct rdoc *render_source_of(struct render *r, const json_t *src);
+
+/* Gives d its own copy of its data before it is changed (it shares the input's until then). */
+int render_own_data(struct render *r, struct rdoc *d);
+
+/* Frees the patterns compiled during the render. */
+void render_free_regexes(struct render *r);
+
+/* Applies d's substitutions (its sources are rendered already) into its data. */
+int render_substitute(struct render *r, struct rdoc *d);
+
+#endif

@@ -1,0 +1,211 @@
+/* render_subst.c: Deckhand's substitution: source values by path and pattern, written into
+ * destinations by path, pattern and list, with PCRE2. */
+#include "docs/render_private.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* ---- substitution ---- */
+
+static pcre2_code *regex(struct render *r, const char *pattern)
+{
+    struct slot *s = render_slot_for(r->arena, r->regexes, 64, pattern, strlen(pattern), 1);
+    int code;
+    PCRE2_SIZE offset;
+    pcre2_code *re;
+    if (!s)
+        return NULL;
+    if (s->count)
+        return (pcre2_code *)s->items[0];
+    re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &offset, NULL);
+    if (!re) {
+        purser_error_set(r->err, PURSER_EINVAL, "pattern '%s' is not a valid regular expression",
+                         pattern);
+        return NULL;
+    }
+    render_slot_add(r->arena, s, (struct rdoc *)re);
+    return re;
+}
+
+void render_free_regexes(struct render *r)
+{
+    for (size_t i = 0; i < 64; i++)
+        for (struct slot *s = r->regexes[i]; s; s = s->next)
+            if (s->count)
+                pcre2_code_free((pcre2_code *)s->items[0]);
+}
+
+/* The value a substitution copies: the source's data at src.path (the whole data when it is
+ * not a mapping or list), narrowed by src.pattern and match_group. A new reference. */
+static json_t *source_value(struct render *r, const struct rdoc *d, const struct rdoc *from,
+                            const json_t *src)
+{
+    const char *text = render_str(json_object_get(src, "path")), *pattern;
+    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
+    json_t *v;
+    if (!path)
+        return NULL;
+    v = json_is_object(from->data) || json_is_array(from->data) ? jsonpath_get(path, from->data)
+                                                                : from->data;
+    if (!v || json_is_null(v)) {
+        purser_error_set(r->err, PURSER_EINVAL,
+                         "Required substitution source secret was not found at path %s in "
+                         "source document [%s, %s] %s which is referenced by destination "
+                         "document [%s, %s] %s under its `metadata.substitutions`.",
+                         text, from->schema, from->layer, from->name, d->schema, d->layer, d->name);
+        return NULL;
+    }
+    if (!(pattern = json_string_value(json_object_get(src, "pattern"))))
+        return json_incref(v);
+    if (!json_is_string(v)) {
+        purser_error_set(r->err, PURSER_EINVAL,
+                         "src.pattern of a substitution into [%s, %s] %s needs a string source",
+                         d->schema, d->layer, d->name);
+        return NULL;
+    }
+    {
+        pcre2_code *re = regex(r, pattern);
+        pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+        json_int_t group = json_integer_value(json_object_get(src, "match_group"));
+        int rc = md ? pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0, 0,
+                                  md, NULL)
+                    : -1;
+        json_t *out = json_incref(v); /* no match: the whole value, as Deckhand does */
+        if (rc > 0 && group >= 0 && group < rc) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            json_decref(out);
+            out = json_stringn(json_string_value(v) + ov[2 * group],
+                               ov[2 * group + 1] - ov[2 * group]);
+        }
+        pcre2_match_data_free(md);
+        return re ? out : (json_decref(out), NULL);
+    }
+}
+
+/* s with every match of re replaced by with (literally); a new string or NULL. */
+static json_t *replace_all(pcre2_code *re, const char *s, size_t len, const char *with)
+{
+    PCRE2_SIZE size = len + strlen(with) * 4 + 64;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        PCRE2_UCHAR *out = malloc(size);
+        PCRE2_SIZE out_len = size;
+        int rc;
+        if (!out)
+            return NULL;
+        rc = pcre2_substitute(re, (PCRE2_SPTR)s, len, 0,
+                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL |
+                                  PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+                              NULL, NULL, (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, out, &out_len);
+        if (rc >= 0) {
+            json_t *result = json_stringn((char *)out, out_len);
+            free(out);
+            return result;
+        }
+        free(out);
+        if (rc != PCRE2_ERROR_NOMEMORY)
+            return NULL;
+        size = out_len + 1;
+    }
+    return NULL;
+}
+
+/* Replaces matches in every string under v, down to depth levels (-1: all). */
+static void replace_within(pcre2_code *re, json_t *v, const char *with, long depth)
+{
+    size_t i;
+    const char *key;
+    json_t *item;
+    if (depth == 0)
+        return;
+    json_array_foreach (v, i, item) {
+        if (json_is_string(item)) {
+            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
+            if (s)
+                json_array_set_new(v, i, s);
+        } else
+            replace_within(re, item, with, depth - 1);
+    }
+    json_object_foreach (v, key, item) {
+        if (json_is_string(item)) {
+            json_t *s = replace_all(re, json_string_value(item), json_string_length(item), with);
+            if (s)
+                json_object_set_new(v, key, s);
+        } else
+            replace_within(re, item, with, depth - 1);
+    }
+}
+
+static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest, json_t *value,
+                           int secret)
+{
+    const char *text = render_str(json_object_get(dest, "path"));
+    const char *pattern = json_string_value(json_object_get(dest, "pattern"));
+    const json_t *recurse = json_object_get(dest, "recurse");
+    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
+    json_t *target;
+    pcre2_code *re;
+    char *with;
+    int rc = 0;
+
+    if (!path)
+        return r->err->code;
+    if (secret)
+        json_array_append_new(d->secret_paths ? d->secret_paths : (d->secret_paths = json_array()),
+                              json_string(text));
+    if (!pattern)
+        return jsonpath_set(path, &d->data, json_deep_copy(value), r->err);
+    target = jsonpath_get(path, d->data);
+    if (!(re = regex(r, pattern)))
+        return r->err->code;
+    if (!target || (!json_is_string(target) && !recurse))
+        return purser_error_set(r->err, PURSER_EINVAL,
+                                "The destination document's `data` section is missing the "
+                                "pattern %s specified under `substitutions.dest.pattern` at path "
+                                "%s, specified under `substitutions.dest.path`.",
+                                pattern, text);
+    with = json_is_string(value) ? strdup(json_string_value(value))
+                                 : json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!with)
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (json_is_string(target)) {
+        json_t *s = replace_all(re, json_string_value(target), json_string_length(target), with);
+        rc = s ? jsonpath_set(path, &d->data, s, r->err)
+               : purser_error_set(r->err, PURSER_EINTERNAL, "pattern replacement failed");
+    } else {
+        json_t *depth = json_object_get(recurse, "depth");
+        replace_within(re, target, with,
+                       json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
+    }
+    free(with);
+    return rc;
+}
+
+int render_substitute(struct render *r, struct rdoc *d)
+{
+    size_t i;
+    const json_t *sub;
+    if (json_array_size(d->subs) && render_own_data(r, d))
+        return r->err->code;
+    json_array_foreach (d->subs, i, sub) {
+        const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
+        struct rdoc *from = render_source_of(r, src);
+        json_t *value = from ? source_value(r, d, from, src) : NULL;
+        int rc = 0;
+        if (!value)
+            return r->err->code;
+        if (json_is_array(dest)) {
+            size_t j;
+            const json_t *one;
+            json_array_foreach (dest, j, one) {
+                if (!rc)
+                    rc = substitute_into(r, d, one, value, from->encrypted);
+            }
+        } else
+            rc = substitute_into(r, d, dest, value, from->encrypted);
+        json_decref(value);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
