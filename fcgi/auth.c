@@ -4,7 +4,6 @@
 #include "auth/chef_auth.h"
 #include "base/log.h"
 #include "router.h"
-#include "worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,7 @@ int auth_api_version(struct request *req)
                      API_VERSION_MIN, "max_version", API_VERSION_MAX);
     respond_json(req, 406, body, NULL);
     json_decref(body);
-    return PURSER_ENOTACCEPT;
+    return HTTP_ENOTACCEPT;
 }
 
 /* X-Ops-Authorization-1, -2, ... joined, in order. */
@@ -74,7 +73,7 @@ static int authenticate_chef(struct request *req)
     int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
     if (rc)
         return rc;
-    rc = identity_requestor(worker_store(req->worker), worker_auth_cache(req->worker), req->arena,
+    rc = identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
                             request_param(req, "org"), signed_req.user_id, &req->who, &keys,
                             &key_count, &req->err);
     if (rc == PURSER_ENOTFOUND)
@@ -99,7 +98,7 @@ int auth_authenticate(struct request *req, int development_mode)
     int rc;
 
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0)
-        rc = identity_token_principal(worker_store(req->worker), worker_auth_cache(req->worker),
+        rc = identity_token_principal(req->svc->store, req->svc->auth_cache,
                                       req->arena, authorization + 7, &req->who, &req->err);
     else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
              request_header(req, "X-Ops-Timestamp") || request_header(req, "X-Ops-Content-Hash") ||
@@ -124,7 +123,7 @@ const char *request_org(const struct request *req)
 {
     const char *org = request_param(req, "org");
     if (!org && req->route && (req->route->flags & ROUTE_YAML))
-        org = worker_config(req->worker)->default_organization;
+        org = req->svc->config->default_organization;
     return org;
 }
 
@@ -140,7 +139,7 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
     int rc;
 
     if (org && !req->who.server_admin &&
-        (rc = identity_roles(worker_store(req->worker), worker_auth_cache(req->worker), req->arena,
+        (rc = identity_roles(req->svc->store, req->svc->auth_cache, req->arena,
                              req->who.id, org, &roles, &role_count, &req->err)))
         return rc;
     subject.roles = roles;
@@ -168,14 +167,14 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
 int auth_allows(struct request *req, const char *action)
 {
     struct purser_error saved = req->err;
-    int rc = decide(req, worker_policy(req->worker), action);
+    int rc = decide(req, req->svc->policy, action);
     req->err = saved;
     return rc == 0;
 }
 
 int auth_require(struct request *req, const char *action)
 {
-    int rc = decide(req, worker_policy(req->worker), action);
+    int rc = decide(req, req->svc->policy, action);
     if (rc == PURSER_EDENIED)
         log_denial(req, action);
     return rc;

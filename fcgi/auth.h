@@ -5,7 +5,7 @@
 #include "auth/rbac.h"
 #include "request.h"
 
-/* Reads X-Ops-Server-API-Version into req->api_version: PURSER_ENOTACCEPT (406, with Chef's
+/* Reads X-Ops-Server-API-Version into req->api_version: HTTP_ENOTACCEPT (406, with Chef's
  * body already sent) when it is not a version purser speaks. */
 int auth_api_version(struct request *req);
 

@@ -1,17 +1,14 @@
 /* cookbooks.c: sandboxes, the file store and cookbook artifacts (what chef push uses). */
 #include "policy/cookbook.h"
 #include "handlers.h"
-#include "worker.h"
 
-#define ORG request_param(req, "org")
-#define STORE worker_store(req->worker)
 
 int sandboxes_create(struct request *req)
 {
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = sandbox_create(STORE, ORG, body, request_base_url(req), &out, &req->err);
+        rc = cookbook_sandbox_create(req->svc->store, request_param(req, "org"), body, request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -21,13 +18,13 @@ int sandboxes_commit(struct request *req)
     int rc = request_json(req, &body);
     if (!rc)
         rc =
-            sandbox_commit(STORE, req->arena, ORG, request_param(req, "id"), body, &out, &req->err);
+            cookbook_sandbox_commit(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "id"), body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int files_put(struct request *req)
 {
-    int rc = file_put(STORE, ORG, request_param(req, "checksum"), req->body ? req->body : "",
+    int rc = cookbook_file_put(req->svc->store, request_param(req, "org"), request_param(req, "checksum"), req->body ? req->body : "",
                       req->body_len, &req->err);
     if (rc)
         return rc;
@@ -39,7 +36,7 @@ int files_get(struct request *req)
     const char *data;
     size_t len;
     int rc =
-        file_get(STORE, req->arena, ORG, request_param(req, "checksum"), &data, &len, &req->err);
+        cookbook_file_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "checksum"), &data, &len, &req->err);
     if (rc)
         return rc;
     return respond_text(req, 200, "application/x-binary", data, len,
@@ -49,7 +46,7 @@ int files_get(struct request *req)
 int artifacts_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = artifact_list(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = cookbook_artifact_list(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                            request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -60,7 +57,7 @@ int artifacts_put(struct request *req)
     int created = 0;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = artifact_put(STORE, req->arena, ORG, request_param(req, "name"),
+        rc = cookbook_artifact_put(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                           request_param(req, "identifier"), body, req->who.name, &created, &out,
                           &req->err);
     return respond_owned(req, rc, created ? 201 : 200, out);
@@ -69,7 +66,7 @@ int artifacts_put(struct request *req)
 int artifacts_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = artifact_get(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = cookbook_artifact_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                           request_param(req, "identifier"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -77,7 +74,7 @@ int artifacts_get(struct request *req)
 int artifacts_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = artifact_delete(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = cookbook_artifact_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                              request_param(req, "identifier"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

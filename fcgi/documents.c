@@ -7,7 +7,6 @@
 #include "codec/yaml_codec.h"
 #include "auth.h"
 #include "router.h"
-#include "worker.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +20,9 @@ static int doc_context(struct request *req, struct docstore_ctx *ctx)
     const char *org = request_org(req);
     const char *param_org = request_param(req, "org");
     memset(ctx, 0, sizeof(*ctx));
-    ctx->store = worker_store(req->worker);
+    ctx->store = req->svc->store;
     ctx->arena = req->arena;
-    ctx->keyring = worker_keyring(req->worker);
+    ctx->keyring = req->svc->keyring;
     ctx->principal = req->principal;
     ctx->read_encrypted = auth_allows(req, "read_encrypted_document");
     ctx->write_encrypted = auth_allows(req, "write_encrypted_document");
@@ -66,7 +65,7 @@ static int read_yaml(struct request *req, json_t **out)
     *out = NULL;
     if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
                                     (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
-        return purser_error_set(&req->err, PURSER_EMEDIATYPE,
+        return purser_error_set(&req->err, HTTP_EMEDIATYPE,
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
     struct purser_error parse;
@@ -204,7 +203,7 @@ static int documents_answer(struct request *req, int rendered)
     struct buf out = BUF_INIT;
     long long id = 0;
     int rc = revision_context(req, &ctx, &id);
-    ctx.render_cache = worker_render_cache(req->worker);
+    ctx.render_cache = req->svc->render_cache;
     if (!rc)
         rc = read_filter(req, &filter);
     if (!rc)
@@ -281,7 +280,7 @@ int rev_deepdiff(struct request *req)
     json_t *out = NULL;
     long long a = 0, b = 0;
     int rc = revision_context(req, &ctx, &a);
-    ctx.render_cache = worker_render_cache(req->worker);
+    ctx.render_cache = req->svc->render_cache;
     if (!rc)
         rc = revision_param(req, "other", &b);
     if (!rc)

@@ -1,7 +1,6 @@
 /* health.c: GET /healthz (the process answers) and GET /healthz/deep (database and schema). */
 #include "store/migrate.h"
 #include "handlers.h"
-#include "worker.h"
 
 #include <string.h>
 
@@ -13,7 +12,7 @@ int health_live(struct request *req)
 int health_deep(struct request *req)
 {
     int current = 0, expected = migrate_latest(purser_migrations, purser_migration_count);
-    int rc = migrate_current(worker_store(req->worker), &current, &req->err);
+    int rc = migrate_current(req->svc->store, &current, &req->err);
     json_t *body;
 
     if (rc)

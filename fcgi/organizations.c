@@ -1,12 +1,12 @@
 /* organizations.c: /organizations and /organizations/{org}/users (members), Chef's shapes. */
 #include "auth/identity.h"
+#include "auth/rbac.h"
 #include "handlers.h"
-#include "worker.h"
 
 int org_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_org_list(worker_store(req->worker), req->arena, &req->who,
+    int rc = identity_org_list(req->svc->store, req->arena, &req->who,
                                request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -16,7 +16,7 @@ int org_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_create(worker_store(req->worker), body, request_base_url(req), &out,
+        rc = identity_org_create(req->svc->store, body, request_base_url(req), &out,
                                  &req->err);
     return respond_owned(req, rc, 201, out);
 }
@@ -24,7 +24,7 @@ int org_create(struct request *req)
 int org_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_org_get(worker_store(req->worker), req->arena, request_param(req, "org"),
+    int rc = identity_org_get(req->svc->store, req->arena, request_param(req, "org"),
                               &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -34,7 +34,7 @@ int org_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_update(worker_store(req->worker), req->arena, request_param(req, "org"),
+        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"),
                                  body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -42,7 +42,7 @@ int org_update(struct request *req)
 int org_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_org_delete(worker_store(req->worker), req->arena, request_param(req, "org"),
+    int rc = identity_org_delete(req->svc->store, req->arena, request_param(req, "org"),
                                  &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -50,7 +50,7 @@ int org_delete(struct request *req)
 int member_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_member_list(worker_store(req->worker), req->arena, request_param(req, "org"),
+    int rc = identity_member_list(req->svc->store, req->arena, request_param(req, "org"),
                                   &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -65,15 +65,15 @@ int member_add(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_member_add(worker_store(req->worker), request_param(req, "org"), body,
-                                 role_known, (void *)worker_policy(req->worker), &out, &req->err);
+        rc = identity_member_add(req->svc->store, request_param(req, "org"), body,
+                                 role_known, (void *)req->svc->policy, &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
 int member_remove(struct request *req)
 {
     const char *user = request_param(req, "user");
-    int rc = identity_member_remove(worker_store(req->worker), request_param(req, "org"), user,
+    int rc = identity_member_remove(req->svc->store, request_param(req, "org"), user,
                                     &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }

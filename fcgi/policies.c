@@ -2,11 +2,9 @@
 #include "policy/policy.h"
 #include "policy/policy_lock.h"
 #include "handlers.h"
-#include "worker.h"
 
 #include <string.h>
 
-#define ORG request_param(req, "org")
 
 /* A lock body: at most Chef's 2,000,000 bytes, then JSON. */
 static int read_lock(struct request *req, json_t **lock)
@@ -16,7 +14,6 @@ static int read_lock(struct request *req, json_t **lock)
                                 POLICY_LOCK_MAX_BYTES);
     return request_json(req, lock);
 }
-#define STORE worker_store(req->worker)
 
 /* 1 when an If-None-Match header ("*", or a list of quoted tags) names etag. */
 static int etag_matches(const char *header, const char *etag)
@@ -37,21 +34,21 @@ static int etag_matches(const char *header, const char *etag)
 int policies_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    int rc = policy_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int policies_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_get(STORE, req->arena, ORG, request_param(req, "name"), &out, &req->err);
+    int rc = policy_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int policies_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_delete(STORE, req->arena, ORG, request_param(req, "name"), &out, &req->err);
+    int rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -60,7 +57,7 @@ int revisions_create(struct request *req)
     json_t *lock, *out = NULL;
     int rc = read_lock(req, &lock);
     if (!rc)
-        rc = policy_revision_create(STORE, ORG, request_param(req, "name"), lock, req->who.name,
+        rc = policy_revision_create(req->svc->store, request_param(req, "org"), request_param(req, "name"), lock, req->who.name,
                                     &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
@@ -68,7 +65,7 @@ int revisions_create(struct request *req)
 int revisions_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_revision_get(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                  request_param(req, "rev"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -76,7 +73,7 @@ int revisions_get(struct request *req)
 int revisions_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_revision_delete(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                     request_param(req, "rev"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -84,14 +81,14 @@ int revisions_delete(struct request *req)
 int groups_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int groups_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_get(STORE, req->arena, ORG, request_param(req, "group"),
+    int rc = policy_group_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
                               request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -99,7 +96,7 @@ int groups_get(struct request *req)
 int groups_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_delete(STORE, req->arena, ORG, request_param(req, "group"),
+    int rc = policy_group_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
                                  request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -111,7 +108,7 @@ int group_policy_get(struct request *req)
     const char *text, *etag, *if_none_match = request_header(req, "If-None-Match");
     const char *header;
     size_t len;
-    int rc = policy_group_policy_fetch(STORE, worker_revision_cache(req->worker), req->arena, ORG,
+    int rc = policy_group_policy_fetch(req->svc->store, req->svc->revision_cache, req->arena, request_param(req, "org"),
                                        request_param(req, "group"), request_param(req, "name"),
                                        &text, &len, &etag, &req->err);
     if (rc)
@@ -128,7 +125,7 @@ int group_policy_put(struct request *req)
     int created = 0;
     int rc = read_lock(req, &lock);
     if (!rc)
-        rc = policy_group_policy_put(STORE, ORG, request_param(req, "group"),
+        rc = policy_group_policy_put(req->svc->store, request_param(req, "org"), request_param(req, "group"),
                                      request_param(req, "name"), lock, req->who.name, &created,
                                      &out, &req->err);
     return respond_owned(req, rc, created ? 201 : 200, out);
@@ -137,7 +134,7 @@ int group_policy_put(struct request *req)
 int group_policy_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_policy_delete(STORE, req->arena, ORG, request_param(req, "group"),
+    int rc = policy_group_policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
                                         request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -145,7 +142,7 @@ int group_policy_delete(struct request *req)
 int nodes_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = node_list(STORE, req->arena, ORG, request_base_url(req), &out, &req->err);
+    int rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -154,14 +151,14 @@ int nodes_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = node_create(STORE, ORG, body, request_base_url(req), &out, &req->err);
+        rc = policy_node_create(req->svc->store, request_param(req, "org"), body, request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
 int nodes_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = node_get(STORE, req->arena, ORG, request_param(req, "node"), &out, &req->err);
+    int rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -170,14 +167,14 @@ int nodes_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = node_update(STORE, req->arena, ORG, request_param(req, "node"), body, &out, &req->err);
+        rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int nodes_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = node_delete(STORE, req->arena, ORG, request_param(req, "node"), &out, &req->err);
+    int rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -186,7 +183,7 @@ int nodes_delete(struct request *req)
 int group_nodes(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_nodes(STORE, req->arena, ORG, request_param(req, "group"),
+    int rc = policy_group_nodes(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
                                 request_param(req, "name"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -194,7 +191,7 @@ int group_nodes(struct request *req)
 int revision_groups(struct request *req)
 {
     json_t *lock = NULL;
-    int rc = policy_revision_get(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                  request_param(req, "rev"), &lock, &req->err);
     json_t *out = rc ? NULL : json_incref(json_object_get(lock, "policy_group_list"));
     json_decref(lock);
@@ -209,7 +206,7 @@ int group_point(struct request *req)
                                               "this PUT takes no body: the revision is in the path")
                            : 0;
     if (!rc)
-        rc = policy_group_point(STORE, req->arena, ORG, request_param(req, "group"),
+        rc = policy_group_point(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
                                 request_param(req, "name"), request_param(req, "rev"),
                                 req->who.name, &created, &out, &req->err);
     return respond_owned(req, rc, created ? 201 : 200, out);
@@ -220,7 +217,7 @@ int group_promote(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = policy_group_promote(STORE, req->arena, ORG, request_param(req, "group"), body,
+        rc = policy_group_promote(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"), body,
                                   req->who.name, request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -228,7 +225,7 @@ int group_promote(struct request *req)
 int policies_diff(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_diff_query(STORE, req->arena, ORG, request_param(req, "name"),
+    int rc = policy_diff_query(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                request_query(req, "from_group"),
                                request_query(req, "from_revision"), request_query(req, "to_group"),
                                request_query(req, "to_revision"), &out, &req->err);

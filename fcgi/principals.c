@@ -2,7 +2,6 @@
  * organization telling which). */
 #include "auth/identity.h"
 #include "handlers.h"
-#include "worker.h"
 
 #include <string.h>
 
@@ -17,7 +16,7 @@ int principal_list(struct request *req)
 {
     json_t *out = NULL;
     int rc =
-        identity_principal_list(worker_store(req->worker), req->arena, request_param(req, "org"),
+        identity_principal_list(req->svc->store, req->arena, request_param(req, "org"),
                                 request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -27,7 +26,7 @@ int principal_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_principal_create(worker_store(req->worker), request_param(req, "org"), body,
+        rc = identity_principal_create(req->svc->store, request_param(req, "org"), body,
                                        request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
@@ -36,7 +35,7 @@ int principal_get(struct request *req)
 {
     json_t *out = NULL;
     int rc =
-        identity_principal_get(worker_store(req->worker), req->arena, request_param(req, "org"),
+        identity_principal_get(req->svc->store, req->arena, request_param(req, "org"),
                                principal_name(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -46,7 +45,7 @@ int principal_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_principal_update(worker_store(req->worker), req->arena,
+        rc = identity_principal_update(req->svc->store, req->arena,
                                        request_param(req, "org"), principal_name(req), body, &out,
                                        &req->err);
     return respond_owned(req, rc, 200, out);
@@ -56,7 +55,7 @@ int principal_delete(struct request *req)
 {
     json_t *out = NULL;
     int rc =
-        identity_principal_delete(worker_store(req->worker), req->arena, request_param(req, "org"),
+        identity_principal_delete(req->svc->store, req->arena, request_param(req, "org"),
                                   principal_name(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -64,7 +63,7 @@ int principal_delete(struct request *req)
 /* The id of the path's user or client, for the keys and tokens below it. */
 static int path_principal(struct request *req, long long *id)
 {
-    return identity_principal_id(worker_store(req->worker), req->arena, request_param(req, "org"),
+    return identity_principal_id(req->svc->store, req->arena, request_param(req, "org"),
                                  principal_name(req), id, &req->err);
 }
 
@@ -82,7 +81,7 @@ int key_list(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_list(worker_store(req->worker), req->arena, id, collection_uri(req), &out,
+        rc = identity_key_list(req->svc->store, req->arena, id, collection_uri(req), &out,
                                &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -95,7 +94,7 @@ int key_create(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_create(worker_store(req->worker), id, body, collection_uri(req), &out,
+        rc = identity_key_create(req->svc->store, id, body, collection_uri(req), &out,
                                  &req->err);
     return respond_owned(req, rc, 201, out);
 }
@@ -106,7 +105,7 @@ int key_get(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_get(worker_store(req->worker), req->arena, id, request_param(req, "key"),
+        rc = identity_key_get(req->svc->store, req->arena, id, request_param(req, "key"),
                               &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -119,7 +118,7 @@ int key_update(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_update(worker_store(req->worker), req->arena, id,
+        rc = identity_key_update(req->svc->store, req->arena, id,
                                  request_param(req, "key"), body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -130,7 +129,7 @@ int key_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_delete(worker_store(req->worker), req->arena, id,
+        rc = identity_key_delete(req->svc->store, req->arena, id,
                                  request_param(req, "key"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -141,7 +140,7 @@ int token_list(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_list(worker_store(req->worker), req->arena, id, &out, &req->err);
+        rc = identity_token_list(req->svc->store, req->arena, id, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -153,7 +152,7 @@ int token_create(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_create(worker_store(req->worker), id, body, &out, &req->err);
+        rc = identity_token_create(req->svc->store, id, body, &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -162,7 +161,7 @@ int token_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_delete(worker_store(req->worker), id, request_param(req, "id"),
+        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"),
                                    &req->err);
     if (rc)
         return rc;

@@ -4,8 +4,7 @@
 #include "codec/yaml_codec.h"
 
 #include "base/log.h"
-#include "router.h"
-#include "worker.h"
+#include "url.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -40,66 +39,15 @@ const char *request_param(const struct request *req, const char *name)
     return NULL;
 }
 
-/* Percent-decodes a query component, '+' meaning a space (HTML forms, Python's urlencode). */
-static char *query_decode(struct arena *arena, const char *s, size_t n)
-{
-    char *copy = arena_strndup(arena, s, n);
-    if (!copy)
-        return NULL;
-    for (char *c = copy; *c; c++)
-        if (*c == '+')
-            *c = ' ';
-    return url_decode(arena, copy, n);
-}
-
 size_t request_query_all(const struct request *req, const char *name, const char ***out)
 {
-    size_t name_len = strlen(name), count = 0, cap = 0;
-    const char **values = NULL;
-    const char *p = req->query;
-    while (p && *p) {
-        const char *end = strchr(p, '&');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        size_t key_len = eq ? (size_t)(eq - p) : len;
-        char *key = query_decode(req->arena, p, key_len);
-        if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
-            char *value = eq ? query_decode(req->arena, eq + 1, len - key_len - 1) : "";
-            if (count == cap) {
-                const char **grown = arena_alloc(req->arena, (cap ? cap * 2 : 4) * sizeof(*grown));
-                if (!grown)
-                    break;
-                if (count)
-                    memcpy(grown, values, count * sizeof(*grown));
-                values = grown;
-                cap = cap ? cap * 2 : 4;
-            }
-            if (value)
-                values[count++] = value;
-        }
-        p = end ? end + 1 : NULL;
-    }
-    *out = values;
-    return count;
+    return url_query_values(req->arena, req->query, name, out);
 }
 
 const char *request_query(const struct request *req, const char *name)
 {
-    size_t name_len = strlen(name);
-    const char *p = req->query;
-    while (p && *p) {
-        const char *end = strchr(p, '&');
-        const char *eq = memchr(p, '=', end ? (size_t)(end - p) : strlen(p));
-        size_t key_len = eq ? (size_t)(eq - p) : end ? (size_t)(end - p) : strlen(p);
-        char *key = url_decode(req->arena, p, key_len);
-        if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
-            if (!eq)
-                return "";
-            return url_decode(req->arena, eq + 1, end ? (size_t)(end - eq - 1) : strlen(eq + 1));
-        }
-        p = end ? end + 1 : NULL;
-    }
-    return NULL;
+    const char **values;
+    return url_query_values(req->arena, req->query, name, &values) ? values[0] : NULL;
 }
 
 int request_read_body(struct request *req)
@@ -148,6 +96,17 @@ const char *request_base_url(struct request *req)
                          host ? host : "localhost");
 }
 
+const char *request_error_name(int rc)
+{
+    if (rc == HTTP_EMETHOD)
+        return "method_not_allowed";
+    if (rc == HTTP_ENOTACCEPT)
+        return "not_acceptable";
+    if (rc == HTTP_EMEDIATYPE)
+        return "unsupported_media_type";
+    return purser_err_name((enum purser_err)rc);
+}
+
 const char *http_reason(int status)
 {
     switch (status) {
@@ -180,9 +139,9 @@ int http_status_for(enum purser_err code)
         int status;
     } map[] = {
         {PURSER_OK, 200},         {PURSER_EINVAL, 400},     {PURSER_EUNAUTH, 401},
-        {PURSER_EDENIED, 403},    {PURSER_ENOTFOUND, 404},  {PURSER_EMETHOD, 405},
-        {PURSER_ENOTACCEPT, 406}, {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
-        {PURSER_ETOOLARGE, 413},  {PURSER_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
+        {PURSER_EDENIED, 403},    {PURSER_ENOTFOUND, 404},  {HTTP_EMETHOD, 405},
+        {HTTP_ENOTACCEPT, 406}, {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
+        {PURSER_ETOOLARGE, 413},  {HTTP_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
         {PURSER_EINTERNAL, 500},  {PURSER_EUNAVAIL, 503},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -296,14 +255,14 @@ static json_t *status_document(struct request *req, int status, const char *mess
     return json_pack("[{s:s, s:s, s:{}, s:s, s:s, s:s, s:{s:s, s:I, s:o}, s:s, s:b}]", "kind",
                      "Status", "apiVersion", "v1.0", "metadata", "status", "Failure", "message",
                      message, "reason", http_reason(status), "details", "errorType",
-                     purser_err_name(rc), "errorCount", (json_int_t)json_array_size(list),
+                     request_error_name(rc), "errorCount", (json_int_t)json_array_size(list),
                      "messageList", list, "code", code ? code : "", "retry", status >= 500);
 }
 
 void respond_error(struct request *req, int rc)
 {
     int status = http_status_for((enum purser_err)rc);
-    const char *message = req->err.message[0] ? req->err.message : purser_err_name(rc);
+    const char *message = req->err.message[0] ? req->err.message : request_error_name(rc);
     const char *extra = NULL;
     json_t *body;
 
@@ -315,10 +274,10 @@ void respond_error(struct request *req, int rc)
     }
     if (status == 503)
         extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n",
-                              worker_config(req->worker)->retry_after);
+                              req->svc->config->retry_after);
     if (status == 405)
-        extra = arena_sprintf(req->arena, "Allow: %s\r\n", router_allowed(req->arena, req->path));
-    if (req->route && (req->route->flags & ROUTE_YAML)) {
+        extra = arena_sprintf(req->arena, "Allow: %s\r\n", req->allow ? req->allow : "");
+    if (req->error_form == REQUEST_ERRORS_YAML) {
         json_t *doc = status_document(req, status, message ? message : "error", rc);
         struct buf out = BUF_INIT;
         if (!doc || yaml_codec_emit(&out, doc, NULL) ||
@@ -329,10 +288,10 @@ void respond_error(struct request *req, int rc)
         json_decref(doc);
         return;
     }
-    if (req->route && (req->route->flags & ROUTE_CHEF))
+    if (req->error_form == REQUEST_ERRORS_CHEF)
         body = json_pack("{s:[s]}", "error", message ? message : "error");
     else
-        body = json_pack("{s:{s:s, s:s}}", "error", "code", purser_err_name(rc), "message",
+        body = json_pack("{s:{s:s, s:s}}", "error", "code", request_error_name(rc), "message",
                          message ? message : "error");
     if (!body || respond_json(req, status, body, extra))
         respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);

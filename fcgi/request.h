@@ -17,7 +17,24 @@
 #include <stddef.h>
 
 struct route;
-struct worker;
+struct purser_config;
+struct rbac_policy;
+struct store;
+struct lru;
+struct keyring;
+
+/* What a request may use of the worker that serves it: all borrowed, owned by the worker,
+ * valid for the whole request. Handlers take what they need from here (req->svc->store) and
+ * never see the worker loop. */
+struct request_services {
+    const struct purser_config *config;
+    const struct rbac_policy *policy;
+    struct store *store;        /* the worker's connection (reconnects on loss) */
+    struct lru *revision_cache; /* policy revision bodies */
+    struct lru *auth_cache;     /* token and key owners, roles */
+    struct lru *render_cache;   /* rendered revisions; NULL when cache.rendered is 0 */
+    const struct keyring *keyring; /* NULL when none is configured or it could not be read */
+};
 
 #define REQUEST_MAX_PARAMS 8
 
@@ -27,11 +44,27 @@ struct worker;
 #define API_VERSION_MIN_TEXT "0"
 #define API_VERSION_MAX_TEXT "2"
 
+/* Failures only the web layer produces (lib/ never returns them): purser_err values in the
+ * numbers err.h leaves free, mapped to statuses and names with the rest (http_status_for,
+ * request_error_name). */
+#define HTTP_EMETHOD ((enum purser_err) - 5)     /* the path exists, not with this method (405) */
+#define HTTP_ENOTACCEPT ((enum purser_err) - 6)  /* not in the asked format or version (406) */
+#define HTTP_EMEDIATYPE ((enum purser_err) - 10) /* unsupported content type (415) */
+
+/* The body form of error answers (SPEC §2), from the route (JSON until one matched). */
+enum request_error_form {
+    REQUEST_ERRORS_JSON, /* {"error": {"code", "message"}} */
+    REQUEST_ERRORS_CHEF, /* Chef's {"error": ["message"]} */
+    REQUEST_ERRORS_YAML, /* Deckhand's Status document */
+};
+
 struct request {
     FCGX_Request *fcgx;
     struct arena *arena;
-    struct worker *worker;
+    const struct request_services *svc;
     const struct route *route;
+    enum request_error_form error_form;
+    const char *allow; /* the Allow header's methods after a 405 (arena memory), or NULL */
     const char *method;
     const char *path;  /* raw path, without the query */
     const char *query; /* raw query string, "" when none */
@@ -61,14 +94,17 @@ const char *request_header(const struct request *req, const char *name);
 /* A path parameter by the name in the route pattern ("org" for {org}), or NULL. */
 const char *request_param(const struct request *req, const char *name);
 
-/* The first value of a query parameter, percent-decoded (arena memory), or NULL. */
+/* The first value of a query parameter, percent-decoded with '+' as a space (url.h; arena
+ * memory), or NULL. */
 const char *request_query(const struct request *req, const char *name);
 
 /* Every value of a repeated query parameter (percent-decoded, '+' as space), in order, in an
  * arena array; returns how many. */
 size_t request_query_all(const struct request *req, const char *name, const char ***out);
 
-/* The body parsed as JSON (a new reference in *out), or PURSER_EINVAL "invalid JSON". */
+/* The body parsed as JSON into *out, or PURSER_EINVAL "invalid JSON". The value is borrowed:
+ * the request's arena owns it (released by an arena cleanup), as it owns everything a request
+ * reads; a caller that keeps it past the request takes its own reference. */
 int request_json(struct request *req, json_t **out);
 
 /* "https://host:port": the base of absolute URLs in answers. */
@@ -104,6 +140,9 @@ void respond_error(struct request *req, int rc);
 
 /* The HTTP status for a purser_err. */
 int http_status_for(enum purser_err code);
+
+/* The code name of an error answer ("not_found", "method_not_allowed"). */
+const char *request_error_name(int rc);
 
 /* "404 Not Found" style reason phrase for a status. */
 const char *http_reason(int status);

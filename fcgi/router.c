@@ -1,46 +1,12 @@
 /* router.c: matching paths against the route table. */
 #include "router.h"
+#include "url.h"
 
 #include "base/buf.h"
 #include "auth/rbac.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-char *url_decode(struct arena *arena, const char *s, size_t n)
-{
-    char *out = arena_alloc(arena, n + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '%') {
-            int hi, lo;
-            if (i + 2 >= n)
-                return NULL;
-            hi = hex_value(s[i + 1]);
-            lo = hex_value(s[i + 2]);
-            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-                return NULL;
-            *o++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            *o++ = s[i];
-        }
-    }
-    *o = '\0';
-    return out;
-}
 
 /* Matches path against pattern; on a match fills names/values (when req is not NULL).
  * Returns 1 on a match, 0 otherwise, -1 for a malformed path segment. */
@@ -117,11 +83,16 @@ int router_match(struct request *req)
             return purser_error_set(&req->err, PURSER_EINVAL, "malformed path segment in '%s'",
                                     req->path);
         req->route = &routes[i];
+        req->error_form = routes[i].flags & ROUTE_YAML   ? REQUEST_ERRORS_YAML
+                          : routes[i].flags & ROUTE_CHEF ? REQUEST_ERRORS_CHEF
+                                                         : REQUEST_ERRORS_JSON;
         return 0;
     }
-    if (path_known)
-        return purser_error_set(&req->err, PURSER_EMETHOD, "method %s not allowed on %s",
+    if (path_known) {
+        req->allow = router_allowed(req->arena, path);
+        return purser_error_set(&req->err, HTTP_EMETHOD, "method %s not allowed on %s",
                                 req->method, req->path);
+    }
     return purser_error_set(&req->err, PURSER_ENOTFOUND, "no such path: %s", req->path);
 }
 

@@ -35,15 +35,12 @@ struct rbac_policy;
 int routes_check(const struct rbac_policy *policy, struct purser_error *err);
 
 /* Finds the route for req->method and req->path, filling req->route and the path parameters.
- * PURSER_ENOTFOUND when no pattern matches the path, PURSER_EMETHOD when some do but not with
- * this method (HEAD matches GET routes), PURSER_EINVAL for a malformed path. */
+ * PURSER_ENOTFOUND when no pattern matches the path, HTTP_EMETHOD when some do but not with
+ * this method (HEAD matches GET routes; req->allow then lists the methods that match),
+ * PURSER_EINVAL for a malformed path. Sets req->error_form from the route's flags. */
 int router_match(struct request *req);
 
 /* "GET, PUT" : the methods whose routes match path, for the Allow header. */
 const char *router_allowed(struct arena *arena, const char *path);
-
-/* Percent-decodes n bytes of s into arena memory; NULL when malformed (a bad escape) or when
- * it would hold a NUL byte. '+' stays '+' (paths) unless plus_is_space. */
-char *url_decode(struct arena *arena, const char *s, size_t n);
 
 #endif

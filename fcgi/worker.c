@@ -21,37 +21,24 @@
 #include <unistd.h>
 
 struct worker {
-    const struct purser_config *cfg;
-    const struct rbac_policy *policy;
-    struct store *store;
-    struct lru *revisions;
-    struct lru *auth;
-    struct lru *rendered;
-    struct keyring *keyring;
+    struct request_services svc; /* what its requests use; the worker owns every part */
+    struct keyring *keyring;     /* svc.keyring, owned */
     int listen_fd;
     unsigned long served;
 };
 
 static volatile sig_atomic_t stop_requested;
 
-struct lru *worker_render_cache(struct worker *worker)
-{
-    return worker->rendered;
-}
 
-const struct keyring *worker_keyring(const struct worker *worker)
-{
-    return worker->keyring;
-}
 
 /* Reads the keyring named in the configuration; without one, encrypted documents are refused
  * (503) rather than stored in clear. */
 static void load_keyring(struct worker *w)
 {
     struct purser_error err;
-    if (!w->cfg->keyring_file[0])
+    if (!w->svc.config->keyring_file[0])
         return;
-    if (keyring_load(&w->keyring, w->cfg->keyring_file, &err)) {
+    if (keyring_load(&w->keyring, w->svc.config->keyring_file, &err)) {
         json_t *fields = json_pack("{s:s}", "error", err.message);
         log_message("error", "secrets.keyring cannot be used", fields);
         json_decref(fields);
@@ -64,30 +51,10 @@ static void on_stop_signal(int sig)
     stop_requested = 1;
 }
 
-const struct purser_config *worker_config(const struct worker *w)
-{
-    return w->cfg;
-}
 
-const struct rbac_policy *worker_policy(const struct worker *w)
-{
-    return w->policy;
-}
 
-struct lru *worker_auth_cache(struct worker *w)
-{
-    return w->auth;
-}
 
-struct lru *worker_revision_cache(struct worker *w)
-{
-    return w->revisions;
-}
 
-struct store *worker_store(struct worker *w)
-{
-    return w->store;
-}
 
 static double now_ms(void)
 {
@@ -162,7 +129,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
 
     memset(&req, 0, sizeof(req));
     req.fcgx = fcgx;
-    req.worker = w;
+    req.svc = &w->svc;
     req.principal = "-";
     new_request_id(req.request_id);
     if (!(req.arena = arena_new())) {
@@ -173,7 +140,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
     }
     rc = parse_target(&req);
     if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
-        rc = check_length(&req, (size_t)w->cfg->max_body_bytes);
+        rc = check_length(&req, (size_t)w->svc.config->max_body_bytes);
     if (!rc)
         rc = router_match(&req);
     if (!rc)
@@ -181,13 +148,13 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
     if (!rc)
         rc = request_read_body(&req);
     if (!rc && !(req.route->flags & ROUTE_OPEN))
-        rc = auth_authenticate(&req, w->cfg->development_mode);
+        rc = auth_authenticate(&req, w->svc.config->development_mode);
     if (!rc && !(req.route->flags & ROUTE_OPEN))
-        rc = auth_authorize(&req, w->policy);
+        rc = auth_authorize(&req, w->svc.policy);
     if (!rc)
         rc = req.route->handler(&req);
     if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE))
-        identity_cache_clear(w->auth); /* this worker sees its own change at once */
+        identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */
     if (!req.responded) {              /* a refusal may have answered already (406) */
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
@@ -216,7 +183,7 @@ static void install_handlers(void)
 
 int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd)
 {
-    struct worker w = {.cfg = cfg, .policy = policy, .listen_fd = listen_fd};
+    struct worker w = {.svc.config = cfg, .svc.policy = policy, .listen_fd = listen_fd};
     struct purser_error err;
     FCGX_Request fcgx;
     int epoll_fd;
@@ -225,15 +192,15 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* never outlive the master */
     if (getppid() == 1)
         return 0;
-    if (store_new(&w.store, cfg, &err)) {
+    if (store_new(&w.svc.store, cfg, &err)) {
         log_message("error", err.message, NULL);
         return 1;
     }
-    if (!(w.revisions = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
-        !(w.auth = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl))) {
-        lru_free(w.revisions);
+    if (!(w.svc.revision_cache = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
+        !(w.svc.auth_cache = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl))) {
+        lru_free(w.svc.revision_cache);
         log_message("error", "out of memory for the revision cache", NULL);
-        store_free(w.store);
+        store_free(w.svc.store);
         return 1;
     }
     FCGX_InitRequest(&fcgx, listen_fd, 0);
@@ -242,15 +209,16 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd};
         if (epoll_fd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0) {
             log_message("error", "epoll on the listening socket failed", NULL);
-            lru_free(w.revisions);
-            lru_free(w.auth);
-            store_free(w.store);
+            lru_free(w.svc.revision_cache);
+            lru_free(w.svc.auth_cache);
+            store_free(w.svc.store);
             return 1;
         }
     }
     load_keyring(&w);
+    w.svc.keyring = w.keyring;
     if (cfg->cache_rendered > 0)
-        w.rendered = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
+        w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */
     while (!stop_requested &&
            (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
@@ -273,10 +241,10 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     }
     close(epoll_fd);
     FCGX_Free(&fcgx, 1);
-    lru_free(w.revisions);
-    lru_free(w.auth);
-    lru_free(w.rendered);
+    lru_free(w.svc.revision_cache);
+    lru_free(w.svc.auth_cache);
+    lru_free(w.svc.render_cache);
     keyring_free(w.keyring);
-    store_free(w.store);
+    store_free(w.svc.store);
     return 0;
 }

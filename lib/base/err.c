@@ -49,12 +49,9 @@ const char *purser_err_name(enum purser_err code)
     case PURSER_EUNAUTH: return "unauthenticated";
     case PURSER_EDENIED: return "access_denied";
     case PURSER_ENOTFOUND: return "not_found";
-    case PURSER_EMETHOD: return "method_not_allowed";
-    case PURSER_ENOTACCEPT: return "not_acceptable";
     case PURSER_EEXISTS: return "already_exists";
     case PURSER_ECOMPARE: return "compare_failed";
     case PURSER_ETOOLARGE: return "too_large";
-    case PURSER_EMEDIATYPE: return "unsupported_media_type";
     case PURSER_ELIMIT: return "limit_exceeded";
     case PURSER_EUNAVAIL: return "unavailable";
     case PURSER_EINTERNAL: break;

@@ -365,7 +365,7 @@ static int content_ids(struct write *w, struct entry *entries, size_t n,
 }
 
 /* Labels of the new contents, for the metadata.label filter. */
-static int store_labels(struct write *w, const struct entry *entries, size_t n,
+static int write_labels(struct write *w, const struct entry *entries, size_t n,
                         struct purser_error *err)
 {
     size_t count = 0, at = 0;
@@ -396,7 +396,7 @@ static int store_labels(struct write *w, const struct entry *entries, size_t n,
                        "", 3, p, at / 3, err);
 }
 
-static int store_contents(struct write *w, struct entry *entries, size_t n,
+static int write_contents(struct write *w, struct entry *entries, size_t n,
                           struct purser_error *err)
 {
     size_t news = 0;
@@ -438,7 +438,7 @@ static int store_contents(struct write *w, struct entry *entries, size_t n,
     if (!rc)
         rc = content_ids(w, entries, n, shas, err);
     if (!rc)
-        rc = store_labels(w, entries, n, err);
+        rc = write_labels(w, entries, n, err);
     return rc;
 }
 
@@ -468,7 +468,7 @@ static char *bucket_names(struct write *w, const struct entry *entries, size_t n
     return copy;
 }
 
-static int store_revision(struct write *w, const struct entry *entries, size_t n,
+static int write_revision_row(struct write *w, const struct entry *entries, size_t n,
                           struct purser_error *err)
 {
     char *buckets = bucket_names(w, entries, n);
@@ -483,7 +483,7 @@ static int store_revision(struct write *w, const struct entry *entries, size_t n
     return rc;
 }
 
-static int store_members(struct write *w, const struct entry *entries, size_t n,
+static int write_members(struct write *w, const struct entry *entries, size_t n,
                          struct purser_error *err)
 {
     struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 10 * sizeof(*p));
@@ -577,8 +577,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     if (!changed)
         return write_answer(w, answer_bucket, w->latest, err);
-    if ((rc = store_revision(w, entries, n, err)) || (rc = store_contents(w, entries, n, err)) ||
-        (rc = store_members(w, entries, n, err)) ||
+    if ((rc = write_revision_row(w, entries, n, err)) || (rc = write_contents(w, entries, n, err)) ||
+        (rc = write_members(w, entries, n, err)) ||
         (rc = record_schema_validation(w->ctx, w->revision, err)))
         return rc;
     return write_answer(w, answer_bucket, w->revision, err);
@@ -729,7 +729,7 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     }
     if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
         return rc;
-    if ((rc = store_revision(w, entries, n, err)) || (rc = store_members(w, entries, n, err)))
+    if ((rc = write_revision_row(w, entries, n, err)) || (rc = write_members(w, entries, n, err)))
         return rc;
     return 0;
 }

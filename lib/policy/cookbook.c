@@ -80,7 +80,7 @@ static int txn_sandbox(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-int sandbox_create(struct store *store, const char *org, const json_t *body, const char *base,
+int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body, const char *base,
                    json_t **out, struct purser_error *err)
 {
     const json_t *checksums = json_object_get(body, "checksums");
@@ -116,7 +116,7 @@ int sandbox_create(struct store *store, const char *org, const json_t *body, con
     return rc;
 }
 
-int sandbox_commit(struct store *store, struct arena *arena, const char *org, const char *id,
+int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org, const char *id,
                    const json_t *body, json_t **out, struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(id)};
@@ -171,7 +171,7 @@ int sandbox_commit(struct store *store, struct arena *arena, const char *org, co
 /* ---- the file store ----------------------------------------------------------------------------
  */
 
-int file_put(struct store *store, const char *org, const char *checksum, const char *data,
+int cookbook_file_put(struct store *store, const char *org, const char *checksum, const char *data,
              size_t len, struct purser_error *err)
 {
     struct arena *arena = arena_new();
@@ -213,7 +213,7 @@ int file_put(struct store *store, const char *org, const char *checksum, const c
     return rc;
 }
 
-int file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,
+int cookbook_file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,
              const char **data, size_t *len, struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(checksum)};
@@ -233,7 +233,7 @@ int file_get(struct store *store, struct arena *arena, const char *org, const ch
 
 /* ---- cookbook artifacts ---------------------------------------------------------------------- */
 
-int artifact_list(struct store *store, struct arena *arena, const char *org, const char *name,
+int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org, const char *name,
                   const char *base, json_t **out, struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name ? name : "")};
@@ -322,7 +322,7 @@ static int check_artifact(const json_t *body, const char *name, const char *iden
     return 0;
 }
 
-int artifact_put(struct store *store, struct arena *arena, const char *org, const char *name,
+int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org, const char *name,
                  const char *identifier, const json_t *body, const char *who, int *created,
                  json_t **out, struct purser_error *err)
 {
@@ -391,7 +391,7 @@ static int artifact_row(struct store *store, struct arena *arena, const char *or
     return rc;
 }
 
-int artifact_get(struct store *store, struct arena *arena, const char *org, const char *name,
+int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org, const char *name,
                  const char *identifier, const char *base, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
@@ -412,7 +412,7 @@ int artifact_get(struct store *store, struct arena *arena, const char *org, cons
     return 0;
 }
 
-int artifact_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                     const char *identifier, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;

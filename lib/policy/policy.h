@@ -71,15 +71,15 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
 
 /* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
  * name must stay); delete. policy_name and policy_group are validated like policy names. */
-int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
               json_t **out, struct purser_error *err);
-int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+int policy_node_create(struct store *store, const char *org, const json_t *body, const char *base,
                 json_t **out, struct purser_error *err);
-int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
              json_t **out, struct purser_error *err);
-int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
                 const json_t *body, json_t **out, struct purser_error *err);
-int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                 json_t **out, struct purser_error *err);
 
 /* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */

@@ -63,7 +63,7 @@ static struct store_value optional_string_value(const json_t *node, const char *
                              : (struct store_value)STORE_NULLV;
 }
 
-int node_list(struct store *store, struct arena *arena, const char *org, const char *base,
+int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
               json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
@@ -85,7 +85,7 @@ int node_list(struct store *store, struct arena *arena, const char *org, const c
     return 0;
 }
 
-int node_create(struct store *store, const char *org, const json_t *body, const char *base,
+int policy_node_create(struct store *store, const char *org, const json_t *body, const char *base,
                 json_t **out, struct purser_error *err)
 {
     json_t *node = NULL;
@@ -123,7 +123,7 @@ int node_create(struct store *store, const char *org, const json_t *body, const 
     "SELECT n.id, n.body FROM nodes n JOIN organizations o ON o.id = n.org_id"                     \
     " WHERE o.name = ? AND n.name = ?"
 
-int node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
              json_t **out, struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
@@ -137,7 +137,7 @@ int node_get(struct store *store, struct arena *arena, const char *org, const ch
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
 }
 
-int node_update(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
                 const json_t *body, json_t **out, struct purser_error *err)
 {
     struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
@@ -166,11 +166,11 @@ int node_update(struct store *store, struct arena *arena, const char *org, const
     return rc;
 }
 
-int node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                 json_t **out, struct purser_error *err)
 {
     struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
-    int rc = node_get(store, arena, org, name, out, err);
+    int rc = policy_node_get(store, arena, org, name, out, err);
     return policy_delete_read(store, rc,
                               "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
                               " WHERE o.name = ? AND n.name = ?",

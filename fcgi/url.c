@@ -1,0 +1,75 @@
+/* url.c: percent-decoding of path segments and query strings (url.h). */
+#include "url.h"
+
+#include <string.h>
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static char *decode(struct arena *arena, const char *s, size_t n, int plus_is_space)
+{
+    char *out = arena_alloc(arena, n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return NULL;
+            hi = hex_value(s[i + 1]);
+            lo = hex_value(s[i + 2]);
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return NULL;
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *o++ = plus_is_space && s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+char *url_decode(struct arena *arena, const char *s, size_t n)
+{
+    return decode(arena, s, n, 0);
+}
+
+size_t url_query_values(struct arena *arena, const char *query, const char *name, const char ***out)
+{
+    size_t name_len = strlen(name), count = 0, cap = 0;
+    const char **values = NULL;
+    const char *p = query;
+    while (p && *p) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t key_len = eq ? (size_t)(eq - p) : len;
+        char *key = decode(arena, p, key_len, 1);
+        if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
+            char *value = eq ? decode(arena, eq + 1, len - key_len - 1, 1) : "";
+            if (value && count == cap) {
+                const char **grown = arena_alloc(arena, (cap ? cap * 2 : 4) * sizeof(*grown));
+                if (!grown)
+                    break;
+                if (count)
+                    memcpy(grown, values, count * sizeof(*grown));
+                values = grown;
+                cap = cap ? cap * 2 : 4;
+            }
+            if (value)
+                values[count++] = value;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    *out = values;
+    return count;
+}
