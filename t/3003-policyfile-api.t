@@ -83,11 +83,18 @@ $r = chef(path => "$base/policy_groups");
 is_deeply { map { $_ => $r->{json}{$_}{policies} } keys %{ $r->{json} } },
     { staging => { web => { revision_id => 'a1b2c3' } }, production => { web => { revision_id => 'd4e5f6' } } },
     'GET policy_groups maps groups to their pointers';
+chef(method => 'PUT', path => "$base/policy_groups/idle/policies/web", body => lock_for(revision => 'a1b2c3'));
+$r = chef(method => 'DELETE', path => "$base/policy_groups/idle/policies/web");
+is $r->{status}, 200, 'the only pointer of group idle is removed';
+$r = chef(path => "$base/policy_groups");
+ok exists $r->{json}{idle} && exists $r->{json}{idle}{uri}, 'a group with no pointers is still listed';
+ok !exists $r->{json}{idle}{policies}, 'without a "policies" key, as Chef lists it';
+chef(method => 'DELETE', path => "$base/policy_groups/idle");
 
 # --- validation through HTTP -------------------------------------------------------------------
 my %bad = (
     "Field 'revision_id' invalid" => lock_for(revision => 'a/b'),
-    "Field 'name' invalid" => lock_for(name => 'db'),
+    "Field 'name' invalid : web does not match db" => lock_for(name => 'db'),
     "Field 'run_list' is not a valid run list" => lock_for(run_list => ['role[base]']),
     "Field 'version' is not a valid version" => lock_for(version => '1.2.3.4'),
 );

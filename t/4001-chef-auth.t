@@ -74,6 +74,13 @@ is PurserStack::json($res)->{error}[0], "missing required authentication header(
 $res = $s->request('GET', $path);
 is $res->{status}, 401, 'no credentials at all is 401';
 
+# A timestamp that does not parse: Chef's 401 (bad_clock), not a bad request.
+$res = $s->request('GET', $path, { headers => { 'X-Ops-UserId' => 'admin', 'X-Ops-Sign' => 'algorithm=sha1;version=1.0',
+    'X-Ops-Timestamp' => 'xxx', 'X-Ops-Content-Hash' => 'x', 'X-Ops-Authorization-1' => 'x' } });
+is $res->{status}, 401, 'an X-Ops-Timestamp of xxx is 401';
+is PurserStack::json($res)->{error}[0], 'Failed to authenticate as admin. Synchronize the clock on your host.',
+    "with Chef's clock message";
+
 # Server API version negotiation.
 $r = $s->chef(version => '1.3', path => $path, api_version => '2');
 is $r->{status}, 200, 'X-Ops-Server-API-Version 2 is accepted';

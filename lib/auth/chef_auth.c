@@ -85,9 +85,9 @@ int chef_auth_check_headers(const struct chef_signed_request *req, time_t now, i
     buf_release(&missing);
     if (rc)
         return rc;
-    if (chef_auth_parse_time(req->timestamp, &at))
-        return purser_error_set(err, PURSER_EINVAL, "bad header(s) 'X-Ops-Timestamp'");
-    if (at > now + skew || at < now - skew)
+    /* Chef answers a timestamp it cannot read as it answers one out of bounds (401, bad_clock);
+     * only a missing one is a bad request. */
+    if (chef_auth_parse_time(req->timestamp, &at) || at > now + skew || at < now - skew)
         return purser_error_set(err, PURSER_EUNAUTH,
                                 "Failed to authenticate as %s. Synchronize the clock on your host.",
                                 req->user_id);

@@ -26,15 +26,18 @@ static json_t *groups_json(const struct store_rows *rows, const char *base, cons
     for (size_t i = 0; i < rows->count; i++) {
         const char *group = store_cell(rows, i, 0);
         json_t *entry = json_object_get(groups, group);
+        json_t *policies;
         if (!entry) {
-            entry = json_pack(
-                "{s:o, s:{}}", "uri",
-                json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group), "policies");
+            entry = json_pack("{s:o}", "uri",
+                              json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group));
             json_object_set_new(groups, group, entry);
         }
-        if (store_cell(rows, i, 1))
-            json_object_set_new(json_object_get(entry, "policies"), store_cell(rows, i, 1),
-                                json_pack("{s:s}", "revision_id", store_cell(rows, i, 2)));
+        if (!entry || !store_cell(rows, i, 1))
+            continue; /* Chef leaves "policies" out of a group that points at nothing */
+        if (!(policies = json_object_get(entry, "policies")))
+            json_object_set_new(entry, "policies", policies = json_object());
+        json_object_set_new(policies, store_cell(rows, i, 1),
+                            json_pack("{s:s}", "revision_id", store_cell(rows, i, 2)));
     }
     return groups;
 }

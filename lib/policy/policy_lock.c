@@ -154,6 +154,7 @@ int policy_lock_validate(const json_t *lock, const char *url_name, struct purser
         (rc = check_cookbook_locks(lock, err)))
         return rc;
     if (url_name && strcmp(json_string_value(json_object_get(lock, "name")), url_name) != 0)
-        return field_invalid(err, "name");
+        return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid : %s does not match %s",
+                                url_name, json_string_value(json_object_get(lock, "name")));
     return 0;
 }
