@@ -85,8 +85,9 @@ $(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/fcgi/routes-table.o $(BUILD)/f
 $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# unit tests of the web layer's pure parts link those objects
-$(BUILD)/t/0070-url.t: $(BUILD)/fcgi/url.o
+# unit tests of the web layer's pure parts link those objects, before the library they use
+$(BUILD)/t/0070-url.t: $(BUILD)/t/0070-url.o $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # make run DEVELOPMENT=1: development mode (SPEC §3), unauthenticated loopback requests act as
 # a server admin, as Deckhand's development mode does.
