@@ -127,8 +127,10 @@ const char *request_org(const struct request *req)
     return org;
 }
 
-/* Whether the authenticated principal holds action in the request's organization. */
-static int decide(struct request *req, const struct rbac_policy *policy, const char *action)
+/* Whether the authenticated principal holds action in the request's organization, and
+ * (*scope, when not NULL) on everything or only on what it created. */
+static int decide(struct request *req, const struct rbac_policy *policy, const char *action,
+                  enum rbac_scope *scope)
 {
     const char *org = request_org(req);
     const char **roles = NULL;
@@ -144,7 +146,7 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
         return rc;
     subject.roles = roles;
     subject.role_count = role_count;
-    return rbac_decide(policy, &subject, &target, action, &req->err);
+    return rbac_decide(policy, &subject, &target, action, scope, &req->err);
 }
 
 static void log_denial(struct request *req, const char *action)
@@ -158,23 +160,27 @@ static void log_denial(struct request *req, const char *action)
 
 int auth_authorize(struct request *req, const struct rbac_policy *policy)
 {
-    int rc = decide(req, policy, req->route->action);
+    enum rbac_scope scope = RBAC_ALL;
+    int owned = (req->route->flags & ROUTE_OWNED) != 0;
+    int rc = decide(req, policy, req->route->action, owned ? &scope : NULL);
     if (rc == PURSER_EDENIED)
         log_denial(req, req->route->action);
+    if (!rc && scope == RBAC_OWN)
+        req->owner_only = req->who.id;
     return rc;
 }
 
 int auth_allows(struct request *req, const char *action)
 {
     struct purser_error saved = req->err;
-    int rc = decide(req, req->svc->policy, action);
+    int rc = decide(req, req->svc->policy, action, NULL);
     req->err = saved;
     return rc == 0;
 }
 
 int auth_require(struct request *req, const char *action)
 {
-    int rc = decide(req, req->svc->policy, action);
+    int rc = decide(req, req->svc->policy, action, NULL);
     if (rc == PURSER_EDENIED)
         log_denial(req, action);
     return rc;

@@ -151,7 +151,8 @@ int nodes_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = policy_node_create(req->svc->store, request_param(req, "org"), body, request_base_url(req), &out, &req->err);
+        rc = policy_node_create(req->svc->store, request_param(req, "org"), body, req->who.id,
+                                request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -167,14 +168,17 @@ int nodes_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), body, &out, &req->err);
+        rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"),
+                                request_param(req, "node"), body, req->owner_only, &out,
+                                &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int nodes_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), &out, &req->err);
+    int rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"),
+                                request_param(req, "node"), req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 

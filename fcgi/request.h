@@ -76,6 +76,8 @@ struct request {
     const char *principal; /* who is asking, once authenticated; "-" until then */
     struct principal who;  /* the authenticated principal (valid when authenticated) */
     int authenticated;
+    long long owner_only; /* the principal's id when its role holds the route's action only on
+                             what it created (RBAC `own`, ROUTE_OWNED routes); 0 otherwise */
     int api_version; /* X-Ops-Server-API-Version asked for (0 when absent) */
     char request_id[17];
     int status;        /* the status sent */

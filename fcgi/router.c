@@ -124,7 +124,7 @@ const char *router_allowed(struct arena *arena, const char *path)
 
 int routes_check(const struct rbac_policy *policy, struct purser_error *err)
 {
-    const char *actions[512];
+    struct rbac_use actions[512];
     size_t n = 0;
     for (size_t i = 0; i < route_count && n < 512; i++) {
         if (!routes[i].action && !(routes[i].flags & ROUTE_OPEN))
@@ -132,7 +132,8 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
                                     "route %s %s names no action and is not open", routes[i].method,
                                     routes[i].pattern);
         if (routes[i].action)
-            actions[n++] = routes[i].action;
+            actions[n++] = (struct rbac_use){routes[i].action,
+                                             (routes[i].flags & ROUTE_OWNED) != 0};
     }
     return rbac_policy_validate(policy, actions, n, err);
 }

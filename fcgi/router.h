@@ -14,6 +14,8 @@ enum route_flags {
     ROUTE_CHEF = 1 << 1, /* Chef-compatible API: errors as {"error": ["message"]} */
     ROUTE_YAML = 1 << 2, /* YAML in and out */
     ROUTE_AUTH_CHANGE = 1 << 3, /* may change who is who or may do what: flush the auth cache */
+    ROUTE_OWNED = 1 << 4, /* the handler limits the action to objects the principal created
+                             when its role holds the action only under `own` (req->own_only) */
 };
 
 struct route {
@@ -31,7 +33,8 @@ extern const size_t route_count;
 struct rbac_policy;
 
 /* Holds the route table and the RBAC policy to each other: every route that is not open names
- * an action, and the policy declares every action used (rbac_policy_validate). */
+ * an action, the policy declares every action used, and a role's `own` actions are used only
+ * by ROUTE_OWNED routes (rbac_policy_validate). */
 int routes_check(const struct rbac_policy *policy, struct purser_error *err);
 
 /* Finds the route for req->method and req->path, filling req->route and the path parameters.

@@ -17,6 +17,7 @@
 #endif
 
 #define CHEF ROUTE_CHEF
+#define OWNED ROUTE_OWNED
 
 /* The document API answers at /api/v1.0/ (documents.default_organization) and at
  * /organizations/{org}/api/v1.0/: one row each. */
@@ -135,10 +136,12 @@ const struct route routes[] = {
 
     /* nodes */
     {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes"},
-    {"POST", "/organizations/{org}/nodes", "write_node", H(nodes_create), CHEF, "Create a node"},
+    {"POST", "/organizations/{org}/nodes", "create_node", H(nodes_create), CHEF,
+     "Create a node (its creator may change it under the node role)"},
     {"GET", "/organizations/{org}/nodes/{node}", "read_node", H(nodes_get), CHEF, "Show a node"},
-    {"PUT", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_update), CHEF, "Update a node"},
-    {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF,
+    {"PUT", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_update), CHEF | OWNED,
+     "Update a node"},
+    {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
      "Delete a node"},
 
     /* users, their keys and tokens */

@@ -53,6 +53,21 @@ like $out, qr/policy\.roles\.validator: a role without actions/, 'naming the rol
 ($code, $out) = run($purser, '-c', with_policy('undeclared', $undeclared), 'check-config');
 is $code, 1, 'a policy that leaves out an action the routes use is refused';
 like $out, qr/uses action 'read_clients'/, 'naming the action';
+# `own` limits an action to what the principal created, which only routes that check the
+# creator can do: anywhere else it would grant the action on everything.
+(my $own_policy = $policy_text) =~ s/    own:\n      - write_node\n/    own:\n      - write_node\n      - write_policy\n/;
+isnt $own_policy, $policy_text, 'the node role has an own list to extend';
+($code, $out) = run($purser, '-c', with_policy('own', $own_policy), 'check-config');
+is $code, 1, 'an own action whose routes do not check the creator is refused';
+like $out, qr/policy\.roles\.node\.own: action 'write_policy' is not one purser can limit/, 'naming the role and the action';
+(my $own_typo = $policy_text) =~ s/    own:\n      - write_node\n/    own:\n      - write_nod\n/;
+($code, $out) = run($purser, '-c', with_policy('owntypo', $own_typo), 'check-config');
+is $code, 1, 'an undeclared own action is refused';
+like $out, qr/policy\.roles\.node\.own: unknown action 'write_nod'/, 'naming it';
+(my $role_key = $policy_text) =~ s/    own:\n/    owned:\n/;
+($code, $out) = run($purser, '-c', with_policy('rolekey', $role_key), 'check-config');
+is $code, 1, 'an unknown key in a role is refused';
+like $out, qr/policy\.roles\.node: unknown key 'owned'/, 'naming it';
 
 ($code, $out) = run($purser, '-c', "$dir/none.yaml", 'check-config');
 is $code, 1, 'a missing configuration file is refused';

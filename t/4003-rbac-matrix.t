@@ -65,7 +65,7 @@ my %expected_action = (
     'PUT /organizations/{org}/cookbook_artifacts/{name}/{identifier}' => 'write_cookbooks',
     'DELETE /organizations/{org}/cookbook_artifacts/{name}/{identifier}' => 'write_cookbooks',
     'GET /organizations/{org}/nodes' => 'read_node',
-    'POST /organizations/{org}/nodes' => 'write_node',
+    'POST /organizations/{org}/nodes' => 'create_node',
     'GET /organizations/{org}/nodes/{node}' => 'read_node',
     'PUT /organizations/{org}/nodes/{node}' => 'write_node',
     'DELETE /organizations/{org}/nodes/{node}' => 'write_node',
@@ -180,6 +180,9 @@ sub allowed {
     return 1 if $path =~ m{^/users/\{user\}} && $user_param eq $subject && has($policy->{self}, $action);
     # /api/v1.0/ acts on the default organization, where each user has its role
     return 1 if $role && $path =~ m{\{org\}|^/api/} && has($policy->{roles}{$role}{actions}, $action);
+    # an action held under `own` passes the route's check; the handler then limits it to what
+    # the principal created (t/3006 tests that part)
+    return 1 if $role && $path =~ m{\{org\}} && has($policy->{roles}{$role}{own}, $action);
     return 0;
 }
 

@@ -12,7 +12,7 @@ struct rbac_policy {
     json_t *actions;       /* object: name -> description */
     json_t *authenticated; /* array of names */
     json_t *self;          /* array of names */
-    json_t *roles;         /* object: role -> {description, actions: [names]} */
+    json_t *roles;         /* object: role -> {description, actions: [names], own: [names]} */
 };
 
 void rbac_policy_free(struct rbac_policy *p)
@@ -68,6 +68,13 @@ static int check_structure(const json_t *doc, struct purser_error *err)
         if (!json_is_object(def) || !is_string_array(json_object_get(def, "actions")))
             return purser_error_set(err, PURSER_EINVAL,
                                     "policy.roles.%s.actions: must be a list of actions", role);
+        if (json_object_get(def, "own") && !is_string_array(json_object_get(def, "own")))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "policy.roles.%s.own: must be a list of actions", role);
+        json_object_foreach (def, key, value)
+            if (strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own"))
+                return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown key '%s'",
+                                        role, key);
     }
     return 0;
 }
@@ -133,17 +140,32 @@ static const char *undeclared(const struct rbac_policy *p, const json_t *list)
     return NULL;
 }
 
-int rbac_policy_validate(const struct rbac_policy *p, const char *const *used, size_t count,
+/* Whether every route that uses action checks the owner (and at least one uses it). */
+static int owner_checked(const struct rbac_use *used, size_t count, const char *action)
+{
+    int seen = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!used[i].action || strcmp(used[i].action, action) != 0)
+            continue;
+        if (!used[i].owner_checked)
+            return 0;
+        seen = 1;
+    }
+    return seen;
+}
+
+int rbac_policy_validate(const struct rbac_policy *p, const struct rbac_use *used, size_t count,
                          struct purser_error *err)
 {
     const char *role, *bad;
-    json_t *def;
-    for (size_t i = 0; i < count; i++)
-        if (used[i] && !json_object_get(p->actions, used[i]))
+    json_t *def, *item;
+    size_t i;
+    for (i = 0; i < count; i++)
+        if (used[i].action && !json_object_get(p->actions, used[i].action))
             return purser_error_set(
                 err, PURSER_EINVAL,
                 "policy: the route table uses action '%s', which the policy does not declare",
-                used[i]);
+                used[i].action);
     if ((bad = undeclared(p, p->authenticated)))
         return purser_error_set(err, PURSER_EINVAL, "policy.authenticated: unknown action '%s'",
                                 bad);
@@ -157,6 +179,16 @@ int rbac_policy_validate(const struct rbac_policy *p, const char *const *used, s
         if ((bad = undeclared(p, actions)))
             return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown action '%s'",
                                     role, bad);
+        if ((bad = undeclared(p, json_object_get(def, "own"))))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "policy.roles.%s.own: unknown action '%s'", role, bad);
+        json_array_foreach (json_object_get(def, "own"), i, item)
+            if (!owner_checked(used, count, json_string_value(item)))
+                return purser_error_set(err, PURSER_EINVAL,
+                                        "policy.roles.%s.own: action '%s' is not one purser "
+                                        "can limit to its owner (only routes that check the "
+                                        "creator can; see fcgi/routes.c)",
+                                        role, json_string_value(item));
     }
     return 0;
 }
@@ -173,15 +205,27 @@ int rbac_role_allows(const struct rbac_policy *p, const char *role, const char *
 }
 
 int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
-                const struct rbac_target *t, const char *action, struct purser_error *err)
+                const struct rbac_target *t, const char *action, enum rbac_scope *scope,
+                struct purser_error *err)
 {
+    int own = 0;
+    if (scope)
+        *scope = RBAC_ALL;
     if (s->server_admin || list_has(p->authenticated, action))
         return 0;
     if (t->user && s->is_user && s->name && strcmp(t->user, s->name) == 0 &&
         list_has(p->self, action))
         return 0;
-    for (size_t i = 0; i < s->role_count; i++)
+    for (size_t i = 0; i < s->role_count; i++) {
+        json_t *def = json_object_get(p->roles, s->roles[i]);
         if (rbac_role_allows(p, s->roles[i], action))
             return 0;
+        if (def && list_has(json_object_get(def, "own"), action))
+            own = 1;
+    }
+    if (own && scope) {
+        *scope = RBAC_OWN;
+        return 0;
+    }
     return purser_error_set(err, PURSER_EDENIED, "missing permission: action '%s'", action);
 }

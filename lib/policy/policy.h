@@ -70,17 +70,22 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
                                struct purser_error *err);
 
 /* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
- * name must stay); delete. policy_name and policy_group are validated like policy names. */
+ * name must stay); delete. policy_name and policy_group are validated like policy names.
+ * creator_id is the principal creating the node (0: none to record). owner_only, when not 0,
+ * limits update and delete to the node's creator: another principal's node is PURSER_EDENIED
+ * "missing update permission" (or delete), as the Chef Infra Server's node ACL answers. */
 int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
-              json_t **out, struct purser_error *err);
-int policy_node_create(struct store *store, const char *org, const json_t *body, const char *base,
-                json_t **out, struct purser_error *err);
+                     json_t **out, struct purser_error *err);
+int policy_node_create(struct store *store, const char *org, const json_t *body,
+                       long long creator_id, const char *base, json_t **out,
+                       struct purser_error *err);
 int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
-             json_t **out, struct purser_error *err);
+                    json_t **out, struct purser_error *err);
 int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                const json_t *body, json_t **out, struct purser_error *err);
+                       const json_t *body, long long owner_only, json_t **out,
+                       struct purser_error *err);
 int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                json_t **out, struct purser_error *err);
+                       long long owner_only, json_t **out, struct purser_error *err);
 
 /* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
 int policy_group_nodes(struct store *store, struct arena *arena, const char *org,

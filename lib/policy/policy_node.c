@@ -85,8 +85,9 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
     return 0;
 }
 
-int policy_node_create(struct store *store, const char *org, const json_t *body, const char *base,
-                json_t **out, struct purser_error *err)
+int policy_node_create(struct store *store, const char *org, const json_t *body,
+                       long long creator_id, const char *base, json_t **out,
+                       struct purser_error *err)
 {
     json_t *node = NULL;
     char *text = NULL;
@@ -100,13 +101,17 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
         const char *name = json_string_value(json_object_get(node, "name"));
-        struct store_value p[] = {STORE_INT(oid), STORE_STR(name),
+        struct store_value p[] = {STORE_INT(oid),
+                                  STORE_STR(name),
                                   optional_string_value(node, "policy_name"),
-                                  optional_string_value(node, "policy_group"), STORE_STR(text)};
+                                  optional_string_value(node, "policy_group"),
+                                  STORE_STR(text),
+                                  creator_id > 0 ? (struct store_value)STORE_INT(creator_id)
+                                                 : (struct store_value)STORE_NULLV};
         rc = store_exec(store,
-                        "INSERT INTO nodes (org_id, name, policy_name, policy_group, body)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        p, 5, NULL, NULL, err);
+                        "INSERT INTO nodes (org_id, name, policy_name, policy_group, body,"
+                        " creator_id) VALUES (?, ?, ?, ?, ?, ?)",
+                        p, 6, NULL, NULL, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
         if (!rc)
@@ -119,36 +124,49 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
     return rc;
 }
 
-#define NODE_ROW                                                                                   \
-    "SELECT n.id, n.body FROM nodes n JOIN organizations o ON o.id = n.org_id"                     \
-    " WHERE o.name = ? AND n.name = ?"
-
-int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
-             json_t **out, struct purser_error *err)
+/* The node's row (id, body, creator id or 0). PURSER_ENOTFOUND when there is none;
+ * PURSER_EDENIED with Chef's "missing <verb> permission" when owner_only is not 0 and is not
+ * the node's creator. */
+static int node_row(struct store *store, struct arena *arena, const char *org, const char *name,
+                    long long owner_only, const char *verb, struct store_rows *rows,
+                    struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
-    struct store_rows rows;
-    int rc = store_query(store, arena, &rows, NODE_ROW, p, 2, err);
+    int rc = store_query(store, arena, rows,
+                         "SELECT n.id, n.body, COALESCE(n.creator_id, 0) FROM nodes n"
+                         " JOIN organizations o ON o.id = n.org_id"
+                         " WHERE o.name = ? AND n.name = ?",
+                         p, 2, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
+    if (rows->count == 0)
         return policy_not_found(err, "node", name);
+    if (owner_only && atoll(store_cell(rows, 0, 2)) != owner_only)
+        return purser_error_set(err, PURSER_EDENIED, "missing %s permission", verb);
+    return 0;
+}
+
+int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
+                    json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = node_row(store, arena, org, name, 0, "read", &rows, err);
+    if (rc)
+        return rc;
     *out = policy_parse_stored(store_cell(&rows, 0, 1));
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
 }
 
 int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                const json_t *body, json_t **out, struct purser_error *err)
+                       const json_t *body, long long owner_only, json_t **out,
+                       struct purser_error *err)
 {
-    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
     struct store_rows rows;
     json_t *node = NULL;
     char *text = NULL;
     int rc = node_normalize(body, name, &node, err);
     if (!rc)
-        rc = store_query(store, arena, &rows, NODE_ROW, key, 2, err);
-    if (!rc && rows.count == 0)
-        rc = policy_not_found(err, "node", name);
+        rc = node_row(store, arena, org, name, owner_only, "update", &rows, err);
     if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
@@ -167,12 +185,15 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
 }
 
 int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                json_t **out, struct purser_error *err)
+                       long long owner_only, json_t **out, struct purser_error *err)
 {
-    struct store_value key[] = {STORE_STR(org), STORE_STR(name)};
-    int rc = policy_node_get(store, arena, org, name, out, err);
-    return policy_delete_read(store, rc,
-                              "DELETE n FROM nodes n JOIN organizations o ON o.id = n.org_id"
-                              " WHERE o.name = ? AND n.name = ?",
-                              key, 2, out, err);
+    struct store_rows rows;
+    struct store_value id;
+    int rc = node_row(store, arena, org, name, owner_only, "delete", &rows, err);
+    if (rc)
+        return rc;
+    if (!(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
+        return purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+    id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
+    return policy_delete_read(store, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, out, err);
 }
