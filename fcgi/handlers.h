@@ -22,6 +22,7 @@ int member_add(struct request *req);
 int member_remove(struct request *req);
 
 /* principals.c: users and clients, their keys, users' tokens */
+int principal_lookup(struct request *req);
 int principal_list(struct request *req);
 int principal_create(struct request *req);
 int principal_get(struct request *req);

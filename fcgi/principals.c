@@ -12,6 +12,35 @@ static const char *principal_name(struct request *req)
     return client ? client : request_param(req, "user");
 }
 
+/* GET /organizations/{org}/principals/{name}: open, as Chef's is (push jobs and knife find
+ * public keys through it). API version 0 answers the first principal, 1 and later all of
+ * them; 404s carry Chef's {error: "...", not_found: "..."} (a string, not a list). */
+int principal_lookup(struct request *req)
+{
+    const char *org = request_param(req, "org"), *name = request_param(req, "name");
+    json_t *found = NULL, *out;
+    int rc = identity_principal_lookup(req->svc->store, req->arena, org, name, &found, &req->err);
+    int status = 200;
+    if (rc == PURSER_ENOTFOUND) {
+        status = 404;
+        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find org %s", org),
+                        "not_found", "org");
+    } else if (rc)
+        return rc;
+    else if (json_array_size(found) == 0) {
+        status = 404;
+        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find principal %s", name),
+                        "not_found", "principal");
+    } else if (req->api_version == 0)
+        out = json_incref(json_array_get(found, 0));
+    else
+        out = json_pack("{s:O}", "principals", found);
+    json_decref(found);
+    rc = respond_json(req, status, out, NULL);
+    json_decref(out);
+    return rc;
+}
+
 int principal_list(struct request *req)
 {
     json_t *out = NULL;

@@ -49,6 +49,12 @@ const struct route routes[] = {
     {"DELETE", "/organizations/{org}/users/{user}", "write_members", H(member_remove),
      CHEF | ROUTE_AUTH_CHANGE, "Remove a user from an organization"},
 
+    /* Chef's principals endpoint: open, as in the Chef Infra Server */
+    {"GET", "/organizations/{org}/principals/{name}", NULL, H(principal_lookup),
+     ROUTE_OPEN | CHEF,
+     "A user's or client's public key, type and membership (API version 0: the first; 1 and "
+     "later: {principals: [...]}, a client before a user of the same name)"},
+
     /* clients of an organization and their keys */
     {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients"},
     {"POST", "/organizations/{org}/clients", "create_client", H(principal_create),

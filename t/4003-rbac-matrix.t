@@ -127,7 +127,7 @@ my %expected_action = (
     'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
 );
 my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs',
-    'GET /versions', 'GET /api/v1.0/health');
+    'GET /versions', 'GET /api/v1.0/health', 'GET /organizations/{org}/principals/{name}');
 
 my $s = PurserStack->new;
 my $org = $s->env('PURSER_ORG');

@@ -89,6 +89,15 @@ int identity_principal_update(struct store *store, struct arena *arena, const ch
 int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
                               const char *name, json_t **out, struct purser_error *err);
 
+/* Chef's principals endpoint: the client of org named name and the user named name, as
+ * [{name, type: client|user, public_key, authz_id, org_member}] (client first; empty when
+ * there is neither). public_key is the key named "default", else the oldest that has not
+ * expired (null when none); authz_id is a stable 32-hex id of the principal; org_member is
+ * true for the client and for a user that is a member of org. PURSER_ENOTFOUND when org does
+ * not exist. */
+int identity_principal_lookup(struct store *store, struct arena *arena, const char *org,
+                              const char *name, json_t **out, struct purser_error *err);
+
 /* The id of the user (org NULL) or client named name. */
 int identity_principal_id(struct store *store, struct arena *arena, const char *org,
                           const char *name, long long *id_out, struct purser_error *err);

@@ -224,6 +224,43 @@ int identity_principal_get(struct store *store, struct arena *arena, const char 
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
+int identity_principal_lookup(struct store *store, struct arena *arena, const char *org,
+                              const char *name, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(name), STORE_STR(org)};
+    struct store_rows rows;
+    int rc = store_query(
+        store, arena, &rows,
+        "SELECT p.kind, p.name,"
+        " (SELECT k.public_key FROM principal_keys k WHERE k.principal_id = p.id"
+        "   AND (k.expires_at IS NULL OR k.expires_at > UTC_TIMESTAMP())"
+        "   ORDER BY k.name = 'default' DESC, k.created_at, k.name LIMIT 1),"
+        " MD5(CONCAT(p.kind, ':', p.id, ':', p.created_at)),"
+        " p.kind = 'client' OR EXISTS (SELECT 1 FROM memberships m"
+        "   WHERE m.org_id = o.id AND m.principal_id = p.id)"
+        " FROM organizations o LEFT JOIN principals p ON p.name = ?"
+        "   AND ((p.kind = 'client' AND p.org_id = o.id) OR p.kind = 'user')"
+        " WHERE o.name = ? ORDER BY p.kind = 'client' DESC",
+        p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
+    *out = json_array();
+    for (size_t i = 0; i < rows.count; i++) {
+        const char *key = store_cell(&rows, i, 2);
+        if (!store_cell(&rows, i, 0))
+            continue;
+        json_array_append_new(
+            *out, json_pack("{s:s, s:s, s:o, s:s, s:b}", "name", store_cell(&rows, i, 1), "type",
+                            store_cell(&rows, i, 0), "public_key",
+                            key ? json_string(key) : json_null(), "authz_id",
+                            store_cell(&rows, i, 3), "org_member",
+                            strcmp(store_cell(&rows, i, 4), "1") == 0));
+    }
+    return 0;
+}
+
 int identity_principal_update(struct store *store, struct arena *arena, const char *org,
                               const char *name, const json_t *body, json_t **out,
                               struct purser_error *err)
