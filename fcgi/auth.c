@@ -83,7 +83,8 @@ static int authenticate_chef(struct request *req)
                                 signed_req.user_id);
     if (rc)
         return rc;
-    return chef_auth_verify(&signed_req, version, keys, key_count, &which, &req->err);
+    return chef_auth_verify(&signed_req, version, keys, key_count, req->svc->key_cache, &which,
+                            &req->err);
 }
 
 static int from_loopback(struct request *req)

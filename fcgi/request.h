@@ -32,6 +32,7 @@ struct request_services {
     struct store *store;        /* the worker's connection (reconnects on loss) */
     struct lru *revision_cache; /* policy revision bodies */
     struct lru *auth_cache;     /* token and key owners, roles */
+    struct chef_key_cache *key_cache; /* parsed public keys of Chef signed requests */
     struct lru *render_cache;   /* rendered revisions; NULL when cache.rendered is 0 */
     const struct keyring *keyring; /* NULL when none is configured or it could not be read */
 };

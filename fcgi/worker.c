@@ -1,6 +1,7 @@
 /* worker.c: the worker loop: one arena per request, routing, body limits, the log line. */
 #include "worker.h"
 
+#include "auth/chef_auth.h"
 #include "auth/keyring.h"
 
 #include "base/log.h"
@@ -186,7 +187,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     struct worker w = {.svc.config = cfg, .svc.policy = policy, .listen_fd = listen_fd};
     struct purser_error err;
     FCGX_Request fcgx;
-    int epoll_fd;
+    int epoll_fd = -1, status = 1;
 
     install_handlers();
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* never outlive the master */
@@ -197,11 +198,10 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         return 1;
     }
     if (!(w.svc.revision_cache = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
-        !(w.svc.auth_cache = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl))) {
-        lru_free(w.svc.revision_cache);
-        log_message("error", "out of memory for the revision cache", NULL);
-        store_free(w.svc.store);
-        return 1;
+        !(w.svc.auth_cache = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl)) ||
+        !(w.svc.key_cache = chef_key_cache_new((size_t)cfg->cache_principals))) {
+        log_message("error", "out of memory for the worker's caches", NULL);
+        goto out;
     }
     FCGX_InitRequest(&fcgx, listen_fd, 0);
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -209,10 +209,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd};
         if (epoll_fd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0) {
             log_message("error", "epoll on the listening socket failed", NULL);
-            lru_free(w.svc.revision_cache);
-            lru_free(w.svc.auth_cache);
-            store_free(w.svc.store);
-            return 1;
+            goto out;
         }
     }
     load_keyring(&w);
@@ -239,12 +236,17 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         w.served++;
         busy = 1;
     }
-    close(epoll_fd);
-    FCGX_Free(&fcgx, 1);
+    status = 0;
+out:
+    if (epoll_fd >= 0)
+        close(epoll_fd);
+    if (status == 0)
+        FCGX_Free(&fcgx, 1);
     lru_free(w.svc.revision_cache);
     lru_free(w.svc.auth_cache);
     lru_free(w.svc.render_cache);
+    chef_key_cache_free(w.svc.key_cache);
     keyring_free(w.keyring);
     store_free(w.svc.store);
-    return 0;
+    return status;
 }

@@ -3,9 +3,12 @@
  * there): the canonical text must be the client's byte for byte, the signature must verify
  * with the right key among several, and every changed part of the request must fail. */
 #include "auth/chef_auth.h"
+#include "base/crypto.h"
 #include "config/config.h"
 #include "tap.h"
 
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <stdlib.h>
 
 #define BODY "{\"name\":\"web1\"}"
@@ -66,7 +69,7 @@ static int verifies(const struct chef_signed_request *req, enum chef_sign_versio
 {
     struct purser_error err;
     size_t which = 99;
-    return chef_auth_verify(req, v, keys, n, &which, &err) == 0;
+    return chef_auth_verify(req, v, keys, n, NULL, &which, &err) == 0;
 }
 
 static void run_version(const char *name, enum chef_sign_version want, const char *const *keys)
@@ -87,10 +90,10 @@ static void run_version(const char *name, enum chef_sign_version want, const cha
     tap_is_int(version, want, "%s: protocol recognised", name);
     chef_auth_canonical(&canonical, &f.req, version);
     tap_is_str(buf_cstr(&canonical), expected, "%s: canonical text equals the client's", name);
-    tap_is_int(chef_auth_verify(&f.req, version, keys, 2, &which, &err), 0,
+    tap_is_int(chef_auth_verify(&f.req, version, keys, 2, NULL, &which, &err), 0,
                "%s: signature verifies", name);
     tap_is_int(which, 1, "%s: with the second of two keys (every key is tried)", name);
-    tap_is_int(chef_auth_verify(&f.req, version, keys, 1, &which, &err), PURSER_EUNAUTH,
+    tap_is_int(chef_auth_verify(&f.req, version, keys, 1, NULL, &which, &err), PURSER_EUNAUTH,
                "%s: not with the other key alone", name);
     tap_is_str(err.message, "Invalid signature for user or client 'alice'", "%s: Chef's message",
                name);
@@ -132,6 +135,96 @@ static void run_version(const char *name, enum chef_sign_version want, const cha
     free(expected);
 }
 
+/* Protocol 1.2 (SHA-1 digest, signed as Chef's Ruby client does), which mixlib cannot make:
+ * the request is signed here with the fixtures' private key. */
+static void run_v12(const char *const *keys)
+{
+    char *private_pem = slurp("key.pem", "");
+    struct chef_signed_request r = {.method = "GET", .path = "/organizations/acme/nodes",
+                                    .body = "", .user_id = "alice",
+                                    .timestamp = "2026-01-02T03:04:05Z",
+                                    .sign = "algorithm=sha1;version=1.2"};
+    struct buf canonical = BUF_INIT;
+    unsigned char sig[1024];
+    size_t sig_len = sizeof(sig);
+    EVP_PKEY *key = NULL;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    BIO *bio = private_pem ? BIO_new_mem_buf(private_pem, -1) : NULL;
+    char *content_hash = crypto_sha1_base64("", 0), *b64 = NULL;
+    int signed_ok;
+
+    r.content_hash = content_hash;
+    key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    chef_auth_canonical(&canonical, &r, CHEF_SIGN_1_2);
+    signed_ok = key && md && EVP_DigestSignInit(md, NULL, EVP_sha1(), NULL, key) > 0 &&
+                EVP_DigestSign(md, sig, &sig_len, (unsigned char *)canonical.data,
+                               canonical.len) > 0;
+    if (tap_ok(signed_ok && (b64 = crypto_base64(sig, sig_len)), "v1.2: a request signed here")) {
+        r.signature = b64;
+        tap_ok(verifies(&r, CHEF_SIGN_1_2, keys, 2), "v1.2: verifies (SHA-1 digest)");
+        r.path = "/organizations/acme/roles";
+        tap_ok(!verifies(&r, CHEF_SIGN_1_2, keys, 2), "v1.2: another path fails");
+    }
+    free(b64);
+    free(content_hash);
+    EVP_MD_CTX_free(md);
+    EVP_PKEY_free(key);
+    BIO_free(bio);
+    buf_release(&canonical);
+    free(private_pem);
+}
+
+/* The worker's cache of parsed keys: the same answers as without it, each key parsed once,
+ * found only by its whole PEM text. */
+static void run_key_cache(const char *pub, const char *other)
+{
+    struct chef_key_cache *cache = chef_key_cache_new(1);
+    struct chef_key_cache_stats st;
+    struct fixture f10, f13;
+    struct purser_error err;
+    size_t which = 99;
+    const char *both[] = {other, pub}, *only_other[] = {other};
+    char *changed = strdup(pub);
+    const char *with_changed[] = {other, changed};
+
+    if (!tap_ok(cache && changed && load(&f10, "v1.0") == 0 && load(&f13, "v1.3") == 0,
+                "key cache: made, fixtures loaded"))
+        return;
+    tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, both, 2, cache, &which, &err), 0,
+               "key cache: v1.3 verifies through it");
+    tap_is_int(which, 1, "key cache: with the second key");
+    chef_key_cache_get_stats(cache, &st);
+    tap_is_int((int)st.misses, 2, "key cache: both keys parsed the first time");
+    for (int i = 0; i < 3; i++)
+        chef_auth_verify(&f13.req, CHEF_SIGN_1_3, both, 2, cache, &which, &err);
+    tap_is_int(chef_auth_verify(&f10.req, CHEF_SIGN_1_0, both, 2, cache, &which, &err), 0,
+               "key cache: v1.0 (recovery) verifies with the same cached keys");
+    chef_key_cache_get_stats(cache, &st);
+    tap_ok(st.hits >= 4 && st.misses + st.hits == 10,
+           "key cache: later requests find keys parsed (hits %lu, misses %lu)", st.hits,
+           st.misses);
+    tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, only_other, 1, cache, &which, &err),
+               PURSER_EUNAUTH, "key cache: a key no longer listed is not used, though cached");
+    /* The same key with one base64 character changed is another key (or none): the cached
+     * parse of the original must not answer for it. */
+    changed[strlen(changed) - 40] = changed[strlen(changed) - 40] == 'A' ? 'B' : 'A';
+    tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, with_changed, 2, cache, &which, &err),
+               PURSER_EUNAUTH, "key cache: a changed PEM is never answered by the old parse");
+    tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, both, 2, cache, &which, &err), 0,
+               "key cache: and the original still verifies afterwards");
+    {
+        const char *junk[] = {"not a key", pub};
+        tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, junk, 2, cache, &which, &err), 0,
+                   "key cache: a stored value that is not a key is skipped");
+    }
+    chef_key_cache_free(cache);
+    buf_release(&f10.signature);
+    buf_release(&f13.signature);
+    free(f10.text);
+    free(f13.text);
+    free(changed);
+}
+
 int main(int argc, char **argv)
 {
     char *pub = NULL, *other = NULL;
@@ -148,7 +241,9 @@ int main(int argc, char **argv)
         run_version("v1.0", CHEF_SIGN_1_0, keys);
         run_version("v1.1", CHEF_SIGN_1_1, keys);
         run_version("v1.3", CHEF_SIGN_1_3, keys);
+        run_v12(keys);
     }
+    run_key_cache(pub, other);
     {
         struct chef_signed_request r = {.method = "GET", .path = "/", .body = "", .user_id = "bob",
                                         .timestamp = "2026-01-02T03:04:05Z"};

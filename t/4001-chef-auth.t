@@ -65,6 +65,32 @@ $s->wait_auth_cache;
 $r = $s->chef(version => '1.3', path => $path, key => $keyfile);
 is $r->{status}, 401, 'a request signed with an expired key is refused';
 
+# Workers keep parsed keys: a key replaced under the same name must not verify with the old
+# parse, and a deleted key not at all (both within cache.auth_ttl).
+($kr) = $s->api('POST', '/users/admin/keys', { name => 'third', create_key => JSON::PP::true(), expiration_date => 'infinity' });
+my $third = $s->dir . '/third.pem';
+{ open my $fh, '>', $third or die; print $fh PurserStack::json($kr)->{private_key}; }
+for (1 .. 4) { # every worker parses and keeps it
+    $r = $s->chef(version => '1.3', path => $path, key => $third);
+    is $r->{status}, 200, 'signed with the third key';
+}
+my $other_pub = do { open my $fh, '<', PurserStack::root() . '/t/data/chef-auth/pub.pem' or die; local $/; <$fh> };
+($kr) = $s->api('PUT', '/users/admin/keys/third', { public_key => $other_pub });
+is $kr->{status}, 200, 'the third key is replaced by another public key';
+$s->wait_auth_cache;
+$r = $s->chef(version => '1.3', path => $path, key => $third);
+is $r->{status}, 401, 'the replaced key no longer verifies in any worker';
+($kr) = $s->api('POST', '/users/admin/keys', { name => 'fourth', create_key => JSON::PP::true(), expiration_date => 'infinity' });
+my $fourth = $s->dir . '/fourth.pem';
+{ open my $fh, '>', $fourth or die; print $fh PurserStack::json($kr)->{private_key}; }
+$r = $s->chef(version => '1.3', path => $path, key => $fourth) for 1 .. 4;
+is $r->{status}, 200, 'a fourth key verifies';
+($kr) = $s->api('DELETE', '/users/admin/keys/fourth');
+is $kr->{status}, 200, 'and is deleted';
+$s->wait_auth_cache;
+$r = $s->chef(version => '1.3', path => $path, key => $fourth);
+is $r->{status}, 401, 'a deleted key no longer verifies';
+
 # Missing headers: Chef's 400.
 my $res = $s->request('GET', $path, { headers => { 'X-Ops-UserId' => 'admin', 'X-Ops-Sign' => 'algorithm=sha1;version=1.0' } });
 is $res->{status}, 400, 'some Chef headers but not all is 400';

@@ -2,6 +2,7 @@
 #include "auth/chef_auth.h"
 
 #include "base/crypto.h"
+#include "base/hash.h"
 
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
@@ -156,45 +157,155 @@ cleanup:
     return rc;
 }
 
-/* 1 when signature verifies canonical under key. */
-static int verify_one(EVP_PKEY *key, enum chef_sign_version version, const struct buf *canonical,
+/* ---- parsed keys --------------------------------------------------------------------------- */
+
+/* The verification a protocol needs: 1.0 and 1.1 recover the signed text itself (a raw
+ * PKCS#1 "private encrypt"), 1.2 and 1.3 verify a SHA-1 or SHA-256 digest. */
+enum verify_kind { VERIFY_RECOVER, VERIFY_SHA1, VERIFY_SHA256, VERIFY_KINDS };
+
+/* A parsed key and its contexts, each initialised once and then used for any number of
+ * verifications with the same parameters (EVP_PKEY_verify(3)). */
+struct key_entry {
+    char *pem;
+    EVP_PKEY *key;
+    EVP_PKEY_CTX *ctx[VERIFY_KINDS];
+};
+
+struct chef_key_cache {
+    struct key_entry *slots;
+    size_t mask;
+    struct chef_key_cache_stats stats;
+};
+
+static void key_entry_release(struct key_entry *e)
+{
+    for (int i = 0; i < VERIFY_KINDS; i++)
+        EVP_PKEY_CTX_free(e->ctx[i]);
+    EVP_PKEY_free(e->key);
+    free(e->pem);
+    memset(e, 0, sizeof(*e));
+}
+
+struct chef_key_cache *chef_key_cache_new(size_t capacity)
+{
+    struct chef_key_cache *c = calloc(1, sizeof(*c));
+    size_t n = 1;
+    while (n < capacity * 2 && n < ((size_t)1 << 20))
+        n <<= 1; /* twice the capacity: fewer keys that share a slot */
+    if (c && !(c->slots = calloc(n, sizeof(*c->slots)))) {
+        free(c);
+        return NULL;
+    }
+    if (c)
+        c->mask = n - 1;
+    return c;
+}
+
+void chef_key_cache_free(struct chef_key_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i <= c->mask; i++)
+        key_entry_release(&c->slots[i]);
+    free(c->slots);
+    free(c);
+}
+
+void chef_key_cache_get_stats(const struct chef_key_cache *c, struct chef_key_cache_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (c)
+        *out = c->stats;
+}
+
+/* Parses pem into e (released first); 0 when it is not a public key. */
+static int key_entry_fill(struct key_entry *e, const char *pem)
+{
+    size_t len = strlen(pem);
+    key_entry_release(e);
+    if (!(e->key = crypto_public_key_read(pem, len)))
+        return 0;
+    if (!(e->pem = strdup(pem))) {
+        key_entry_release(e);
+        return 0;
+    }
+    return 1;
+}
+
+/* The entry for pem: the cached one, or a newly parsed one stored in its slot (or in *scratch
+ * when there is no cache). NULL when pem is not a key. */
+static struct key_entry *key_lookup(struct chef_key_cache *c, const char *pem,
+                                    struct key_entry *scratch)
+{
+    struct key_entry *e;
+    if (!c)
+        return key_entry_fill(scratch, pem) ? scratch : NULL;
+    e = &c->slots[hash_fnv1a(pem, strlen(pem)) & c->mask];
+    if (e->pem && strcmp(e->pem, pem) == 0) {
+        c->stats.hits++;
+        return e;
+    }
+    c->stats.misses++;
+    return key_entry_fill(e, pem) ? e : NULL;
+}
+
+/* e's context for kind, initialised on first use; NULL when OpenSSL refuses. */
+static EVP_PKEY_CTX *key_context(struct key_entry *e, enum verify_kind kind)
+{
+    EVP_PKEY_CTX *ctx = e->ctx[kind];
+    int ok;
+    if (ctx)
+        return ctx;
+    if (!(ctx = EVP_PKEY_CTX_new(e->key, NULL)))
+        return NULL;
+    if (kind == VERIFY_RECOVER)
+        ok = EVP_PKEY_verify_recover_init(ctx) > 0 &&
+             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0;
+    else
+        ok = EVP_PKEY_verify_init(ctx) > 0 &&
+             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+             EVP_PKEY_CTX_set_signature_md(ctx, kind == VERIFY_SHA1 ? EVP_sha1() : EVP_sha256()) >
+                 0;
+    if (!ok) {
+        EVP_PKEY_CTX_free(ctx);
+        return NULL;
+    }
+    return e->ctx[kind] = ctx;
+}
+
+/* 1 when signature verifies canonical under e's key; digest is canonical's SHA-1 or SHA-256
+ * for 1.2 and 1.3. */
+static int verify_one(struct key_entry *e, enum verify_kind kind, const struct buf *canonical,
+                      const unsigned char *digest, size_t digest_len,
                       const unsigned char *signature, size_t signature_len)
 {
-    EVP_PKEY_CTX *ctx = NULL;
-    EVP_MD_CTX *md = NULL;
-    int ok = 0;
-
-    if (version == CHEF_SIGN_1_0 || version == CHEF_SIGN_1_1) {
+    EVP_PKEY_CTX *ctx = key_context(e, kind);
+    if (!ctx)
+        return 0;
+    if (kind == VERIFY_RECOVER) {
         unsigned char plain[1024];
         size_t plain_len = sizeof(plain);
-        ctx = EVP_PKEY_CTX_new(key, NULL);
-        ok = ctx && EVP_PKEY_verify_recover_init(ctx) > 0 &&
-             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
-             EVP_PKEY_verify_recover(ctx, plain, &plain_len, signature, signature_len) > 0 &&
-             plain_len == canonical->len && crypto_equal(plain, canonical->data, plain_len);
-        EVP_PKEY_CTX_free(ctx);
-        return ok;
+        return EVP_PKEY_verify_recover(ctx, plain, &plain_len, signature, signature_len) > 0 &&
+               plain_len == canonical->len && crypto_equal(plain, canonical->data, plain_len);
     }
-    md = EVP_MD_CTX_new();
-    ok = md &&
-         EVP_DigestVerifyInit(md, NULL, version == CHEF_SIGN_1_3 ? EVP_sha256() : EVP_sha1(), NULL,
-                              key) > 0 &&
-         EVP_DigestVerify(md, signature, signature_len, (const unsigned char *)canonical->data,
-                          canonical->len) == 1;
-    EVP_MD_CTX_free(md);
-    return ok;
+    return EVP_PKEY_verify(ctx, signature, signature_len, digest, digest_len) == 1;
 }
 
 int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_version version,
-                     const char *const *public_keys, size_t key_count, size_t *which,
-                     struct purser_error *err)
+                     const char *const *public_keys, size_t key_count,
+                     struct chef_key_cache *cache, size_t *which, struct purser_error *err)
 {
+    enum verify_kind kind = version == CHEF_SIGN_1_3   ? VERIFY_SHA256
+                            : version == CHEF_SIGN_1_2 ? VERIFY_SHA1
+                                                       : VERIFY_RECOVER;
     struct buf canonical = BUF_INIT;
-    unsigned char *signature = NULL;
+    struct key_entry scratch = {0};
+    unsigned char *signature = NULL, digest[EVP_MAX_MD_SIZE];
+    unsigned int digest_len = 0;
     size_t signature_len = 0;
     int verified = 0;
 
-    if (version == CHEF_SIGN_1_0 || version == CHEF_SIGN_1_1) {
+    if (kind == VERIFY_RECOVER) {
         char *actual = body_hash(req, version);
         int same = actual && req->content_hash && strcmp(actual, req->content_hash) == 0;
         free(actual);
@@ -206,13 +317,17 @@ int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_versi
         goto cleanup;
     if (chef_auth_canonical(&canonical, req, version))
         goto cleanup;
+    if (kind != VERIFY_RECOVER &&
+        EVP_Digest(canonical.data, canonical.len, digest, &digest_len,
+                   kind == VERIFY_SHA1 ? EVP_sha1() : EVP_sha256(), NULL) != 1)
+        goto cleanup;
     for (size_t i = 0; i < key_count && !verified; i++) {
-        EVP_PKEY *key = crypto_public_key_read(public_keys[i], strlen(public_keys[i]));
-        if (key && verify_one(key, version, &canonical, signature, signature_len)) {
+        struct key_entry *e = key_lookup(cache, public_keys[i], &scratch);
+        if (e && verify_one(e, kind, &canonical, digest, digest_len, signature, signature_len)) {
             verified = 1;
             *which = i;
         }
-        crypto_pkey_free(key);
+        key_entry_release(&scratch);
     }
 cleanup:
     free(signature);
