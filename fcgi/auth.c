@@ -35,16 +35,20 @@ int auth_api_version(struct request *req)
     return HTTP_ENOTACCEPT;
 }
 
-/* X-Ops-Authorization-1, -2, ... joined, in order. */
+/* X-Ops-Authorization-1, -2, ... joined, in order (looked up by their CGI names). */
 static const char *joined_signature(struct request *req)
 {
     struct buf b = BUF_INIT;
     const char *copy;
     for (int i = 1; i < 100; i++) {
-        char name[40];
+        char name[40] = "HTTP_X_OPS_AUTHORIZATION_";
+        size_t n = strlen(name);
         const char *line;
-        snprintf(name, sizeof(name), "X-Ops-Authorization-%d", i);
-        if (!(line = request_header(req, name)))
+        if (i >= 10)
+            name[n++] = (char)('0' + i / 10);
+        name[n++] = (char)('0' + i % 10);
+        name[n] = '\0';
+        if (!(line = request_env(req, name)))
             break;
         buf_adds(&b, line);
     }

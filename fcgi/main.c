@@ -1,6 +1,8 @@
 /* main.c: purser-fcgi's master: opens the FastCGI socket and supervises the prefork workers.
  *
- * Signals: SIGCHLD replaces a dead worker at once; SIGHUP reloads the configuration and
+ * Signals: SIGCHLD replaces a dead worker at once; SIGUSR1 from a worker says it is serving
+ * its last request (fcgi.max_requests), and its replacement starts at once, while it finishes,
+ * so that recycling never leaves fewer workers accepting; SIGHUP reloads the configuration and
  * replaces every worker (old ones finish their request first); SIGTERM or SIGINT stops
  * accepting, lets workers finish in-flight requests (up to fcgi.shutdown_timeout seconds,
  * then SIGKILL) and exits.
@@ -30,6 +32,7 @@ struct child {
     pid_t pid;
     unsigned generation;
     time_t stop_deadline; /* 0 while serving; when it must be gone after a SIGTERM */
+    int retiring;         /* serving its last request: already replaced */
 };
 
 struct master {
@@ -78,7 +81,7 @@ static int spawn(struct master *m)
         status = worker_run(&m->cfg, m->policy, m->listen_fd);
         _exit(status);
     }
-    m->children[m->child_count++] = (struct child){pid, m->generation, 0};
+    m->children[m->child_count++] = (struct child){pid, m->generation, 0, 0};
     return 0;
 }
 
@@ -86,7 +89,8 @@ static size_t serving_count(const struct master *m)
 {
     size_t n = 0;
     for (size_t i = 0; i < m->child_count; i++)
-        n += m->children[i].generation == m->generation && m->children[i].stop_deadline == 0;
+        n += m->children[i].generation == m->generation && m->children[i].stop_deadline == 0 &&
+             !m->children[i].retiring;
     return n;
 }
 
@@ -216,12 +220,20 @@ static int supervise(struct master *m)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
     sigprocmask(SIG_BLOCK, &set, NULL);
     fill_workers(m);
     for (;;) {
         struct timespec tick = {0, 200 * 1000000L};
-        int sig = sigtimedwait(&set, NULL, &tick);
-        if (sig == SIGTERM || sig == SIGINT) {
+        siginfo_t info;
+        int sig = sigtimedwait(&set, &info, &tick);
+        if (sig == SIGUSR1) { /* a worker took its last request: start its replacement now */
+            for (size_t i = 0; i < m->child_count; i++)
+                if (m->children[i].pid == info.si_pid && !m->children[i].retiring) {
+                    m->children[i].retiring = 1;
+                    log_pid("worker serving its last request; replacement started", info.si_pid);
+                }
+        } else if (sig == SIGTERM || sig == SIGINT) {
             if (!m->stopping)
                 log_message("info", "stopping: finishing in-flight requests", NULL);
             m->stopping = 1;

@@ -18,13 +18,12 @@ const char *request_env(const struct request *req, const char *name)
 
 const char *request_header(const struct request *req, const char *name)
 {
-    char key[128];
-    size_t n = 0;
+    char key[128] = "HTTP_";
+    size_t n = 5;
     if (strcasecmp(name, "Content-Type") == 0)
         return request_env(req, "CONTENT_TYPE");
     if (strcasecmp(name, "Content-Length") == 0)
         return request_env(req, "CONTENT_LENGTH");
-    n = (size_t)snprintf(key, sizeof(key), "HTTP_");
     for (; *name && n + 1 < sizeof(key); name++)
         key[n++] = *name == '-' ? '_' : (char)toupper((unsigned char)*name);
     key[n] = '\0';

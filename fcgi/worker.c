@@ -4,6 +4,7 @@
 #include "auth/chef_auth.h"
 #include "auth/keyring.h"
 
+#include "base/buf.h"
 #include "base/log.h"
 #include "auth.h"
 #include "request.h"
@@ -76,22 +77,28 @@ static void new_request_id(char out[17])
     out[16] = '\0';
 }
 
+/* The request's line, written by hand (no JSON objects to build on the hot path) and held
+ * back with the others until the worker goes idle (log.h). */
 static void log_request(struct request *req, double started)
 {
     char ts[40];
-    json_t *line;
+    long us = (long)((now_ms() - started) * 1000.0);
+    struct buf b = BUF_INIT;
+    int rc;
     log_timestamp(ts, sizeof(ts));
-    line = json_pack("{s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:f, s:s, s:s, s:s?}", "ts", ts, "pid",
-                     (json_int_t)log_process_id(), "level", "info", "method",
-                     req->method ? req->method : "-", "path", req->path ? req->path : "-", "status",
-                     req->status, "bytes", (json_int_t)req->bytes_sent, "ms",
-                     (double)((long)((now_ms() - started) * 1000)) / 1000.0, "principal",
-                     req->principal, "request_id", req->request_id, "route",
-                     req->route ? req->route->pattern : NULL);
-    if (!line)
-        return;
-    log_write(line);
-    json_decref(line);
+    rc = buf_printf(&b, "{\"ts\":\"%s\",\"pid\":%ld,\"level\":\"info\",\"method\":", ts,
+                    log_process_id()) ||
+         log_json_string(&b, req->method ? req->method : "-") || buf_adds(&b, ",\"path\":") ||
+         log_json_string(&b, req->path ? req->path : "-") ||
+         buf_printf(&b, ",\"status\":%d,\"bytes\":%zu,\"ms\":%ld.%03ld,\"principal\":",
+                    req->status, req->bytes_sent, us / 1000, us % 1000) ||
+         log_json_string(&b, req->principal ? req->principal : "-") ||
+         buf_printf(&b, ",\"request_id\":\"%s\"", req->request_id);
+    if (!rc && req->route)
+        rc = buf_adds(&b, ",\"route\":") || log_json_string(&b, req->route->pattern);
+    if (!rc && !buf_addc(&b, '}'))
+        log_buffer_line(b.data, b.len);
+    buf_release(&b);
 }
 
 /* Splits REQUEST_URI into path and query. */
@@ -118,6 +125,18 @@ static int check_length(struct request *req, size_t max)
                                 "request body of %llu bytes is larger than the limit of %zu",
                                 declared, max);
     return 0;
+}
+
+/* How many requests this worker serves before it is replaced: fcgi.max_requests less up to a
+ * fifth, drawn per worker, so that workers started together do not all retire together. */
+static unsigned long retirement_after(long max_requests)
+{
+    unsigned int r = 0;
+    if (max_requests <= 0)
+        return 0;
+    if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        r = (unsigned int)getpid();
+    return (unsigned long)max_requests - r % ((unsigned long)max_requests / 5 + 1);
 }
 
 /* Serves one request; returns its arena, which the caller frees once the answer is sent
@@ -217,19 +236,25 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     if (cfg->cache_rendered > 0)
         w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */
-    while (!stop_requested &&
-           (cfg->max_requests == 0 || w.served < (unsigned long)cfg->max_requests)) {
+    unsigned long limit = retirement_after(cfg->max_requests);
+    while (!stop_requested && (limit == 0 || w.served < limit)) {
         struct epoll_event ready;
         /* EPOLLEXCLUSIVE wakes one worker per connection, not all of them; the listening
          * socket is non-blocking, so a worker that loses the race gets EAGAIN and comes back
          * here, where a stop request is seen within 250 ms. A busy worker tries the next
-         * accept at once and waits only when none is there. */
-        if (!busy && (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested))
-            continue;
+         * accept at once and waits only when none is there; the held-back request lines are
+         * written before it waits. */
+        if (!busy) {
+            log_flush();
+            if (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested)
+                continue;
+        }
         if (FCGX_Accept_r(&fcgx) < 0) {
             busy = 0;
             continue;
         }
+        if (limit && w.served + 1 == limit)
+            kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
         struct arena *done = handle(&w, &fcgx);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
@@ -238,6 +263,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     }
     status = 0;
 out:
+    log_flush();
     if (epoll_fd >= 0)
         close(epoll_fd);
     if (status == 0)

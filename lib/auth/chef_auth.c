@@ -300,8 +300,8 @@ int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_versi
                                                        : VERIFY_RECOVER;
     struct buf canonical = BUF_INIT;
     struct key_entry scratch = {0};
-    unsigned char *signature = NULL, digest[EVP_MAX_MD_SIZE];
-    unsigned int digest_len = 0;
+    unsigned char *signature = NULL, digest[32];
+    size_t digest_len = kind == VERIFY_SHA1 ? 20 : 32;
     size_t signature_len = 0;
     int verified = 0;
 
@@ -317,10 +317,10 @@ int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_versi
         goto cleanup;
     if (chef_auth_canonical(&canonical, req, version))
         goto cleanup;
-    if (kind != VERIFY_RECOVER &&
-        EVP_Digest(canonical.data, canonical.len, digest, &digest_len,
-                   kind == VERIFY_SHA1 ? EVP_sha1() : EVP_sha256(), NULL) != 1)
-        goto cleanup;
+    if (kind == VERIFY_SHA1)
+        crypto_sha1(digest, canonical.data, canonical.len);
+    else if (kind == VERIFY_SHA256)
+        crypto_sha256(digest, canonical.data, canonical.len);
     for (size_t i = 0; i < key_count && !verified; i++) {
         struct key_entry *e = key_lookup(cache, public_keys[i], &scratch);
         if (e && verify_one(e, kind, &canonical, digest, digest_len, signature, signature_len)) {

@@ -126,6 +126,12 @@ void crypto_sha256(unsigned char out[32], const void *data, size_t n)
     EVP_Digest(data, n, out, &len, md_sha256(), NULL);
 }
 
+void crypto_sha1(unsigned char out[20], const void *data, size_t n)
+{
+    unsigned int len = 0;
+    EVP_Digest(data, n, out, &len, md_sha1(), NULL);
+}
+
 void crypto_sha256_hex(char out[65], const void *data, size_t n)
 {
     unsigned char bytes[32];

@@ -25,8 +25,9 @@ char *crypto_sha256_base64(const void *data, size_t n);
 /* Lowercase hex MD5 of data into out (33 bytes): Chef's file checksums. */
 void crypto_md5_hex(char out[33], const void *data, size_t n);
 
-/* The raw SHA-256 digest of data into out. */
+/* The raw SHA-256 (SHA-1) digest of data into out. */
 void crypto_sha256(unsigned char out[32], const void *data, size_t n);
+void crypto_sha1(unsigned char out[20], const void *data, size_t n);
 
 /* Lowercase hex SHA-256 of data into out (65 bytes). */
 void crypto_sha256_hex(char out[65], const void *data, size_t n);

@@ -1,6 +1,8 @@
 /* log.c: JSON log lines on standard error. */
 #include "base/log.h"
 
+#include "base/buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,91 @@ static pid_t log_pid(void)
     return cached_pid;
 }
 
+/* ---- held-back request lines ------------------------------------------------------------- */
+
+static char held[LOG_BUFFER_BYTES];
+static size_t held_len;
+static time_t held_since;
+
+static void write_all(const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(STDERR_FILENO, text, len);
+        if (n <= 0)
+            return; /* the log is gone: nothing better to do with the lines */
+        text += n;
+        len -= (size_t)n;
+    }
+}
+
+void log_flush(void)
+{
+    if (held_len)
+        write_all(held, held_len);
+    held_len = 0;
+}
+
+void log_buffer_line(const char *text, size_t len)
+{
+    time_t now = time(NULL);
+    if (held_len && (held_len + len + 1 > sizeof(held) || now - held_since >= 1))
+        log_flush();
+    if (len + 1 > sizeof(held)) {
+        char *line = malloc(len + 1);
+        if (!line)
+            return;
+        memcpy(line, text, len);
+        line[len] = '\n';
+        write_all(line, len + 1);
+        free(line);
+        return;
+    }
+    if (!held_len)
+        held_since = now;
+    memcpy(held + held_len, text, len);
+    held[held_len + len] = '\n';
+    held_len += len + 1;
+}
+
+/* The length of the UTF-8 sequence at s (1-4), or 0 when it is not one. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+                            : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 2 && s[0] < 0xC2)
+        return 0; /* overlong */
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong, or a surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+int log_json_string(struct buf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    int rc = buf_addc(out, '"');
+    while (!rc && *p) {
+        int n = utf8_length(p);
+        if (*p == '"' || *p == '\\')
+            rc = buf_addc(out, '\\') || buf_addc(out, (char)*p);
+        else if (*p < 0x20)
+            rc = buf_printf(out, "\\u%04x", *p);
+        else if (n == 0)
+            rc = buf_adds(out, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
+        else {
+            rc = buf_add(out, p, (size_t)n);
+            p += n;
+            continue;
+        }
+        p++;
+    }
+    return rc ? rc : buf_addc(out, '"');
+}
+
 void log_write(const json_t *line)
 {
     char stack[2048], *text = stack;
@@ -50,7 +137,8 @@ void log_write(const json_t *line)
         len = strlen(text);
     }
     text[len] = '\n'; /* the NUL's place: one write, the line and its newline */
-    (void)!write(STDERR_FILENO, text, len + 1);
+    log_flush();        /* the held request lines come first */
+    write_all(text, len + 1);
     if (text != stack)
         free(text);
 }
