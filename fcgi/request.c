@@ -67,6 +67,12 @@ int request_read_body(struct request *req)
     if (got < 0 || (unsigned long long)got != declared)
         return purser_error_set(&req->err, PURSER_EINVAL,
                                 "request body shorter than Content-Length");
+    /* The end of the input (nginx's empty FCGI_STDIN record, normally already read with the
+     * parameters): the connection then holds nothing unread and may simply be closed. */
+    if (FCGX_GetChar(req->fcgx->in) != EOF)
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "request body longer than Content-Length");
+    req->input_read = 1;
     body[got] = '\0';
     req->body = body;
     req->body_len = (size_t)got;

@@ -74,6 +74,7 @@ struct request {
     const char *param_values[REQUEST_MAX_PARAMS]; /* percent-decoded */
     const char *body;
     size_t body_len;
+    int input_read; /* the whole input has been read (request_read_body) */
     const char *principal; /* who is asking, once authenticated; "-" until then */
     struct principal who;  /* the authenticated principal (valid when authenticated) */
     int authenticated;
@@ -114,7 +115,8 @@ int request_json(struct request *req, json_t **out);
 const char *request_base_url(struct request *req);
 
 /* Reads the body (Content-Length bytes, which the worker has already held to
- * http.max_body_bytes) into req->body. */
+ * http.max_body_bytes) into req->body, and the end of the input after it (a body longer than
+ * Content-Length is PURSER_EINVAL); sets req->input_read. */
 int request_read_body(struct request *req);
 
 /* Answers with status and a JSON value (borrowed), as application/json. extra_headers is

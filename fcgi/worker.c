@@ -182,6 +182,11 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
     }
     log_request(&req, started);
     json_decref(req.error_details);
+    /* With all of the input read, the connection is closed plainly; libfcgi's lingering close
+     * (shutdown, wait for nginx's end, read, close) is kept for a request refused before its
+     * body was read, whose unread bytes must not turn the close into a reset. */
+    if (req.input_read)
+        FCGX_Detach(fcgx);
     return req.arena;
 }
 
