@@ -24,6 +24,7 @@ static int serve(int fd, char **argv)
     long long id = atoll(argv[6]);
     unsigned long length = 0;
     FCGX_Request req;
+    int plain_close = getenv("ONE_SELECT_PLAIN_CLOSE") && atoi(getenv("ONE_SELECT_PLAIN_CLOSE"));
 
     if (f) {
         if (fgets(password, sizeof(password), f))
@@ -58,6 +59,10 @@ static int serve(int fd, char **argv)
             FCGX_PutS("Status: 500 Internal Server Error\r\n\r\n", req.out);
         }
         mysql_stmt_free_result(stmt);
+        /* ONE_SELECT_PLAIN_CLOSE=1: close as purser does once the input is read (no lingering
+         * close), to compare like with like. */
+        if (plain_close && FCGX_GetChar(req.in) == EOF)
+            FCGX_Detach(&req);
         FCGX_Finish_r(&req);
     }
     return 0;
