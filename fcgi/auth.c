@@ -78,7 +78,7 @@ static int authenticate_chef(struct request *req)
     if (rc)
         return rc;
     rc = identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
-                            request_param(req, "org"), signed_req.user_id, &req->who, &keys,
+                            request_org(req), signed_req.user_id, &req->who, &keys,
                             &key_count, &req->err);
     if (rc == PURSER_ENOTFOUND)
         return purser_error_set(&req->err, PURSER_EUNAUTH,

@@ -91,6 +91,17 @@ $s->wait_auth_cache;
 $r = $s->chef(version => '1.3', path => $path, key => $fourth);
 is $r->{status}, 401, 'a deleted key no longer verifies';
 
+# A client of the organization signing a document API request (the default organization's
+# routes under /api/v1.0 name no {org}) is authenticated: its role decides, 403 not 401.
+my (undef, $cj) = $s->api('POST', "/organizations/$org/clients", { name => 'doc-client' });
+my $client_key = $s->dir . '/doc-client.pem';
+{ open my $fh, '>', $client_key or die; print $fh $cj->{chef_key}{private_key}; }
+for my $p ('/api/v1.0/revisions', "/organizations/$org/api/v1.0/revisions") {
+    $r = $s->chef(version => '1.3', user => 'doc-client', key => $client_key, path => $p);
+    is $r->{status}, 403, "a node client signing GET $p is authenticated, then refused (403)";
+    like $r->{body}, qr/read_revision/, '  naming the action it lacks';
+}
+
 # Missing headers: Chef's 400.
 my $res = $s->request('GET', $path, { headers => { 'X-Ops-UserId' => 'admin', 'X-Ops-Sign' => 'algorithm=sha1;version=1.0' } });
 is $res->{status}, 400, 'some Chef headers but not all is 400';
