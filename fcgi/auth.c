@@ -2,6 +2,7 @@
 #include "auth.h"
 
 #include "auth/chef_auth.h"
+#include "base/utf8.h"
 #include "base/log.h"
 #include "router.h"
 
@@ -27,9 +28,14 @@ int auth_api_version(struct request *req)
         return 0;
     }
     req->api_version = -1;
-    body = json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version", "message",
-                     json_sprintf("Specified version %s not supported", text), "min_version",
-                     API_VERSION_MIN, "max_version", API_VERSION_MAX);
+    {
+        char *shown = utf8_escape(text); /* quoted back: what is not UTF-8 as \xNN */
+        body = json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version",
+                         "message",
+                         json_sprintf("Specified version %s not supported", shown ? shown : ""),
+                         "min_version", API_VERSION_MIN, "max_version", API_VERSION_MAX);
+        free(shown);
+    }
     respond_json(req, 406, body, NULL);
     json_decref(body);
     return HTTP_ENOTACCEPT;
@@ -77,6 +83,11 @@ static int authenticate_chef(struct request *req)
     int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
     if (rc)
         return rc;
+    if (!utf8_valid(signed_req.user_id, strlen(signed_req.user_id))) /* no such name exists */
+        return purser_error_set(&req->err, PURSER_EUNAUTH,
+                                "Failed to authenticate as '%s'. Ensure that your node_name and "
+                                "client key are correct.",
+                                signed_req.user_id);
     rc = identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
                             request_org(req), signed_req.user_id, &req->who, &keys,
                             &key_count, &req->err);

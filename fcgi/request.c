@@ -4,6 +4,7 @@
 #include "codec/yaml_codec.h"
 
 #include "base/log.h"
+#include "base/utf8.h"
 #include "url.h"
 
 #include <ctype.h>
@@ -270,6 +271,15 @@ void respond_error(struct request *req, int rc)
     const char *message = req->err.message[0] ? req->err.message : request_error_name(rc);
     const char *extra = NULL;
     json_t *body;
+
+    /* A message may quote what the client sent: what is not UTF-8 is written as \xNN. */
+    if (!utf8_valid(message, strlen(message))) {
+        char *escaped = utf8_escape(message);
+        message = escaped ? arena_strdup(req->arena, escaped) : request_error_name(rc);
+        free(escaped);
+        if (!message)
+            message = request_error_name(rc);
+    }
 
     if (status == 500) {
         json_t *fields = json_pack("{s:s, s:s}", "request_id", req->request_id, "error", message);

@@ -1,5 +1,8 @@
 /* router.c: matching paths against the route table. */
 #include "router.h"
+
+#include "base/utf8.h"
+#include "url.h"
 #include "url.h"
 
 #include "base/buf.h"
@@ -86,7 +89,12 @@ int router_match(struct request *req)
         req->error_form = routes[i].flags & ROUTE_YAML   ? REQUEST_ERRORS_YAML
                           : routes[i].flags & ROUTE_CHEF ? REQUEST_ERRORS_CHEF
                                                          : REQUEST_ERRORS_JSON;
-        return 0;
+        for (size_t j = 0; j < req->param_count; j++)
+            if (!utf8_valid(req->param_values[j], strlen(req->param_values[j])))
+                return purser_error_set(&req->err, PURSER_EINVAL,
+                                        "path parameter '%s' is not UTF-8 text",
+                                        req->param_names[j]);
+        return url_query_check(req->arena, req->query, &req->err);
     }
     if (path_known) {
         req->allow = router_allowed(req->arena, path);

@@ -1,6 +1,8 @@
 /* url.c: percent-decoding of path segments and query strings (url.h). */
 #include "url.h"
 
+#include "base/utf8.h"
+
 #include <string.h>
 
 static int hex_value(char c)
@@ -72,4 +74,29 @@ size_t url_query_values(struct arena *arena, const char *query, const char *name
     }
     *out = values;
     return count;
+}
+
+int url_query_check(struct arena *arena, const char *query, struct purser_error *err)
+{
+    const char *p = query;
+    while (p && *p) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t key_len = eq ? (size_t)(eq - p) : len;
+        char *key = decode(arena, p, key_len, 1);
+        char *value = eq ? decode(arena, eq + 1, len - key_len - 1, 1) : "";
+        if (!key || !utf8_valid(key, strlen(key)))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "a query parameter name is not UTF-8 text or has a "
+                                    "malformed %%-escape");
+        if (!value)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "query parameter '%s' has a malformed %%-escape", key);
+        if (!utf8_valid(value, strlen(value)))
+            return purser_error_set(err, PURSER_EINVAL, "query parameter '%s' is not UTF-8 text",
+                                    key);
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
 }

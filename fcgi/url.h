@@ -7,6 +7,7 @@
 #define PURSER_URL_H
 
 #include "base/arena.h"
+#include "base/err.h"
 
 #include <stddef.h>
 
@@ -19,5 +20,10 @@ char *url_decode(struct arena *arena, const char *s, size_t n);
  * Pairs whose name or value does not decode are left out. */
 size_t url_query_values(struct arena *arena, const char *query, const char *name,
                         const char ***out);
+
+/* 0 when every name and value of query decodes to UTF-8 text without NUL; PURSER_EINVAL
+ * naming the first parameter that does not ("query parameter 'limit' is not UTF-8 text", or
+ * "has a malformed %-escape"). */
+int url_query_check(struct arena *arena, const char *query, struct purser_error *err);
 
 #endif

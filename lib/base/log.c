@@ -2,6 +2,7 @@
 #include "base/log.h"
 
 #include "base/buf.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,29 +87,12 @@ void log_buffer_line(const char *text, size_t len)
     held_len += len + 1;
 }
 
-/* The length of the UTF-8 sequence at s (1-4), or 0 when it is not one. */
-static int utf8_length(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-                            : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 2 && s[0] < 0xC2)
-        return 0; /* overlong */
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
-        return 0; /* overlong, or a surrogate */
-    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
-
 int log_json_string(struct buf *out, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
     int rc = buf_addc(out, '"');
     while (!rc && *p) {
-        int n = utf8_length(p);
+        int n = utf8_sequence(p, (size_t)(end - p));
         if (*p == '"' || *p == '\\')
             rc = buf_addc(out, '\\') || buf_addc(out, (char)*p);
         else if (*p < 0x20)

@@ -1,0 +1,21 @@
+/* utf8.h: checking and repairing UTF-8 (what reaches purser from the network may be any
+ * bytes; what it answers in JSON or YAML must be UTF-8). */
+#ifndef PURSER_UTF8_H
+#define PURSER_UTF8_H
+
+#include <stddef.h>
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s (at most n bytes), or 0 when none
+ * starts there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, a
+ * truncated sequence). */
+int utf8_sequence(const unsigned char *s, size_t n);
+
+/* 1 when the n bytes at s are well-formed UTF-8 without NUL. */
+int utf8_valid(const char *s, size_t n);
+
+/* A copy of s (malloc'd; NULL when out of memory) where each byte that is not part of
+ * well-formed UTF-8 is written as the four characters \xNN: a message may quote what a client
+ * sent and still be encoded. */
+char *utf8_escape(const char *s);
+
+#endif
