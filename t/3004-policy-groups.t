@@ -113,4 +113,27 @@ is $s->sql("SELECT COUNT(*) FROM policy_revisions r JOIN policies p ON p.id = r.
 ($r, $j) = $s->api('GET', "$base/policy_groups/race/policies/cache");
 like $j->{revision_id}, qr/^c[1-8]$/, 'the pointer names one of them';
 
+# Racing uploads of one new revision id with different contents, to a new group each round
+# (issue 17 item 7): one writer wins (201), every loser gets 409, never 404 or 500.
+for my $round (1 .. 4) {
+    my @racers;
+    pipe(my $rd, my $wr) or die;
+    for my $i (1 .. 12) {
+        my $pid = fork // die;
+        if (!$pid) {
+            close $rd;
+            my ($res) = $s->api('PUT', "$base/policy_groups/same$round/policies/rpol$round",
+                                lock_for("rpol$round", "same$round", attributes => { writer => $i }));
+            syswrite $wr, "$res->{status}\n";
+            POSIX::_exit(0);
+        }
+        push @racers, $pid;
+    }
+    close $wr;
+    my @got = map { chomp; $_ } <$rd>;
+    waitpid($_, 0) for @racers;
+    is join(',', sort @got), join(',', 201, (409) x 11), "round $round: one 201 and eleven 409"
+        or diag "statuses: @got";
+}
+
 PurserStack::finish();

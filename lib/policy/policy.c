@@ -181,12 +181,22 @@ static int revision_insert(struct store *store, struct arena *arena, struct revi
         if (rc != PURSER_EEXISTS)
             return rc;
     }
+    /* After a duplicate, the row is another writer's that committed while this insert waited:
+     * a locking read sees it (a plain read would look at this transaction's older snapshot
+     * and find nothing). */
     rc = store_query(store, arena, &rows,
-                     "SELECT id, content_sha256 FROM policy_revisions"
-                     " WHERE policy_id = ? AND revision_id = ?",
+                     w->text ? "SELECT id, content_sha256 FROM policy_revisions"
+                               " WHERE policy_id = ? AND revision_id = ? LOCK IN SHARE MODE"
+                             : "SELECT id, content_sha256 FROM policy_revisions"
+                               " WHERE policy_id = ? AND revision_id = ?",
                      key, 2, err);
     if (rc)
         return rc;
+    if (rows.count == 0 && w->text) /* the other writer rolled back after all */
+        return purser_error_set(err, PURSER_EEXISTS,
+                                "Policy '%s' with revision_id '%s' was being written by another "
+                                "request; try again",
+                                w->name, w->revision);
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
                                 w->name, w->revision);
