@@ -10,7 +10,7 @@ use JSON::PP;
 use POSIX ();
 use PurserStack;
 
-my $s = PurserStack->new(workers => 2);
+my $s = PurserStack->new(workers => 4);
 my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org";
 
@@ -115,15 +115,15 @@ like $j->{revision_id}, qr/^c[1-8]$/, 'the pointer names one of them';
 
 # Racing uploads of one new revision id with different contents, to a new group each round
 # (issue 17 item 7): one writer wins (201), every loser gets 409, never 404 or 500.
-for my $round (1 .. 4) {
+for my $round (1 .. 6) {
     my @racers;
     pipe(my $rd, my $wr) or die;
     for my $i (1 .. 12) {
         my $pid = fork // die;
         if (!$pid) {
             close $rd;
-            my ($res) = $s->api('PUT', "$base/policy_groups/same$round/policies/rpol$round",
-                                lock_for("rpol$round", "same$round", attributes => { writer => $i }));
+            my ($res) = $s->api('PUT', "$base/policy_groups/same$round/policies/rpol",
+                                lock_for("rpol", "same$round", attributes => { writer => $i }));
             syswrite $wr, "$res->{status}\n";
             POSIX::_exit(0);
         }
