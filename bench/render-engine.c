@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         struct buf out = BUF_INIT;
         json_t *parsed = NULL;
         double start = now_ms();
-        if (yaml_codec_parse(&parsed, text, len, &yaml_limits_pyyaml, &err) ||
+        if (yaml_codec_parse(&parsed, text, len, &yaml_limits_documents, &err) ||
             yaml_codec_emit(&out, parsed, &err)) {
             fprintf(stderr, "render-engine: %s\n", err.message);
             return 1;
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
         json_decref(parsed);
         buf_release(&out);
     }
-    if (yaml_codec_parse(&stream, text, len, &yaml_limits_pyyaml, &err) ||
+    if (yaml_codec_parse(&stream, text, len, &yaml_limits_documents, &err) ||
         document_prepare(arena, stream, &docs, &count, &messages, &err)) {
         fprintf(stderr, "render-engine: %s\n", err.message);
         return 1;

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         struct buf out = BUF_INIT;
         json_t *docs = NULL;
         double start = now_ms();
-        if (yaml_codec_parse(&docs, text, len, &yaml_limits_pyyaml, &err) ||
+        if (yaml_codec_parse(&docs, text, len, &yaml_limits_documents, &err) ||
             yaml_codec_emit(&out, docs, &err)) {
             fprintf(stderr, "yaml-roundtrip: %s\n", err.message);
             return 1;

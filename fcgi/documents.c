@@ -69,7 +69,7 @@ static int read_yaml(struct request *req, json_t **out)
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
     struct purser_error parse;
-    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &yaml_limits_pyyaml,
+    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &yaml_limits_documents,
                          &parse)) {
         if (parse.line)
             return purser_error_set(&req->err, parse.code,

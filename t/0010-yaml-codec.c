@@ -113,5 +113,25 @@ int main(int argc, char **argv)
     }
     cases_free(names, count);
     tap_ok(cases >= 40, "at least 40 cases ran (%zu)", cases);
+    {
+        /* A key given twice: refused by default even with the same value; the document API's
+         * limits take an equal repeat once and refuse a different one, naming key and document. */
+        const char *same = "---\na: 1\n---\nb: 1\nb: 1\n", *differ = "---\na: 1\n---\nb: 1\nb: 2\n";
+        struct purser_error err;
+        json_t *docs = NULL;
+        tap_is_int(yaml_codec_parse(&docs, same, strlen(same), NULL, &err), PURSER_EINVAL,
+                   "duplicate keys: refused by default, even with equal values");
+        tap_is_int(yaml_codec_parse(&docs, same, strlen(same), &yaml_limits_documents, &err), 0,
+                   "duplicate keys: an equal repeat is taken once by the document limits");
+        tap_is_int((int)json_integer_value(json_object_get(json_array_get(docs, 1), "b")), 1,
+                   "duplicate keys: with its value");
+        json_decref(docs);
+        docs = NULL;
+        tap_is_int(yaml_codec_parse(&docs, differ, strlen(differ), &yaml_limits_documents, &err),
+                   PURSER_EINVAL, "duplicate keys: different values refused by the document limits");
+        tap_ok(strstr(err.message, "duplicate key 'b' in document 2") != NULL && err.line == 5,
+               "duplicate keys: naming the key, the document and the line (%s, line %d)",
+               err.message, err.line);
+    }
     return tap_done();
 }

@@ -21,7 +21,7 @@ static json_t *load(const char *text, size_t len, struct purser_error *err)
     struct document *docs;
     size_t count;
     json_t *stream = NULL, *messages = NULL;
-    if (yaml_codec_parse(&stream, text, len, &yaml_limits_pyyaml, err) ||
+    if (yaml_codec_parse(&stream, text, len, &yaml_limits_documents, err) ||
         document_prepare(arena, stream, &docs, &count, &messages, err)) {
         json_decref(stream);
         stream = NULL;

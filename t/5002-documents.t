@@ -169,6 +169,26 @@ is $r->{status}, 404, 'an unknown entry: 404';
 ($r, $d) = $s->yaml('POST', "/api/v1.0/revisions/$rl/validations/x", "status: splendid\n");
 is $r->{status}, 400, 'an unknown status: 400';
 
+# ---- a key given twice (issue 17 item 3): refused when the values differ, naming the key, the
+# document and the line; taken once when they are equal (Deckhand's own samples do that) ----
+{
+    my $count = revisions_count();
+    my $dup_data = doc('dup1') . doc('dup2', data => "  a: 1\n  b: 2\n  a: 3");
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/dups/documents', $dup_data);
+    is $r->{status}, 400, 'a key twice in data with different values: 400';
+    like $d->[0]{message}, qr/duplicate key 'a' in document 2/, '  naming the key and the document';
+    like $d->[0]{message}, qr/line 2[0-9]/, '  and the line';
+    (my $dup_meta = doc('dupname')) =~ s/  name: dupname\n/  name: a\n  name: b\n/;
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/dups/documents', $dup_meta);
+    is $r->{status}, 400, 'metadata name: a, name: b: 400';
+    like $d->[0]{message}, qr/duplicate key 'name' in document 1/, '  naming it';
+    is revisions_count(), $count, 'no revision was made';
+    (my $same = doc('same')) =~ s/  layeringDefinition:/  storagePolicy: cleartext\n  layeringDefinition:/;
+    $same =~ s/\ndata:/\n  storagePolicy: cleartext\ndata:/;
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/dups/documents', $same);
+    is $r->{status}, 200, 'the same key twice with the same value is accepted';
+}
+
 # ---- RBAC: a reader reads but cannot write or purge; an outsider cannot read ----
 my %token;
 for my $u (['reader-u', 'reader'], ['outsider-u', undef]) {

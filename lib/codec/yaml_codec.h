@@ -8,7 +8,8 @@
  * are strings. Explicit !!str, !!int, !!float, !!bool, !!null, !!binary, !!timestamp, !!map,
  * !!seq tags are honoured; any other tag is refused. Mapping keys keep their order; a key that
  * is not a string becomes its JSON text ("1", "true", "null"); a mapping or sequence as key is
- * refused, and so is a key given twice (unless limits->last_key_wins). Merge keys (<<) work as in YAML 1.1. Anchors are
+ * refused, and so is a key given twice (with the same value too, unless
+ * limits->equal_duplicates). Merge keys (<<) work as in YAML 1.1. Anchors are
  * expanded into copies.
  *
  * Errors are PURSER_EINVAL with a 1-based line and column and a message (libyaml's for syntax
@@ -29,15 +30,17 @@ struct yaml_limits {
     size_t max_bytes;   /* longest input accepted */
     unsigned max_depth; /* deepest nesting of mappings and sequences */
     size_t max_nodes;   /* most nodes in the stream, counting every alias expansion */
-    int last_key_wins;  /* a key given twice: the later value wins (PyYAML) instead of an error */
+    int equal_duplicates; /* a key given twice with equal values is taken once (never a
+                             later value silently replacing an earlier one) */
 };
 
 /* 64 MiB, depth 200, 4,000,000 nodes, a key given twice refused. */
 extern const struct yaml_limits yaml_limits_default;
 
-/* The same limits, a key given twice taking the later value as PyYAML does: what Deckhand's
- * clients expect of the document API. */
-extern const struct yaml_limits yaml_limits_pyyaml;
+/* The document API's: the same limits, and a key given twice with the same value accepted
+ * (Deckhand's own samples repeat `storagePolicy: cleartext` in a mapping); a key given twice
+ * with different values is refused, where PyYAML would silently keep the later one. */
+extern const struct yaml_limits yaml_limits_documents;
 
 /* Parses a stream of zero or more documents. On success *out is a new JSON array with one
  * element per document (the caller owns it); on failure *out is NULL and err says where.

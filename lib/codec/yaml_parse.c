@@ -12,11 +12,11 @@ const struct yaml_limits yaml_limits_default = {
     .max_nodes = 4000000,
 };
 
-const struct yaml_limits yaml_limits_pyyaml = {
+const struct yaml_limits yaml_limits_documents = {
     .max_bytes = 64u << 20,
     .max_depth = 200,
     .max_nodes = 4000000,
-    .last_key_wins = 1,
+    .equal_duplicates = 1,
 };
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
@@ -157,8 +157,15 @@ static int set_key(struct parse *ps, struct frame *f, json_t *value, const yaml_
     if (json_object_get(f->container, key)) {
         if (f->merged && json_object_get(f->merged, key))
             json_object_del(f->merged, key); /* an explicit key overrides a merged one */
-        else if (!ps->limits->last_key_wins)
-            return fail_at(ps, mark, "duplicate key", key);
+        else if (ps->limits->equal_duplicates &&
+                 json_equal(json_object_get(f->container, key), value))
+            return 0; /* the same again: nothing changes */
+        else
+            return purser_error_set_at(ps->err, PURSER_EINVAL, (int)mark->line + 1,
+                                       (int)mark->column + 1,
+                                       "duplicate key '%s' in document %zu (keys of a mapping "
+                                       "are unique)",
+                                       key, json_array_size(ps->docs) + 1);
     }
     return json_object_set(f->container, key, value) ? PURSER_EINTERNAL : 0;
 }
