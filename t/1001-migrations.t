@@ -29,15 +29,20 @@ is $s->sql('SELECT applied_at FROM schema_migrations ORDER BY version'), $stamps
 is $s->sql('SELECT COUNT(*) FROM settings WHERE name = "instance_id"'), "1\n",
     'the data of a migration is there once';
 
-# Forget the record of the newest migration: applying it again must fail (its tables exist),
-# name the migration, and leave the schema where it was.
-$s->sql('DELETE FROM schema_migrations WHERE version = ' . $versions[-1]);
+# Forget the records from the newest migration that creates tables on: applying it again must
+# fail (its tables exist), name the migration, and leave the schema where it was. (Later
+# migrations may be written to be idempotent; one that creates a table cannot be.)
+my ($failing) = grep {
+    open my $fh, '<', PurserStack::root() . "/sql/$files[$_]" or die; local $/; <$fh> =~ /^CREATE TABLE /m
+} reverse 0 .. $#files;
+my ($file, $version) = ($files[$failing], $versions[$failing]);
+$s->sql("DELETE FROM schema_migrations WHERE version >= $version");
 $out = `'$purser' -c '$config' migrate 2>&1`;
 isnt $?, 0, 'a failing migration makes migrate fail';
-like $out, qr/migration \Q$files[-1]\E failed/, 'the error names the migration';
-like $out, qr/already exists|Duplicate column/, "and gives the server's reason";
-is $s->sql('SELECT COUNT(*) FROM schema_migrations WHERE version = ' . $versions[-1]), "0\n",
-    'the failed migration is not recorded';
+like $out, qr/migration \Q$file\E failed/, 'the error names the migration';
+like $out, qr/already exists/, "and gives the server's reason";
+is $s->sql("SELECT COUNT(*) FROM schema_migrations WHERE version >= $version"), "0\n",
+    'neither it nor any later one is recorded';
 
 my $r = $s->get('/healthz/deep');
 is $r->{status}, 503, 'deep health is 503 while the schema is behind';
@@ -47,7 +52,7 @@ $s->stop;
 my $start = `'@{[PurserStack::tool()]}' start '@{[$s->dir]}' 2>&1`;
 isnt $?, 0, 'the stack refuses to start with a failing migration';
 like $start, qr/migrations failed/, 'and says so';
-like $start, qr/\Q$files[-1]\E/, 'naming the migration';
+like $start, qr/\Q$file\E/, 'naming the migration';
 $s->{stopped} = 0; # the database it started must still be stopped at the end
 
 PurserStack::finish();

@@ -20,15 +20,30 @@ struct check {
 
 static void fault(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s as quoted in a message: at most 64 bytes, cut on a character boundary and marked. */
+static const char *quoted(const char *s, char out[72])
+{
+    size_t n = strlen(s);
+    if (n <= 64)
+        return s;
+    n = 64;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--; /* s[n] starts a character: cut before it */
+    memcpy(out, s, n);
+    memcpy(out + n, "\xe2\x80\xa6", 4); /* "…" and the NUL */
+    return out;
+}
+
 static void fault(struct check *c, const char *fmt, ...)
 {
-    char what[200], message[PURSER_ERROR_MESSAGE_SIZE + 64];
+    char what[200], message[PURSER_ERROR_MESSAGE_SIZE + 64], schema[72], name[72];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
     snprintf(message, sizeof(message), "document %zu [%s] %s: %s", c->index,
-             c->schema ? c->schema : "?", c->name ? c->name : "?", what);
+             c->schema ? quoted(c->schema, schema) : "?", c->name ? quoted(c->name, name) : "?",
+             what);
     json_array_append_new(c->messages, document_message("D001", message, c->schema ? c->schema : "",
                                                         c->name ? c->name : "",
                                                         c->layer ? c->layer : ""));
@@ -82,11 +97,21 @@ static const char *string_field(struct check *c, const json_t *obj, const char *
         fault(c, "%s%s must be a non-empty string", where, key);
         return NULL;
     }
-    if (json_string_length(v) > DOCUMENT_NAME_MAX) {
-        fault(c, "%s%s is longer than %d characters", where, key, DOCUMENT_NAME_MAX);
-        return NULL;
+    {
+        const char *text = json_string_value(v);
+        size_t bytes = json_string_length(v), chars = 0;
+        if (memchr(text, '\0', bytes)) { /* it would be stored cut at the NUL */
+            fault(c, "%s%s must not contain a NUL character", where, key);
+            return NULL;
+        }
+        for (size_t i = 0; i < bytes; i++)
+            chars += ((unsigned char)text[i] & 0xC0) != 0x80; /* the columns count characters */
+        if (chars > DOCUMENT_NAME_MAX) {
+            fault(c, "%s%s is longer than %d characters", where, key, DOCUMENT_NAME_MAX);
+            return NULL;
+        }
+        return text;
     }
-    return json_string_value(v);
 }
 
 static void check_type(struct check *c, const json_t *v, json_type type, const char *where)

@@ -9,7 +9,7 @@
     " version INT NOT NULL PRIMARY KEY,"                                                           \
     " name VARCHAR(255) NOT NULL,"                                                                 \
     " applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"                                \
-    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin"
 
 int migrate_latest(const struct migration *list, size_t count)
 {
