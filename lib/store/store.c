@@ -34,6 +34,7 @@ struct store {
     unsigned last_error; /* the server's code for the most recent failure */
     char *socket, *host, *user, *password_file, *name;
     unsigned port, connect_timeout;
+    unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
 };
 
 const char *store_cell(const struct store_rows *rows, size_t row, size_t column)
@@ -188,6 +189,34 @@ int store_connect(struct store *s, struct purser_error *err)
         return rc;
     }
     s->conn = conn;
+    s->max_packet = 0;
+    if (!mysql_real_query(conn, "SELECT @@max_allowed_packet", 27)) {
+        MYSQL_RES *res = mysql_store_result(conn);
+        MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+        if (row && row[0])
+            s->max_packet = strtoul(row[0], NULL, 10);
+        mysql_free_result(res);
+    }
+    return 0;
+}
+
+/* PURSER_ETOOLARGE when a statement's values cannot fit in one packet the server accepts:
+ * sent anyway, the server would drop the connection ("gone away"), which is not the
+ * database being down. */
+static int check_packet(const struct store *s, const char *sql, const struct store_value *params,
+                        size_t n, struct purser_error *err)
+{
+    unsigned long long total = strlen(sql) + 1024;
+    for (size_t i = 0; i < n; i++)
+        total += 16 + ((params[i].type == STORE_STR || params[i].type == STORE_BLOB)
+                           ? params[i].len
+                           : 8);
+    if (s->max_packet && total > s->max_packet)
+        return purser_error_set(err, PURSER_ETOOLARGE,
+                                "a value of %llu bytes does not fit in one database packet "
+                                "(the database's max_allowed_packet is %lu bytes; it must be at "
+                                "least 3 x http.max_body_bytes)",
+                                total, s->max_packet);
     return 0;
 }
 
@@ -378,6 +407,8 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
         struct cached_stmt *cached = NULL;
         int rc = store_connect(s, err);
         int was_in_txn = s->in_txn;
+        if (!rc)
+            rc = check_packet(s, sql, params, n, err);
         if (!rc)
             rc = stmt_get(s, sql, &stmt, &cached, err);
         if (!rc)
