@@ -69,11 +69,16 @@ static int read_yaml(struct request *req, json_t **out)
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
     struct purser_error parse;
-    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &yaml_limits_documents,
-                         &parse)) {
+    struct yaml_limits limits = yaml_limits_documents;
+    limits.max_nodes = (size_t)req->svc->config->max_yaml_nodes;
+    limits.max_alias_nodes = (size_t)req->svc->config->max_yaml_alias_nodes;
+    limits.nodes_key = "documents.max_yaml_nodes";
+    limits.alias_key = "documents.max_yaml_alias_nodes";
+    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &limits, &parse)) {
         if (parse.line)
-            return purser_error_set(&req->err, parse.code,
-                                    "the body is not valid YAML: line %d, column %d: %.180s",
+            return purser_error_set(&req->err, parse.code, "the body %s: line %d, column %d: %.180s",
+                                    parse.code == PURSER_ETOOLARGE ? "is over a limit"
+                                                                   : "is not valid YAML",
                                     parse.line, parse.column, parse.message);
         req->err = parse;
         return parse.code;

@@ -11,6 +11,7 @@
 #include "router.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,6 +126,16 @@ static int check_length(struct request *req, size_t max)
                                 "request body of %llu bytes is larger than the limit of %zu",
                                 declared, max);
     return 0;
+}
+
+/* After a write (what reads a body may have built and freed a large structure), memory the
+ * allocator holds free beyond 256 KiB goes back to the system, so that one request
+ * does not leave the worker big. Reads, the hot path, skip the check. */
+static void give_back_memory(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    if (mi.fordblks > ((size_t)256 << 10))
+        malloc_trim(0);
 }
 
 /* How many requests this worker serves before it is replaced: fcgi.max_requests less up to a
@@ -260,9 +271,13 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         }
         if (limit && w.served + 1 == limit)
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
+        const char *method = FCGX_GetParam("REQUEST_METHOD", fcgx.envp);
+        int write = method && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
         struct arena *done = handle(&w, &fcgx);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
+        if (write)
+            give_back_memory();
         w.served++;
         busy = 1;
     }

@@ -49,6 +49,7 @@ struct parse {
     struct anchor *anchors;
     size_t anchor_count, anchor_cap;
     size_t nodes;
+    size_t alias_nodes; /* of nodes, those that aliases added */
 };
 
 /* A PURSER_EINVAL at mark: "message" or "message 'subject'". */
@@ -107,14 +108,30 @@ static int anchor_add(struct parse *ps, char *name, json_t *value, size_t nodes,
 
 static int count_nodes(struct parse *ps, size_t n, const yaml_mark_t *mark)
 {
+    const char *key = ps->limits->nodes_key;
     if (n > ps->limits->max_nodes || ps->nodes > ps->limits->max_nodes - n)
-        return purser_error_set_at(ps->err, PURSER_EINVAL, (int)mark->line + 1,
+        return purser_error_set_at(ps->err, PURSER_ETOOLARGE, (int)mark->line + 1,
                                    (int)mark->column + 1,
                                    "document too large: more than %zu nodes after expanding "
-                                   "aliases",
-                                   ps->limits->max_nodes);
+                                   "aliases%s%s%s",
+                                   ps->limits->max_nodes, key ? " (" : "", key ? key : "",
+                                   key ? ")" : "");
     ps->nodes += n;
     return 0;
+}
+
+/* An alias about to add n nodes: refused past max_alias_nodes, before anything is copied. */
+static int count_alias_nodes(struct parse *ps, size_t n, const yaml_mark_t *mark)
+{
+    const char *key = ps->limits->alias_key;
+    size_t max = ps->limits->max_alias_nodes;
+    if (max && (n > max || ps->alias_nodes > max - n))
+        return purser_error_set_at(ps->err, PURSER_ETOOLARGE, (int)mark->line + 1,
+                                   (int)mark->column + 1,
+                                   "aliases expand to more than %zu nodes%s%s%s", max,
+                                   key ? " (" : "", key ? key : "", key ? ")" : "");
+    ps->alias_nodes += n;
+    return count_nodes(ps, n, mark);
 }
 
 /* Merges the mapping `source` into the mapping being built in f: keys already there stay. */
@@ -351,7 +368,7 @@ static int on_alias(struct parse *ps, yaml_event_t *ev)
             return purser_error_set_at(ps->err, PURSER_EINVAL, (int)ev->start_mark.line + 1,
                                        (int)ev->start_mark.column + 1,
                                        "nesting deeper than %u levels", ps->limits->max_depth);
-        if ((rc = count_nodes(ps, a->nodes, &ev->start_mark)))
+        if ((rc = count_alias_nodes(ps, a->nodes, &ev->start_mark)))
             return rc;
         note_height(ps, a->height);
         copy = json_deep_copy(a->value);

@@ -65,6 +65,11 @@ static const struct option options[] = {
         "RBAC policy: roles and the actions they grant"),
     OPT("documents", "default_organization", OPT_STRING, default_organization, "default", 0, 0,
         "the organization the Deckhand-compatible /api/v1.0/ paths act on"),
+    OPT("documents", "max_yaml_nodes", OPT_INT, max_yaml_nodes, "1000000", 1000, 100000000,
+        "most YAML nodes a request body may hold, aliases counted as what they expand to"),
+    OPT("documents", "max_yaml_alias_nodes", OPT_INT, max_yaml_alias_nodes, "100000", 0,
+        100000000, "most YAML nodes that aliases in a request body may add (each alias counts "
+        "the nodes of what it repeats)"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

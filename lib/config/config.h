@@ -43,6 +43,8 @@ struct purser_config {
     char *policy_file; /* RBAC policy (roles to actions) */
     /* documents */
     char *default_organization; /* the organization of /api/v1.0/ */
+    long max_yaml_nodes;        /* nodes a document API body may expand to */
+    long max_yaml_alias_nodes;  /* nodes aliases may add to it */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };
