@@ -128,9 +128,10 @@ static int check_length(struct request *req, size_t max)
     return 0;
 }
 
-/* After a write (what reads a body may have built and freed a large structure), memory the
- * allocator holds free beyond 256 KiB goes back to the system, so that one request
- * does not leave the worker big. Reads, the hot path, skip the check. */
+/* After a write or a refusal (what reads a body, or a render that failed, may have built and
+ * freed a large structure), memory the allocator holds free beyond 256 KiB goes back to the
+ * system, so that one request does not leave the worker big. Answered reads, the hot path,
+ * skip the check. */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();
@@ -152,7 +153,7 @@ static unsigned long retirement_after(long max_requests)
 
 /* Serves one request; returns its arena, which the caller frees once the answer is sent
  * (tearing down a large request's memory need not delay its answer), or NULL. */
-static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
+static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *status_out)
 {
     struct request req;
     double started = now_ms();
@@ -167,6 +168,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
         FCGX_PutS("Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n"
                   "out of memory\n",
                   fcgx->out);
+        *status_out = 500;
         return NULL;
     }
     rc = parse_target(&req);
@@ -198,6 +200,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx)
      * body was read, whose unread bytes must not turn the close into a reset. */
     if (req.input_read)
         FCGX_Detach(fcgx);
+    *status_out = req.status;
     return req.arena;
 }
 
@@ -273,10 +276,11 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
         const char *method = FCGX_GetParam("REQUEST_METHOD", fcgx.envp);
         int write = method && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
-        struct arena *done = handle(&w, &fcgx);
+        int answered = 0;
+        struct arena *done = handle(&w, &fcgx, &answered);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
-        if (write)
+        if (write || answered >= 400)
             give_back_memory();
         w.served++;
         busy = 1;

@@ -5,7 +5,10 @@
 #include "base/crypto.h"
 #include "codec/yaml_codec.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
+#include <pcre2.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +161,22 @@ static void check_string_map(struct check *c, const json_t *map, const char *whe
     }
 }
 
+/* 1 when pattern compiles and may match an empty string (PCRE2's least match length is 0).
+ * A pattern that does not compile is the renderer's to report. */
+static int pattern_matches_empty(const char *pattern)
+{
+    int code;
+    PCRE2_SIZE offset;
+    uint32_t least = 1;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
+                                   &offset, NULL);
+    if (!re)
+        return 0;
+    pcre2_pattern_info(re, PCRE2_INFO_MINLENGTH, &least);
+    pcre2_code_free(re);
+    return least == 0;
+}
+
 static void check_dest(struct check *c, const json_t *dest, const char *where)
 {
     const json_t *recurse;
@@ -166,8 +185,13 @@ static void check_dest(struct check *c, const json_t *dest, const char *where)
         return;
     }
     string_field(c, dest, "path", "substitutions dest.", 1);
-    if (json_object_get(dest, "pattern"))
-        string_field(c, dest, "pattern", "substitutions dest.", 0);
+    if (json_object_get(dest, "pattern")) {
+        const char *pattern = string_field(c, dest, "pattern", "substitutions dest.", 0);
+        if (pattern && pattern_matches_empty(pattern))
+            fault(c, "%s.pattern '%s' can match the empty string (the value would be written "
+                     "between every character)",
+                  where, pattern);
+    }
     recurse = json_object_get(dest, "recurse");
     if (recurse && !json_is_integer(json_object_get(recurse, "depth")))
         fault(c, "%s.recurse.depth must be an integer", where);

@@ -12,6 +12,14 @@
 #include <jansson.h>
 #include <pcre2.h>
 
+/* What one substitution's pattern may cost: PCRE2 matching steps (and backtracking depth) per
+ * match, and the longest string a replacement may make. Past either the render fails naming
+ * the document, the substitution and the limit. */
+#define RENDER_MATCH_LIMIT 1000000
+#define RENDER_MATCH_LIMIT_TEXT "1000000"
+#define RENDER_MAX_STRING ((PCRE2_SIZE)64 << 20)
+#define RENDER_MAX_STRING_TEXT "64 MiB"
+
 struct rdoc {
     const json_t *doc;
     const char *schema, *name, *layer;

@@ -1,0 +1,75 @@
+#!/usr/bin/perl
+# 5008: what a render may cost (issue 17 item 4): a dest.pattern that can match the empty
+# string is refused when written; a src.pattern that backtracks without end fails the render
+# naming the document, the substitution and the limit (never a silent copy of the whole
+# value); a replacement that would make a string over 64 MiB fails the same way; the worker
+# stays alive and small.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use PurserStack;
+use Test::More;
+use Time::HiRes qw(time);
+
+my $s = PurserStack->new(workers => 1, max_body => 4 * 1048576);
+my $policy = "---\nschema: deckhand/LayeringPolicy/v1\nmetadata:\n  schema: metadata/Control/v1\n"
+    . "  name: layering-policy\ndata:\n  layerOrder: [site]\n";
+sub doc {
+    my ($schema, $name, $data, $subs) = @_;
+    return "---\nschema: $schema\nmetadata:\n  schema: metadata/Document/v1\n  name: $name\n"
+        . "  layeringDefinition: {abstract: false, layer: site}\n" . ($subs // '') . "data: $data\n";
+}
+sub sub_of {
+    my ($src_pattern, $dest_pattern, $src_name) = @_;
+    return "    - src: {schema: example/Src/v1, name: " . ($src_name // 'src') . ", path: ."
+        . (defined $src_pattern ? ", pattern: '$src_pattern', match_group: 1" : '') . "}\n"
+        . "      dest: {path: .v" . (defined $dest_pattern ? ", pattern: '$dest_pattern'" : '') . "}\n";
+}
+sub revisions { my $n = $s->sql('SELECT COUNT(*) FROM doc_revisions'); chomp $n; $n }
+sub rss { my ($pid) = @_; open my $fh, '<', "/proc/$pid/status" or return 0; while (<$fh>) { return $1 if /^VmRSS:\s+(\d+)/ } 0 }
+
+# 1. A dest.pattern that can match the empty string: refused at write time.
+my $count = revisions();
+for my $p ('x?', 'a*', '(b|)', '\b') {
+    my ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/r/documents',
+        $policy . doc('example/Src/v1', 'src', "'value'") . doc('example/App/v1', 'app', "{v: 'aaaa'}", "  substitutions:\n" . sub_of(undef, $p)));
+    is $r->{status}, 400, "dest.pattern '$p' is refused";
+    my $all = join ' ', $d->[0]{message} // '', map { $_->{message} // '' } @{ $d->[0]{details}{messageList} // [] };
+    like $all, qr/\[example\/App\/v1\] app: .*pattern '\Q$p\E' can match the empty string/, '  naming the document, the pattern and the rule';
+}
+is revisions(), $count, 'and nothing is stored';
+
+# 2. A catastrophic src.pattern on 100 substitutions: the render fails, at once, naming it.
+my $evil = '^(a+)+$';
+my $subs = "  substitutions:\n" . join('', map { sub_of($evil, "R$_") } 1 .. 100);
+my ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/r/documents',
+    $policy . doc('example/Src/v1', 'src', "'" . ('a' x 40) . "!'")
+    . doc('example/App/v1', 'app', "{v: '" . join(' ', map { "R$_" } 1 .. 100) . "'}", $subs));
+is $r->{status}, 200, 'a site with a backtracking src.pattern is stored (Deckhand renders later)';
+my $rev = $d->[0]{status}{revision};
+my ($w) = $s->worker_pids;
+my $t0 = time;
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
+my $took = time - $t0;
+ok $r->{status} >= 400 && $r->{status} < 500, "rendering it is a 4xx ($r->{status})";
+like $d->[0]{message} // '', qr/substitution into \[example\/App\/v1, site\] app from \[example\/Src\/v1, site\] src: src\.pattern '\^\(a\+\)\+\$' hit the limit of 1000000 matching steps/,
+    '  naming the document, the substitution and the limit';
+ok $took < 10, sprintf('  within the limit\'s time (%.2f s)', $took);
+
+# 3. A replacement that would make a string over 64 MiB: the render fails naming the limit.
+($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/r/documents',
+    $policy . doc('example/Src/v1', 'src', "'" . ('z' x 1000) . "'")
+    . doc('example/App/v1', 'app', "{v: '" . ('a' x 100_000) . "'}", "  substitutions:\n" . sub_of(undef, 'a')));
+is $r->{status}, 200, 'a site whose substitution multiplies a string a thousandfold is stored';
+$rev = $d->[0]{status}{revision};
+my $before = rss($w);
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
+ok $r->{status} >= 400 && $r->{status} < 500, "rendering it is a 4xx ($r->{status})";
+like $d->[0]{message} // '', qr/dest\.pattern 'a' would make a value over 64 MiB/, '  naming the limit';
+my ($w2) = $s->worker_pids;
+is $w2, $w, 'the worker is alive';
+my $after = rss($w);
+ok $after <= $before * 1.1, "and small again: RSS $before kB before, $after kB after";
+
+PurserStack::finish();
