@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < runs; i++) {
         json_t *out = NULL;
         double start = now_ms();
-        if (render_documents(stream, NULL, &out, NULL, &err)) {
+        if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
             fprintf(stderr, "render-engine: %s\n", err.message);
             return 1;
         }

@@ -4,6 +4,7 @@
 
 #include "docs/docstore.h"
 #include "docs/document.h"
+#include "docs/render.h"
 #include "codec/yaml_codec.h"
 #include "auth.h"
 #include "router.h"
@@ -26,6 +27,14 @@ static int doc_context(struct request *req, struct docstore_ctx *ctx)
     ctx->principal = req->principal;
     ctx->read_encrypted = auth_allows(req, "read_encrypted_document");
     ctx->write_encrypted = auth_allows(req, "write_encrypted_document");
+    {
+        struct render_limits *limits = arena_alloc(req->arena, sizeof(*limits));
+        if (limits) {
+            limits->match_steps = (unsigned long)req->svc->config->render_match_steps;
+            limits->max_string = (size_t)req->svc->config->render_max_string;
+        }
+        ctx->render_limits = limits;
+    }
     ctx->base_url = param_org ? arena_sprintf(req->arena, "%s/organizations/%s/api/v1.0",
                                               request_base_url(req), param_org)
                               : arena_sprintf(req->arena, "%s/api/v1.0", request_base_url(req));

@@ -84,7 +84,7 @@ static void run_case(const char *name)
     for (int how = 0; how < 3; how++) {
         static const char *order[] = {"as given", "reversed", "rotated"};
         json_t *in = permuted(docs, how), *out = NULL;
-        int rc = render_documents(in, NULL, &out, NULL, &err);
+        int rc = render_documents(in, NULL, NULL, &out, NULL, &err);
         if (error) {
             int status = atoi(error);
             const char *piece = strchr(error, '\n') ? strchr(error, '\n') + 1 : "";
@@ -149,7 +149,7 @@ static void real_site(void)
     if (!tap_ok(file_read_all(&text, &len, path, 1 << 26, &err) == 0, "airskiff: %s reads", path))
         return;
     docs = load(text, len, &err);
-    rc = docs ? render_documents(docs, NULL, &out, NULL, &err) : -1;
+    rc = docs ? render_documents(docs, NULL, NULL, &out, NULL, &err) : -1;
     if (!tap_ok(rc == 0, "airskiff: %zu documents render", json_array_size(docs)))
         tap_diag("  %s", err.message);
     tap_ok(json_array_size(out) > 100, "airskiff: %zu concrete documents out", json_array_size(out));

@@ -2,8 +2,8 @@
 # 5008: what a render may cost (issue 17 item 4): a dest.pattern that can match the empty
 # string is refused when written; a src.pattern that backtracks without end fails the render
 # naming the document, the substitution and the limit (never a silent copy of the whole
-# value); a replacement that would make a string over 64 MiB fails the same way; the worker
-# stays alive and small.
+# value); a replacement that would make a string over 64 MiB fails the same way; each message
+# names its configuration key; the worker stays alive and small.
 use strict;
 use warnings;
 use FindBin;
@@ -53,7 +53,7 @@ my $t0 = time;
 ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
 my $took = time - $t0;
 ok $r->{status} >= 400 && $r->{status} < 500, "rendering it is a 4xx ($r->{status})";
-like $d->[0]{message} // '', qr/substitution into \[example\/App\/v1, site\] app from \[example\/Src\/v1, site\] src: src\.pattern '\^\(a\+\)\+\$' hit the limit of 1000000 matching steps/,
+like $d->[0]{message} // '', qr/substitution into \[example\/App\/v1, site\] app from \[example\/Src\/v1, site\] src: src\.pattern '\^\(a\+\)\+\$' hit the limit of 1000000 matching steps \(render\.max_pattern_steps\)/,
     '  naming the document, the substitution and the limit';
 ok $took < 10, sprintf('  within the limit\'s time (%.2f s)', $took);
 
@@ -66,10 +66,24 @@ $rev = $d->[0]{status}{revision};
 my $before = rss($w);
 ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
 ok $r->{status} >= 400 && $r->{status} < 500, "rendering it is a 4xx ($r->{status})";
-like $d->[0]{message} // '', qr/dest\.pattern 'a' would make a value over 64 MiB/, '  naming the limit';
+like $d->[0]{message} // '', qr/dest\.pattern 'a' would make a value over 67108864 bytes \(render\.max_string_bytes\)/, '  naming the limit and its key';
 my ($w2) = $s->worker_pids;
 is $w2, $w, 'the worker is alive';
 my $after = rss($w);
 ok $after <= $before * 1.1, "and small again: RSS $before kB before, $after kB after";
+
+# The limit is the configuration's: lowered to 65536 bytes and reloaded, a 100 KB result fails.
+my $conf = do { open my $fh, '<', $s->dir . '/purser.yaml' or die; local $/; <$fh> };
+$conf .= "render:\n  max_string_bytes: 65536\n";
+{ open my $fh, '>', $s->dir . '/purser.yaml' or die; print $fh $conf; }
+kill 'HUP', $s->master_pid;
+PurserStack::wait_for(10, sub { my @p = $s->worker_pids; (@p == 1 && $p[0] != $w) ? 1 : undef });
+($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/r/documents',
+    $policy . doc('example/Src/v1', 'src', "'" . ('z' x 10) . "'")
+    . doc('example/App/v1', 'app', "{v: '" . ('a' x 10_000) . "'}", "  substitutions:\n" . sub_of(undef, 'a')));
+$rev = $d->[0]{status}{revision};
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
+like $d->[0]{message} // '', qr/would make a value over 65536 bytes \(render\.max_string_bytes\)/,
+    'render.max_string_bytes lowered to 65536 refuses a 100 KB result';
 
 PurserStack::finish();

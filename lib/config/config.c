@@ -70,6 +70,10 @@ static const struct option options[] = {
     OPT("documents", "max_yaml_alias_nodes", OPT_INT, max_yaml_alias_nodes, "100000", 0,
         100000000, "most YAML nodes that aliases in a request body may add (each alias counts "
         "the nodes of what it repeats)"),
+    OPT("render", "max_pattern_steps", OPT_INT, render_match_steps, "1000000", 1000, 1000000000,
+        "PCRE2 matching steps one substitution pattern match may take; past it the render fails"),
+    OPT("render", "max_string_bytes", OPT_INT, render_max_string, "67108864", 65536, 1073741824,
+        "longest string a substitution's replacement may make; past it the render fails"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

@@ -45,6 +45,8 @@ struct purser_config {
     char *default_organization; /* the organization of /api/v1.0/ */
     long max_yaml_nodes;        /* nodes a document API body may expand to */
     long max_yaml_alias_nodes;  /* nodes aliases may add to it */
+    long render_match_steps;    /* PCRE2 steps per substitution pattern match */
+    long render_max_string;     /* longest string a replacement may make */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

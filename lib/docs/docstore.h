@@ -34,6 +34,7 @@ struct docstore_ctx {
     int read_encrypted;    /* may see encrypted documents' data */
     int write_encrypted;   /* may replace or delete encrypted documents */
     struct lru *render_cache; /* rendered revisions (NULL: none) */
+    const struct render_limits *render_limits; /* NULL: render_limits_default */
 };
 
 enum docstore_mode {

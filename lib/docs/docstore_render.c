@@ -203,7 +203,7 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
         document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
     if (!has_policy)
         fallback = earlier_policy(ctx, id, err);
-    rc = render_documents(docs, fallback, &rendered, &secrets, err);
+    rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
     if (!rc)
         rc = validate(docs, rendered, messages, err);
     if (!rc)

@@ -565,8 +565,12 @@ static int prepare(struct render *r, const json_t *docs)
     return rc;
 }
 
-int render_documents(const json_t *docs, const json_t *fallback_policy, json_t **out,
-                     json_t **secret_paths, struct purser_error *err)
+const struct render_limits render_limits_default = {.match_steps = 1000000,
+                                                     .max_string = (size_t)64 << 20};
+
+int render_documents(const json_t *docs, const json_t *fallback_policy,
+                     const struct render_limits *limits, json_t **out, json_t **secret_paths,
+                     struct purser_error *err)
 {
     struct render *r = calloc(1, sizeof(*r));
     const json_t *policy = find_policy(docs);
@@ -584,6 +588,7 @@ int render_documents(const json_t *docs, const json_t *fallback_policy, json_t *
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     r->err = err;
+    r->limits = limits ? limits : &render_limits_default;
     r->count = json_array_size(docs);
     r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
     if (!policy)
@@ -602,6 +607,7 @@ int render_documents(const json_t *docs, const json_t *fallback_policy, json_t *
         json_decref(r->docs[i].secret_paths);
     }
     render_free_regexes(r);
+    pcre2_match_context_free(r->match);
     jsonpath_cache_free(r->paths);
     arena_free(r->arena);
     free(r);

@@ -17,14 +17,28 @@
 
 #include <jansson.h>
 
+/* What one substitution's pattern may cost (configuration render.max_pattern_steps and
+ * render.max_string_bytes): PCRE2 matching steps (and backtracking depth) per match, and the
+ * longest string a replacement may make. Past either the render fails (PURSER_EINVAL) naming
+ * the document, the substitution and the key. */
+struct render_limits {
+    unsigned long match_steps;
+    size_t max_string;
+};
+
+/* 1,000,000 steps and 64 MiB. */
+extern const struct render_limits render_limits_default;
+
 /* Renders docs (an array of {schema, metadata, data, status} documents, borrowed; data of
  * encrypted documents already opened). fallback_policy is the LayeringPolicy to use when docs
  * hold none (NULL: 409 when they hold none). *out: the rendered documents that are concrete
  * and not replaced, ordered by (schema, layer, name). *secret_paths (may be NULL): for each
  * of them the list of data paths holding a value copied from an encrypted document (or null).
  * Errors are Deckhand's: PURSER_EINVAL (400) for layering faults, cycles and missing source
- * data, PURSER_EEXISTS (409) for no LayeringPolicy and a missing source document. */
-int render_documents(const json_t *docs, const json_t *fallback_policy, json_t **out,
-                     json_t **secret_paths, struct purser_error *err);
+ * data, PURSER_EEXISTS (409) for no LayeringPolicy and a missing source document. limits
+ * may be NULL for render_limits_default. */
+int render_documents(const json_t *docs, const json_t *fallback_policy,
+                     const struct render_limits *limits, json_t **out, json_t **secret_paths,
+                     struct purser_error *err);
 
 #endif

@@ -12,14 +12,6 @@
 #include <jansson.h>
 #include <pcre2.h>
 
-/* What one substitution's pattern may cost: PCRE2 matching steps (and backtracking depth) per
- * match, and the longest string a replacement may make. Past either the render fails naming
- * the document, the substitution and the limit. */
-#define RENDER_MATCH_LIMIT 1000000
-#define RENDER_MATCH_LIMIT_TEXT "1000000"
-#define RENDER_MAX_STRING ((PCRE2_SIZE)64 << 20)
-#define RENDER_MAX_STRING_TEXT "64 MiB"
-
 struct rdoc {
     const json_t *doc;
     const char *schema, *name, *layer;
@@ -54,6 +46,8 @@ struct render {
     struct jsonpath_cache *paths;
     struct slot *regexes[64];
     struct purser_error *err;
+    const struct render_limits *limits;
+    pcre2_match_context *match; /* the limits, for PCRE2 (created on first use) */
 };
 
 /* The slot for key (n bytes, may hold NULs) in table, created when create is set (arena memory). */

@@ -36,28 +36,30 @@ void render_free_regexes(struct render *r)
                 pcre2_code_free((pcre2_code *)s->items[0]);
 }
 
-/* The limits every match runs under: a pattern that backtracks without end stops here and
- * the render fails, naming it (never read as "no match"). */
-static pcre2_match_context *match_context(void)
+/* The limits every match of this render runs under: a pattern that backtracks without end
+ * stops there and the render fails, naming it (never read as "no match"). */
+static pcre2_match_context *match_context(struct render *r)
 {
-    static pcre2_match_context *ctx;
-    if (!ctx && (ctx = pcre2_match_context_create(NULL))) {
-        pcre2_set_match_limit(ctx, RENDER_MATCH_LIMIT);
-        pcre2_set_depth_limit(ctx, RENDER_MATCH_LIMIT);
+    if (!r->match && (r->match = pcre2_match_context_create(NULL))) {
+        pcre2_set_match_limit(r->match, (uint32_t)r->limits->match_steps);
+        pcre2_set_depth_limit(r->match, (uint32_t)r->limits->match_steps);
     }
-    return ctx;
+    return r->match;
 }
 
-/* Why a pattern failed, for a message. */
-static const char *pattern_failure(int rc)
+/* Why a pattern failed, for a message (in the arena). */
+static const char *pattern_failure(struct render *r, int rc)
 {
-    static char text[160];
+    char text[160];
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
-        return "hit the limit of " RENDER_MATCH_LIMIT_TEXT " matching steps";
+        return arena_sprintf(r->arena, "hit the limit of %lu matching steps "
+                                       "(render.max_pattern_steps)",
+                             r->limits->match_steps);
     if (rc == PCRE2_ERROR_NOMEMORY)
-        return "would make a value over " RENDER_MAX_STRING_TEXT;
+        return arena_sprintf(r->arena, "would make a value over %zu bytes (render.max_string_bytes)",
+                             r->limits->max_string);
     pcre2_get_error_message(rc, (PCRE2_UCHAR *)text, sizeof(text));
-    return text;
+    return arena_strdup(r->arena, text);
 }
 
 /* The value a substitution copies: the source's data at src.path (the whole data when it is
@@ -93,14 +95,14 @@ static json_t *source_value(struct render *r, const struct rdoc *d, const struct
         pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
         json_int_t group = json_integer_value(json_object_get(src, "match_group"));
         int rc = md ? pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0, 0,
-                                  md, match_context())
+                                  md, match_context(r))
                     : -1;
         json_t *out = json_incref(v); /* no match: the whole value, as Deckhand does */
         if (md && rc < 0 && rc != PCRE2_ERROR_NOMATCH) { /* a limit is an error, not "no match" */
             purser_error_set(r->err, PURSER_EINVAL,
                              "substitution into [%s, %s] %s from [%s, %s] %s: src.pattern '%s' %s",
                              d->schema, d->layer, d->name, from->schema, from->layer, from->name,
-                             pattern, pattern_failure(rc));
+                             pattern, pattern_failure(r, rc));
             pcre2_match_data_free(md);
             json_decref(out);
             return NULL;
@@ -117,8 +119,9 @@ static json_t *source_value(struct render *r, const struct rdoc *d, const struct
 }
 
 /* s with every match of re replaced by with (literally) into *out (a new string); 0, or
- * PCRE2's error (a limit, or PCRE2_ERROR_NOMEMORY for a result over RENDER_MAX_STRING). */
-static int replace_all(pcre2_code *re, const char *s, size_t len, const char *with, json_t **out)
+ * PCRE2's error (a limit, or PCRE2_ERROR_NOMEMORY for a result over the max_string limit). */
+static int replace_all(struct render *r, pcre2_code *re, const char *s, size_t len,
+                       const char *with, json_t **out)
 {
     PCRE2_SIZE size = len + strlen(with) * 4 + 64;
     *out = NULL;
@@ -126,12 +129,12 @@ static int replace_all(pcre2_code *re, const char *s, size_t len, const char *wi
         PCRE2_UCHAR *buf;
         PCRE2_SIZE out_len = size;
         int rc;
-        if (size > RENDER_MAX_STRING || !(buf = malloc(size)))
+        if (size > r->limits->max_string || !(buf = malloc(size)))
             return PCRE2_ERROR_NOMEMORY;
         rc = pcre2_substitute(re, (PCRE2_SPTR)s, len, 0,
                               PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL |
                                   PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
-                              NULL, match_context(), (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, buf,
+                              NULL, match_context(r), (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, buf,
                               &out_len);
         if (rc >= 0) {
             *out = json_stringn((char *)buf, out_len);
@@ -148,7 +151,8 @@ static int replace_all(pcre2_code *re, const char *s, size_t len, const char *wi
 
 /* Replaces matches in every string under v, down to depth levels (-1: all); 0 or the first
  * PCRE2 error. */
-static int replace_within(pcre2_code *re, json_t *v, const char *with, long depth)
+static int replace_within(struct render *r, pcre2_code *re, json_t *v, const char *with,
+                          long depth)
 {
     size_t i;
     const char *key;
@@ -158,18 +162,18 @@ static int replace_within(pcre2_code *re, json_t *v, const char *with, long dept
         return 0;
     json_array_foreach (v, i, item) {
         if (json_is_string(item)) {
-            if ((rc = replace_all(re, json_string_value(item), json_string_length(item), with, &s)))
+            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with, &s)))
                 return rc;
             json_array_set_new(v, i, s);
-        } else if ((rc = replace_within(re, item, with, depth - 1)))
+        } else if ((rc = replace_within(r, re, item, with, depth - 1)))
             return rc;
     }
     json_object_foreach (v, key, item) {
         if (json_is_string(item)) {
-            if ((rc = replace_all(re, json_string_value(item), json_string_length(item), with, &s)))
+            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with, &s)))
                 return rc;
             json_object_set_new(v, key, s);
-        } else if ((rc = replace_within(re, item, with, depth - 1)))
+        } else if ((rc = replace_within(r, re, item, with, depth - 1)))
             return rc;
     }
     return 0;
@@ -209,22 +213,22 @@ static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest,
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (json_is_string(target)) {
         json_t *s = NULL;
-        int prc = replace_all(re, json_string_value(target), json_string_length(target), with, &s);
+        int prc = replace_all(r, re, json_string_value(target), json_string_length(target), with, &s);
         rc = prc ? prc : jsonpath_set(path, &d->data, s, r->err);
         if (prc)
             rc = purser_error_set(r->err, PURSER_EINVAL,
                                   "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
                                   d->schema, d->layer, d->name, text, pattern,
-                                  pattern_failure(prc));
+                                  pattern_failure(r, prc));
     } else {
         json_t *depth = json_object_get(recurse, "depth");
-        int prc = replace_within(re, target, with,
+        int prc = replace_within(r, re, target, with,
                                  json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
         if (prc)
             rc = purser_error_set(r->err, PURSER_EINVAL,
                                   "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
                                   d->schema, d->layer, d->name, text, pattern,
-                                  pattern_failure(prc));
+                                  pattern_failure(r, prc));
     }
     free(with);
     return rc;
