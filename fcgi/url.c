@@ -45,19 +45,34 @@ char *url_decode(struct arena *arena, const char *s, size_t n)
     return decode(arena, s, n, 0);
 }
 
+/* The next name=value pair of a query at *p (advanced past it): the raw name and value (the
+ * value is NULL for a pair without '='). 0 at the end. */
+static int next_pair(const char **p, const char **name, size_t *name_len, const char **value,
+                     size_t *value_len)
+{
+    const char *end, *eq;
+    size_t len;
+    if (!*p || !**p)
+        return 0;
+    end = strchr(*p, '&');
+    len = end ? (size_t)(end - *p) : strlen(*p);
+    eq = memchr(*p, '=', len);
+    *name = *p;
+    *name_len = eq ? (size_t)(eq - *p) : len;
+    *value = eq ? eq + 1 : NULL;
+    *value_len = eq ? len - *name_len - 1 : 0;
+    *p = end ? end + 1 : NULL;
+    return 1;
+}
+
 size_t url_query_values(struct arena *arena, const char *query, const char *name, const char ***out)
 {
-    size_t name_len = strlen(name), count = 0, cap = 0;
-    const char **values = NULL;
-    const char *p = query;
-    while (p && *p) {
-        const char *end = strchr(p, '&');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        size_t key_len = eq ? (size_t)(eq - p) : len;
-        char *key = decode(arena, p, key_len, 1);
+    size_t name_len = strlen(name), count = 0, cap = 0, raw_len, raw_value_len;
+    const char **values = NULL, *p = query, *raw, *raw_value;
+    while (next_pair(&p, &raw, &raw_len, &raw_value, &raw_value_len)) {
+        char *key = decode(arena, raw, raw_len, 1);
         if (key && strlen(key) == name_len && memcmp(key, name, name_len) == 0) {
-            char *value = eq ? decode(arena, eq + 1, len - key_len - 1, 1) : "";
+            char *value = raw_value ? decode(arena, raw_value, raw_value_len, 1) : "";
             if (value && count == cap) {
                 const char **grown = arena_alloc(arena, (cap ? cap * 2 : 4) * sizeof(*grown));
                 if (!grown)
@@ -70,7 +85,6 @@ size_t url_query_values(struct arena *arena, const char *query, const char *name
             if (value)
                 values[count++] = value;
         }
-        p = end ? end + 1 : NULL;
     }
     *out = values;
     return count;
@@ -78,14 +92,11 @@ size_t url_query_values(struct arena *arena, const char *query, const char *name
 
 int url_query_check(struct arena *arena, const char *query, struct purser_error *err)
 {
-    const char *p = query;
-    while (p && *p) {
-        const char *end = strchr(p, '&');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        size_t key_len = eq ? (size_t)(eq - p) : len;
-        char *key = decode(arena, p, key_len, 1);
-        char *value = eq ? decode(arena, eq + 1, len - key_len - 1, 1) : "";
+    const char *p = query, *raw, *raw_value;
+    size_t raw_len, raw_value_len;
+    while (next_pair(&p, &raw, &raw_len, &raw_value, &raw_value_len)) {
+        char *key = decode(arena, raw, raw_len, 1);
+        char *value = raw_value ? decode(arena, raw_value, raw_value_len, 1) : "";
         if (!key || !utf8_valid(key, strlen(key)))
             return purser_error_set(err, PURSER_EINVAL,
                                     "a query parameter name is not UTF-8 text or has a "
@@ -96,7 +107,6 @@ int url_query_check(struct arena *arena, const char *query, struct purser_error 
         if (!utf8_valid(value, strlen(value)))
             return purser_error_set(err, PURSER_EINVAL, "query parameter '%s' is not UTF-8 text",
                                     key);
-        p = end ? end + 1 : NULL;
     }
     return 0;
 }
