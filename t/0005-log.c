@@ -1,7 +1,9 @@
 /* 0005-log: the log's held-back request lines (written whole, in order, at most a buffer at
- * once, never after another kind of line) and the JSON string writer of the request line. */
+ * once, never after another kind of line), the JSON string writer of the request line, and the
+ * UTF-8 helpers its messages rely on. */
 #include "base/buf.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -95,6 +97,11 @@ int main(int argc, char **argv)
                "bytes that are not UTF-8 become U+FFFD");
     tap_is_str(escaped("\xed\xa0\x80"), "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
                "so does an encoded surrogate");
+    /* The UTF-8 helpers the messages rely on. */
+    tap_is_int(utf8_count("caf\xc3\xa9\xe2\x82\xac", 8), 5, "utf8_count counts characters");
+    tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 3), 2, "utf8_prefix cuts before a split character");
+    tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 4), 4, "and keeps a string that fits");
+    tap_is_int(utf8_prefix("a\xe2\x82\xac", 4, 3), 1, "and a three-byte character whole or not at all");
     unlink(path);
     return tap_done();
 }

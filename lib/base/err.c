@@ -1,6 +1,8 @@
 /* err.c: filling purser_error structs and naming error codes. */
 #include "base/err.h"
 
+#include "base/utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,20 +15,14 @@ static void error_vset(struct purser_error *err, enum purser_err code, int line,
     err->code = code;
     err->line = line;
     err->column = column;
-    int n = vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    if (n >= (int)sizeof(err->message)) {
-        /* Cut: end on a whole UTF-8 character, not inside one (the message may quote a
-         * client's text, and a half character is not UTF-8). */
-        size_t len = sizeof(err->message) - 1, end = len;
-        while (end > 0 && ((unsigned char)err->message[end - 1] & 0xC0) == 0x80)
-            end--;
-        if (end > 0 && (unsigned char)err->message[end - 1] >= 0xC0) {
-            unsigned char lead = (unsigned char)err->message[end - 1];
-            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-            if (len - (end - 1) < need)
-                err->message[end - 1] = '\0';
-        }
-    }
+    /* A message too long is cut on a whole UTF-8 character, not inside one (it may quote a
+     * client's text, and half a character is not UTF-8): formatted with room for the bytes
+     * just past the cut, which tell where the character there starts. */
+    char text[sizeof(err->message) + 4];
+    size_t len = vsnprintf(text, sizeof(text), fmt, ap) < 0 ? 0 : strlen(text);
+    len = utf8_prefix(text, len, sizeof(err->message) - 1);
+    memcpy(err->message, text, len);
+    err->message[len] = '\0';
 }
 
 int purser_error_set(struct purser_error *err, enum purser_err code, const char *fmt, ...)

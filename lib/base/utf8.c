@@ -26,6 +26,23 @@ int utf8_sequence(const unsigned char *s, size_t n)
     return len;
 }
 
+size_t utf8_count(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return count;
+}
+
+size_t utf8_prefix(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--; /* s[max] continues a character: cut before that character starts */
+    return max;
+}
+
 int utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

@@ -10,6 +10,14 @@
  * truncated sequence). */
 int utf8_sequence(const unsigned char *s, size_t n);
 
+/* The characters (code points) in the n bytes of UTF-8 at s: what a VARCHAR(n) and JSON
+ * Schema's maxLength count. */
+size_t utf8_count(const char *s, size_t n);
+
+/* The longest prefix of the n bytes at s that is at most max bytes and does not end inside a
+ * character: where to cut a string that is too long. */
+size_t utf8_prefix(const char *s, size_t n, size_t max);
+
 /* 1 when the n bytes at s are well-formed UTF-8 without NUL. */
 int utf8_valid(const char *s, size_t n);
 

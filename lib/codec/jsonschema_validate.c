@@ -3,6 +3,7 @@
 #include "codec/jsonschema_private.h"
 
 #include "base/buf.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -118,14 +119,6 @@ static int quietly(struct check *c, struct node *n, const json_t *v, const struc
     return valid(&q, n, v, w);
 }
 
-static size_t code_points(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
 static int matches(pcre2_code *re, const char *s, size_t len)
 {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
@@ -161,7 +154,7 @@ static int valid_number(struct check *c, struct node *n, const json_t *v, const 
 static int valid_string(struct check *c, struct node *n, const json_t *v, const struct where *w)
 {
     const char *s = json_string_value(v);
-    size_t len = json_string_length(v), cps = code_points(s, len);
+    size_t len = json_string_length(v), cps = utf8_count(s, len);
     int ok = 1;
     if (n->min_len >= 0 && cps < (size_t)n->min_len)
         ok = fail(c, n, w, "minLength", "shorter than %ld characters", n->min_len);

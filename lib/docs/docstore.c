@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/utf8.h"
 #include "auth/keyring.h"
 #include "codec/yaml_codec.h"
 
@@ -617,7 +618,7 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
                       .out = out};
     int rc;
 
-    if (!bucket[0] || strlen(bucket) > DOCUMENT_NAME_MAX)
+    if (!bucket[0] || utf8_count(bucket, strlen(bucket)) > DOCUMENT_NAME_MAX)
         return purser_error_set(err, PURSER_EINVAL, "bucket name must have 1 to %d characters",
                                 DOCUMENT_NAME_MAX);
     for (size_t i = 0; i < count; i++)

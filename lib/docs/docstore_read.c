@@ -3,6 +3,7 @@
 #include "docs/docstore_private.h"
 
 #include "base/buf.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,7 +314,7 @@ int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json
 
 static int check_tag_name(const char *tag, struct purser_error *err)
 {
-    if (!tag[0] || strlen(tag) > DOCUMENT_NAME_MAX)
+    if (!tag[0] || utf8_count(tag, strlen(tag)) > DOCUMENT_NAME_MAX)
         return purser_error_set(err, PURSER_EINVAL, "tag must have 1 to %d characters",
                                 DOCUMENT_NAME_MAX);
     return 0;

@@ -3,6 +3,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/utf8.h"
 #include "codec/yaml_codec.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -29,9 +30,7 @@ static const char *quoted(const char *s, char out[72])
     size_t n = strlen(s);
     if (n <= 64)
         return s;
-    n = 64;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--; /* s[n] starts a character: cut before it */
+    n = utf8_prefix(s, n, 64);
     memcpy(out, s, n);
     memcpy(out + n, "\xe2\x80\xa6", 4); /* "…" and the NUL */
     return out;
@@ -102,14 +101,12 @@ static const char *string_field(struct check *c, const json_t *obj, const char *
     }
     {
         const char *text = json_string_value(v);
-        size_t bytes = json_string_length(v), chars = 0;
+        size_t bytes = json_string_length(v);
         if (memchr(text, '\0', bytes)) { /* it would be stored cut at the NUL */
             fault(c, "%s%s must not contain a NUL character", where, key);
             return NULL;
         }
-        for (size_t i = 0; i < bytes; i++)
-            chars += ((unsigned char)text[i] & 0xC0) != 0x80; /* the columns count characters */
-        if (chars > DOCUMENT_NAME_MAX) {
+        if (utf8_count(text, bytes) > DOCUMENT_NAME_MAX) { /* the columns count characters */
             fault(c, "%s%s is longer than %d characters", where, key, DOCUMENT_NAME_MAX);
             return NULL;
         }
