@@ -4,7 +4,6 @@
 
 #include "docs/docstore.h"
 #include "docs/document.h"
-#include "docs/render.h"
 #include "codec/yaml_codec.h"
 #include "auth.h"
 #include "router.h"
@@ -27,14 +26,7 @@ static int doc_context(struct request *req, struct docstore_ctx *ctx)
     ctx->principal = req->principal;
     ctx->read_encrypted = auth_allows(req, "read_encrypted_document");
     ctx->write_encrypted = auth_allows(req, "write_encrypted_document");
-    {
-        struct render_limits *limits = arena_alloc(req->arena, sizeof(*limits));
-        if (limits) {
-            limits->match_steps = (unsigned long)req->svc->config->render_match_steps;
-            limits->max_string = (size_t)req->svc->config->render_max_string;
-        }
-        ctx->render_limits = limits;
-    }
+    ctx->render_limits = req->svc->render_limits;
     ctx->base_url = param_org ? arena_sprintf(req->arena, "%s/organizations/%s/api/v1.0",
                                               request_base_url(req), param_org)
                               : arena_sprintf(req->arena, "%s/api/v1.0", request_base_url(req));
@@ -78,12 +70,8 @@ static int read_yaml(struct request *req, json_t **out)
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
     struct purser_error parse;
-    struct yaml_limits limits = yaml_limits_documents;
-    limits.max_nodes = (size_t)req->svc->config->max_yaml_nodes;
-    limits.max_alias_nodes = (size_t)req->svc->config->max_yaml_alias_nodes;
-    limits.nodes_key = "documents.max_yaml_nodes";
-    limits.alias_key = "documents.max_yaml_alias_nodes";
-    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, &limits, &parse)) {
+    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, req->svc->document_yaml,
+                         &parse)) {
         if (parse.line)
             return purser_error_set(&req->err, parse.code, "the body %s: line %d, column %d: %.180s",
                                     parse.code == PURSER_ETOOLARGE ? "is over a limit"

@@ -35,6 +35,8 @@ struct request_services {
     struct chef_key_cache *key_cache; /* parsed public keys of Chef signed requests */
     struct lru *render_cache;   /* rendered revisions; NULL when cache.rendered is 0 */
     const struct keyring *keyring; /* NULL when none is configured or it could not be read */
+    const struct yaml_limits *document_yaml;   /* the document API's YAML limits */
+    const struct render_limits *render_limits; /* what a render may cost */
 };
 
 #define REQUEST_MAX_PARAMS 8

@@ -3,6 +3,8 @@
 
 #include "auth/chef_auth.h"
 #include "auth/keyring.h"
+#include "codec/yaml_codec.h"
+#include "docs/render.h"
 
 #include "base/buf.h"
 #include "base/log.h"
@@ -26,6 +28,8 @@
 struct worker {
     struct request_services svc; /* what its requests use; the worker owns every part */
     struct keyring *keyring;     /* svc.keyring, owned */
+    struct yaml_limits document_yaml;   /* svc.document_yaml: from the configuration */
+    struct render_limits render_limits; /* svc.render_limits: from the configuration */
     int listen_fd;
     unsigned long served;
 };
@@ -152,8 +156,9 @@ static unsigned long retirement_after(long max_requests)
 }
 
 /* Serves one request; returns its arena, which the caller frees once the answer is sent
- * (tearing down a large request's memory need not delay its answer), or NULL. */
-static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *status_out)
+ * (tearing down a large request's memory need not delay its answer), or NULL. *heavy is set
+ * for a write or a refusal: what may have built and freed a large structure. */
+static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
 {
     struct request req;
     double started = now_ms();
@@ -168,7 +173,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *status_ou
         FCGX_PutS("Status: 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n"
                   "out of memory\n",
                   fcgx->out);
-        *status_out = 500;
+        *heavy = 1;
         return NULL;
     }
     rc = parse_target(&req);
@@ -200,7 +205,8 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *status_ou
      * body was read, whose unread bytes must not turn the close into a reset. */
     if (req.input_read)
         FCGX_Detach(fcgx);
-    *status_out = req.status;
+    *heavy = req.status >= 400 ||
+             (req.method && strcmp(req.method, "GET") != 0 && strcmp(req.method, "HEAD") != 0);
     return req.arena;
 }
 
@@ -252,6 +258,15 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     }
     load_keyring(&w);
     w.svc.keyring = w.keyring;
+    w.document_yaml = yaml_limits_documents;
+    w.document_yaml.max_nodes = (size_t)cfg->max_yaml_nodes;
+    w.document_yaml.max_alias_nodes = (size_t)cfg->max_yaml_alias_nodes;
+    w.document_yaml.nodes_key = "documents.max_yaml_nodes";
+    w.document_yaml.alias_key = "documents.max_yaml_alias_nodes";
+    w.svc.document_yaml = &w.document_yaml;
+    w.render_limits = (struct render_limits){.match_steps = (unsigned long)cfg->render_match_steps,
+                                             .max_string = (size_t)cfg->render_max_string};
+    w.svc.render_limits = &w.render_limits;
     if (cfg->cache_rendered > 0)
         w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */
@@ -274,13 +289,11 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         }
         if (limit && w.served + 1 == limit)
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
-        const char *method = FCGX_GetParam("REQUEST_METHOD", fcgx.envp);
-        int write = method && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
-        int answered = 0;
-        struct arena *done = handle(&w, &fcgx, &answered);
+        int heavy = 0;
+        struct arena *done = handle(&w, &fcgx, &heavy);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
-        if (write || answered >= 400)
+        if (heavy)
             give_back_memory();
         w.served++;
         busy = 1;
