@@ -287,20 +287,31 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
     " JOIN organizations o ON o.id = p.org_id"                                                     \
     " WHERE o.name = ? AND p.name = ? AND r.revision_id = ?"
 
+/* The revision's row (id, body) into rows and its id into *pk; Chef's 404 when there is none. */
+static int revision_row(struct store *store, struct arena *arena, const char *org,
+                        const char *name, const char *revision, struct store_rows *rows,
+                        struct store_value *pk, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
+    int rc = store_query(store, arena, rows, REVISION_ROW, p, 3, err);
+    if (rc)
+        return rc;
+    if (rows->count == 0)
+        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                                name, revision);
+    *pk = (struct store_value)STORE_INT(atoll(store_cell(rows, 0, 0)));
+    return 0;
+}
+
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
                         const char *revision, json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
     struct store_rows rows, groups;
     struct store_value pk;
     json_t *list;
-    int rc = store_query(store, arena, &rows, REVISION_ROW, p, 3, err);
+    int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
-                                name, revision);
-    pk = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
     rc = store_query(store, arena, &groups,
                      "SELECT g.name FROM policy_group_pointers pp JOIN policy_groups g"
                      " ON g.id = pp.group_id WHERE pp.revision_pk = ? ORDER BY g.name",
@@ -319,16 +330,11 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
                            const char *name, const char *revision, json_t **out,
                            struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
     struct store_rows rows;
     struct store_value pk;
-    int rc = store_query(store, arena, &rows, REVISION_ROW, p, 3, err);
+    int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
     if (rc)
         return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
-                                name, revision);
-    pk = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
     rc = store_exec(store, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL, NULL, err);
     if (!rc)
         *out = policy_parse_stored(store_cell(&rows, 0, 1));

@@ -265,11 +265,7 @@ int policy_group_nodes(struct store *store, struct arena *arena, const char *org
                          p, name ? 3 : 2, err);
     if (rc)
         return rc;
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++)
-        json_object_set_new(
-            *out, store_cell(&rows, i, 0),
-            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(&rows, i, 0)));
+    *out = policy_node_uris(&rows, base, org);
     return 0;
 }
 

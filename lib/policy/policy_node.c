@@ -77,12 +77,18 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
                      &p, 1, err);
     if (rc)
         return rc;
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++)
-        json_object_set_new(
-            *out, store_cell(&rows, i, 0),
-            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(&rows, i, 0)));
+    *out = policy_node_uris(&rows, base, org);
     return 0;
+}
+
+json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org)
+{
+    json_t *out = json_object();
+    for (size_t i = 0; i < rows->count; i++)
+        json_object_set_new(
+            out, store_cell(rows, i, 0),
+            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(rows, i, 0)));
+    return out;
 }
 
 int policy_node_create(struct store *store, const char *org, const json_t *body,
