@@ -486,19 +486,31 @@ static json_t *entry_json(const struct docstore_ctx *ctx, long long id,
 
 #define ENTRY_COLUMNS "name, entry_id, status, " STORE_ISO_TIME("created_at") ", validator, errors"
 
+/* The validation entries of revision id (of the validation named name, or all when NULL), in
+ * ENTRY_COLUMNS, by name and entry; 404 for a revision that does not exist. */
+static int entry_rows(const struct docstore_ctx *ctx, long long id, const char *name,
+                      struct store_rows *rows, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name ? name : "")};
+    int rc = docstore_revision_check(ctx, id, err);
+    return rc ? rc
+              : docstore_query(ctx, rows,
+                               name ? "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
+                                      " org_id = ? AND revision_id = ? AND name = ?"
+                                      " ORDER BY entry_id"
+                                    : "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
+                                      " org_id = ? AND revision_id = ? ORDER BY name, entry_id",
+                               p, name ? 3 : 2, err);
+}
+
 int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
                              json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
     struct store_rows rows;
     json_t *results;
     int rc;
     *out = NULL;
-    if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(ctx, &rows,
-                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
-                    " revision_id = ? ORDER BY name, entry_id",
-                    p, 2, err)))
+    if ((rc = entry_rows(ctx, id, NULL, &rows, err)))
         return rc;
     results = json_array();
     for (size_t i = 0; i < rows.count; i++) {
@@ -519,16 +531,11 @@ int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int d
 int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
                                 json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name)};
     struct store_rows rows;
     json_t *results;
     int rc;
     *out = NULL;
-    if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(ctx, &rows,
-                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
-                    " revision_id = ? AND name = ? ORDER BY entry_id",
-                    p, 3, err)))
+    if ((rc = entry_rows(ctx, id, name, &rows, err)))
         return rc;
     results = json_array();
     for (size_t i = 0; i < rows.count; i++) {
