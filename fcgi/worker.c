@@ -265,7 +265,8 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     w.document_yaml.alias_key = "documents.max_yaml_alias_nodes";
     w.svc.document_yaml = &w.document_yaml;
     w.render_limits = (struct render_limits){.match_steps = (unsigned long)cfg->render_match_steps,
-                                             .max_string = (size_t)cfg->render_max_string};
+                                             .max_string = (size_t)cfg->render_max_string,
+                                             .max_output = (size_t)cfg->render_max_output};
     w.svc.render_limits = &w.render_limits;
     if (cfg->cache_rendered > 0)
         w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);

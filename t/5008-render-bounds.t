@@ -86,4 +86,59 @@ $rev = $d->[0]{status}{revision};
 like $d->[0]{message} // '', qr/would make a value over 65536 bytes \(render\.max_string_bytes\)/,
     'render.max_string_bytes lowered to 65536 refuses a 100 KB result';
 
+# 4. The whole render's output: render.max_output_bytes lowered to 1 MiB. A 100 KB parent
+# layered into 20 children, and a 100 KB value substituted into 20 paths of one document, each
+# make about 2 MB from a body of about 100 KB: both fail naming the key; the same sites with 5
+# children or paths render.
+$conf .= "  max_output_bytes: 1048576\n";
+{ open my $fh, '>', $s->dir . '/purser.yaml' or die; print $fh $conf; }
+my ($w3) = $s->worker_pids;
+kill 'HUP', $s->master_pid;
+PurserStack::wait_for(10, sub { my @p = $s->worker_pids; (@p == 1 && $p[0] != $w3) ? 1 : undef });
+my $layers = "---\nschema: deckhand/LayeringPolicy/v1\nmetadata:\n  schema: metadata/Control/v1\n"
+    . "  name: layering-policy\ndata:\n  layerOrder: [global, site]\n";
+my $big = 'q' x 100_000;
+sub layered {
+    my ($n) = @_;
+    my $y = $layers . "---\nschema: example/Big/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: parent\n"
+        . "  labels: {role: parent}\n  layeringDefinition: {abstract: true, layer: global}\ndata: {blob: '$big'}\n";
+    $y .= "---\nschema: example/Big/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: child$_\n"
+        . "  layeringDefinition:\n    abstract: false\n    layer: site\n    parentSelector: {role: parent}\n"
+        . "    actions: [{method: merge, path: .}]\ndata: {n: $_}\n" for 1 .. $n;
+    return $y;
+}
+sub fanned {
+    my ($n) = @_;
+    my $subs = "  substitutions:\n" . join('', map {
+        "    - src: {schema: example/Src/v1, name: src, path: .}\n      dest: {path: .p$_}\n" } 1 .. $n);
+    return $layers . "---\nschema: example/Src/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: src\n"
+        . "  layeringDefinition: {abstract: false, layer: site}\ndata: '$big'\n"
+        . "---\nschema: example/App/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: app\n"
+        . "  layeringDefinition: {abstract: false, layer: site}\n$subs" . "data: {}\n";
+}
+for my $case (['a parent layered into', \&layered, qr/rendering \[example\/Big\/v1, site\] child\d+ would make the rendered documents over 1048576 bytes \(render\.max_output_bytes\)/],
+              ['a value substituted into', \&fanned, qr/rendering \[example\/App\/v1, site\] app would make the rendered documents over 1048576 bytes \(render\.max_output_bytes\)/]) {
+    my ($what, $make, $message) = @$case;
+    for my $n (5, 20) {
+        ($r) = $s->yaml('DELETE', '/api/v1.0/revisions');
+        is $r->{status}, 204, 'a clean store' or diag $r->{content};
+        ($r, $d) = $s->yaml('PUT', "/api/v1.0/buckets/out/documents", $make->($n));
+        is $r->{status}, 200, "$what $n: stored";
+        $rev = $d->[0]{status}{revision};
+        my ($wn) = $s->worker_pids;
+        my $rss0 = rss($wn);
+        ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/rendered-documents");
+        if ($n == 5) {
+            is $r->{status}, 200, "  $n copies render (about 500 KB)";
+            next;
+        }
+        is $r->{status}, 400, "  $n copies (about 2 MB) fail the render";
+        like $d->[0]{message} // '', $message, '  naming the document and render.max_output_bytes';
+        my ($wa) = $s->worker_pids;
+        is $wa, $wn, '  the worker is alive';
+        my $rss1 = rss($wn);
+        ok $rss1 <= $rss0 * 1.1, "  and small again: RSS $rss0 kB before, $rss1 kB after";
+    }
+}
+
 PurserStack::finish();

@@ -74,6 +74,9 @@ static const struct option options[] = {
         "PCRE2 matching steps one substitution pattern match may take; past it the render fails"),
     OPT("render", "max_string_bytes", OPT_INT, render_max_string, "67108864", 65536, 1073741824,
         "longest string a substitution's replacement may make; past it the render fails"),
+    OPT("render", "max_output_bytes", OPT_INT, render_max_output, "268435456", 65536, 17179869184,
+        "most data (as JSON text) one render's layering and substitution may make; past it the "
+        "render fails"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

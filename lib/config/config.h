@@ -47,6 +47,7 @@ struct purser_config {
     long max_yaml_alias_nodes;  /* nodes aliases may add to it */
     long render_match_steps;    /* PCRE2 steps per substitution pattern match */
     long render_max_string;     /* longest string a replacement may make */
+    long render_max_output;     /* data one render's layering and substitution may make */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

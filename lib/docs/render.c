@@ -473,6 +473,45 @@ static int cycle(struct render *r)
                             list);
 }
 
+/* The size of v as JSON text, near enough (strings and keys by their bytes, each value and
+ * member by its punctuation); the walk stops once it passes budget. */
+static size_t weigh(const json_t *v, size_t budget)
+{
+    size_t n = 2, i;
+    const char *key;
+    const json_t *x;
+    if (json_is_string(v))
+        return 2 + json_string_length(v);
+    if (json_is_array(v)) {
+        json_array_foreach (v, i, x)
+            if ((n += 1 + weigh(x, budget - (n < budget ? n : budget))) > budget)
+                break;
+        return n;
+    }
+    if (json_is_object(v)) {
+        json_object_foreach ((json_t *)v, key, x)
+            if ((n += 4 + strlen(key) + weigh(x, budget - (n < budget ? n : budget))) > budget)
+                break;
+        return n;
+    }
+    return 8;
+}
+
+/* Counts the data d's layering and substitution made against render.max_output_bytes. */
+static int count_made(struct render *r, const struct rdoc *d)
+{
+    size_t left = r->limits->max_output - r->made;
+    if (!d->owned)
+        return 0;
+    r->made += weigh(d->data, left);
+    if (r->made <= r->limits->max_output)
+        return 0;
+    return purser_error_set(r->err, PURSER_EINVAL,
+                            "rendering [%s, %s] %s would make the rendered documents over %zu "
+                            "bytes (render.max_output_bytes)",
+                            d->schema, d->layer, d->name, r->limits->max_output);
+}
+
 static int render_in_order(struct render *r)
 {
     struct heap h = {.items =
@@ -485,7 +524,8 @@ static int render_in_order(struct render *r)
             heap_push(&h, &r->docs[i]);
     while (h.count) {
         struct rdoc *d = heap_pop(&h);
-        if (!d->control && ((d->parent && layer(r, d)) || render_substitute(r, d)))
+        if (!d->control &&
+            ((d->parent && layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
             return r->err->code;
         d->done = 1;
         rendered++;
@@ -566,7 +606,8 @@ static int prepare(struct render *r, const json_t *docs)
 }
 
 const struct render_limits render_limits_default = {.match_steps = 1000000,
-                                                     .max_string = (size_t)64 << 20};
+                                                     .max_string = (size_t)64 << 20,
+                                                     .max_output = (size_t)256 << 20};
 
 int render_documents(const json_t *docs, const json_t *fallback_policy,
                      const struct render_limits *limits, json_t **out, json_t **secret_paths,

@@ -17,16 +17,19 @@
 
 #include <jansson.h>
 
-/* What one substitution's pattern may cost (configuration render.max_pattern_steps and
- * render.max_string_bytes): PCRE2 matching steps (and backtracking depth) per match, and the
- * longest string a replacement may make. Past either the render fails (PURSER_EINVAL) naming
- * the document, the substitution and the key. */
+/* What a render may cost (configuration render.max_pattern_steps, render.max_string_bytes and
+ * render.max_output_bytes): PCRE2 matching steps (and backtracking depth) per match, the
+ * longest string a replacement may make, and the size of all the data that layering and
+ * substitution make (documents rendered as they were stored are not counted: the store bounds
+ * them). Past any of them the render fails (PURSER_EINVAL) naming the document, the
+ * substitution where there is one, and the key. */
 struct render_limits {
     unsigned long match_steps;
     size_t max_string;
+    size_t max_output;
 };
 
-/* 1,000,000 steps and 64 MiB. */
+/* 1,000,000 steps, 64 MiB and 256 MiB. */
 extern const struct render_limits render_limits_default;
 
 /* Renders docs (an array of {schema, metadata, data, status} documents, borrowed; data of

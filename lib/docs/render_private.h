@@ -48,6 +48,7 @@ struct render {
     struct purser_error *err;
     const struct render_limits *limits;
     pcre2_match_context *match; /* the limits, for PCRE2 (created on first use) */
+    size_t made;                /* bytes of data layering and substitution made so far */
 };
 
 /* The slot for key (n bytes, may hold NULs) in table, created when create is set (arena memory). */
