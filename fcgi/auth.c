@@ -12,6 +12,15 @@
 #include <strings.h>
 #include <time.h>
 
+/* What a message quotes of a header: at most its first 64 bytes (cut between characters), with
+ * "..." when there was more. */
+static const char *quoted(struct request *req, const char *text)
+{
+    size_t n = utf8_prefix(text, strlen(text), 64);
+    const char *cut = text[n] ? arena_sprintf(req->arena, "%.*s...", (int)n, text) : NULL;
+    return cut ? cut : text;
+}
+
 int auth_api_version(struct request *req)
 {
     const char *text = request_header(req, "X-Ops-Server-API-Version");
@@ -29,7 +38,8 @@ int auth_api_version(struct request *req)
     }
     req->api_version = -1;
     {
-        char *shown = utf8_escape(text); /* quoted back: what is not UTF-8 as \xNN */
+        /* quoted back: what is not UTF-8 as \xNN */
+        char *shown = utf8_escape(quoted(req, text));
         body = json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version",
                          "message",
                          json_sprintf("Specified version %s not supported", shown ? shown : ""),
@@ -87,7 +97,7 @@ static int authenticate_chef(struct request *req)
         return purser_error_set(&req->err, PURSER_EUNAUTH,
                                 "Failed to authenticate as '%s'. Ensure that your node_name and "
                                 "client key are correct.",
-                                signed_req.user_id);
+                                quoted(req, signed_req.user_id));
     rc = identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
                             request_org(req), signed_req.user_id, &req->who, &keys,
                             &key_count, &req->err);
@@ -95,7 +105,7 @@ static int authenticate_chef(struct request *req)
         return purser_error_set(&req->err, PURSER_EUNAUTH,
                                 "Failed to authenticate as '%s'. Ensure that your node_name and "
                                 "client key are correct.",
-                                signed_req.user_id);
+                                quoted(req, signed_req.user_id));
     if (rc)
         return rc;
     return chef_auth_verify(&signed_req, version, keys, key_count, req->svc->key_cache, &which,

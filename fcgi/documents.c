@@ -9,6 +9,7 @@
 #include "router.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -185,8 +186,10 @@ static int read_filter(struct request *req, struct docstore_filter *f)
     f->limit = -1;
     if (limit) {
         char *end;
-        long n = strtol(limit, &end, 10);
-        if (!*limit || *end || n < 0)
+        long n;
+        errno = 0;
+        n = strtol(limit, &end, 10);
+        if (!*limit || *end || n < 0 || errno == ERANGE)
             return purser_error_set(&req->err, PURSER_EINVAL,
                                     "limit must be a non-negative integer, not '%s'", limit);
         f->limit = n;

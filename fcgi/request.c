@@ -85,8 +85,11 @@ int request_json(struct request *req, json_t **out)
     json_error_t jerr;
     *out =
         req->body_len ? json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
-    if (!*out)
-        return purser_error_set(&req->err, PURSER_EINVAL, "invalid JSON");
+    if (!*out && !req->body_len)
+        return purser_error_set(&req->err, PURSER_EINVAL, "invalid JSON: the body is empty");
+    if (!*out) /* jansson says what and where (a NUL, a key given twice, a syntax error) */
+        return purser_error_set(&req->err, PURSER_EINVAL, "invalid JSON: %s at line %d, column %d",
+                                jerr.text, jerr.line, jerr.column);
     if (arena_add_cleanup(req->arena, (void (*)(void *))json_decref, *out)) {
         *out = NULL;
         return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");

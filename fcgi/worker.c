@@ -127,7 +127,8 @@ static int check_length(struct request *req, size_t max)
     unsigned long long declared = text && *text ? strtoull(text, NULL, 10) : 0;
     if (declared > max)
         return purser_error_set(&req->err, PURSER_ETOOLARGE,
-                                "request body of %llu bytes is larger than the limit of %zu",
+                                "request body of %llu bytes is larger than the limit of %zu "
+                                "(http.max_body_bytes)",
                                 declared, max);
     return 0;
 }

@@ -77,3 +77,13 @@ char *utf8_escape(const char *s)
     out[o] = '\0';
     return out;
 }
+
+int utf8_has_control(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
+                                            p[i + 1] <= 0x9f))
+            return 1;
+    return 0;
+}

@@ -21,6 +21,11 @@ size_t utf8_prefix(const char *s, size_t n, size_t max);
 /* 1 when the n bytes at s are well-formed UTF-8 without NUL. */
 int utf8_valid(const char *s, size_t n);
 
+/* 1 when the n bytes of UTF-8 at s hold a control character: C0 (NUL to U+001F, tab and
+ * newline included), DEL or C1 (U+0080 to U+009F). Names refuse them: they cannot be typed,
+ * shown or logged as they are. */
+int utf8_has_control(const char *s, size_t n);
+
 /* A copy of s (malloc'd; NULL when out of memory) where each byte that is not part of
  * well-formed UTF-8 is written as the four characters \xNN: a message may quote what a client
  * sent and still be encoded. */

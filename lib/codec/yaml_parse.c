@@ -299,8 +299,8 @@ static int scalar_kind_for_tag(struct parse *ps, yaml_event_t *ev, enum yaml_sca
         const char *name;
         enum yaml_scalar_kind kind;
     } tags[] = {
-        {"str", YAML_SCALAR_STRING},       {"binary", YAML_SCALAR_STRING},
-        {"timestamp", YAML_SCALAR_STRING}, {"null", YAML_SCALAR_NULL},
+        {"str", YAML_SCALAR_STRING},       {"binary", YAML_SCALAR_BINARY},
+        {"timestamp", YAML_SCALAR_TIMESTAMP}, {"null", YAML_SCALAR_NULL},
         {"bool", YAML_SCALAR_BOOL},        {"int", YAML_SCALAR_INT},
         {"float", YAML_SCALAR_FLOAT},
     };

@@ -1,6 +1,7 @@
 /* yaml_scalar.c: PyYAML's YAML 1.1 implicit resolvers (null, bool, int, float) as plain C. */
 #include "codec/yaml_scalar.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -255,6 +256,73 @@ static int float_from_text(json_t **out, const char *text, size_t len, struct pu
     return *out ? 0 : PURSER_EINTERNAL;
 }
 
+/* Base64 as YAML's !!binary holds it: the alphabet, whitespace and line breaks anywhere, and
+ * at most two '=' at the end of a length that is a multiple of four. */
+static int is_base64(const char *text, size_t len)
+{
+    size_t n = 0, pad = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c == '=') {
+            pad++;
+        } else if (pad || !(isalnum(c) || c == '+' || c == '/')) {
+            return 0;
+        }
+        n++;
+    }
+    return n % 4 == 0 && pad <= 2;
+}
+
+/* Digits at *p: how many (at least min, at most max), moving *p past them. */
+static size_t digits(const char **p, const char *end, size_t min, size_t max)
+{
+    size_t n = 0;
+    while (*p < end && n < max && isdigit((unsigned char)**p))
+        (*p)++, n++;
+    return n >= min ? n : 0;
+}
+
+static int next_is(const char **p, const char *end, char c)
+{
+    return *p < end && **p == c ? ((*p)++, 1) : 0;
+}
+
+/* YAML 1.1's timestamp: yyyy-m-d, optionally followed by ('T' or spaces) h:mm:ss, a fraction,
+ * and spaces then 'Z' or a +h[:mm] offset. */
+static int is_timestamp(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    if (!digits(&p, end, 4, 4) || !next_is(&p, end, '-') || !digits(&p, end, 1, 2) ||
+        !next_is(&p, end, '-') || !digits(&p, end, 1, 2))
+        return 0;
+    if (p == end)
+        return 1;
+    if (!next_is(&p, end, 'T') && !next_is(&p, end, 't')) {
+        if (*p != ' ' && *p != '\t')
+            return 0;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+    }
+    if (!digits(&p, end, 1, 2) || !next_is(&p, end, ':') || !digits(&p, end, 2, 2) ||
+        !next_is(&p, end, ':') || !digits(&p, end, 2, 2))
+        return 0;
+    if (next_is(&p, end, '.'))
+        digits(&p, end, 0, len);
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || (next_is(&p, end, 'Z') && p == end))
+        return 1;
+    if (!next_is(&p, end, '+') && !next_is(&p, end, '-'))
+        return 0;
+    if (!digits(&p, end, 1, 2))
+        return 0;
+    if (next_is(&p, end, ':') && !digits(&p, end, 2, 2))
+        return 0;
+    return p == end;
+}
+
 int yaml_scalar_to_json(json_t **out, enum yaml_scalar_kind kind, const char *text, size_t len,
                         struct purser_error *err)
 {
@@ -275,6 +343,16 @@ int yaml_scalar_to_json(json_t **out, enum yaml_scalar_kind kind, const char *te
     case YAML_SCALAR_FLOAT: return float_from_text(out, text, len, err);
     case YAML_SCALAR_SPECIAL_FLOAT:
         return bad_value(err, "infinity and NaN cannot be represented in JSON", text, len);
+    case YAML_SCALAR_BINARY:
+        if (!is_base64(text, len))
+            return bad_value(err, "!!binary value is not base64", text, len);
+        *out = json_stringn(text, len);
+        break;
+    case YAML_SCALAR_TIMESTAMP:
+        if (!is_timestamp(text, len))
+            return bad_value(err, "!!timestamp value is not a YAML timestamp", text, len);
+        *out = json_stringn(text, len);
+        break;
     }
     if (!*out)
         return purser_error_set(err, PURSER_EINVAL, "string is not valid UTF-8");

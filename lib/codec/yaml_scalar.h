@@ -14,6 +14,8 @@ enum yaml_scalar_kind {
     YAML_SCALAR_INT,
     YAML_SCALAR_FLOAT,
     YAML_SCALAR_SPECIAL_FLOAT, /* .inf, -.inf, .nan: a float JSON cannot hold */
+    YAML_SCALAR_BINARY,        /* !!binary: kept as its base64 text, which must be base64 */
+    YAML_SCALAR_TIMESTAMP,     /* !!timestamp: kept as its text, which must be a YAML 1.1 one */
 };
 
 /* What a plain scalar of this text resolves to (PyYAML's implicit resolvers). */

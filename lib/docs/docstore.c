@@ -618,9 +618,8 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
                       .out = out};
     int rc;
 
-    if (!bucket[0] || utf8_count(bucket, strlen(bucket)) > DOCUMENT_NAME_MAX)
-        return purser_error_set(err, PURSER_EINVAL, "bucket name must have 1 to %d characters",
-                                DOCUMENT_NAME_MAX);
+    if ((rc = document_name_check("bucket name", bucket, err)))
+        return rc;
     for (size_t i = 0; i < count; i++)
         if (docs[i].encrypted && !ctx->keyring)
             return purser_error_set(err, PURSER_EUNAVAIL,

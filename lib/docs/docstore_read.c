@@ -314,10 +314,7 @@ int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json
 
 static int check_tag_name(const char *tag, struct purser_error *err)
 {
-    if (!tag[0] || utf8_count(tag, strlen(tag)) > DOCUMENT_NAME_MAX)
-        return purser_error_set(err, PURSER_EINVAL, "tag must have 1 to %d characters",
-                                DOCUMENT_NAME_MAX);
-    return 0;
+    return document_name_check("tag", tag, err);
 }
 
 int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char *tag,
@@ -415,9 +412,8 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
     int rc;
 
     *out = NULL;
-    if (!name[0] || strlen(name) > DOCUMENT_NAME_MAX)
-        return purser_error_set(err, PURSER_EINVAL, "validation name must have 1 to %d characters",
-                                DOCUMENT_NAME_MAX);
+    if ((rc = document_name_check("validation name", name, err)))
+        return rc;
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
     if (!json_is_string(status) ||

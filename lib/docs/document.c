@@ -84,6 +84,18 @@ int document_schema_is(const char *schema, const char *kind)
     return schema && strncmp(schema, kind, n) == 0 && schema[n] == '/';
 }
 
+int document_name_check(const char *what, const char *name, struct purser_error *err)
+{
+    size_t bytes = strlen(name);
+    if (!bytes || utf8_count(name, bytes) > DOCUMENT_NAME_MAX)
+        return purser_error_set(err, PURSER_EINVAL, "%s must have 1 to %d characters", what,
+                                DOCUMENT_NAME_MAX);
+    if (utf8_has_control(name, bytes))
+        return purser_error_set(err, PURSER_EINVAL, "%s must not contain a control character",
+                                what);
+    return 0;
+}
+
 /* A string member no longer than DOCUMENT_NAME_MAX, or NULL (with a fault when present or
  * required). */
 static const char *string_field(struct check *c, const json_t *obj, const char *key,
@@ -104,6 +116,10 @@ static const char *string_field(struct check *c, const json_t *obj, const char *
         size_t bytes = json_string_length(v);
         if (memchr(text, '\0', bytes)) { /* it would be stored cut at the NUL */
             fault(c, "%s%s must not contain a NUL character", where, key);
+            return NULL;
+        }
+        if (utf8_has_control(text, bytes)) {
+            fault(c, "%s%s must not contain a control character", where, key);
             return NULL;
         }
         if (utf8_count(text, bytes) > DOCUMENT_NAME_MAX) { /* the columns count characters */

@@ -22,6 +22,11 @@ enum document_kind { DOCUMENT_DOCUMENT, DOCUMENT_CONTROL, DOCUMENT_TOMBSTONE };
 
 #define DOCUMENT_NAME_MAX 255 /* longest schema, layer, name, bucket or tag */
 
+/* Whether what (a bucket, tag or validation name: 'bucket name', 'tag', ...) is a name: 1 to
+ * DOCUMENT_NAME_MAX characters without a control character. 0, or PURSER_EINVAL naming what and
+ * the rule. Any other character is allowed and the name is then found under exactly its bytes. */
+int document_name_check(const char *what, const char *name, struct purser_error *err);
+
 struct document {
     json_t *doc;        /* borrowed: the document as posted, defaults filled */
     const char *schema; /* borrowed from doc */

@@ -310,7 +310,7 @@ static int check_artifact(const json_t *body, const char *name, const char *iden
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
     v = json_object_get(body, "name");
-    if (!json_is_string(v) || strcmp(json_string_value(v), name) != 0)
+    if (!json_is_string(v) || strcmp(json_string_value(v), name) != 0 || !cookbook_name_ok(name))
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid");
     v = json_object_get(body, "identifier");
     if (!json_is_string(v) || strcmp(json_string_value(v), identifier) != 0 ||

@@ -20,7 +20,7 @@ int policy_name_ok(const char *name)
     return chars_ok(name, 255, "._:-");
 }
 
-static int cookbook_name_ok(const char *name)
+int cookbook_name_ok(const char *name)
 {
     return chars_ok(name, 255, "._-");
 }

@@ -32,6 +32,9 @@ int policy_lock_validate(const json_t *lock, const char *url_name, struct purser
 /* 1 when name matches ^[.[:alnum:]_:-]{1,255}$ (policy, group and revision names). */
 int policy_name_ok(const char *name);
 
+/* 1 when name matches ^[.[:alnum:]_-]{1,255}$ (cookbook names). */
+int cookbook_name_ok(const char *name);
+
 /* 1 when text is a Chef cookbook version: 1 to 3 dot-separated integers <= 2^63-1. */
 int policy_version_ok(const char *text);
 
