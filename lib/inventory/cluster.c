@@ -1,0 +1,364 @@
+/* cluster.c: clusters, their bootstrap tokens and dynamic facts (cluster.h). */
+#include "inventory/cluster.h"
+
+#include "base/crypto.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the kind ---- */
+
+static int string_member(const json_t *obj, const char *key, const char *where,
+                         struct purser_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (v && !json_is_string(v))
+        return purser_error_set(err, PURSER_EINVAL, "%s%s must be a string", where, key);
+    return 0;
+}
+
+static int check_git_repo(const json_t *repo, struct purser_error *err)
+{
+    static const char *const fields[] = {"url", "type", "host_keys", "deploy_key"};
+    const char *key, *type;
+    const json_t *v;
+    int rc;
+    if (!json_is_object(repo))
+        return purser_error_set(err, PURSER_EINVAL, "spec.git_repo must be an object");
+    json_object_foreach ((json_t *)repo, key, v) {
+        size_t i = 0;
+        while (i < 4 && strcmp(fields[i], key) != 0)
+            i++;
+        if (i == 4)
+            return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.%.80s: unknown field", key);
+        if ((rc = string_member(repo, key, "spec.git_repo.", err)))
+            return rc;
+    }
+    type = json_string_value(json_object_get(repo, "type"));
+    if (type && strcmp(type, "auto") != 0 && strcmp(type, "unmanaged") != 0)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "spec.git_repo.type must be auto or unmanaged, not '%.40s'", type);
+    return 0;
+}
+
+static int check_spec(const json_t *spec, struct purser_error *err)
+{
+    const char *key;
+    const json_t *v, *facts = json_object_get(spec, "facts");
+    int rc;
+    json_object_foreach ((json_t *)spec, key, v)
+        if (strcmp(key, "display_name") && strcmp(key, "facts") && strcmp(key, "git_repo"))
+            return purser_error_set(err, PURSER_EINVAL, "spec.%.80s: unknown field", key);
+    if ((rc = string_member(spec, "display_name", "spec.", err)))
+        return rc;
+    if (facts && !json_is_object(facts))
+        return purser_error_set(err, PURSER_EINVAL, "spec.facts must be a mapping of strings");
+    json_object_foreach ((json_t *)facts, key, v)
+        if (!json_is_string(v)) /* Lieutenant drops such a fact silently */
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.facts.%.80s must be a string (facts are strings; "
+                                    "quote the value)",
+                                    key);
+    if ((v = json_object_get(spec, "git_repo")) && (rc = check_git_repo(v, err)))
+        return rc;
+    return 0;
+}
+
+static const struct resource_field cluster_filters[] = {
+    {"display_name", "$.spec.display_name"},
+    {"git_repo.type", "$.spec.git_repo.type"},
+};
+
+const struct resource_kind cluster_kind = {
+    .kind = "Cluster",
+    .version = "v1",
+    .stored = "cluster",
+    .filters = cluster_filters,
+    .filter_count = sizeof(cluster_filters) / sizeof(cluster_filters[0]),
+    .map_filter = "facts.",
+    .map_path = "$.spec.facts",
+    .title = "display_name",
+    .check_spec = check_spec,
+};
+
+/* ---- ids ---- */
+
+static int dns_label(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+            return 0;
+    return 1;
+}
+
+int cluster_id(struct arena *arena, const char *given, const char **out, struct purser_error *err)
+{
+    static const char *const first[] = {"quiet", "bold",  "amber", "brisk", "calm",  "eager",
+                                        "fair",  "green", "keen",  "lucky", "noble", "proud",
+                                        "rapid", "solid", "tidy",  "vivid"};
+    static const char *const second[] = {"river", "stone", "cloud", "field", "harbor", "forest",
+                                         "meadow", "summit", "canyon", "island", "valley", "delta",
+                                         "glacier", "prairie", "reef", "ridge"};
+    const char *id;
+    if (given) {
+        id = strncmp(given, "c-", 2) == 0 ? given : arena_sprintf(arena, "c-%s", given);
+    } else {
+        unsigned char r[4];
+        if (crypto_random(r, sizeof(r)))
+            return purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+        id = arena_sprintf(arena, "c-%s-%s-%04u", first[r[0] % 16], second[r[1] % 16],
+                           (unsigned)(r[2] << 8 | r[3]) % 10000);
+    }
+    if (!id)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!dns_label(id))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "metadata.name: '%.80s' is not a cluster id (a DNS label: at most "
+                                "63 lower-case letters, digits and '-', beginning and ending with "
+                                "a letter or digit; 'c-' is added when missing)",
+                                id);
+    *out = id;
+    return 0;
+}
+
+/* ---- bootstrap tokens ---- */
+
+struct token_write {
+    char hash[65];
+    char expires_sql[32]; /* "YYYY-MM-DD HH:MM:SS" (UTC, as the connection) */
+    char expires_iso[32];
+    int replace;
+};
+
+static int token_new(struct token_write *t, long ttl, char **token, struct purser_error *err)
+{
+    time_t at = time(NULL) + ttl;
+    struct tm tm;
+    if (!(*token = crypto_random_hex(32)))
+        return purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+    crypto_sha256_hex(t->hash, *token, strlen(*token));
+    gmtime_r(&at, &tm);
+    strftime(t->expires_sql, sizeof(t->expires_sql), "%Y-%m-%d %H:%M:%S", &tm);
+    strftime(t->expires_iso, sizeof(t->expires_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return 0;
+}
+
+/* Stores the token's hash for cluster id, and its expiry in the cluster's status, in the
+ * write's transaction. */
+static int token_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
+{
+    struct token_write *t = ctx;
+    struct store_value p[] = {STORE_INT(id), STORE_STR(t->hash), STORE_STR(t->expires_sql)};
+    int rc = store_exec(store,
+                        "REPLACE INTO bootstrap_tokens (resource_id, token_sha256, expires_at, "
+                        "used_at) VALUES (?, ?, ?, NULL)",
+                        p, 3, NULL, NULL, err);
+    if (!rc && !t->replace) { /* a new cluster: its status starts with the token's state */
+        struct store_value q[] = {STORE_STR(t->expires_iso), STORE_INT(id)};
+        rc = store_exec(store,
+                        "UPDATE resources SET status = JSON_OBJECT('bootstrap_token', "
+                        "JSON_OBJECT('expires_at', ?, 'redeemed_at', NULL)) WHERE id = ?",
+                        q, 2, NULL, NULL, err);
+    }
+    return rc;
+}
+
+static json_t *shown_token(const char *token, const struct token_write *t, const char *base)
+{
+    return json_pack("{s:s, s:s, s:s+}", "token", token, "expires_at", t->expires_iso,
+                     "install_url", base, "/install/bootstrap.json?token=");
+}
+
+int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
+                   const char *install_base, json_t **out, struct purser_error *err)
+{
+    const char *given = json_string_value(json_object_get(json_object_get(body, "metadata"), "name"));
+    const char *id;
+    struct token_write t = {0};
+    char *token = NULL;
+    json_t *copy;
+    int rc;
+    *out = NULL;
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
+    if (json_object_get(json_object_get(body, "metadata"), "name") && !given)
+        return purser_error_set(err, PURSER_EINVAL, "metadata.name must be a string");
+    if ((rc = cluster_id(s->arena, given, &id, err)) || (rc = token_new(&t, ttl, &token, err)))
+        return rc;
+    copy = json_deep_copy(body); /* with the final id as its name */
+    if (!json_object_get(copy, "metadata"))
+        json_object_set_new(copy, "metadata", json_object());
+    json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
+    rc = resource_create(&cluster_kind, s, id, copy, token_hook, &t, out, err);
+    json_decref(copy);
+    if (!rc) {
+        json_t *shown = shown_token(token, &t, install_base);
+        char *url = arena_sprintf(s->arena, "%s%s", json_string_value(json_object_get(shown, "install_url")), token);
+        json_object_set_new(shown, "install_url", json_string(url));
+        json_object_set_new(*out, "bootstrap_token", shown);
+    }
+    crypto_free_secret(token);
+    return rc;
+}
+
+int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
+                        const char *install_base, json_t **out, struct purser_error *err)
+{
+    struct token_write t = {.replace = 1};
+    char *token = NULL;
+    json_t *state, *cluster = NULL;
+    int rc;
+    *out = NULL;
+    if ((rc = token_new(&t, ttl, &token, err)))
+        return rc;
+    state = json_pack("{s:s, s:n}", "expires_at", t.expires_iso, "redeemed_at");
+    rc = resource_set_status(&cluster_kind, s, name, "bootstrap_token", state, token_hook, &t,
+                             &cluster, err);
+    json_decref(state);
+    if (!rc) {
+        *out = shown_token(token, &t, install_base);
+        json_object_set_new(*out, "install_url",
+                            json_sprintf("%s%s", json_string_value(json_object_get(*out, "install_url")), token));
+        json_object_set_new(*out, "cluster", cluster);
+    }
+    crypto_free_secret(token);
+    return rc;
+}
+
+/* ---- dynamic facts ---- */
+
+int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
+                        struct purser_error *err)
+{
+    const json_t *client = json_object_get(json_object_get(cluster, "status"), "client_id");
+    if (!owner || (json_is_integer(client) && json_integer_value(client) == owner))
+        return 0;
+    return purser_error_set(err, PURSER_EDENIED, "missing %s permission on cluster %s", action,
+                            json_string_value(json_object_get(json_object_get(cluster, "metadata"), "name")));
+}
+
+struct facts_write {
+    const json_t *facts;
+    const char *author;
+    long keep;
+};
+
+static int facts_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
+{
+    struct facts_write *f = ctx;
+    char *text = json_dumps(f->facts, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    struct store_rows rows;
+    struct arena *arena = arena_new();
+    int rc;
+    if (!text || !arena) {
+        free(text);
+        arena_free(arena);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    {
+        struct store_value p[] = {STORE_INT(id), STORE_STR(text), STORE_STR(f->author)};
+        rc = store_exec(store,
+                        "INSERT INTO cluster_facts (resource_id, facts, author, created_at) "
+                        "VALUES (?, ?, ?, NOW(6))",
+                        p, 3, NULL, NULL, err);
+    }
+    free(text);
+    if (!rc) { /* keep the newest f->keep */
+        struct store_value p[] = {STORE_INT(id), STORE_INT(f->keep)};
+        rc = store_query(store, arena, &rows,
+                         "SELECT id FROM cluster_facts WHERE resource_id = ? ORDER BY id DESC "
+                         "LIMIT 1 OFFSET ?",
+                         p, 2, err);
+    }
+    if (!rc && rows.count) {
+        struct store_value p[] = {STORE_INT(id), STORE_INT(strtoll(store_cell(&rows, 0, 0), NULL, 10))};
+        rc = store_exec(store, "DELETE FROM cluster_facts WHERE resource_id = ? AND id <= ?", p, 2,
+                        NULL, NULL, err);
+    }
+    arena_free(arena);
+    return rc;
+}
+
+int cluster_facts_put(const struct resource_scope *s, const char *name, const json_t *facts,
+                      long keep, long long owner, json_t **out, struct purser_error *err)
+{
+    struct facts_write f = {.facts = facts, .author = s->actor ? s->actor : "", .keep = keep};
+    json_t *cluster;
+    int rc;
+    *out = NULL;
+    if (!json_is_object(facts))
+        return purser_error_set(err, PURSER_EINVAL, "facts must be a JSON object");
+    if (owner) {
+        if ((rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err)))
+            return rc;
+        rc = cluster_owner_check(cluster, owner, "write_cluster_facts", err);
+        json_decref(cluster);
+        if (rc)
+            return rc;
+    }
+    return resource_set_status(&cluster_kind, s, name, "dynamic_facts", facts, facts_hook, &f, out,
+                               err);
+}
+
+int cluster_facts_history(const struct resource_scope *s, const char *name,
+                          const char *page_size, const char *page_token, long long owner,
+                          json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    json_t *cluster, *items;
+    long long id, after = 0;
+    long size = page_size ? strtol(page_size, NULL, 10) : 100;
+    int rc;
+    *out = NULL;
+    if ((rc = resource_get(&cluster_kind, s, name, &cluster, &id, err)))
+        return rc;
+    rc = cluster_owner_check(cluster, owner, "read_cluster", err);
+    json_decref(cluster);
+    if (rc)
+        return rc;
+    if (page_size && (!*page_size || strspn(page_size, "0123456789-") != strlen(page_size)))
+        return purser_error_set(err, PURSER_EINVAL, "page_size must be an integer, not '%.40s'",
+                                page_size);
+    size = size < 1 ? 1 : size > 1000 ? 1000 : size;
+    if (page_token && *page_token) {
+        char *end = NULL;
+        if (page_token[0] == 'v')
+            after = strtoll(page_token + 1, &end, 10);
+        if (after <= 0 || !end || *end)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "page_token is not one this server made: use next_page_token "
+                                    "as it is");
+    }
+    {
+        struct store_value p[] = {STORE_INT(id), STORE_INT(after), STORE_INT(after),
+                                  STORE_INT(size + 1)};
+        rc = store_query(s->store, s->arena, &rows,
+                         "SELECT id, facts, author, " STORE_ISO_TIME("created_at")
+                         " FROM cluster_facts WHERE resource_id = ? AND (? = 0 OR id < ?) "
+                         "ORDER BY id DESC LIMIT ?",
+                         p, 4, err);
+    }
+    if (rc)
+        return rc;
+    items = json_array();
+    for (size_t i = 0; i < rows.count && i < (size_t)size; i++) {
+        json_t *facts = json_loads(store_cell(&rows, i, 1), 0, NULL);
+        if (!facts)
+            continue; /* a row that no longer decodes: skipped */
+        json_array_append_new(items, json_pack("{s:s, s:o, s:s, s:s}", "version",
+                                               store_cell(&rows, i, 0), "facts", facts, "author",
+                                               store_cell(&rows, i, 2), "created_at",
+                                               store_cell(&rows, i, 3)));
+    }
+    *out = json_pack("{s:o, s:s}", "items", items, "next_page_token",
+                     rows.count > (size_t)size
+                         ? arena_sprintf(s->arena, "v%s", store_cell(&rows, (size_t)size - 1, 0))
+                         : "");
+    return 0;
+}

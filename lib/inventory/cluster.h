@@ -1,0 +1,58 @@
+/* cluster.h: clusters (SPEC §6, issue 12), a kind of the resource convention: spec
+ * {display_name, facts, git_repo}, single-use bootstrap tokens, and dynamic facts reported by
+ * the cluster itself and kept as versions. */
+#ifndef PURSER_CLUSTER_H
+#define PURSER_CLUSTER_H
+
+#include "resource/resource.h"
+
+extern const struct resource_kind cluster_kind;
+
+/* What a cluster's id becomes: "c-" before the client's choice when it lacks it, or a
+ * generated readable one ("c-quiet-river-4821") when none is given; a DNS label of at most 63
+ * characters, else PURSER_EINVAL naming metadata.name. *out in the arena. */
+int cluster_id(struct arena *arena, const char *given, const char **out, struct purser_error *err);
+
+/* Creates a cluster from body (the convention's shape) with a bootstrap token valid for
+ * ttl seconds. *out is the stored cluster plus "bootstrap_token": {token, expires_at,
+ * install_url}: the only time the token is shown. install_base: the API's URL. */
+int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
+                   const char *install_base, json_t **out, struct purser_error *err);
+
+/* A new bootstrap token for the cluster (the old one stops working), shown once in *out:
+ * {token, expires_at, install_url}. */
+int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
+                        const char *install_base, json_t **out, struct purser_error *err);
+
+/* Records facts (any JSON object) as the cluster's status.dynamic_facts and as a new version
+ * in its history (author s->actor), keeping the newest `keep`. owner: when nonzero, the
+ * principal that must be the cluster's own credential (403 otherwise). *out: the cluster. */
+int cluster_facts_put(const struct resource_scope *s, const char *name, const json_t *facts,
+                      long keep, long long owner, json_t **out, struct purser_error *err);
+
+/* A page of the cluster's facts versions, newest first: {items: [{facts, author, created_at,
+ * version}], next_page_token}. */
+int cluster_facts_history(const struct resource_scope *s, const char *name,
+                          const char *page_size, const char *page_token, long long owner,
+                          json_t **out, struct purser_error *err);
+
+/* 0 when owner is 0 or the cluster's own credential; PURSER_EDENIED naming action otherwise. */
+int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
+                        struct purser_error *err);
+
+/* What redeeming a bootstrap token gives: the install manifest. */
+struct cluster_credential {
+    const char *private_key; /* PEM of the new client's key (the manifest carries it) */
+    const char *public_key;
+    const char *bearer;      /* a new API token for the client */
+};
+
+/* Redeems token (64 hex characters) at once and only once: 400 when missing or malformed,
+ * 401 "invalid token" when unknown, 401 "token already used or expired" after. On success
+ * the cluster's client (named after the cluster, role "cluster" in its organization) gets
+ * cred's public key and bearer token, replacing any it had, in the same transaction; *out
+ * is {cluster, organization, client}. */
+int cluster_redeem(struct store *store, struct arena *arena, const char *token,
+                   const struct cluster_credential *cred, json_t **out, struct purser_error *err);
+
+#endif

@@ -1,0 +1,522 @@
+/* resource.c: the resource convention's reads and writes (resource.h). */
+#include "resource/resource.h"
+
+#include "base/crypto.h"
+#include "base/log.h"
+#include "base/utf8.h"
+#include "codec/merge_patch.h"
+#include "resource/resource_private.h"
+#include "resource/selector.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DESCRIPTION_MAX 1024            /* characters */
+#define ANNOTATIONS_MAX ((size_t)256 << 10) /* bytes of keys and values, as Kubernetes */
+#define LABELS_MAX 64
+
+/* ---- checking what a client wrote ---- */
+
+static int string_map(const json_t *v, const char *where, int labels, struct purser_error *err)
+{
+    const char *key;
+    const json_t *value;
+    size_t bytes = 0;
+    if (!json_is_object(v))
+        return purser_error_set(err, PURSER_EINVAL, "%s must be a mapping of strings", where);
+    if (labels && json_object_size(v) > LABELS_MAX)
+        return purser_error_set(err, PURSER_EINVAL, "%s: more than %d labels", where, LABELS_MAX);
+    json_object_foreach ((json_t *)v, key, value) {
+        int rc;
+        if (!json_is_string(value))
+            return purser_error_set(err, PURSER_EINVAL, "%s.%.80s must be a string", where, key);
+        if ((rc = selector_label_check(where, key, labels ? json_string_value(value) : NULL, err)))
+            return rc;
+        bytes += strlen(key) + json_string_length(value);
+    }
+    if (bytes > ANNOTATIONS_MAX)
+        return purser_error_set(err, PURSER_EINVAL, "%s: more than %zu bytes", where,
+                                ANNOTATIONS_MAX);
+    return 0;
+}
+
+static int only_members(const json_t *obj, const char *where, const char *const *allowed,
+                        struct purser_error *err)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach ((json_t *)obj, key, v) {
+        size_t i = 0;
+        while (allowed[i] && strcmp(allowed[i], key) != 0)
+            i++;
+        if (!allowed[i])
+            return purser_error_set(err, PURSER_EINVAL, "%s%.80s: unknown field", where, key);
+    }
+    return 0;
+}
+
+/* Strict checks of a written resource; name: what metadata.name must be when given. */
+static int check_body(const struct resource_kind *k, const json_t *body, const char *name,
+                      struct purser_error *err)
+{
+    static const char *const top[] = {"kind", "version", "metadata", "spec", "status", NULL};
+    static const char *const meta[] = {"name",     "labels",     "annotations", "description",
+                                       "revision", "created_at", "updated_at",  NULL};
+    const json_t *md = json_object_get(body, "metadata"), *v;
+    int rc;
+    if (!json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
+    if ((rc = only_members(body, "", top, err)))
+        return rc;
+    if ((v = json_object_get(body, "kind")) && !(json_is_string(v) && !strcmp(json_string_value(v), k->kind)))
+        return purser_error_set(err, PURSER_EINVAL, "kind must be '%s'", k->kind);
+    if ((v = json_object_get(body, "version")) && !(json_is_string(v) && !strcmp(json_string_value(v), k->version)))
+        return purser_error_set(err, PURSER_EINVAL, "version must be '%s'", k->version);
+    if (md && !json_is_object(md))
+        return purser_error_set(err, PURSER_EINVAL, "metadata must be an object");
+    if (md && (rc = only_members(md, "metadata.", meta, err)))
+        return rc;
+    if (name && (v = json_object_get(md, "name")) &&
+        !(json_is_string(v) && !strcmp(json_string_value(v), name)))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "metadata.name must be '%s', the name in the path (a resource "
+                                "is not renamed)",
+                                name);
+    if ((v = json_object_get(md, "labels")) && (rc = string_map(v, "metadata.labels", 1, err)))
+        return rc;
+    if ((v = json_object_get(md, "annotations")) &&
+        (rc = string_map(v, "metadata.annotations", 0, err)))
+        return rc;
+    if ((v = json_object_get(md, "description")) &&
+        (!json_is_string(v) || utf8_count(json_string_value(v), json_string_length(v)) > DESCRIPTION_MAX))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "metadata.description must be a string of at most %d characters",
+                                DESCRIPTION_MAX);
+    if ((v = json_object_get(md, "revision")) && !json_is_string(v))
+        return purser_error_set(err, PURSER_EINVAL, "metadata.revision must be a string");
+    v = json_object_get(body, "spec");
+    if (v && !json_is_object(v))
+        return purser_error_set(err, PURSER_EINVAL, "spec must be an object");
+    if (!k->check_spec)
+        return 0;
+    if (v)
+        return k->check_spec(v, err);
+    {
+        json_t *empty = json_object();
+        rc = k->check_spec(empty, err);
+        json_decref(empty);
+        return rc;
+    }
+}
+
+/* What is stored of a checked body: {labels, annotations, description, spec}, compact. */
+static char *stored_text(const json_t *body)
+{
+    const json_t *md = json_object_get(body, "metadata"), *spec = json_object_get(body, "spec");
+    const json_t *labels = json_object_get(md, "labels"), *ann = json_object_get(md, "annotations");
+    const json_t *desc = json_object_get(md, "description");
+    json_t *stored = json_pack("{s:O, s:O, s:s, s:O}", "labels", labels ? labels : json_object(),
+                               "annotations", ann ? ann : json_object(), "description",
+                               desc ? json_string_value(desc) : "", "spec",
+                               spec ? spec : json_object());
+    char *text = stored ? json_dumps(stored, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(stored);
+    return text;
+}
+
+/* The kind's title column: spec.<title> as text, cut to 255 characters. */
+static char *title_of(const struct resource_kind *k, struct arena *arena, const json_t *body)
+{
+    const char *t = k->title ? json_string_value(json_object_get(json_object_get(body, "spec"), k->title)) : NULL;
+    size_t n;
+    if (!t)
+        return "";
+    n = strlen(t);
+    while (utf8_count(t, n) > 255)
+        n = utf8_prefix(t, n, n - 1);
+    return arena_strndup(arena, t, n);
+}
+
+/* ---- reading rows ---- */
+
+/* The member key of stored, set to fallback (a new reference) when missing. */
+static const json_t *member(json_t *stored, const char *key, json_t *fallback)
+{
+    if (!json_object_get(stored, key))
+        json_object_set(stored, key, fallback);
+    json_decref(fallback);
+    return json_object_get(stored, key);
+}
+
+json_t *resource_decode(const struct resource_kind *k, const struct store_rows *rows, size_t i)
+{
+    json_error_t jerr;
+    json_t *stored = json_loads(store_cell(rows, i, C_BODY), 0, &jerr);
+    const char *status_text = store_cell(rows, i, C_STATUS);
+    json_t *status = status_text ? json_loads(status_text, 0, &jerr) : json_object();
+    json_t *out;
+    if (!json_is_object(stored) || !json_is_object(status)) {
+        log_message("warning", "a stored resource no longer decodes: skipped",
+                    json_pack("{s:s, s:s, s:s}", "kind", k->kind, "name",
+                              store_cell(rows, i, C_NAME), "reason",
+                              json_is_object(stored) ? "status is not an object" : jerr.text));
+        json_decref(stored);
+        json_decref(status);
+        return NULL;
+    }
+    out = json_pack("{s:s, s:s, s:{s:s, s:O, s:O, s:O, s:s, s:s, s:s}, s:O, s:o}", "kind", k->kind,
+                    "version", k->version, "metadata", "name", store_cell(rows, i, C_NAME),
+                    "labels", member(stored, "labels", json_object()), "annotations",
+                    member(stored, "annotations", json_object()), "description",
+                    member(stored, "description", json_string("")), "revision",
+                    store_cell(rows, i, C_REVISION), "created_at", store_cell(rows, i, C_CREATED),
+                    "updated_at", store_cell(rows, i, C_UPDATED), "spec",
+                    member(stored, "spec", json_object()), "status", status);
+    json_decref(stored);
+    return out;
+}
+
+static int not_found(const struct resource_kind *k, const char *name, struct purser_error *err)
+{
+    return purser_error_set(err, PURSER_ENOTFOUND, "%s '%s' was not found", k->kind, name);
+}
+
+/* The row of name (locked for update when lock), into rows. */
+static int read_row(const struct resource_kind *k, const struct resource_scope *s,
+                    struct store *store, const char *name, int lock, struct store_rows *rows,
+                    struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(s->org_id), STORE_STR(k->stored), STORE_STR(name)};
+    int rc = store_query(store, s->arena, rows,
+                         lock ? "SELECT " COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                                "r.kind = ? AND r.name = ? FOR UPDATE"
+                              : "SELECT " COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                                "r.kind = ? AND r.name = ?",
+                         p, 3, err);
+    if (!rc && rows->count == 0)
+        rc = not_found(k, name, err);
+    return rc;
+}
+
+static int read_by_id(const struct resource_kind *k, const struct resource_scope *s,
+                      struct store *store, long long id, json_t **out, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(id);
+    int rc = store_query(store, s->arena, &rows, "SELECT " COLUMNS " FROM resources r WHERE r.id = ?",
+                         &p, 1, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0 || !(*out = resource_decode(k, &rows, 0)))
+        return purser_error_set(err, PURSER_EINTERNAL, "the %s just written cannot be read", k->kind);
+    return 0;
+}
+
+int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                 json_t **out, long long *id, struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = read_row(k, s, s->store, name, 0, &rows, err);
+    *out = NULL;
+    if (rc)
+        return rc;
+    if (!(*out = resource_decode(k, &rows, 0)))
+        return purser_error_set(err, PURSER_EINTERNAL,
+                                "%s '%s' is stored in a form that no longer decodes", k->kind, name);
+    if (id)
+        *id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
+    return 0;
+}
+
+/* ---- writing ---- */
+
+static int write_labels(const struct resource_kind *k, const struct resource_scope *s,
+                        struct store *store, long long id, const char *name, const json_t *body,
+                        int replace, struct purser_error *err)
+{
+    const json_t *labels = json_object_get(json_object_get(body, "metadata"), "labels");
+    struct store_value p = STORE_INT(id);
+    const char *key;
+    const json_t *v;
+    int rc = replace ? store_exec(store, "DELETE FROM resource_labels WHERE resource_id = ?", &p, 1,
+                                  NULL, NULL, err)
+                     : 0;
+    json_object_foreach ((json_t *)labels, key, v) {
+        struct store_value q[] = {STORE_INT(id),  STORE_INT(s->org_id),        STORE_STR(k->stored),
+                                  STORE_STR(name), STORE_STR(key), STORE_STR(json_string_value(v))};
+        if (rc)
+            break;
+        rc = store_exec(store,
+                        "INSERT INTO resource_labels (resource_id, org_id, kind, name, lkey, lvalue)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        q, 6, NULL, NULL, err);
+    }
+    return rc;
+}
+
+struct write {
+    const struct resource_kind *k;
+    const struct resource_scope *s;
+    const char *name, *if_match;
+    const json_t *body;  /* create, replace: the body; patch: the patch */
+    int op;              /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
+    const char *member;  /* status */
+    resource_hook hook;
+    void *hook_ctx;
+    json_t *out;
+};
+
+/* A revision as given (W/"x", "x" or x): the x, in the arena. */
+static const char *bare_revision(struct arena *arena, const char *given)
+{
+    size_t n;
+    if (strncmp(given, "W/", 2) == 0)
+        given += 2;
+    n = strlen(given);
+    if (n >= 2 && given[0] == '"' && given[n - 1] == '"')
+        return arena_strndup(arena, given + 1, n - 2);
+    return given;
+}
+
+/* The precondition of a write: if_match, else the body's metadata.revision; required says
+ * whether a write without one is refused. */
+static int precondition(const struct write *w, const char *current, int required,
+                        struct purser_error *err)
+{
+    const char *given = w->if_match;
+    if (!given)
+        given = json_string_value(json_object_get(json_object_get(w->body, "metadata"), "revision"));
+    if (!given && !required)
+        return 0;
+    if (!given)
+        return purser_error_set(err, PURSER_ECOMPARE,
+                                "%s '%s': a write needs the revision it was read at (If-Match or "
+                                "metadata.revision); re-read it and retry",
+                                w->k->kind, w->name);
+    if (strcmp(given, "*") == 0 || strcmp(bare_revision(w->s->arena, given), current) == 0)
+        return 0;
+    return purser_error_set(err, PURSER_ECOMPARE,
+                            "%s '%s' has changed since it was read (revision %.40s, now %s); "
+                            "re-read it and retry",
+                            w->k->kind, w->name, bare_revision(w->s->arena, given), current);
+}
+
+static int update_row(struct write *w, struct store *store, long long id, const json_t *body,
+                      const char *status_text, struct purser_error *err)
+{
+    char *text = body ? stored_text(body) : NULL, *rev = crypto_random_hex(8);
+    int rc;
+    if ((body && !text) || !rev) {
+        free(text);
+        free(rev);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (body) {
+        struct store_value p[] = {STORE_STR(rev), STORE_STR(title_of(w->k, w->s->arena, body)),
+                                  STORE_STR(text), STORE_INT(id)};
+        rc = store_exec(store,
+                        "UPDATE resources SET revision = ?, title = ?, body = ?, updated_at = "
+                        "NOW(6) WHERE id = ?",
+                        p, 4, NULL, NULL, err);
+        if (!rc)
+            rc = write_labels(w->k, w->s, store, id, w->name, body, 1, err);
+    } else {
+        struct store_value p[] = {STORE_STR(rev), STORE_STR(status_text), STORE_INT(id)};
+        rc = store_exec(store,
+                        "UPDATE resources SET revision = ?, status = ?, updated_at = NOW(6) WHERE "
+                        "id = ?",
+                        p, 3, NULL, NULL, err);
+    }
+    free(text);
+    free(rev);
+    return rc;
+}
+
+static int create_in(struct store *store, struct write *w, struct purser_error *err)
+{
+    char *text = stored_text(w->body), *rev = crypto_random_hex(8);
+    unsigned long long id = 0;
+    int rc;
+    if (!text || !rev) {
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    } else {
+        struct store_value p[] = {STORE_INT(w->s->org_id), STORE_STR(w->k->stored),
+                                  STORE_STR(w->name),      STORE_STR(rev),
+                                  STORE_STR(title_of(w->k, w->s->arena, w->body)), STORE_STR(text)};
+        rc = store_exec(store,
+                        "INSERT INTO resources (org_id, kind, name, revision, title, body, "
+                        "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
+                        p, 6, NULL, &id, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists", w->k->kind,
+                                  w->name);
+    }
+    free(text);
+    free(rev);
+    if (!rc)
+        rc = write_labels(w->k, w->s, store, (long long)id, w->name, w->body, 0, err);
+    if (!rc && w->hook)
+        rc = w->hook(store, (long long)id, w->hook_ctx, err);
+    if (!rc)
+        rc = read_by_id(w->k, w->s, store, (long long)id, &w->out, err);
+    return rc;
+}
+
+/* One write in its transaction (run again whole on a deadlock). */
+static int write_txn(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct write *w = ctx;
+    struct store_rows rows;
+    json_t *current = NULL, *target = NULL;
+    long long id;
+    const char *revision;
+    int rc;
+
+    json_decref(w->out);
+    w->out = NULL;
+    if (w->op == 'c')
+        return create_in(store, w, err);
+    if ((rc = read_row(w->k, w->s, store, w->name, 1, &rows, err)))
+        return rc;
+    id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
+    revision = store_cell(&rows, 0, C_REVISION);
+    if ((rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err)))
+        return rc;
+    if (w->op == 'd') {
+        struct store_value p = STORE_INT(id);
+        return store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
+    }
+    if (!(current = resource_decode(w->k, &rows, 0)) && w->op != 'r')
+        return purser_error_set(err, PURSER_EINTERNAL,
+                                "%s '%s' is stored in a form that no longer decodes; replace it "
+                                "with PUT",
+                                w->k->kind, w->name);
+    if (w->op == 's') {
+        json_t *status = json_object_get(current, "status");
+        char *text;
+        json_object_set(status, w->member, (json_t *)w->body);
+        text = json_dumps(status, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        rc = text ? update_row(w, store, id, NULL, text, err)
+                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        free(text);
+        if (!rc && w->hook)
+            rc = w->hook(store, id, w->hook_ctx, err);
+    } else {
+        if (w->op == 'p') {
+            json_t *patch = json_deep_copy(w->body);
+            json_t *md = json_object_get(patch, "metadata");
+            json_object_del(md, "revision"); /* a precondition, not a change */
+            target = merge_patch(current, patch);
+            json_decref(patch);
+            if (!target)
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        } else {
+            target = json_incref((json_t *)w->body);
+        }
+        if (!rc)
+            rc = check_body(w->k, target, w->name, err);
+        if (!rc)
+            rc = update_row(w, store, id, target, NULL, err);
+    }
+    json_decref(current);
+    json_decref(target);
+    if (!rc)
+        rc = read_by_id(w->k, w->s, store, id, &w->out, err);
+    return rc;
+}
+
+static int run(struct write *w, json_t **out, struct purser_error *err)
+{
+    int rc = store_txn(w->s->store, 0, write_txn, w, err);
+    if (rc) {
+        json_decref(w->out);
+        w->out = NULL;
+    }
+    if (out)
+        *out = w->out;
+    else
+        json_decref(w->out);
+    return rc;
+}
+
+int resource_create(const struct resource_kind *k, const struct resource_scope *s,
+                    const char *name, const json_t *body, resource_hook hook, void *hook_ctx,
+                    json_t **out, struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .body = body, .op = 'c', .hook = hook,
+                      .hook_ctx = hook_ctx};
+    int rc = check_body(k, body, name, err);
+    *out = NULL;
+    return rc ? rc : run(&w, out, err);
+}
+
+int resource_replace(const struct resource_kind *k, const struct resource_scope *s,
+                     const char *name, const json_t *body, const char *if_match, json_t **out,
+                     struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .body = body, .op = 'r', .if_match = if_match};
+    int rc = check_body(k, body, name, err);
+    *out = NULL;
+    return rc ? rc : run(&w, out, err);
+}
+
+int resource_patch(const struct resource_kind *k, const struct resource_scope *s,
+                   const char *name, const json_t *patch, const char *if_match, json_t **out,
+                   struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .body = patch, .op = 'p', .if_match = if_match};
+    *out = NULL;
+    if (!json_is_object(patch))
+        return purser_error_set(err, PURSER_EINVAL, "a merge patch must be a JSON object");
+    return run(&w, out, err);
+}
+
+int resource_delete(const struct resource_kind *k, const struct resource_scope *s,
+                    const char *name, const char *if_match, struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .op = 'd', .if_match = if_match};
+    return run(&w, NULL, err);
+}
+
+int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
+                        const char *name, const char *member, const json_t *value,
+                        resource_hook hook, void *hook_ctx, json_t **out,
+                        struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .body = value, .op = 's', .member = member,
+                      .hook = hook, .hook_ctx = hook_ctx};
+    *out = NULL;
+    return run(&w, out, err);
+}
+
+const char *resource_etag(struct arena *arena, const json_t *resource)
+{
+    const char *rev = json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
+    return arena_sprintf(arena, "\"%s\"", rev ? rev : "");
+}
+
+int resource_etag_matches(const char *header, const json_t *resource)
+{
+    const char *rev = json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
+    const char *p = header;
+    if (!header || !rev)
+        return 0;
+    while (*p) { /* a list: "a", W/"b", * */
+        const char *start, *end;
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (*p == '*')
+            return 1;
+        if (strncmp(p, "W/", 2) == 0)
+            p += 2;
+        if (*p != '"')
+            return 0;
+        start = ++p;
+        if (!(end = strchr(start, '"')))
+            return 0;
+        if ((size_t)(end - start) == strlen(rev) && strncmp(start, rev, (size_t)(end - start)) == 0)
+            return 1;
+        p = end + 1;
+    }
+    return 0;
+}

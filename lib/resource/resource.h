@@ -1,0 +1,108 @@
+/* resource.h: the one convention every inventory kind follows (README "Resources").
+ *
+ * A resource is {kind, version, metadata: {name, labels, annotations, description, revision,
+ * created_at, updated_at}, spec, status}. Clients write metadata (but revision and the times)
+ * and spec; the server writes status and never spec. metadata.revision is opaque, changes on
+ * every write and is the ETag. Writes that replace or patch need the current revision (412
+ * when it is missing or stale); a delete checks it when given. Lists are keyset pages in a
+ * stable order, narrowed by label selectors and by `filter` on the fields each kind names.
+ * Validation is strict on write (an unknown field is 400 naming it) and absent on read: a row
+ * that no longer decodes is logged and skipped, never fails a page.
+ */
+#ifndef PURSER_RESOURCE_H
+#define PURSER_RESOURCE_H
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "store/store.h"
+
+#include <jansson.h>
+
+/* A field `filter=` may name, and the JSON path of the stored body it reads
+ * ({labels, annotations, description, spec}). */
+struct resource_field {
+    const char *name; /* "display_name" */
+    const char *path; /* "$.spec.display_name" */
+};
+
+struct resource_kind {
+    const char *kind;    /* "Cluster": the kind field and messages ("Cluster 'c-a' ...") */
+    const char *version; /* "v1" */
+    const char *stored;  /* the kind column: "cluster" */
+    const struct resource_field *filters;
+    size_t filter_count;
+    const char *map_filter; /* a prefix such as "facts." whose rest names a key of spec.facts
+                               (its path "$.spec.facts"), or NULL */
+    const char *map_path;
+    const char *title;      /* the spec member `sort` may also name (kept in the title column),
+                               or NULL */
+    /* Strict validation of spec on write: 0, or PURSER_EINVAL naming the field. */
+    int (*check_spec)(const json_t *spec, struct purser_error *err);
+};
+
+/* Where a call acts and who acts. */
+struct resource_scope {
+    struct store *store;
+    struct arena *arena;
+    long long org_id;
+    const char *actor; /* the principal's name */
+};
+
+/* Runs inside the transaction of a write, after the row is written, with its id: a kind's own
+ * rows (a cluster's bootstrap token) commit or roll back with it. */
+typedef int (*resource_hook)(struct store *store, long long id, void *ctx,
+                             struct purser_error *err);
+
+/* Creates the resource body (the convention's shape; name already final). 409 when the name
+ * exists. *out: the stored resource. hook may be NULL. */
+int resource_create(const struct resource_kind *k, const struct resource_scope *s,
+                    const char *name, const json_t *body, resource_hook hook, void *hook_ctx,
+                    json_t **out, struct purser_error *err);
+
+/* The stored resource, or 404 "Cluster 'c-x' was not found". *id (may be NULL): its row id. */
+int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                 json_t **out, long long *id, struct purser_error *err);
+
+/* Replaces labels, annotations, description and spec with body's. if_match: the If-Match
+ * header or NULL (then body's metadata.revision); missing or stale is 412. */
+int resource_replace(const struct resource_kind *k, const struct resource_scope *s,
+                     const char *name, const json_t *body, const char *if_match, json_t **out,
+                     struct purser_error *err);
+
+/* Applies an RFC 7396 merge patch to {metadata: {labels, annotations, description}, spec},
+ * conditional as resource_replace (the patch's metadata.revision may carry the revision). */
+int resource_patch(const struct resource_kind *k, const struct resource_scope *s,
+                   const char *name, const json_t *patch, const char *if_match, json_t **out,
+                   struct purser_error *err);
+
+/* Deletes it; when if_match is given it must be the current revision (412). */
+int resource_delete(const struct resource_kind *k, const struct resource_scope *s,
+                    const char *name, const char *if_match, struct purser_error *err);
+
+/* Sets status.<member> to value (borrowed) in its own write (a new revision). hook as above. */
+int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
+                        const char *name, const char *member, const json_t *value,
+                        resource_hook hook, void *hook_ctx, json_t **out,
+                        struct purser_error *err);
+
+/* A list request, from the query string (all may be NULL). */
+struct resource_query {
+    const char *page_size;  /* default 100, clamped to 1..1000 */
+    const char *page_token; /* from the previous page's next_page_token */
+    const char *labels;     /* a label selector */
+    const char *filter;     /* field==value;field!=value;... */
+    const char *sort;       /* name, created_at or the kind's title field; '-' before: descending */
+};
+
+/* One page: *out is {items: [...], next_page_token: "..." ("" at the end)}. Bad parameters
+ * are 400 naming the parameter. */
+int resource_list(const struct resource_kind *k, const struct resource_scope *s,
+                  const struct resource_query *q, json_t **out, struct purser_error *err);
+
+/* The resource's ETag for a revision: the revision in double quotes (arena memory). */
+const char *resource_etag(struct arena *arena, const json_t *resource);
+
+/* 1 when an If-None-Match header names the resource's current ETag (or is "*"). */
+int resource_etag_matches(const char *header, const json_t *resource);
+
+#endif

@@ -1,0 +1,316 @@
+/* resource_list.c: keyset pages of a kind's resources, narrowed by label selectors and
+ * filters, in a stable order (resource.h). */
+#include "resource/resource_private.h"
+
+#include "base/buf.h"
+#include "base/crypto.h"
+#include "resource/selector.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_DEFAULT 100
+#define PAGE_MAX 1000
+#define FILTERS_MAX 20
+
+/* Where a page stands: the sort, and the last row's sort value and name. */
+struct position {
+    const char *sort; /* as asked: "name", "-created_at", ... */
+    const char *value, *name;
+};
+
+struct list {
+    const struct resource_kind *k;
+    const struct resource_scope *s;
+    struct buf sql;
+    struct store_value *params;
+    size_t count, cap;
+    struct purser_error *err;
+};
+
+static int param(struct list *l, struct store_value v)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        struct store_value *more = arena_alloc(l->s->arena, cap * sizeof(*more));
+        if (!more)
+            return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+        if (l->count)
+            memcpy(more, l->params, l->count * sizeof(*more));
+        l->params = more;
+        l->cap = cap;
+    }
+    l->params[l->count++] = v;
+    return 0;
+}
+
+/* ---- page tokens: base64url of {"s": sort, "v": value, "n": name} ---- */
+
+static char *token_make(struct arena *arena, const char *sort, const char *value, const char *name)
+{
+    json_t *t = json_pack("{s:s, s:s, s:s}", "s", sort, "v", value, "n", name);
+    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL, *b64 = text ? crypto_base64(text, strlen(text)) : NULL;
+    char *out = NULL;
+    if (b64) {
+        size_t n = strlen(b64);
+        while (n && b64[n - 1] == '=')
+            n--;
+        for (size_t i = 0; i < n; i++)
+            b64[i] = b64[i] == '+' ? '-' : b64[i] == '/' ? '_' : b64[i];
+        out = arena_strndup(arena, b64, n);
+    }
+    json_decref(t);
+    free(text);
+    free(b64);
+    return out;
+}
+
+static int token_read(struct list *l, const char *token, const char *sort, struct position *pos)
+{
+    size_t n = strlen(token), len = 0;
+    char *b64 = arena_alloc(l->s->arena, n + 4);
+    unsigned char *raw;
+    json_t *t;
+    if (!b64)
+        return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        b64[i] = token[i] == '-' ? '+' : token[i] == '_' ? '/' : token[i];
+    while (n % 4)
+        b64[n++] = '=';
+    b64[n] = '\0';
+    raw = strpbrk(token, "+/= ") ? NULL : crypto_base64_decode(b64, &len);
+    t = raw ? json_loadb((const char *)raw, len, 0, NULL) : NULL;
+    free(raw);
+    pos->sort = json_string_value(json_object_get(t, "s"));
+    pos->value = json_string_value(json_object_get(t, "v"));
+    pos->name = json_string_value(json_object_get(t, "n"));
+    if (!pos->sort || !pos->value || !pos->name) {
+        json_decref(t);
+        return purser_error_set(l->err, PURSER_EINVAL,
+                                "page_token is not one this server made: use next_page_token "
+                                "from the previous page as it is");
+    }
+    if (strcmp(pos->sort, sort) != 0) {
+        int rc = purser_error_set(l->err, PURSER_EINVAL,
+                                  "page_token was made for sort=%.40s, not sort=%.40s: keep the "
+                                  "other parameters of the first page",
+                                  pos->sort, sort);
+        json_decref(t);
+        return rc;
+    }
+    pos->sort = arena_strdup(l->s->arena, pos->sort);
+    pos->value = arena_strdup(l->s->arena, pos->value);
+    pos->name = arena_strdup(l->s->arena, pos->name);
+    json_decref(t);
+    return pos->sort && pos->value && pos->name ? 0 : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+}
+
+/* ---- the query ---- */
+
+/* The column a sort names (NULL: not one of this kind's), and its direction. */
+static const char *sort_column(const struct resource_kind *k, const char *sort, int *desc)
+{
+    *desc = sort[0] == '-';
+    sort += *desc;
+    if (strcmp(sort, "name") == 0)
+        return "r.name";
+    if (strcmp(sort, "created_at") == 0)
+        return "r.created_at";
+    if (k->title && strcmp(sort, k->title) == 0)
+        return "r.title";
+    return NULL;
+}
+
+static int label_clause(struct list *l, const struct selector_requirement *r)
+{
+    int negative = r->op == SELECTOR_NE || r->op == SELECTOR_NOTIN || r->op == SELECTOR_NOT_EXISTS;
+    int rc = buf_printf(&l->sql, " AND %sEXISTS (SELECT 1 FROM resource_labels l WHERE "
+                                 "l.resource_id = r.id AND l.lkey = ?",
+                        negative ? "NOT " : "");
+    rc = rc ? rc : param(l, (struct store_value)STORE_STR(r->key));
+    if (!rc && r->count) {
+        rc = buf_adds(&l->sql, " AND l.lvalue IN (");
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = buf_adds(&l->sql, i ? ", ?" : "?") ? -1
+                                                    : param(l, (struct store_value)STORE_STR(r->values[i]));
+        rc = rc ? rc : buf_adds(&l->sql, ")");
+    }
+    return rc ? rc : buf_adds(&l->sql, ")");
+}
+
+/* The JSON path a filter field reads, or NULL (400 set). */
+static const char *filter_path(struct list *l, const char *field)
+{
+    const struct resource_kind *k = l->k;
+    size_t prefix = k->map_filter ? strlen(k->map_filter) : 0;
+    for (size_t i = 0; i < k->filter_count; i++)
+        if (strcmp(k->filters[i].name, field) == 0)
+            return k->filters[i].path;
+    if (prefix && strncmp(field, k->map_filter, prefix) == 0 && field[prefix] &&
+        !strpbrk(field + prefix, "\"\\"))
+        return arena_sprintf(l->s->arena, "%s.\"%s\"", k->map_path, field + prefix);
+    {
+        struct buf names = BUF_INIT;
+        for (size_t i = 0; i < k->filter_count; i++)
+            buf_printf(&names, "%s, ", k->filters[i].name);
+        purser_error_set(l->err, PURSER_EINVAL,
+                         "filter: '%.60s' is not a field of %s that can be filtered on (name, "
+                         "%s%s<key>)",
+                         field, k->kind, buf_cstr(&names), k->map_filter ? k->map_filter : "");
+        buf_release(&names);
+        return NULL;
+    }
+}
+
+/* filter=field==value;field!=value */
+static int filter_clauses(struct list *l, const char *text)
+{
+    char *copy = arena_strdup(l->s->arena, text), *save = NULL, *item;
+    size_t n = 0;
+    if (!copy)
+        return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+    for (item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        char *op = strstr(item, "==");
+        char *ne = strstr(item, "!=");
+        const char *path;
+        int negative = ne && (!op || ne < op);
+        int rc;
+        if (negative)
+            op = ne;
+        if (!op || op == item)
+            return purser_error_set(l->err, PURSER_EINVAL,
+                                    "filter: '%.60s' is not field==value or field!=value", item);
+        if (++n > FILTERS_MAX)
+            return purser_error_set(l->err, PURSER_EINVAL, "filter: more than %d conditions",
+                                    FILTERS_MAX);
+        *op = '\0';
+        if (strcmp(item, "name") == 0) {
+            rc = buf_printf(&l->sql, " AND r.name %s ?", negative ? "<>" : "=");
+            rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
+        } else {
+            if (!(path = filter_path(l, item)))
+                return l->err->code;
+            rc = buf_adds(&l->sql, negative ? " AND NOT (JSON_VALUE(r.body, ?) <=> ?)"
+                                            : " AND JSON_VALUE(r.body, ?) = ?");
+            rc = rc ? rc : param(l, (struct store_value)STORE_STR(path));
+            rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
+        }
+        if (rc)
+            return rc < 0 && l->err->code ? rc : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+    }
+    return 0;
+}
+
+static long page_size(const char *text, struct purser_error *err)
+{
+    char *end;
+    long n;
+    if (!text)
+        return PAGE_DEFAULT;
+    errno = 0;
+    n = strtol(text, &end, 10);
+    if (!*text || *end)
+        return purser_error_set(err, PURSER_EINVAL, "page_size must be an integer, not '%.40s'",
+                                text);
+    if (errno == ERANGE || n > PAGE_MAX)
+        return PAGE_MAX;
+    return n < 1 ? 1 : n;
+}
+
+int resource_list(const struct resource_kind *k, const struct resource_scope *s,
+                  const struct resource_query *q, json_t **out, struct purser_error *err)
+{
+    struct list l = {.k = k, .s = s, .sql = BUF_INIT, .err = err};
+    const char *sort = q->sort && *q->sort ? q->sort : "name";
+    struct selector sel;
+    struct position pos = {0};
+    struct store_rows rows;
+    const struct selector_requirement *drive = NULL;
+    const char *col, *cmp;
+    int desc, rc;
+    long size = page_size(q->page_size, err);
+    json_t *items;
+    size_t n;
+
+    *out = NULL;
+    if (size < 0)
+        return (int)size;
+    if (!(col = sort_column(k, sort, &desc)))
+        return purser_error_set(err, PURSER_EINVAL, "sort must be name, created_at%s%s (with '-' "
+                                                    "before for descending), not '%.40s'",
+                                k->title ? " or " : "", k->title ? k->title : "", sort);
+    if ((rc = selector_parse(s->arena, q->labels ? q->labels : "", &sel, err)))
+        return rc;
+    if (q->page_token && *q->page_token && (rc = token_read(&l, q->page_token, sort, &pos)))
+        return rc;
+    cmp = desc ? "<" : ">";
+    /* an equality requirement walks labels_select in name order: a page costs its size */
+    for (size_t i = 0; i < sel.count && strcmp(col, "r.name") == 0; i++)
+        if (sel.items[i].op == SELECTOR_EQ) {
+            drive = &sel.items[i];
+            break;
+        }
+    rc = drive ? buf_adds(&l.sql, "SELECT " RESOURCE_COLUMNS " FROM resource_labels d JOIN resources r "
+                                  "ON r.id = d.resource_id WHERE d.org_id = ? AND d.kind = ? AND "
+                                  "d.lkey = ? AND d.lvalue = ?")
+               : buf_adds(&l.sql, "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? "
+                                  "AND r.kind = ?");
+    rc = rc ? rc : param(&l, (struct store_value)STORE_INT(s->org_id));
+    rc = rc ? rc : param(&l, (struct store_value)STORE_STR(k->stored));
+    if (!rc && drive) {
+        rc = param(&l, (struct store_value)STORE_STR(drive->key));
+        rc = rc ? rc : param(&l, (struct store_value)STORE_STR(drive->values[0]));
+    }
+    if (!rc && pos.name) {
+        if (strcmp(col, "r.name") == 0) {
+            rc = buf_printf(&l.sql, " AND %s %s ?", drive ? "d.name" : "r.name", cmp);
+            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
+        } else {
+            rc = buf_printf(&l.sql, " AND (%s %s ? OR (%s = ? AND r.name %s ?))", col, cmp, col, cmp);
+            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
+            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
+            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
+        }
+    }
+    for (size_t i = 0; !rc && i < sel.count; i++)
+        if (&sel.items[i] != drive)
+            rc = label_clause(&l, &sel.items[i]);
+    if (!rc && q->filter && *q->filter)
+        rc = filter_clauses(&l, q->filter);
+    if (!rc) {
+        if (strcmp(col, "r.name") == 0)
+            rc = buf_printf(&l.sql, " ORDER BY %s %s LIMIT %ld", drive ? "d.name" : "r.name",
+                            desc ? "DESC" : "ASC", size + 1);
+        else
+            rc = buf_printf(&l.sql, " ORDER BY %s %s, r.name %s LIMIT %ld", col,
+                            desc ? "DESC" : "ASC", desc ? "DESC" : "ASC", size + 1);
+    }
+    if (rc) {
+        buf_release(&l.sql);
+        return err->code < 0 ? err->code : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    rc = store_query(s->store, s->arena, &rows, buf_cstr(&l.sql), l.params, l.count, err);
+    buf_release(&l.sql);
+    if (rc)
+        return rc;
+    items = json_array();
+    n = rows.count > (size_t)size ? (size_t)size : rows.count;
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = resource_decode(k, &rows, i); /* NULL: logged and skipped */
+        if (r)
+            json_array_append_new(items, r);
+    }
+    {
+        const char *next = "";
+        if (rows.count > (size_t)size) {
+            size_t last = (size_t)size - 1;
+            const char *value = strcmp(col, "r.created_at") == 0 ? store_cell(&rows, last, C_CREATED_RAW)
+                                : strcmp(col, "r.title") == 0   ? store_cell(&rows, last, C_TITLE)
+                                                                : store_cell(&rows, last, C_NAME);
+            next = token_make(s->arena, sort, value, store_cell(&rows, last, C_NAME));
+        }
+        *out = json_pack("{s:o, s:s}", "items", items, "next_page_token", next ? next : "");
+    }
+    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+}
