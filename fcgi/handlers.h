@@ -37,6 +37,18 @@ int token_list(struct request *req);
 int token_create(struct request *req);
 int token_delete(struct request *req);
 
+/* clusters.c: the inventory (resource convention) and the install route */
+int clusters_list(struct request *req);
+int clusters_create(struct request *req);
+int cluster_get(struct request *req);
+int cluster_replace(struct request *req);
+int cluster_patch(struct request *req);
+int cluster_delete(struct request *req);
+int cluster_facts_write(struct request *req);
+int cluster_facts_list(struct request *req);
+int cluster_token_new(struct request *req);
+int install_bootstrap(struct request *req);
+
 /* policies.c: the Policyfile API and nodes */
 int policies_list(struct request *req);
 int policies_get(struct request *req);

@@ -150,6 +150,29 @@ const struct route routes[] = {
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
      "Delete a node"},
 
+    /* the inventory: clusters (the resource convention, README "Resources") */
+    {"GET", "/organizations/{org}/clusters", "read_cluster", H(clusters_list), OWNED,
+     "List clusters (page_size, page_token, labels, filter, sort)"},
+    {"POST", "/organizations/{org}/clusters", "write_cluster", H(clusters_create), 0,
+     "Register a cluster; the answer shows its bootstrap token once"},
+    {"GET", "/organizations/{org}/clusters/{id}", "read_cluster", H(cluster_get), OWNED,
+     "Show a cluster (ETag; If-None-Match gives 304)"},
+    {"PUT", "/organizations/{org}/clusters/{id}", "write_cluster", H(cluster_replace), 0,
+     "Replace a cluster's labels, annotations, description and spec (If-Match or "
+     "metadata.revision)"},
+    {"PATCH", "/organizations/{org}/clusters/{id}", "write_cluster", H(cluster_patch), 0,
+     "Merge-patch a cluster (RFC 7396; If-Match or metadata.revision)"},
+    {"DELETE", "/organizations/{org}/clusters/{id}", "delete_cluster", H(cluster_delete), 0,
+     "Delete a cluster (If-Match when given)"},
+    {"PUT", "/organizations/{org}/clusters/{id}/facts", "write_cluster_facts",
+     H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)"},
+    {"GET", "/organizations/{org}/clusters/{id}/facts/history", "read_cluster",
+     H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first"},
+    {"POST", "/organizations/{org}/clusters/{id}/bootstrap-token", "reset_bootstrap_token",
+     H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once"},
+    {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN,
+     "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential"},
+
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF, "List users"},
     {"POST", "/users", "create_user", H(principal_create), CHEF | ROUTE_AUTH_CHANGE,

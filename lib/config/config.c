@@ -77,6 +77,12 @@ static const struct option options[] = {
     OPT("render", "max_output_bytes", OPT_INT, render_max_output, "268435456", 65536, 17179869184,
         "most data (as JSON text) one render's layering and substitution may make; past it the "
         "render fails"),
+    OPT("inventory", "bootstrap_ttl", OPT_INT, bootstrap_ttl, "1800", 60, 2592000,
+        "seconds a cluster's bootstrap token stays valid"),
+    OPT("inventory", "facts_versions", OPT_INT, facts_versions, "100", 1, 100000,
+        "dynamic facts versions kept per cluster (older ones are deleted)"),
+    OPT("inventory", "ca_file", OPT_STRING, ca_file, "", 0, 0,
+        "CA certificate (PEM) the install manifest gives clusters; empty = none"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

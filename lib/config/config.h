@@ -48,6 +48,9 @@ struct purser_config {
     long render_match_steps;    /* PCRE2 steps per substitution pattern match */
     long render_max_string;     /* longest string a replacement may make */
     long render_max_output;     /* data one render's layering and substitution may make */
+    long bootstrap_ttl;         /* seconds a cluster's bootstrap token is valid */
+    long facts_versions;        /* dynamic facts versions kept per cluster */
+    char *ca_file;              /* CA certificate the install manifest carries ("" = none) */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

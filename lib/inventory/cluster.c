@@ -362,3 +362,168 @@ int cluster_facts_history(const struct resource_scope *s, const char *name,
                          : "");
     return 0;
 }
+
+/* ---- redeeming a bootstrap token ---- */
+
+struct redeem {
+    const char *hash;
+    struct cluster_credential *cred; /* made once the token is known good (not for a bad one:
+                                        a key pair costs tens of milliseconds) */
+    struct arena *arena;
+    json_t *out;
+};
+
+static int make_credential(struct cluster_credential *c, struct purser_error *err)
+{
+    char *private_pem = NULL, *public_pem = NULL;
+    int rc;
+    if (c->private_key)
+        return 0; /* a transaction run again keeps the first */
+    if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
+        return rc;
+    c->private_key = private_pem;
+    c->public_key = public_pem;
+    if (!(c->bearer = crypto_new_token()))
+        return purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+    return 0;
+}
+
+/* The cluster's client (named after the cluster) with the credential's key and token only,
+ * and the role "cluster" in its organization. */
+static int give_credential(struct store *store, struct redeem *r, long long org_id,
+                           const char *name, long long *client_id, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value who[] = {STORE_INT(org_id), STORE_STR(name)};
+    char token_hash[65], *token_id = crypto_random_hex(8);
+    unsigned long long id = 0;
+    int rc = token_id ? store_query(store, r->arena, &rows,
+                                    "SELECT id FROM principals WHERE kind = 'client' AND org_id = ? "
+                                    "AND name = ? FOR UPDATE",
+                                    who, 2, err)
+                      : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && rows.count)
+        id = strtoull(store_cell(&rows, 0, 0), NULL, 10);
+    else if (!rc)
+        rc = store_exec(store,
+                        "INSERT INTO principals (kind, org_id, name, display_name) VALUES "
+                        "('client', ?, ?, 'the credential of a cluster')",
+                        who, 2, NULL, &id, err);
+    if (!rc) {
+        struct store_value p = STORE_INT((long long)id);
+        rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ?", &p, 1, NULL,
+                        NULL, err);
+        rc = rc ? rc : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1,
+                                  NULL, NULL, err);
+    }
+    if (!rc) {
+        struct store_value p[] = {STORE_INT((long long)id), STORE_STR(r->cred->public_key)};
+        rc = store_exec(store,
+                        "INSERT INTO principal_keys (principal_id, name, public_key) VALUES (?, "
+                        "'default', ?)",
+                        p, 2, NULL, NULL, err);
+    }
+    if (!rc) {
+        struct store_value p[4];
+        crypto_sha256_hex(token_hash, r->cred->bearer, strlen(r->cred->bearer));
+        p[0] = (struct store_value)STORE_STR(token_id);
+        p[1] = (struct store_value)STORE_INT((long long)id);
+        p[2] = (struct store_value)STORE_STR(token_hash);
+        p[3] = (struct store_value)STORE_STR(name);
+        rc = store_exec(store,
+                        "INSERT INTO api_tokens (id, principal_id, token_sha256, description) "
+                        "VALUES (?, ?, ?, CONCAT('bootstrap of cluster ', ?))",
+                        p, 4, NULL, NULL, err);
+    }
+    if (!rc) {
+        struct store_value p[] = {STORE_INT(org_id), STORE_INT((long long)id)};
+        rc = store_exec(store,
+                        "INSERT IGNORE INTO memberships (org_id, principal_id, role) VALUES (?, ?, "
+                        "'cluster')",
+                        p, 2, NULL, NULL, err);
+    }
+    free(token_id);
+    *client_id = (long long)id;
+    return rc;
+}
+
+static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct redeem *r = ctx;
+    struct store_rows rows;
+    struct store_value p = STORE_STR(r->hash);
+    long long resource, org_id, client_id = 0;
+    const char *cluster, *org;
+    char *rev;
+    int rc = store_query(store, r->arena, &rows,
+                         "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
+                         "b.expires_at > NOW(6) FROM bootstrap_tokens b JOIN resources r ON r.id "
+                         "= b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
+                         "b.token_sha256 = ? FOR UPDATE",
+                         &p, 1, err);
+    json_decref(r->out);
+    r->out = NULL;
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return purser_error_set(err, PURSER_EUNAUTH, "invalid token");
+    if (strcmp(store_cell(&rows, 0, 4), "1") != 0)
+        return purser_error_set(err, PURSER_EUNAUTH, "token already used or expired");
+    resource = strtoll(store_cell(&rows, 0, 0), NULL, 10);
+    cluster = store_cell(&rows, 0, 1);
+    org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
+    org = store_cell(&rows, 0, 3);
+    {
+        struct store_value q = STORE_INT(resource);
+        rc = store_exec(store, "UPDATE bootstrap_tokens SET used_at = NOW(6) WHERE resource_id = ?",
+                        &q, 1, NULL, NULL, err);
+    }
+    if (!rc)
+        rc = make_credential(r->cred, err);
+    if (!rc)
+        rc = give_credential(store, r, org_id, cluster, &client_id, err);
+    if (!rc && !(rev = crypto_random_hex(8)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        struct store_value q[] = {STORE_STR(rev), STORE_STR(cluster), STORE_INT(client_id),
+                                  STORE_INT(resource)};
+        rc = store_exec(store,
+                        "UPDATE resources SET revision = ?, updated_at = NOW(6), status = "
+                        "JSON_SET(COALESCE(status, '{}'), '$.bootstrap_token.redeemed_at', "
+                        "DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%sZ'), '$.client', ?, '$.client_id', ?) "
+                        "WHERE id = ?",
+                        q, 4, NULL, NULL, err);
+        free(rev);
+    }
+    if (!rc)
+        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster,
+                           "organization", org, "client", "name", cluster, "id",
+                           (json_int_t)client_id, "private_key", r->cred->private_key, "token",
+                           r->cred->bearer);
+    return rc;
+}
+
+int cluster_redeem(struct store *store, struct arena *arena, const char *token, json_t **out,
+                   struct purser_error *err)
+{
+    char hash[65];
+    struct cluster_credential cred = {0};
+    struct redeem r = {.hash = hash, .cred = &cred, .arena = arena};
+    int rc;
+    *out = NULL;
+    if (!token || !*token)
+        return purser_error_set(err, PURSER_EINVAL, "token: the query parameter is required");
+    if (strlen(token) != 64 || strspn(token, "0123456789abcdef") != 64)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "token: a bootstrap token is 64 lower-case hex characters");
+    crypto_sha256_hex(hash, token, strlen(token));
+    rc = store_txn(store, 0, redeem_txn, &r, err);
+    if (rc)
+        json_decref(r.out);
+    else
+        *out = r.out;
+    crypto_free_secret(cred.private_key);
+    free(cred.public_key);
+    crypto_free_secret(cred.bearer);
+    return rc;
+}

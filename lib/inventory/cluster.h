@@ -40,19 +40,20 @@ int cluster_facts_history(const struct resource_scope *s, const char *name,
 int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
                         struct purser_error *err);
 
-/* What redeeming a bootstrap token gives: the install manifest. */
+/* The credential redeeming a bootstrap token makes for the cluster. */
 struct cluster_credential {
-    const char *private_key; /* PEM of the new client's key (the manifest carries it) */
-    const char *public_key;
-    const char *bearer;      /* a new API token for the client */
+    char *private_key; /* PEM of the new client's key: the manifest carries it */
+    char *public_key;
+    char *bearer;      /* a new API token for the client */
 };
 
 /* Redeems token (64 hex characters) at once and only once: 400 when missing or malformed,
- * 401 "invalid token" when unknown, 401 "token already used or expired" after. On success
- * the cluster's client (named after the cluster, role "cluster" in its organization) gets
- * cred's public key and bearer token, replacing any it had, in the same transaction; *out
- * is {cluster, organization, client}. */
-int cluster_redeem(struct store *store, struct arena *arena, const char *token,
-                   const struct cluster_credential *cred, json_t **out, struct purser_error *err);
+ * 401 "invalid token" when unknown, 401 "token already used or expired" after (of concurrent
+ * redeems exactly one wins: the token's row is locked and marked in the transaction that
+ * answers). The cluster's client (named after the cluster, role "cluster" in its
+ * organization) gets a new key pair and bearer token, replacing any it had; *out is
+ * {cluster, organization, client: {name, id, private_key}, token}. */
+int cluster_redeem(struct store *store, struct arena *arena, const char *token, json_t **out,
+                   struct purser_error *err);
 
 #endif
