@@ -43,12 +43,10 @@ int clusters_list(struct request *req)
                                .page_token = request_query(req, "page_token"),
                                .labels = request_query(req, "labels"),
                                .filter = request_query(req, "filter"),
-                               .sort = request_query(req, "sort")};
+                               .sort = request_query(req, "sort"),
+                               .owner = req->owner_only}; /* a cluster's credential: its own */
     json_t *out = NULL;
     int rc = scope_of(req, &s);
-    if (!rc && req->owner_only) /* a cluster's credential reads its own cluster only */
-        rc = purser_error_set(&req->err, PURSER_EDENIED,
-                              "missing read_cluster permission on the organization's clusters");
     if (!rc)
         rc = resource_list(&cluster_kind, &s, &q, &out, &req->err);
     return respond_owned(req, rc, 200, out);

@@ -37,6 +37,15 @@ my %expected_action = (
     'GET /organizations/{org}/clients/{client}/keys/{key}' => 'read_clients',
     'PUT /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
     'DELETE /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
+    'GET /organizations/{org}/clusters' => 'read_cluster',
+    'POST /organizations/{org}/clusters' => 'write_cluster',
+    'GET /organizations/{org}/clusters/{id}' => 'read_cluster',
+    'PUT /organizations/{org}/clusters/{id}' => 'write_cluster',
+    'PATCH /organizations/{org}/clusters/{id}' => 'write_cluster',
+    'DELETE /organizations/{org}/clusters/{id}' => 'delete_cluster',
+    'PUT /organizations/{org}/clusters/{id}/facts' => 'write_cluster_facts',
+    'GET /organizations/{org}/clusters/{id}/facts/history' => 'read_cluster',
+    'POST /organizations/{org}/clusters/{id}/bootstrap-token' => 'reset_bootstrap_token',
     'GET /organizations/{org}/policies' => 'read_policy',
     'GET /organizations/{org}/policies/{name}' => 'read_policy',
     'DELETE /organizations/{org}/policies/{name}' => 'delete_policy',
@@ -127,7 +136,8 @@ my %expected_action = (
     'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
 );
 my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs',
-    'GET /versions', 'GET /api/v1.0/health', 'GET /organizations/{org}/principals/{name}');
+    'GET /versions', 'GET /api/v1.0/health', 'GET /organizations/{org}/principals/{name}',
+    'GET /install/bootstrap.json');
 
 my $s = PurserStack->new;
 my $org = $s->env('PURSER_ORG');

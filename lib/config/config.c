@@ -77,7 +77,7 @@ static const struct option options[] = {
     OPT("render", "max_output_bytes", OPT_INT, render_max_output, "268435456", 65536, 17179869184,
         "most data (as JSON text) one render's layering and substitution may make; past it the "
         "render fails"),
-    OPT("inventory", "bootstrap_ttl", OPT_INT, bootstrap_ttl, "1800", 60, 2592000,
+    OPT("inventory", "bootstrap_ttl", OPT_INT, bootstrap_ttl, "1800", 1, 2592000,
         "seconds a cluster's bootstrap token stays valid"),
     OPT("inventory", "facts_versions", OPT_INT, facts_versions, "100", 1, 100000,
         "dynamic facts versions kept per cluster (older ones are deleted)"),

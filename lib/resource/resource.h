@@ -92,6 +92,8 @@ struct resource_query {
     const char *labels;     /* a label selector */
     const char *filter;     /* field==value;field!=value;... */
     const char *sort;       /* name, created_at or the kind's title field; '-' before: descending */
+    long long owner;        /* nonzero: only resources whose status.client_id is this principal
+                               (a credential that holds the read under RBAC `own`) */
 };
 
 /* One page: *out is {items: [...], next_page_token: "..." ("" at the end)}. Bad parameters

@@ -278,6 +278,10 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             rc = label_clause(&l, &sel.items[i]);
     if (!rc && q->filter && *q->filter)
         rc = filter_clauses(&l, q->filter);
+    if (!rc && q->owner) {
+        rc = buf_adds(&l.sql, " AND JSON_VALUE(r.status, '$.client_id') = ?");
+        rc = rc ? rc : param(&l, (struct store_value)STORE_INT(q->owner));
+    }
     if (!rc) {
         if (strcmp(col, "r.name") == 0)
             rc = buf_printf(&l.sql, " ORDER BY %s %s LIMIT %ld", drive ? "d.name" : "r.name",
