@@ -35,6 +35,7 @@ int key_update(struct request *req);
 int key_delete(struct request *req);
 int token_list(struct request *req);
 int token_create(struct request *req);
+int token_update(struct request *req);
 int token_delete(struct request *req);
 
 /* clusters.c: the inventory (resource convention) and the install route */

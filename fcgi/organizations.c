@@ -7,7 +7,8 @@ int org_list(struct request *req)
 {
     json_t *out = NULL;
     int rc = identity_org_list(req->svc->store, req->arena, &req->who,
-                               request_base_url(req), &out, &req->err);
+                               request_query(req, "filter"), request_base_url(req), &out,
+                               &req->err);
     return respond_owned(req, rc, 200, out);
 }
 

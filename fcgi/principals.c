@@ -185,6 +185,19 @@ int token_create(struct request *req)
     return respond_owned(req, rc, 201, out);
 }
 
+int token_update(struct request *req)
+{
+    long long id;
+    json_t *body, *out = NULL;
+    int rc = path_principal(req, &id);
+    if (!rc)
+        rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_token_update(req->svc->store, req->arena, id, request_param(req, "id"), body,
+                                   &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
 int token_delete(struct request *req)
 {
     long long id;

@@ -180,6 +180,9 @@ const struct route routes[] = {
     {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user"},
     {"PUT", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update a user"},
+    {"PATCH", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
+     "Change some of a user's fields: active (a deactivated user's keys and tokens are refused), "
+     "labels, names, email"},
     {"DELETE", "/users/{user}", "delete_user", H(principal_delete), CHEF | ROUTE_AUTH_CHANGE,
      "Delete a user"},
     {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys"},
@@ -194,6 +197,8 @@ const struct route routes[] = {
      "List a user's API tokens (never the tokens themselves)"},
     {"POST", "/users/{user}/tokens", "update_user", H(token_create), ROUTE_AUTH_CHANGE,
      "Create an API token; the answer is the only place it appears"},
+    {"PATCH", "/users/{user}/tokens/{id}", "update_user", H(token_update), ROUTE_AUTH_CHANGE,
+     "Deactivate or activate an API token ({\"active\": false})"},
     {"DELETE", "/users/{user}/tokens/{id}", "update_user", H(token_delete), ROUTE_AUTH_CHANGE,
      "Revoke an API token"},
 

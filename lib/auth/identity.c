@@ -2,6 +2,7 @@
  * per-worker cache) that establish who is asking. */
 #include "auth/identity.h"
 #include "auth/identity_private.h"
+#include "resource/selector.h"
 
 #include "base/buf.h"
 #include "base/crypto.h"
@@ -33,6 +34,37 @@ int identity_name_ok(const char *name, int allow_upper_and_dot)
             return 0;
     }
     return 1;
+}
+
+int identity_labels(const json_t *body, char **text, struct purser_error *err)
+{
+    const json_t *labels = json_object_get(body, "labels"), *v;
+    const char *key;
+    int rc;
+    *text = NULL;
+    if (!labels)
+        return 0;
+    if (!json_is_object(labels) || json_object_size(labels) > 64)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "labels must be a mapping of at most 64 strings");
+    json_object_foreach ((json_t *)labels, key, v) {
+        if (!json_is_string(v))
+            return purser_error_set(err, PURSER_EINVAL, "labels.%.80s must be a string", key);
+        if ((rc = selector_label_check("labels", key, json_string_value(v), err)))
+            return rc;
+    }
+    if (!(*text = json_dumps(labels, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return 0;
+}
+
+json_t *identity_labels_value(const char *text)
+{
+    json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(v))
+        return v;
+    json_decref(v);
+    return json_object();
 }
 
 int identity_missing(struct purser_error *err, const char *field)
@@ -221,11 +253,13 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     if (org)
         rc = store_query(store, arena, &rows,
                          PRINCIPAL_BY_NAME " JOIN organizations o ON o.id = p.org_id"
-                                           " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?",
+                                           " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
+                                           " AND p.active = 1",
                          client, 2, err);
     if (!rc && rows.count == 0)
         rc = store_query(store, arena, &rows,
-                         PRINCIPAL_BY_NAME " WHERE p.kind = 'user' AND p.name = ?", &user, 1, err);
+                         PRINCIPAL_BY_NAME " WHERE p.kind = 'user' AND p.name = ? AND p.active = 1",
+                         &user, 1, err);
     if (rc)
         return rc;
     if (rows.count == 0)
@@ -254,7 +288,7 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     rc = store_query(store, arena, &rows,
                      "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, t.id,"
                      " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP(),"
-                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), t.expires_at)"
+                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), t.expires_at), t.active, p.active"
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
                      " WHERE t.token_sha256 = ?",
                      &p, 1, err);
@@ -264,6 +298,10 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
         return purser_error_set(err, PURSER_EUNAUTH, "invalid token");
     if (strcmp(store_cell(&rows, 0, 6), "1") == 0)
         return purser_error_set(err, PURSER_EUNAUTH, "token expired");
+    if (strcmp(store_cell(&rows, 0, 8), "1") != 0)
+        return purser_error_set(err, PURSER_EUNAUTH, "token deactivated");
+    if (strcmp(store_cell(&rows, 0, 9), "1") != 0)
+        return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client is deactivated");
     identity_principal_from_row(out, &rows, 0);
     {
         struct store_value id = STORE_STR(store_cell(&rows, 0, 5));

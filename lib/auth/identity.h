@@ -59,10 +59,13 @@ int identity_org_id(struct store *store, struct arena *arena, const char *org, l
 int identity_name_ok(const char *name, int allow_upper_and_dot);
 
 /* Organizations. list: {name: uri} of every organization (server admins) or those `who` is a
- * member of. create: {name, full_name} -> {uri, clientname, private_key} with the
- * ORG-validator client and its generated key. */
+ * member of; filter (may be NULL) "external_id==X" keeps the one holding that external id.
+ * create: {name, full_name, labels, external_ids} -> {uri, clientname, private_key} with the
+ * ORG-validator client and its generated key. get shows labels and external_ids; update
+ * changes full_name, labels and external_ids (an external id is one organization's: 409). */
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *base, json_t **out, struct purser_error *err);
+                      const char *filter, const char *base, json_t **out,
+                      struct purser_error *err);
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
                         struct purser_error *err);
 int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
@@ -122,6 +125,10 @@ int identity_token_create(struct store *store, long long principal_id, const jso
                           json_t **out, struct purser_error *err);
 int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
                         json_t **out, struct purser_error *err);
+/* PATCH of a token: {active} only; *out is the token as listed. */
+int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
+                          const char *id, const json_t *body, json_t **out,
+                          struct purser_error *err);
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
                           struct purser_error *err);
 

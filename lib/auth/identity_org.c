@@ -10,18 +10,28 @@
 /* ---- organizations ------------------------------------------------------------------------ */
 
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *base, json_t **out, struct purser_error *err)
+                      const char *filter, const char *base, json_t **out,
+                      struct purser_error *err)
 {
     struct store_rows rows;
-    struct store_value p = STORE_INT(who ? who->id : 0);
-    int all = !who || who->server_admin;
-    int rc = all ? store_query(store, arena, &rows, "SELECT name FROM organizations ORDER BY name",
-                               NULL, 0, err)
-                 : store_query(store, arena, &rows,
-                               "SELECT DISTINCT o.name FROM organizations o"
-                               " JOIN memberships m ON m.org_id = o.id"
-                               " WHERE m.principal_id = ? ORDER BY o.name",
-                               &p, 1, err);
+    const char *external = NULL;
+    int all = !who || who->server_admin, rc;
+    if (filter && *filter) { /* OSIS: filter=external_id==X */
+        if (strncmp(filter, "external_id==", 13) != 0 || !filter[13])
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "filter: organizations can be filtered on external_id==X only");
+        external = filter + 13;
+    }
+    {
+        struct store_value p[] = {STORE_INT(all), STORE_INT(who ? who->id : 0),
+                                  STORE_INT(external != NULL), STORE_STR(external ? external : "")};
+        rc = store_query(store, arena, &rows,
+                         "SELECT o.name FROM organizations o WHERE (? = 1 OR o.id IN (SELECT"
+                         " m.org_id FROM memberships m WHERE m.principal_id = ?)) AND (? = 0 OR"
+                         " o.id IN (SELECT x.org_id FROM organization_external_ids x WHERE"
+                         " x.external_id = ?)) ORDER BY o.name",
+                         p, 4, err);
+    }
     if (rc)
         return rc;
     *out = json_object();
@@ -34,22 +44,76 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
 
 struct new_org {
     const char *name, *full_name;
+    char *labels;            /* compact JSON or NULL */
+    const json_t *external;  /* an array of strings, or NULL */
     struct new_principal validator;
 };
+
+/* external_ids: at most 32 distinct non-empty strings of at most 255 characters. */
+static int check_external_ids(const json_t *v, struct purser_error *err)
+{
+    size_t i;
+    const json_t *x;
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > 32)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Field 'external_ids' must be a list of at most 32 strings");
+    json_array_foreach (v, i, x)
+        if (!json_is_string(x) || !json_string_length(x) || json_string_length(x) > 255)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field 'external_ids' item %zu must be a string of 1 to 255 "
+                                    "bytes",
+                                    i);
+    return 0;
+}
+
+/* Replaces the organization's external ids (409 naming one another organization holds). */
+static int write_external_ids(struct store *store, const char *org, const json_t *ids,
+                              struct purser_error *err)
+{
+    struct store_value p = STORE_STR(org);
+    size_t i;
+    const json_t *x;
+    int rc = store_exec(store,
+                        "DELETE x FROM organization_external_ids x JOIN organizations o ON o.id = "
+                        "x.org_id WHERE o.name = ?",
+                        &p, 1, NULL, NULL, err);
+    json_array_foreach (ids, i, x) {
+        struct store_value q[] = {STORE_STR(json_string_value(x)), STORE_STR(org)};
+        if (rc)
+            break;
+        rc = store_exec(store,
+                        "INSERT INTO organization_external_ids (external_id, org_id) SELECT ?, id "
+                        "FROM organizations WHERE name = ?",
+                        q, 2, NULL, NULL, err);
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS,
+                                  "external id '%.80s' belongs to another organization (or is "
+                                  "given twice)",
+                                  json_string_value(x));
+    }
+    return rc;
+}
 
 static int insert_org(struct store *store, void *ctx, struct purser_error *err)
 {
     struct new_org *no = ctx;
     char *guid = crypto_random_hex(16);
     struct store_value p[] = {STORE_STR(no->name), STORE_STR(no->full_name),
-                              STORE_STR(guid ? guid : "")};
+                              STORE_STR(guid ? guid : ""),
+                              no->labels ? (struct store_value)STORE_STR(no->labels)
+                                         : (struct store_value)STORE_NULLV};
     int rc = guid ? store_exec(store,
-                               "INSERT INTO organizations (name, full_name, guid) VALUES (?, ?, ?)",
-                               p, 3, NULL, NULL, err)
+                               "INSERT INTO organizations (name, full_name, guid, labels) VALUES "
+                               "(?, ?, ?, ?)",
+                               p, 4, NULL, NULL, err)
                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     free(guid);
     if (rc == PURSER_EEXISTS)
         return purser_error_set(err, PURSER_EEXISTS, "Organization already exists");
+    if (!rc && no->external)
+        rc = write_external_ids(store, no->name, no->external, err);
     return rc ? rc : identity_principal_insert(store, &no->validator, err);
 }
 
@@ -74,6 +138,9 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
         no.full_name = no.name;
     if (strlen(no.full_name) > 1023)
         return identity_invalid(err, "full_name");
+    no.external = json_object_get(body, "external_ids");
+    if ((rc = check_external_ids(no.external, err)) || (rc = identity_labels(body, &no.labels, err)))
+        return rc;
     snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
     if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
         return rc;
@@ -83,6 +150,7 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
                                           .public_key = public_pem,
                                           .role = "validator"};
     rc = store_txn(store, 0, insert_org, &no, err);
+    free(no.labels);
     if (!rc)
         *out = json_pack("{s:o, s:s, s:s}", "uri",
                          identity_url(base, "organizations", no.name, NULL, NULL), "clientname",
@@ -97,16 +165,46 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
-    int rc =
-        store_query(store, arena, &rows,
-                    "SELECT name, full_name, guid FROM organizations WHERE name = ?", &p, 1, err);
+    struct store_rows ids;
+    int rc = store_query(store, arena, &rows,
+                         "SELECT name, full_name, guid, labels FROM organizations WHERE name = ?",
+                         &p, 1, err);
+    if (!rc && rows.count)
+        rc = store_query(store, arena, &ids,
+                         "SELECT x.external_id FROM organization_external_ids x JOIN organizations"
+                         " o ON o.id = x.org_id WHERE o.name = ? ORDER BY x.external_id",
+                         &p, 1, err);
     if (rc)
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
-    *out = json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, 0, 0), "full_name",
-                     store_cell(&rows, 0, 1), "guid", store_cell(&rows, 0, 2));
+    *out = json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", store_cell(&rows, 0, 0), "full_name",
+                     store_cell(&rows, 0, 1), "guid", store_cell(&rows, 0, 2), "labels",
+                     identity_labels_value(store_cell(&rows, 0, 3)), "external_ids");
+    for (size_t i = 0; i < ids.count; i++)
+        json_array_append_new(json_object_get(*out, "external_ids"),
+                              json_string(store_cell(&ids, i, 0)));
     return 0;
+}
+
+struct org_change {
+    const char *org;
+    char *labels;
+    const json_t *external;
+};
+
+static int change_org(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct org_change *c = ctx;
+    int rc = 0;
+    if (c->labels) {
+        struct store_value p[] = {STORE_STR(c->labels), STORE_STR(c->org)};
+        rc = store_exec(store, "UPDATE organizations SET labels = ? WHERE name = ?", p, 2, NULL,
+                        NULL, err);
+    }
+    if (!rc && c->external)
+        rc = write_external_ids(store, c->org, c->external, err);
+    return rc;
 }
 
 int identity_org_update(struct store *store, struct arena *arena, const char *org,
@@ -121,6 +219,18 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
         return rc;
     if (name && strcmp(name, org) != 0)
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
+    if ((rc = check_external_ids(json_object_get(body, "external_ids"), err)))
+        return rc;
+    {
+        struct org_change c = {.org = org, .external = json_object_get(body, "external_ids")};
+        if ((rc = identity_labels(body, &c.labels, err)))
+            return rc;
+        if (c.labels || c.external)
+            rc = store_txn(store, 0, change_org, &c, err);
+        free(c.labels);
+        if (rc)
+            return rc;
+    }
     if (full_name) {
         struct store_value p[] = {STORE_STR(full_name), STORE_STR(org)};
         if (strlen(full_name) > 1023)

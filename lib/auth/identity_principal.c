@@ -27,11 +27,12 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
                                   STORE_STR(np->first_name ? np->first_name : ""),
                                   STORE_STR(np->last_name ? np->last_name : ""),
                                   STORE_STR(np->email ? np->email : ""),
-                                  STORE_INT(np->validator)};
+                                  STORE_INT(np->validator),
+                                  np->labels ? STORE_STR(np->labels) : STORE_NULLV};
         rc = store_exec(store,
                         "INSERT INTO principals (kind, org_id, name, display_name, first_name,"
-                        " last_name, email, validator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        p, 8, NULL, &id, err);
+                        " last_name, email, validator, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        p, 9, NULL, &id, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists",
                                   np->org ? "Client" : "User", np->name);
@@ -65,10 +66,11 @@ static json_t *principal_uri(const char *base, const char *org, const char *name
 static const char *principal_select(const char *org)
 {
     return org ? "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
-                 " p.validator, o.name FROM principals p JOIN organizations o ON o.id = p.org_id"
-                 " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
+                 " p.validator, o.name, p.labels, p.active FROM principals p JOIN organizations o"
+                 " ON o.id = p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
                : "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
-                 " p.validator, '' FROM principals p WHERE p.kind = 'user' AND p.name = ?";
+                 " p.validator, '', p.labels, p.active FROM principals p WHERE p.kind = 'user'"
+                 " AND p.name = ?";
 }
 
 static int principal_row(struct store *store, struct arena *arena, const char *org,
@@ -182,7 +184,17 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     if ((rc = key_material(body, 1, &public_pem, &generated, &private_pem, err)))
         return rc;
     np.public_key = public_pem;
-    rc = store_txn(store, 0, txn_insert_principal, &np, err);
+    {
+        char *labels = NULL;
+        if ((rc = identity_labels(body, &labels, err))) {
+            crypto_free_secret(private_pem);
+            free(generated);
+            return rc;
+        }
+        np.labels = labels;
+        rc = store_txn(store, 0, txn_insert_principal, &np, err);
+        free(labels);
+    }
     if (!rc) {
         json_t *key = NULL;
         *out = json_pack("{s:o}", "uri", principal_uri(base, org, np.name));
@@ -221,7 +233,14 @@ int identity_principal_get(struct store *store, struct arena *arena, const char 
                          "display_name", store_cell(&rows, 0, 2), "first_name",
                          store_cell(&rows, 0, 3), "last_name", store_cell(&rows, 0, 4), "email",
                          store_cell(&rows, 0, 5));
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!*out)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!org) { /* beyond Chef's fields (OSIS): labels and whether the user may authenticate */
+        json_object_set_new(*out, "labels", identity_labels_value(store_cell(&rows, 0, 8)));
+        json_object_set_new(*out, "active",
+                            json_boolean(strcmp(store_cell(&rows, 0, 9), "1") == 0));
+    }
+    return 0;
 }
 
 int identity_principal_lookup(struct store *store, struct arena *arena, const char *org,
@@ -293,6 +312,28 @@ int identity_principal_update(struct store *store, struct arena *arena, const ch
         p[1] = (struct store_value)STORE_INT(id);
         if ((rc = store_exec(store, arena_strdup(arena, sql), p, 2, NULL, NULL, err)))
             return rc;
+    }
+    if (json_object_get(body, "active")) {
+        const json_t *v = json_object_get(body, "active");
+        struct store_value p[] = {STORE_INT(json_is_true(v)), STORE_INT(id)};
+        if (!json_is_boolean(v))
+            return identity_invalid(err, "active");
+        if ((rc = store_exec(store, "UPDATE principals SET active = ? WHERE id = ?", p, 2, NULL,
+                             NULL, err)))
+            return rc;
+    }
+    {
+        char *labels = NULL;
+        if ((rc = identity_labels(body, &labels, err)))
+            return rc;
+        if (labels) {
+            struct store_value p[] = {STORE_STR(labels), STORE_INT(id)};
+            rc = store_exec(store, "UPDATE principals SET labels = ? WHERE id = ?", p, 2, NULL,
+                            NULL, err);
+            free(labels);
+            if (rc)
+                return rc;
+        }
     }
     if (org && json_object_get(body, "validator")) {
         const json_t *v = json_object_get(body, "validator");

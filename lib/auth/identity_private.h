@@ -14,6 +14,7 @@ struct new_principal {
     int validator;
     const char *public_key; /* the key to register, or NULL for none */
     const char *role;       /* a membership to add in org, or NULL */
+    const char *labels;     /* compact JSON, or NULL */
     long long id;           /* out */
 };
 
@@ -28,6 +29,13 @@ int identity_field_string(const json_t *body, const char *field, const char **ou
 
 /* PURSER_EINVAL "invalid JSON" unless body is an object. */
 int identity_require_object(const json_t *body, struct purser_error *err);
+
+/* The body's "labels" (Kubernetes' label rules) as compact JSON in *text (malloc'd; NULL when
+ * absent), or PURSER_EINVAL naming the label. */
+int identity_labels(const json_t *body, char **text, struct purser_error *err);
+
+/* A stored labels column as an object (a new reference; {} when NULL or undecodable). */
+json_t *identity_labels_value(const char *text);
 
 /* base + "/a/b/c/d", the NULL parts left out (Chef's "uri" fields): a new reference, or NULL. */
 json_t *identity_url(const char *base, const char *a, const char *b, const char *c, const char *d);

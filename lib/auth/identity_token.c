@@ -82,7 +82,7 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
     int rc = store_query(store, arena, &rows,
                          "SELECT id, description, " STORE_ISO_TIME("created_at") ","
                          " " STORE_ISO_TIME("expires_at") ","
-                         " " STORE_ISO_TIME("last_used_at")
+                         " " STORE_ISO_TIME("last_used_at") ", active"
                          " FROM api_tokens WHERE principal_id = ? ORDER BY created_at, id",
                          &p, 1, err);
     if (rc)
@@ -90,12 +90,49 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
     *out = json_array();
     for (size_t i = 0; i < rows.count; i++)
         json_array_append_new(*out,
-                              json_pack("{s:s, s:s, s:s, s:o, s:o}", "id", store_cell(&rows, i, 0),
-                                        "description", store_cell(&rows, i, 1), "created_at",
+                              json_pack("{s:s, s:s, s:b, s:s, s:o, s:o}", "id",
+                                        store_cell(&rows, i, 0), "description",
+                                        store_cell(&rows, i, 1), "active",
+                                        strcmp(store_cell(&rows, i, 5), "1") == 0, "created_at",
                                         store_cell(&rows, i, 2), "expires_at",
                                         optional_string(store_cell(&rows, i, 3)), "last_used_at",
                                         optional_string(store_cell(&rows, i, 4))));
     return 0;
+}
+
+int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
+                          const char *id, const json_t *body, json_t **out,
+                          struct purser_error *err)
+{
+    const json_t *active = json_object_get(body, "active");
+    const char *key;
+    const json_t *v;
+    json_t *all;
+    size_t i;
+    int rc;
+    *out = NULL;
+    if ((rc = identity_require_object(body, err)))
+        return rc;
+    json_object_foreach ((json_t *)body, key, v)
+        if (strcmp(key, "active") != 0)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field '%.80s' cannot be changed (a token's active only)", key);
+    if (active && !json_is_boolean(active))
+        return identity_invalid(err, "active");
+    if (active) {
+        struct store_value p[] = {STORE_INT(json_is_true(active)), STORE_STR(id),
+                                  STORE_INT(principal_id)};
+        if ((rc = store_exec(store, "UPDATE api_tokens SET active = ? WHERE id = ? AND principal_id = ?",
+                             p, 3, NULL, NULL, err)))
+            return rc;
+    }
+    if ((rc = identity_token_list(store, arena, principal_id, &all, err)))
+        return rc;
+    json_array_foreach (all, i, v)
+        if (strcmp(json_string_value(json_object_get(v, "id")), id) == 0)
+            *out = json_incref((json_t *)v);
+    json_decref(all);
+    return *out ? 0 : purser_error_set(err, PURSER_ENOTFOUND, "token '%s' not found", id);
 }
 
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
