@@ -3,6 +3,7 @@
 #include "handlers.h"
 
 #include "auth/identity.h"
+#include "base/buf.h"
 #include "config/config.h"
 #include "inventory/cluster.h"
 
@@ -45,11 +46,14 @@ int clusters_list(struct request *req)
                                .filter = request_query(req, "filter"),
                                .sort = request_query(req, "sort"),
                                .owner = req->owner_only}; /* a cluster's credential: its own */
-    json_t *out = NULL;
+    struct buf out = BUF_INIT;
     int rc = scope_of(req, &s);
     if (!rc)
         rc = resource_list(&cluster_kind, &s, &q, &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+    if (!rc)
+        rc = respond_text(req, 200, "application/json", buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
+    return rc;
 }
 
 int clusters_create(struct request *req)

@@ -1,8 +1,9 @@
 -- The resource convention (README "Resources"): one table for every kind that follows it, its
 -- labels (for selectors), and the inventory's dynamic facts history and bootstrap tokens.
--- body is {labels, annotations, description, spec} as compact JSON; status what the server
--- computes. revision is opaque (random) and changes on every write. title is the kind's own
--- sort field besides name (clusters: spec.display_name), cut to 255 characters.
+-- labels, annotations and spec are compact JSON as the client wrote them (checked), status what
+-- the server computes (JSON, or NULL for none): kept apart so that a page is written out from
+-- them without parsing. revision is opaque (random) and changes on every write. title is the
+-- kind's own sort field besides name (clusters: spec.display_name), cut to 255 characters.
 CREATE TABLE resources (
   id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
   org_id BIGINT NOT NULL,
@@ -10,7 +11,10 @@ CREATE TABLE resources (
   name VARCHAR(255) NOT NULL,
   revision CHAR(16) NOT NULL,
   title VARCHAR(255) NOT NULL DEFAULT '',
-  body LONGTEXT NOT NULL,
+  labels LONGTEXT NOT NULL,
+  annotations LONGTEXT NOT NULL,
+  description TEXT NOT NULL,
+  spec LONGTEXT NOT NULL,
   status LONGTEXT NULL,
   created_at DATETIME(6) NOT NULL,
   updated_at DATETIME(6) NOT NULL,

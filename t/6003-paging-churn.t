@@ -21,12 +21,12 @@ my $auth = { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), accept 
 # p2500, created one millisecond apart, env=prod on the even ones.
 my $oid = $s->sql("SELECT id FROM organizations WHERE name = '$org'");
 chomp $oid;
-$s->sql("INSERT INTO resources (org_id, kind, name, revision, title, body, created_at, updated_at) "
+$s->sql("INSERT INTO resources (org_id, kind, name, revision, title, labels, annotations, description, spec, created_at, updated_at) "
     . "SELECT $oid, 'cluster', CONCAT('c-p', LPAD(seq, 4, '0')), LPAD(HEX(seq), 16, '0'), '', "
-    . "CONCAT('{\"labels\":{\"env\":\"', IF(seq % 2 = 0, 'prod', 'dev'), '\"},\"annotations\":{},\"description\":\"\",\"spec\":{}}'), "
+    . "CONCAT('{\"env\":\"', IF(seq % 2 = 0, 'prod', 'dev'), '\"}'), '{}', '', '{}', "
     . "TIMESTAMP('2026-01-01') + INTERVAL seq * 1000 MICROSECOND, NOW(6) FROM seq_1_to_2500");
 $s->sql("INSERT INTO resource_labels (resource_id, org_id, kind, name, lkey, lvalue) "
-    . "SELECT id, org_id, kind, name, 'env', JSON_VALUE(body, '\$.labels.env') FROM resources WHERE kind = 'cluster'");
+    . "SELECT id, org_id, kind, name, 'env', JSON_VALUE(labels, '\$.env') FROM resources WHERE kind = 'cluster'");
 my %initial = map { (sprintf('c-p%04d', $_) => 1) } 1 .. 2500;
 
 sub walk {

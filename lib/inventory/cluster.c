@@ -68,8 +68,8 @@ static int check_spec(const json_t *spec, struct purser_error *err)
 }
 
 static const struct resource_field cluster_filters[] = {
-    {"display_name", "$.spec.display_name"},
-    {"git_repo.type", "$.spec.git_repo.type"},
+    {"display_name", "$.display_name"},
+    {"git_repo.type", "$.git_repo.type"},
 };
 
 const struct resource_kind cluster_kind = {
@@ -79,7 +79,7 @@ const struct resource_kind cluster_kind = {
     .filters = cluster_filters,
     .filter_count = sizeof(cluster_filters) / sizeof(cluster_filters[0]),
     .map_filter = "facts.",
-    .map_path = "$.spec.facts",
+    .map_path = "$.facts",
     .title = "display_name",
     .check_spec = check_spec,
 };

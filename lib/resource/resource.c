@@ -4,6 +4,7 @@
 #include "base/crypto.h"
 #include "base/log.h"
 #include "base/utf8.h"
+#include "codec/json_check.h"
 #include "codec/merge_patch.h"
 #include "resource/resource_private.h"
 #include "resource/selector.h"
@@ -109,19 +110,34 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
     }
 }
 
-/* What is stored of a checked body: {labels, annotations, description, spec}, compact. */
-static char *stored_text(const json_t *body)
+/* What is stored of a checked body: labels, annotations and spec as compact JSON, and the
+ * description. */
+struct stored {
+    char *labels, *annotations, *spec;
+    const char *description;
+};
+
+static int stored_of(const json_t *body, struct stored *st)
 {
-    const json_t *md = json_object_get(body, "metadata"), *spec = json_object_get(body, "spec");
-    const json_t *labels = json_object_get(md, "labels"), *ann = json_object_get(md, "annotations");
+    const json_t *md = json_object_get(body, "metadata");
     const json_t *desc = json_object_get(md, "description");
-    json_t *stored = json_pack("{s:O, s:O, s:s, s:O}", "labels", labels ? labels : json_object(),
-                               "annotations", ann ? ann : json_object(), "description",
-                               desc ? json_string_value(desc) : "", "spec",
-                               spec ? spec : json_object());
-    char *text = stored ? json_dumps(stored, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(stored);
-    return text;
+    json_t *empty = json_object();
+    st->labels = json_dumps(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
+                            JSON_COMPACT | JSON_PRESERVE_ORDER);
+    st->annotations = json_dumps(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
+                                 JSON_COMPACT | JSON_PRESERVE_ORDER);
+    st->spec = json_dumps(json_object_get(body, "spec") ? json_object_get(body, "spec") : empty,
+                          JSON_COMPACT | JSON_PRESERVE_ORDER);
+    st->description = desc ? json_string_value(desc) : "";
+    json_decref(empty);
+    return st->labels && st->annotations && st->spec ? 0 : -1;
+}
+
+static void stored_free(struct stored *st)
+{
+    free(st->labels);
+    free(st->annotations);
+    free(st->spec);
 }
 
 /* The kind's title column: spec.<title> as text, cut to 255 characters. */
@@ -139,41 +155,95 @@ static char *title_of(const struct resource_kind *k, struct arena *arena, const 
 
 /* ---- reading rows ---- */
 
-/* The member key of stored, set to fallback (a new reference) when missing. */
-static const json_t *member(json_t *stored, const char *key, json_t *fallback)
+/* The JSON of a column (a new reference), or NULL when it does not decode (reason set). */
+static json_t *column_json(const struct store_rows *rows, size_t i, int column, const char *fallback,
+                           const char **reason)
 {
-    if (!json_object_get(stored, key))
-        json_object_set(stored, key, fallback);
-    json_decref(fallback);
-    return json_object_get(stored, key);
+    const char *text = store_cell(rows, i, column);
+    json_t *v = json_loads(text ? text : fallback, 0, NULL);
+    if (!json_is_object(v)) {
+        json_decref(v);
+        *reason = column == C_LABELS        ? "labels"
+                  : column == C_ANNOTATIONS ? "annotations"
+                  : column == C_SPEC        ? "spec"
+                                            : "status";
+        return NULL;
+    }
+    return v;
+}
+
+static void log_undecodable(const struct resource_kind *k, const char *name, const char *what)
+{
+    log_message("warning", "a stored resource no longer decodes: skipped",
+                json_pack("{s:s, s:s, s:s}", "kind", k->kind, "name", name, "column", what));
 }
 
 json_t *resource_decode(const struct resource_kind *k, const struct store_rows *rows, size_t i)
 {
-    json_error_t jerr;
-    json_t *stored = json_loads(store_cell(rows, i, C_BODY), 0, &jerr);
-    const char *status_text = store_cell(rows, i, C_STATUS);
-    json_t *status = status_text ? json_loads(status_text, 0, &jerr) : json_object();
-    json_t *out;
-    if (!json_is_object(stored) || !json_is_object(status)) {
-        log_message("warning", "a stored resource no longer decodes: skipped",
-                    json_pack("{s:s, s:s, s:s}", "kind", k->kind, "name",
-                              store_cell(rows, i, C_NAME), "reason",
-                              json_is_object(stored) ? "status is not an object" : jerr.text));
-        json_decref(stored);
-        json_decref(status);
+    const char *bad = NULL;
+    json_t *labels = column_json(rows, i, C_LABELS, "{}", &bad);
+    json_t *ann = bad ? NULL : column_json(rows, i, C_ANNOTATIONS, "{}", &bad);
+    json_t *spec = bad ? NULL : column_json(rows, i, C_SPEC, "{}", &bad);
+    json_t *status = bad ? NULL : column_json(rows, i, C_STATUS, "{}", &bad);
+    const char *desc = store_cell(rows, i, C_DESCRIPTION);
+    if (bad) {
+        log_undecodable(k, store_cell(rows, i, C_NAME), bad);
+        json_decref(labels);
+        json_decref(ann);
+        json_decref(spec);
         return NULL;
     }
-    out = json_pack("{s:s, s:s, s:{s:s, s:O, s:O, s:O, s:s, s:s, s:s}, s:O, s:o}", "kind", k->kind,
-                    "version", k->version, "metadata", "name", store_cell(rows, i, C_NAME),
-                    "labels", member(stored, "labels", json_object()), "annotations",
-                    member(stored, "annotations", json_object()), "description",
-                    member(stored, "description", json_string("")), "revision",
-                    store_cell(rows, i, C_REVISION), "created_at", store_cell(rows, i, C_CREATED),
-                    "updated_at", store_cell(rows, i, C_UPDATED), "spec",
-                    member(stored, "spec", json_object()), "status", status);
-    json_decref(stored);
-    return out;
+    return json_pack("{s:s, s:s, s:{s:s, s:o, s:o, s:s, s:s, s:s, s:s}, s:o, s:o}", "kind", k->kind,
+                     "version", k->version, "metadata", "name", store_cell(rows, i, C_NAME),
+                     "labels", labels, "annotations", ann, "description", desc ? desc : "",
+                     "revision", store_cell(rows, i, C_REVISION), "created_at",
+                     store_cell(rows, i, C_CREATED), "updated_at", store_cell(rows, i, C_UPDATED),
+                     "spec", spec, "status", status);
+}
+
+/* A stored JSON column as it is, when it is JSON (NULL: fallback). */
+static const char *column_text(const struct store_rows *rows, size_t i, int column,
+                               const char *fallback)
+{
+    const char *text = store_cell(rows, i, column);
+    if (!text)
+        return fallback;
+    return json_text_valid(text, rows->lengths[i * rows->columns + (size_t)column]) ? text : NULL;
+}
+
+int resource_write_text(const struct resource_kind *k, const struct store_rows *rows, size_t i,
+                        struct buf *out)
+{
+    const char *labels = column_text(rows, i, C_LABELS, "{}");
+    const char *ann = column_text(rows, i, C_ANNOTATIONS, "{}");
+    const char *spec = column_text(rows, i, C_SPEC, "{}");
+    const char *status = column_text(rows, i, C_STATUS, "{}");
+    const char *desc = store_cell(rows, i, C_DESCRIPTION);
+    int rc;
+    if (!labels || !ann || !spec || !status) {
+        log_undecodable(k, store_cell(rows, i, C_NAME),
+                        !labels ? "labels" : !ann ? "annotations" : !spec ? "spec" : "status");
+        return 1;
+    }
+    /* names, revisions and times are ours: plain text that needs no escaping but the name's */
+    rc = buf_printf(out, "{\"kind\":\"%s\",\"version\":\"%s\",\"metadata\":{\"name\":", k->kind,
+                    k->version);
+    rc = rc ? rc : log_json_string(out, store_cell(rows, i, C_NAME));
+    rc = rc ? rc : buf_adds(out, ",\"labels\":");
+    rc = rc ? rc : buf_adds(out, labels);
+    rc = rc ? rc : buf_adds(out, ",\"annotations\":");
+    rc = rc ? rc : buf_adds(out, ann);
+    rc = rc ? rc : buf_adds(out, ",\"description\":");
+    rc = rc ? rc : log_json_string(out, desc ? desc : "");
+    rc = rc ? rc : buf_printf(out, ",\"revision\":\"%s\",\"created_at\":\"%s\",\"updated_at\":\"%s\"},"
+                                   "\"spec\":",
+                              store_cell(rows, i, C_REVISION), store_cell(rows, i, C_CREATED),
+                              store_cell(rows, i, C_UPDATED));
+    rc = rc ? rc : buf_adds(out, spec);
+    rc = rc ? rc : buf_adds(out, ",\"status\":");
+    rc = rc ? rc : buf_adds(out, status);
+    rc = rc ? rc : buf_addc(out, '}');
+    return rc ? -1 : 0;
 }
 
 static int not_found(const struct resource_kind *k, const char *name, struct purser_error *err)
@@ -304,20 +374,23 @@ static int precondition(const struct write *w, const char *current, int required
 static int update_row(struct write *w, struct store *store, long long id, const json_t *body,
                       const char *status_text, struct purser_error *err)
 {
-    char *text = body ? stored_text(body) : NULL, *rev = crypto_random_hex(8);
+    struct stored st = {0};
+    char *rev = crypto_random_hex(8);
     int rc;
-    if ((body && !text) || !rev) {
-        free(text);
+    if ((body && stored_of(body, &st)) || !rev) {
+        stored_free(&st);
         free(rev);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (body) {
-        struct store_value p[] = {STORE_STR(rev), STORE_STR(title_of(w->k, w->s->arena, body)),
-                                  STORE_STR(text), STORE_INT(id)};
+        struct store_value p[] = {STORE_STR(rev),        STORE_STR(title_of(w->k, w->s->arena, body)),
+                                  STORE_STR(st.labels),  STORE_STR(st.annotations),
+                                  STORE_STR(st.description), STORE_STR(st.spec),
+                                  STORE_INT(id)};
         rc = store_exec(store,
-                        "UPDATE resources SET revision = ?, title = ?, body = ?, updated_at = "
-                        "NOW(6) WHERE id = ?",
-                        p, 4, NULL, NULL, err);
+                        "UPDATE resources SET revision = ?, title = ?, labels = ?, annotations = ?,"
+                        " description = ?, spec = ?, updated_at = NOW(6) WHERE id = ?",
+                        p, 7, NULL, NULL, err);
         if (!rc)
             rc = write_labels(w->k, w->s, store, id, w->name, body, 1, err);
     } else {
@@ -327,31 +400,35 @@ static int update_row(struct write *w, struct store *store, long long id, const 
                         "id = ?",
                         p, 3, NULL, NULL, err);
     }
-    free(text);
+    stored_free(&st);
     free(rev);
     return rc;
 }
 
 static int create_in(struct store *store, struct write *w, struct purser_error *err)
 {
-    char *text = stored_text(w->body), *rev = crypto_random_hex(8);
+    struct stored st = {0};
+    char *rev = crypto_random_hex(8);
     unsigned long long id = 0;
     int rc;
-    if (!text || !rev) {
+    if (stored_of(w->body, &st) || !rev) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     } else {
         struct store_value p[] = {STORE_INT(w->s->org_id), STORE_STR(w->k->stored),
                                   STORE_STR(w->name),      STORE_STR(rev),
-                                  STORE_STR(title_of(w->k, w->s->arena, w->body)), STORE_STR(text)};
+                                  STORE_STR(title_of(w->k, w->s->arena, w->body)),
+                                  STORE_STR(st.labels),    STORE_STR(st.annotations),
+                                  STORE_STR(st.description), STORE_STR(st.spec)};
         rc = store_exec(store,
-                        "INSERT INTO resources (org_id, kind, name, revision, title, body, "
-                        "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
-                        p, 6, NULL, &id, err);
+                        "INSERT INTO resources (org_id, kind, name, revision, title, labels, "
+                        "annotations, description, spec, created_at, updated_at) VALUES (?, ?, ?, "
+                        "?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
+                        p, 9, NULL, &id, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists", w->k->kind,
                                   w->name);
     }
-    free(text);
+    stored_free(&st);
     free(rev);
     if (!rc)
         rc = write_labels(w->k, w->s, store, (long long)id, w->name, w->body, 0, err);

@@ -13,16 +13,16 @@
 #define PURSER_RESOURCE_H
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/err.h"
 #include "store/store.h"
 
 #include <jansson.h>
 
-/* A field `filter=` may name, and the JSON path of the stored body it reads
- * ({labels, annotations, description, spec}). */
+/* A field `filter=` may name, and the JSON path in spec it reads. */
 struct resource_field {
     const char *name; /* "display_name" */
-    const char *path; /* "$.spec.display_name" */
+    const char *path; /* "$.display_name" */
 };
 
 struct resource_kind {
@@ -32,7 +32,7 @@ struct resource_kind {
     const struct resource_field *filters;
     size_t filter_count;
     const char *map_filter; /* a prefix such as "facts." whose rest names a key of spec.facts
-                               (its path "$.spec.facts"), or NULL */
+                               (its path in spec "$.facts"), or NULL */
     const char *map_path;
     const char *title;      /* the spec member `sort` may also name (kept in the title column),
                                or NULL */
@@ -96,10 +96,10 @@ struct resource_query {
                                (a credential that holds the read under RBAC `own`) */
 };
 
-/* One page: *out is {items: [...], next_page_token: "..." ("" at the end)}. Bad parameters
- * are 400 naming the parameter. */
+/* One page appended to out as JSON text: {items: [...], next_page_token: "..."} ("" at the
+ * end). Bad parameters are 400 naming the parameter. */
 int resource_list(const struct resource_kind *k, const struct resource_scope *s,
-                  const struct resource_query *q, json_t **out, struct purser_error *err);
+                  const struct resource_query *q, struct buf *out, struct purser_error *err);
 
 /* The resource's ETag for a revision: the revision in double quotes (arena memory). */
 const char *resource_etag(struct arena *arena, const json_t *resource);

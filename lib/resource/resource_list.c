@@ -191,8 +191,8 @@ static int filter_clauses(struct list *l, const char *text)
         } else {
             if (!(path = filter_path(l, item)))
                 return l->err->code;
-            rc = buf_adds(&l->sql, negative ? " AND NOT (JSON_VALUE(r.body, ?) <=> ?)"
-                                            : " AND JSON_VALUE(r.body, ?) = ?");
+            rc = buf_adds(&l->sql, negative ? " AND NOT (JSON_VALUE(r.spec, ?) <=> ?)"
+                                            : " AND JSON_VALUE(r.spec, ?) = ?");
             rc = rc ? rc : param(l, (struct store_value)STORE_STR(path));
             rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
         }
@@ -219,7 +219,7 @@ static long page_size(const char *text, struct purser_error *err)
 }
 
 int resource_list(const struct resource_kind *k, const struct resource_scope *s,
-                  const struct resource_query *q, json_t **out, struct purser_error *err)
+                  const struct resource_query *q, struct buf *out, struct purser_error *err)
 {
     struct list l = {.k = k, .s = s, .sql = BUF_INIT, .err = err};
     const char *sort = q->sort && *q->sort ? q->sort : "name";
@@ -230,10 +230,8 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
     const char *col, *cmp;
     int desc, rc;
     long size = page_size(q->page_size, err);
-    json_t *items;
-    size_t n;
+    size_t n, written = 0;
 
-    *out = NULL;
     if (size < 0)
         return (int)size;
     if (!(col = sort_column(k, sort, &desc)))
@@ -298,12 +296,20 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
     buf_release(&l.sql);
     if (rc)
         return rc;
-    items = json_array();
+    /* written out from the stored JSON as it is: a page is not parsed and written again */
     n = rows.count > (size_t)size ? (size_t)size : rows.count;
-    for (size_t i = 0; i < n; i++) {
-        json_t *r = resource_decode(k, &rows, i); /* NULL: logged and skipped */
-        if (r)
-            json_array_append_new(items, r);
+    rc = buf_adds(out, "{\"items\":[");
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t mark = out->len;
+        if (written && (rc = buf_addc(out, ',')))
+            break;
+        rc = resource_write_text(k, &rows, i, out); /* 1: logged and skipped */
+        if (rc == 1) {
+            out->len = mark;
+            rc = 0;
+        } else if (!rc) {
+            written++;
+        }
     }
     {
         const char *next = "";
@@ -314,7 +320,7 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
                                                                 : store_cell(&rows, last, C_NAME);
             next = token_make(s->arena, sort, value, store_cell(&rows, last, C_NAME));
         }
-        *out = json_pack("{s:o, s:s}", "items", items, "next_page_token", next ? next : "");
+        rc = rc ? rc : buf_printf(out, "],\"next_page_token\":\"%s\"}", next ? next : "");
     }
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return rc ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : 0;
 }
