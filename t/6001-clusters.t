@@ -17,17 +17,8 @@ my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org/clusters";
 my $json = JSON::PP->new->canonical;
 
-sub call {
-    my ($method, $path, $body, %headers) = @_;
-    $headers{authorization} //= 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN');
-    $headers{accept} //= 'application/json';
-    $headers{'content-type'} //= 'application/json' if defined $body;
-    my $res = $s->request($method, $path, { headers => \%headers,
-                                             defined $body ? (content => ref $body ? $json->encode($body) : $body) : () });
-    my $data = length($res->{content} // '') ? eval { JSON::PP->new->decode($res->{content}) } : undef;
-    return ($res, $data);
-}
-sub err { my ($d) = @_; ref $d eq 'HASH' && ref $d->{error} eq 'HASH' ? $d->{error}{message} // '' : '' }
+sub call { $s->call(@_) }
+sub err { PurserStack::error_message(@_) }
 sub count { my $n = $s->sql("SELECT COUNT(*) FROM resources WHERE kind = 'cluster'"); chomp $n; $n }
 
 # ---- create ----

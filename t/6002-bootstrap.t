@@ -18,18 +18,8 @@ my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org/clusters";
 my $json = JSON::PP->new->canonical;
 
-sub call {
-    my ($method, $path, $body, %headers) = @_;
-    $headers{authorization} //= 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN');
-    delete $headers{authorization} if $headers{authorization} eq '';
-    $headers{accept} //= 'application/json';
-    $headers{'content-type'} //= 'application/json' if defined $body;
-    my $res = $s->request($method, $path, { headers => \%headers,
-                                             defined $body ? (content => ref $body ? $json->encode($body) : $body) : () });
-    my $data = length($res->{content} // '') ? eval { JSON::PP->new->decode($res->{content}) } : undef;
-    return ($res, $data);
-}
-sub err { my ($d) = @_; ref $d eq 'HASH' && ref $d->{error} eq 'HASH' ? $d->{error}{message} // '' : '' }
+sub call { $s->call(@_) }
+sub err { PurserStack::error_message(@_) }
 sub redeem { my ($token) = @_; call('GET', '/install/bootstrap.json' . (defined $token ? "?token=$token" : ''), undef, authorization => '') }
 sub set_config {
     my ($section, $key, $value) = @_;

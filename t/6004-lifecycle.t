@@ -13,15 +13,8 @@ use PurserStack;
 
 my $s = PurserStack->new(workers => 2, auth_ttl => 1);
 my $json = JSON::PP->new->canonical;
-sub call {
-    my ($method, $path, $body, %headers) = @_;
-    $headers{authorization} //= 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN');
-    $headers{accept} //= 'application/json';
-    $headers{'content-type'} //= 'application/json' if defined $body;
-    my $res = $s->request($method, $path, { headers => \%headers, defined $body ? (content => $json->encode($body)) : () });
-    return ($res, length($res->{content} // '') ? eval { JSON::PP->new->decode($res->{content}) } : undef);
-}
-sub msg { my ($d) = @_; my $e = ref $d eq 'HASH' ? $d->{error} : undef; ref $e eq 'ARRAY' ? $e->[0] : ref $e eq 'HASH' ? $e->{message} : ($e // '') }
+sub call { $s->call(@_) }
+sub msg { PurserStack::error_message(@_) }
 
 # ---- organizations ----
 my ($r, $d) = call('POST', '/organizations', { name => 'tenant1', full_name => 'Tenant 1', labels => { tier => 'gold' }, external_ids => ['osis-123', 'crm-9'] });

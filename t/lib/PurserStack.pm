@@ -126,6 +126,28 @@ sub api {
     return ($res, json($res));
 }
 
+# call(METHOD, PATH, BODY, HEADERS...): a JSON request with the admin's token unless the
+# headers give `authorization` ('' for none); BODY a reference (encoded) or text. Returns
+# (response, decoded body or undef).
+sub call {
+    my ($self, $method, $path, $body, %headers) = @_;
+    $headers{authorization} //= 'Bearer ' . $self->env('PURSER_ADMIN_TOKEN');
+    delete $headers{authorization} if $headers{authorization} eq '';
+    $headers{accept} //= 'application/json';
+    $headers{'content-type'} //= 'application/json' if defined $body;
+    my $res = $self->request($method, $path, { headers => \%headers,
+        defined $body ? (content => ref $body ? JSON::PP->new->canonical->encode($body) : $body) : () });
+    my $data = length($res->{content} // '') ? eval { JSON::PP->new->decode($res->{content}) } : undef;
+    return ($res, $data);
+}
+
+# error_message(DATA): the message of an error answer in either JSON form ('' when none).
+sub error_message {
+    my ($d) = @_;
+    my $e = ref $d eq 'HASH' ? $d->{error} : undef;
+    return ref $e eq 'ARRAY' ? $e->[0] // '' : ref $e eq 'HASH' ? $e->{message} // '' : '';
+}
+
 # chef(%args): a request signed by ruby-mixlib-authentication (t/lib/chef-request.rb);
 # returns {status, body, api_version}. Args: user, key, version, method, path, body,
 # api_version, tamper, clock_offset.
