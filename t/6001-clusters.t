@@ -83,8 +83,25 @@ is $r->{status}, 200, 'another ETag: 200';
 is $r->{status}, 200, 'HEAD: 200';
 is $r->{content} // '', '', '  without a body';
 is $r->{headers}{etag}, qq("$rev1"), '  with the ETag';
-($r) = call('HEAD', "/organizations/$org/nodes");
-is $r->{status}, 200, 'HEAD on another GET route of the API: 200';
+{ # HEAD on every GET route of the API (as /docs lists them) answers as GET, without a body
+    my (undef, $docs) = call('GET', '/docs');
+    my ($routes, $wrong) = (0, 0);
+    for my $path (sort keys %{ $docs->{paths} }) {
+        next unless $docs->{paths}{$path}{get};
+        (my $url = $path) =~ s/\{org\}/$org/g;
+        $url =~ s/\{(\w+)\}/x/g;
+        my ($g) = call('GET', $url);
+        my ($h) = call('HEAD', $url);
+        $routes++;
+        unless ($h->{status} == $g->{status} && ($h->{content} // '') eq ''
+                && ($h->{headers}{'content-type'} // '') eq ($g->{headers}{'content-type'} // '')) {
+            $wrong++;
+            diag "HEAD $url: $h->{status}, GET $g->{status}";
+        }
+    }
+    ok $routes > 40, "HEAD tried on $routes GET routes";
+    is $wrong, 0, '  each answers as GET does, without a body';
+}
 ($r, $d) = call('GET', "$base/c-nothing");
 is $r->{status}, 404, 'an unknown cluster: 404';
 is err($d), "Cluster 'c-nothing' was not found", '  naming the kind and the id, no table';

@@ -163,6 +163,9 @@ for (1 .. 80) { my ($res, $data) = redeem('0' x 64); $seen{$res->{status}}++; $s
 ok $seen{429}, "a burst of 80 redeems from one address meets the rate limit (429 x " . ($seen{429} // 0) . ')';
 is $seen{json429}, $seen{429}, '  in purser\'s error form';
 
-ok !grep({ /$own_token|$second/ } $s->log_lines('purser-fcgi.log')), 'no token appears in the log';
+ok !grep({ /$own_token|$second/ } $s->log_lines('purser-fcgi.log')), 'no token appears in purser\'s log';
+ok scalar(grep { m{/install/bootstrap\.json} } $s->log_lines('nginx-access.log')), 'nginx logs the redeems';
+my @leaks = grep { /$own_token|$second|[?&]token=/ } $s->log_lines('nginx-access.log');
+ok !@leaks, '  without their tokens' or diag "@leaks[0 .. 2]";
 
 PurserStack::finish();

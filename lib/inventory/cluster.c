@@ -189,13 +189,20 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
     if (json_object_get(json_object_get(body, "metadata"), "name") && !given)
         return purser_error_set(err, PURSER_EINVAL, "metadata.name must be a string");
-    if ((rc = cluster_id(s->arena, given, &id, err)) || (rc = token_new(&t, ttl, &token, err)))
+    if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
     copy = json_deep_copy(body); /* with the final id as its name */
     if (!json_object_get(copy, "metadata"))
         json_object_set_new(copy, "metadata", json_object());
-    json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
-    rc = resource_create(&cluster_kind, s, id, copy, token_hook, &t, out, err);
+    /* a generated id that is taken is drawn again (a given one taken is 409) */
+    for (int attempt = 0; attempt < (given ? 1 : 8); attempt++) {
+        if ((rc = cluster_id(s->arena, given, &id, err)))
+            break;
+        json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
+        if ((rc = resource_create(&cluster_kind, s, id, copy, token_hook, &t, out, err)) !=
+            PURSER_EEXISTS)
+            break;
+    }
     json_decref(copy);
     if (!rc) {
         json_t *shown = shown_token(token, &t, install_base);

@@ -354,7 +354,7 @@ static int precondition(const struct write *w, const char *current, int required
                         struct purser_error *err)
 {
     const char *given = w->if_match;
-    if (!given)
+    if (!given && (w->op == 'r' || w->op == 'p')) /* a status value's members are not ours */
         given = json_string_value(json_object_get(json_object_get(w->body, "metadata"), "revision"));
     if (!given && !required)
         return 0;
@@ -494,6 +494,13 @@ static int write_txn(struct store *store, void *ctx, struct purser_error *err)
             rc = check_body(w->k, target, w->name, err);
         if (!rc)
             rc = update_row(w, store, id, target, NULL, err);
+        if (!rc && !current) { /* a replace repairs a row that no longer decodes: status too */
+            struct store_value p = STORE_INT(id);
+            rc = store_exec(store,
+                            "UPDATE resources SET status = NULL WHERE id = ? AND NOT "
+                            "JSON_VALID(COALESCE(status, '{}'))",
+                            &p, 1, NULL, NULL, err);
+        }
     }
     json_decref(current);
     json_decref(target);
