@@ -149,6 +149,14 @@ set_config('inventory', 'facts_versions', 4);
 is_deeply [ map { $_->{facts}{i} } @{ $d->{items} } ], [8, 7, 6, 5], 'inventory.facts_versions bounds what is kept';
 is $d->{next_page_token}, '', '  the last page says so';
 
+# ---- the CA certificate in the manifest, when inventory.ca_file names one ----
+is $m->{ca_certificate}, undef, 'without inventory.ca_file the manifest has no CA certificate';
+set_config('inventory', 'ca_file', $s->env('PURSER_CA'));
+($r, $d) = call('POST', $base, { metadata => { name => 'with-ca' } });
+($r, $d) = redeem($d->{bootstrap_token}{token});
+my $ca = do { open my $fh, '<', $s->env('PURSER_CA') or die; local $/; <$fh> };
+is $d->{ca_certificate}, $ca, 'with it, the manifest carries that certificate';
+
 # ---- expiry ----
 set_config('inventory', 'bootstrap_ttl', 1);
 ($r, $d) = call('POST', $base, { metadata => { name => 'late' } });
