@@ -132,8 +132,8 @@ int cluster_facts_write(struct request *req)
     if (!rc)
         rc = scope_of(req, &s);
     if (!rc)
-        rc = cluster_facts_put(&s, request_param(req, "id"), body,
-                               req->svc->config->facts_versions, req->owner_only, &out, &req->err);
+        rc = cluster_facts_put(&s, request_param(req, "id"), body, req->svc->config->facts_versions,
+                               req->owner_only, &out, &req->err);
     return respond_resource(req, rc, 200, out);
 }
 
@@ -181,8 +181,8 @@ static char *ca_certificate(const char *path)
 int install_bootstrap(struct request *req)
 {
     json_t *out = NULL;
-    int rc = cluster_redeem(req->svc->store, req->arena, request_query(req, "token"), &out,
-                            &req->err);
+    int rc =
+        cluster_redeem(req->svc->store, req->arena, request_query(req, "token"), &out, &req->err);
     if (!rc) {
         char *ca = ca_certificate(req->svc->config->ca_file);
         json_object_set_new(out, "api_url", json_string(request_base_url(req)));

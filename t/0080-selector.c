@@ -31,7 +31,8 @@ static void refused(const char *selector, const char *message)
 
 static void patch_case(const char *target, const char *patch, const char *want)
 {
-    json_t *t = json_loads(target, JSON_DECODE_ANY, NULL), *p = json_loads(patch, JSON_DECODE_ANY, NULL);
+    json_t *t = json_loads(target, JSON_DECODE_ANY, NULL),
+           *p = json_loads(patch, JSON_DECODE_ANY, NULL);
     json_t *w = json_loads(want, JSON_DECODE_ANY, NULL), *before = json_deep_copy(t);
     json_t *got = merge_patch(t, p);
     char *text = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
@@ -66,8 +67,7 @@ int main(int argc, char **argv)
     tap_is_int(matches("env=prod,tier!=db,zone in (a,b),!legacy", l), 1,
                "the issue's example, all together");
     tap_is_int(matches(" env = prod , tier ", l), 1, "spaces around tokens");
-    tap_is_int(matches("example.com/team=a", "{\"example.com/team\": \"a\"}"), 1,
-               "a prefixed key");
+    tap_is_int(matches("example.com/team=a", "{\"example.com/team\": \"a\"}"), 1, "a prefixed key");
     tap_is_int(matches("inside=x", "{\"inside\": \"x\"}"), 1, "a key beginning with 'in'");
 
     refused("env in (a", "expected ',' or ')'");
@@ -84,9 +84,11 @@ int main(int argc, char **argv)
         struct purser_error err = {0};
         tap_ok(selector_label_check("metadata.labels", "a/b/c", "v", &err) == PURSER_EINVAL,
                "a key with two slashes is refused");
-        tap_ok(selector_label_check("metadata.labels", "Upper.Example/x", "v", &err) == PURSER_EINVAL,
+        tap_ok(selector_label_check("metadata.labels", "Upper.Example/x", "v", &err) ==
+                   PURSER_EINVAL,
                "an upper-case prefix is refused");
-        tap_ok(selector_label_check("metadata.labels", "k", "", &err) == 0, "an empty value is allowed");
+        tap_ok(selector_label_check("metadata.labels", "k", "", &err) == 0,
+               "an empty value is allowed");
         tap_ok(selector_label_check("metadata.labels", "k", "v-1.2_3", &err) == 0,
                "a value with '-', '.', '_' inside");
     }
@@ -98,7 +100,8 @@ int main(int argc, char **argv)
     patch_case("{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}");
     patch_case("{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}");
     patch_case("{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}");
-    patch_case("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}");
+    patch_case("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}",
+               "{\"a\":{\"b\":\"d\"}}");
     patch_case("{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}");
     patch_case("[\"a\",\"b\"]", "[\"c\",\"d\"]", "[\"c\",\"d\"]");
     patch_case("{\"a\":\"b\"}", "[\"c\"]", "[\"c\"]");

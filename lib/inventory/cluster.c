@@ -102,9 +102,9 @@ int cluster_id(struct arena *arena, const char *given, const char **out, struct 
     static const char *const first[] = {"quiet", "bold",  "amber", "brisk", "calm",  "eager",
                                         "fair",  "green", "keen",  "lucky", "noble", "proud",
                                         "rapid", "solid", "tidy",  "vivid"};
-    static const char *const second[] = {"river", "stone", "cloud", "field", "harbor", "forest",
-                                         "meadow", "summit", "canyon", "island", "valley", "delta",
-                                         "glacier", "prairie", "reef", "ridge"};
+    static const char *const second[] = {
+        "river",  "stone",  "cloud",  "field", "harbor",  "forest",  "meadow", "summit",
+        "canyon", "island", "valley", "delta", "glacier", "prairie", "reef",   "ridge"};
     const char *id;
     if (given) {
         id = strncmp(given, "c-", 2) == 0 ? given : arena_sprintf(arena, "c-%s", given);
@@ -178,7 +178,8 @@ static json_t *shown_token(const char *token, const struct token_write *t, const
 int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
                    const char *install_base, json_t **out, struct purser_error *err)
 {
-    const char *given = json_string_value(json_object_get(json_object_get(body, "metadata"), "name"));
+    const char *given =
+        json_string_value(json_object_get(json_object_get(body, "metadata"), "name"));
     const char *id;
     struct token_write t = {0};
     char *token = NULL;
@@ -206,7 +207,8 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
     json_decref(copy);
     if (!rc) {
         json_t *shown = shown_token(token, &t, install_base);
-        char *url = arena_sprintf(s->arena, "%s%s", json_string_value(json_object_get(shown, "install_url")), token);
+        char *url = arena_sprintf(s->arena, "%s%s",
+                                  json_string_value(json_object_get(shown, "install_url")), token);
         json_object_set_new(shown, "install_url", json_string(url));
         json_object_set_new(*out, "bootstrap_token", shown);
     }
@@ -230,8 +232,9 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     json_decref(state);
     if (!rc) {
         *out = shown_token(token, &t, install_base);
-        json_object_set_new(*out, "install_url",
-                            json_sprintf("%s%s", json_string_value(json_object_get(*out, "install_url")), token));
+        json_object_set_new(
+            *out, "install_url",
+            json_sprintf("%s%s", json_string_value(json_object_get(*out, "install_url")), token));
         json_object_set_new(*out, "cluster", cluster);
     }
     crypto_free_secret(token);
@@ -246,8 +249,9 @@ int cluster_owner_check(const json_t *cluster, long long owner, const char *acti
     const json_t *client = json_object_get(json_object_get(cluster, "status"), "client_id");
     if (!owner || (json_is_integer(client) && json_integer_value(client) == owner))
         return 0;
-    return purser_error_set(err, PURSER_EDENIED, "missing %s permission on cluster %s", action,
-                            json_string_value(json_object_get(json_object_get(cluster, "metadata"), "name")));
+    return purser_error_set(
+        err, PURSER_EDENIED, "missing %s permission on cluster %s", action,
+        json_string_value(json_object_get(json_object_get(cluster, "metadata"), "name")));
 }
 
 struct facts_write {
@@ -284,7 +288,8 @@ static int facts_hook(struct store *store, long long id, void *ctx, struct purse
                          p, 2, err);
     }
     if (!rc && rows.count) {
-        struct store_value p[] = {STORE_INT(id), STORE_INT(strtoll(store_cell(&rows, 0, 0), NULL, 10))};
+        struct store_value p[] = {STORE_INT(id),
+                                  STORE_INT(strtoll(store_cell(&rows, 0, 0), NULL, 10))};
         rc = store_exec(store, "DELETE FROM cluster_facts WHERE resource_id = ? AND id <= ?", p, 2,
                         NULL, NULL, err);
     }
@@ -313,9 +318,9 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
                                err);
 }
 
-int cluster_facts_history(const struct resource_scope *s, const char *name,
-                          const char *page_size, const char *page_token, long long owner,
-                          json_t **out, struct purser_error *err)
+int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
+                          const char *page_token, long long owner, json_t **out,
+                          struct purser_error *err)
 {
     struct store_rows rows;
     json_t *cluster, *items;
@@ -345,11 +350,12 @@ int cluster_facts_history(const struct resource_scope *s, const char *name,
     {
         struct store_value p[] = {STORE_INT(id), STORE_INT(after), STORE_INT(after),
                                   STORE_INT(size + 1)};
-        rc = store_query(s->store, s->arena, &rows,
-                         "SELECT id, facts, author, " STORE_ISO_TIME("created_at")
-                         " FROM cluster_facts WHERE resource_id = ? AND (? = 0 OR id < ?) "
-                         "ORDER BY id DESC LIMIT ?",
-                         p, 4, err);
+        rc = store_query(
+            s->store, s->arena, &rows,
+            "SELECT id, facts, author, " STORE_ISO_TIME(
+                "created_at") " FROM cluster_facts WHERE resource_id = ? AND (? = 0 OR id < ?) "
+                              "ORDER BY id DESC LIMIT ?",
+            p, 4, err);
     }
     if (rc)
         return rc;
@@ -358,10 +364,10 @@ int cluster_facts_history(const struct resource_scope *s, const char *name,
         json_t *facts = json_loads(store_cell(&rows, i, 1), 0, NULL);
         if (!facts)
             continue; /* a row that no longer decodes: skipped */
-        json_array_append_new(items, json_pack("{s:s, s:o, s:s, s:s}", "version",
-                                               store_cell(&rows, i, 0), "facts", facts, "author",
-                                               store_cell(&rows, i, 2), "created_at",
-                                               store_cell(&rows, i, 3)));
+        json_array_append_new(items,
+                              json_pack("{s:s, s:o, s:s, s:s}", "version", store_cell(&rows, i, 0),
+                                        "facts", facts, "author", store_cell(&rows, i, 2),
+                                        "created_at", store_cell(&rows, i, 3)));
     }
     *out = json_pack("{s:o, s:s}", "items", items, "next_page_token",
                      rows.count > (size_t)size
@@ -404,11 +410,12 @@ static int give_credential(struct store *store, struct redeem *r, long long org_
     struct store_value who[] = {STORE_INT(org_id), STORE_STR(name)};
     char token_hash[65], *token_id = crypto_random_hex(8);
     unsigned long long id = 0;
-    int rc = token_id ? store_query(store, r->arena, &rows,
-                                    "SELECT id FROM principals WHERE kind = 'client' AND org_id = ? "
-                                    "AND name = ? FOR UPDATE",
-                                    who, 2, err)
-                      : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    int rc = token_id
+                 ? store_query(store, r->arena, &rows,
+                               "SELECT id FROM principals WHERE kind = 'client' AND org_id = ? "
+                               "AND name = ? FOR UPDATE",
+                               who, 2, err)
+                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && rows.count)
         id = strtoull(store_cell(&rows, 0, 0), NULL, 10);
     else if (!rc)
@@ -420,8 +427,9 @@ static int give_credential(struct store *store, struct redeem *r, long long org_
         struct store_value p = STORE_INT((long long)id);
         rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ?", &p, 1, NULL,
                         NULL, err);
-        rc = rc ? rc : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1,
-                                  NULL, NULL, err);
+        rc = rc ? rc
+                : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1, NULL,
+                             NULL, err);
     }
     if (!rc) {
         struct store_value p[] = {STORE_INT((long long)id), STORE_STR(r->cred->public_key)};
@@ -494,19 +502,19 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     if (!rc) {
         struct store_value q[] = {STORE_STR(rev), STORE_STR(cluster), STORE_INT(client_id),
                                   STORE_INT(resource)};
-        rc = store_exec(store,
-                        "UPDATE resources SET revision = ?, updated_at = NOW(6), status = "
-                        "JSON_SET(COALESCE(status, '{}'), '$.bootstrap_token.redeemed_at', "
-                        "DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%sZ'), '$.client', ?, '$.client_id', ?) "
-                        "WHERE id = ?",
-                        q, 4, NULL, NULL, err);
+        rc = store_exec(
+            store,
+            "UPDATE resources SET revision = ?, updated_at = NOW(6), status = "
+            "JSON_SET(COALESCE(status, '{}'), '$.bootstrap_token.redeemed_at', "
+            "DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%sZ'), '$.client', ?, '$.client_id', ?) "
+            "WHERE id = ?",
+            q, 4, NULL, NULL, err);
         free(rev);
     }
     if (!rc)
-        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster,
-                           "organization", org, "client", "name", cluster, "id",
-                           (json_int_t)client_id, "private_key", r->cred->private_key, "token",
-                           r->cred->bearer);
+        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster, "organization",
+                           org, "client", "name", cluster, "id", (json_int_t)client_id,
+                           "private_key", r->cred->private_key, "token", r->cred->bearer);
     return rc;
 }
 

@@ -32,9 +32,9 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
 
 /* A page of the cluster's facts versions, newest first: {items: [{facts, author, created_at,
  * version}], next_page_token}. */
-int cluster_facts_history(const struct resource_scope *s, const char *name,
-                          const char *page_size, const char *page_token, long long owner,
-                          json_t **out, struct purser_error *err);
+int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
+                          const char *page_token, long long owner, json_t **out,
+                          struct purser_error *err);
 
 /* 0 when owner is 0 or the cluster's own credential; PURSER_EDENIED naming action otherwise. */
 int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
@@ -44,7 +44,7 @@ int cluster_owner_check(const json_t *cluster, long long owner, const char *acti
 struct cluster_credential {
     char *private_key; /* PEM of the new client's key: the manifest carries it */
     char *public_key;
-    char *bearer;      /* a new API token for the client */
+    char *bearer; /* a new API token for the client */
 };
 
 /* Redeems token (64 hex characters) at once and only once: 400 when missing or malformed,

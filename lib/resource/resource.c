@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DESCRIPTION_MAX 1024            /* characters */
+#define DESCRIPTION_MAX 1024                /* characters */
 #define ANNOTATIONS_MAX ((size_t)256 << 10) /* bytes of keys and values, as Kubernetes */
 #define LABELS_MAX 64
 
@@ -69,9 +69,11 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
         return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
     if ((rc = only_members(body, "", top, err)))
         return rc;
-    if ((v = json_object_get(body, "kind")) && !(json_is_string(v) && !strcmp(json_string_value(v), k->kind)))
+    if ((v = json_object_get(body, "kind")) &&
+        !(json_is_string(v) && !strcmp(json_string_value(v), k->kind)))
         return purser_error_set(err, PURSER_EINVAL, "kind must be '%s'", k->kind);
-    if ((v = json_object_get(body, "version")) && !(json_is_string(v) && !strcmp(json_string_value(v), k->version)))
+    if ((v = json_object_get(body, "version")) &&
+        !(json_is_string(v) && !strcmp(json_string_value(v), k->version)))
         return purser_error_set(err, PURSER_EINVAL, "version must be '%s'", k->version);
     if (md && !json_is_object(md))
         return purser_error_set(err, PURSER_EINVAL, "metadata must be an object");
@@ -89,7 +91,8 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
         (rc = string_map(v, "metadata.annotations", 0, err)))
         return rc;
     if ((v = json_object_get(md, "description")) &&
-        (!json_is_string(v) || utf8_count(json_string_value(v), json_string_length(v)) > DESCRIPTION_MAX))
+        (!json_is_string(v) ||
+         utf8_count(json_string_value(v), json_string_length(v)) > DESCRIPTION_MAX))
         return purser_error_set(err, PURSER_EINVAL,
                                 "metadata.description must be a string of at most %d characters",
                                 DESCRIPTION_MAX);
@@ -124,8 +127,9 @@ static int stored_of(const json_t *body, struct stored *st)
     json_t *empty = json_object();
     st->labels = json_dumps(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
                             JSON_COMPACT | JSON_PRESERVE_ORDER);
-    st->annotations = json_dumps(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
-                                 JSON_COMPACT | JSON_PRESERVE_ORDER);
+    st->annotations =
+        json_dumps(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
+                   JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->spec = json_dumps(json_object_get(body, "spec") ? json_object_get(body, "spec") : empty,
                           JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->description = desc ? json_string_value(desc) : "";
@@ -143,7 +147,9 @@ static void stored_free(struct stored *st)
 /* The kind's title column: spec.<title> as text, cut to 255 characters. */
 static char *title_of(const struct resource_kind *k, struct arena *arena, const json_t *body)
 {
-    const char *t = k->title ? json_string_value(json_object_get(json_object_get(body, "spec"), k->title)) : NULL;
+    const char *t =
+        k->title ? json_string_value(json_object_get(json_object_get(body, "spec"), k->title))
+                 : NULL;
     size_t n;
     if (!t)
         return "";
@@ -156,8 +162,8 @@ static char *title_of(const struct resource_kind *k, struct arena *arena, const 
 /* ---- reading rows ---- */
 
 /* The JSON of a column (a new reference), or NULL when it does not decode (reason set). */
-static json_t *column_json(const struct store_rows *rows, size_t i, int column, const char *fallback,
-                           const char **reason)
+static json_t *column_json(const struct store_rows *rows, size_t i, int column,
+                           const char *fallback, const char **reason)
 {
     const char *text = store_cell(rows, i, column);
     json_t *v = json_loads(text ? text : fallback, 0, NULL);
@@ -222,7 +228,10 @@ int resource_write_text(const struct resource_kind *k, const struct store_rows *
     int rc;
     if (!labels || !ann || !spec || !status) {
         log_undecodable(k, store_cell(rows, i, C_NAME),
-                        !labels ? "labels" : !ann ? "annotations" : !spec ? "spec" : "status");
+                        !labels ? "labels"
+                        : !ann  ? "annotations"
+                        : !spec ? "spec"
+                                : "status");
         return 1;
     }
     /* names, revisions and times are ours: plain text that needs no escaping but the name's */
@@ -235,10 +244,12 @@ int resource_write_text(const struct resource_kind *k, const struct store_rows *
     rc = rc ? rc : buf_adds(out, ann);
     rc = rc ? rc : buf_adds(out, ",\"description\":");
     rc = rc ? rc : log_json_string(out, desc ? desc : "");
-    rc = rc ? rc : buf_printf(out, ",\"revision\":\"%s\",\"created_at\":\"%s\",\"updated_at\":\"%s\"},"
-                                   "\"spec\":",
-                              store_cell(rows, i, C_REVISION), store_cell(rows, i, C_CREATED),
-                              store_cell(rows, i, C_UPDATED));
+    rc = rc ? rc
+            : buf_printf(out,
+                         ",\"revision\":\"%s\",\"created_at\":\"%s\",\"updated_at\":\"%s\"},"
+                         "\"spec\":",
+                         store_cell(rows, i, C_REVISION), store_cell(rows, i, C_CREATED),
+                         store_cell(rows, i, C_UPDATED));
     rc = rc ? rc : buf_adds(out, spec);
     rc = rc ? rc : buf_adds(out, ",\"status\":");
     rc = rc ? rc : buf_adds(out, status);
@@ -273,12 +284,13 @@ static int read_by_id(const struct resource_kind *k, const struct resource_scope
 {
     struct store_rows rows;
     struct store_value p = STORE_INT(id);
-    int rc = store_query(store, s->arena, &rows, "SELECT " COLUMNS " FROM resources r WHERE r.id = ?",
-                         &p, 1, err);
+    int rc = store_query(store, s->arena, &rows,
+                         "SELECT " COLUMNS " FROM resources r WHERE r.id = ?", &p, 1, err);
     if (rc)
         return rc;
     if (rows.count == 0 || !(*out = resource_decode(k, &rows, 0)))
-        return purser_error_set(err, PURSER_EINTERNAL, "the %s just written cannot be read", k->kind);
+        return purser_error_set(err, PURSER_EINTERNAL, "the %s just written cannot be read",
+                                k->kind);
     return 0;
 }
 
@@ -292,7 +304,8 @@ int resource_get(const struct resource_kind *k, const struct resource_scope *s, 
         return rc;
     if (!(*out = resource_decode(k, &rows, 0)))
         return purser_error_set(err, PURSER_EINTERNAL,
-                                "%s '%s' is stored in a form that no longer decodes", k->kind, name);
+                                "%s '%s' is stored in a form that no longer decodes", k->kind,
+                                name);
     if (id)
         *id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
     return 0;
@@ -312,14 +325,16 @@ static int write_labels(const struct resource_kind *k, const struct resource_sco
                                   NULL, NULL, err)
                      : 0;
     json_object_foreach ((json_t *)labels, key, v) {
-        struct store_value q[] = {STORE_INT(id),  STORE_INT(s->org_id),        STORE_STR(k->stored),
-                                  STORE_STR(name), STORE_STR(key), STORE_STR(json_string_value(v))};
+        struct store_value q[] = {STORE_INT(id),        STORE_INT(s->org_id),
+                                  STORE_STR(k->stored), STORE_STR(name),
+                                  STORE_STR(key),       STORE_STR(json_string_value(v))};
         if (rc)
             break;
-        rc = store_exec(store,
-                        "INSERT INTO resource_labels (resource_id, org_id, kind, name, lkey, lvalue)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        q, 6, NULL, NULL, err);
+        rc =
+            store_exec(store,
+                       "INSERT INTO resource_labels (resource_id, org_id, kind, name, lkey, lvalue)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       q, 6, NULL, NULL, err);
     }
     return rc;
 }
@@ -328,9 +343,9 @@ struct write {
     const struct resource_kind *k;
     const struct resource_scope *s;
     const char *name, *if_match;
-    const json_t *body;  /* create, replace: the body; patch: the patch */
-    int op;              /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
-    const char *member;  /* status */
+    const json_t *body; /* create, replace: the body; patch: the patch */
+    int op;             /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
+    const char *member; /* status */
     resource_hook hook;
     void *hook_ctx;
     json_t *out;
@@ -355,7 +370,8 @@ static int precondition(const struct write *w, const char *current, int required
 {
     const char *given = w->if_match;
     if (!given && (w->op == 'r' || w->op == 'p')) /* a status value's members are not ours */
-        given = json_string_value(json_object_get(json_object_get(w->body, "metadata"), "revision"));
+        given =
+            json_string_value(json_object_get(json_object_get(w->body, "metadata"), "revision"));
     if (!given && !required)
         return 0;
     if (!given)
@@ -383,9 +399,12 @@ static int update_row(struct write *w, struct store *store, long long id, const 
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (body) {
-        struct store_value p[] = {STORE_STR(rev),        STORE_STR(title_of(w->k, w->s->arena, body)),
-                                  STORE_STR(st.labels),  STORE_STR(st.annotations),
-                                  STORE_STR(st.description), STORE_STR(st.spec),
+        struct store_value p[] = {STORE_STR(rev),
+                                  STORE_STR(title_of(w->k, w->s->arena, body)),
+                                  STORE_STR(st.labels),
+                                  STORE_STR(st.annotations),
+                                  STORE_STR(st.description),
+                                  STORE_STR(st.spec),
                                   STORE_INT(id)};
         rc = store_exec(store,
                         "UPDATE resources SET revision = ?, title = ?, labels = ?, annotations = ?,"
@@ -414,11 +433,15 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
     if (stored_of(w->body, &st) || !rev) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     } else {
-        struct store_value p[] = {STORE_INT(w->s->org_id), STORE_STR(w->k->stored),
-                                  STORE_STR(w->name),      STORE_STR(rev),
+        struct store_value p[] = {STORE_INT(w->s->org_id),
+                                  STORE_STR(w->k->stored),
+                                  STORE_STR(w->name),
+                                  STORE_STR(rev),
                                   STORE_STR(title_of(w->k, w->s->arena, w->body)),
-                                  STORE_STR(st.labels),    STORE_STR(st.annotations),
-                                  STORE_STR(st.description), STORE_STR(st.spec)};
+                                  STORE_STR(st.labels),
+                                  STORE_STR(st.annotations),
+                                  STORE_STR(st.description),
+                                  STORE_STR(st.spec)};
         rc = store_exec(store,
                         "INSERT INTO resources (org_id, kind, name, revision, title, labels, "
                         "annotations, description, spec, created_at, updated_at) VALUES (?, ?, ?, "
@@ -523,12 +546,12 @@ static int run(struct write *w, json_t **out, struct purser_error *err)
     return rc;
 }
 
-int resource_create(const struct resource_kind *k, const struct resource_scope *s,
-                    const char *name, const json_t *body, resource_hook hook, void *hook_ctx,
-                    json_t **out, struct purser_error *err)
+int resource_create(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const json_t *body, resource_hook hook, void *hook_ctx, json_t **out,
+                    struct purser_error *err)
 {
-    struct write w = {.k = k, .s = s, .name = name, .body = body, .op = 'c', .hook = hook,
-                      .hook_ctx = hook_ctx};
+    struct write w = {
+        .k = k, .s = s, .name = name, .body = body, .op = 'c', .hook = hook, .hook_ctx = hook_ctx};
     int rc = check_body(k, body, name, err);
     *out = NULL;
     return rc ? rc : run(&w, out, err);
@@ -544,8 +567,8 @@ int resource_replace(const struct resource_kind *k, const struct resource_scope 
     return rc ? rc : run(&w, out, err);
 }
 
-int resource_patch(const struct resource_kind *k, const struct resource_scope *s,
-                   const char *name, const json_t *patch, const char *if_match, json_t **out,
+int resource_patch(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                   const json_t *patch, const char *if_match, json_t **out,
                    struct purser_error *err)
 {
     struct write w = {.k = k, .s = s, .name = name, .body = patch, .op = 'p', .if_match = if_match};
@@ -555,8 +578,8 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
     return run(&w, out, err);
 }
 
-int resource_delete(const struct resource_kind *k, const struct resource_scope *s,
-                    const char *name, const char *if_match, struct purser_error *err)
+int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const char *if_match, struct purser_error *err)
 {
     struct write w = {.k = k, .s = s, .name = name, .op = 'd', .if_match = if_match};
     return run(&w, NULL, err);
@@ -564,24 +587,31 @@ int resource_delete(const struct resource_kind *k, const struct resource_scope *
 
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
                         const char *name, const char *member, const json_t *value,
-                        resource_hook hook, void *hook_ctx, json_t **out,
-                        struct purser_error *err)
+                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err)
 {
-    struct write w = {.k = k, .s = s, .name = name, .body = value, .op = 's', .member = member,
-                      .hook = hook, .hook_ctx = hook_ctx};
+    struct write w = {.k = k,
+                      .s = s,
+                      .name = name,
+                      .body = value,
+                      .op = 's',
+                      .member = member,
+                      .hook = hook,
+                      .hook_ctx = hook_ctx};
     *out = NULL;
     return run(&w, out, err);
 }
 
 const char *resource_etag(struct arena *arena, const json_t *resource)
 {
-    const char *rev = json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
+    const char *rev =
+        json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
     return arena_sprintf(arena, "\"%s\"", rev ? rev : "");
 }
 
 int resource_etag_matches(const char *header, const json_t *resource)
 {
-    const char *rev = json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
+    const char *rev =
+        json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
     const char *p = header;
     if (!header || !rev)
         return 0;

@@ -34,8 +34,8 @@ struct resource_kind {
     const char *map_filter; /* a prefix such as "facts." whose rest names a key of spec.facts
                                (its path in spec "$.facts"), or NULL */
     const char *map_path;
-    const char *title;      /* the spec member `sort` may also name (kept in the title column),
-                               or NULL */
+    const char *title; /* the spec member `sort` may also name (kept in the title column),
+                          or NULL */
     /* Strict validation of spec on write: 0, or PURSER_EINVAL naming the field. */
     int (*check_spec)(const json_t *spec, struct purser_error *err);
 };
@@ -55,9 +55,9 @@ typedef int (*resource_hook)(struct store *store, long long id, void *ctx,
 
 /* Creates the resource body (the convention's shape; name already final). 409 when the name
  * exists. *out: the stored resource. hook may be NULL. */
-int resource_create(const struct resource_kind *k, const struct resource_scope *s,
-                    const char *name, const json_t *body, resource_hook hook, void *hook_ctx,
-                    json_t **out, struct purser_error *err);
+int resource_create(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const json_t *body, resource_hook hook, void *hook_ctx, json_t **out,
+                    struct purser_error *err);
 
 /* The stored resource, or 404 "Cluster 'c-x' was not found". *id (may be NULL): its row id. */
 int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
@@ -71,19 +71,18 @@ int resource_replace(const struct resource_kind *k, const struct resource_scope 
 
 /* Applies an RFC 7396 merge patch to {metadata: {labels, annotations, description}, spec},
  * conditional as resource_replace (the patch's metadata.revision may carry the revision). */
-int resource_patch(const struct resource_kind *k, const struct resource_scope *s,
-                   const char *name, const json_t *patch, const char *if_match, json_t **out,
+int resource_patch(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                   const json_t *patch, const char *if_match, json_t **out,
                    struct purser_error *err);
 
 /* Deletes it; when if_match is given it must be the current revision (412). */
-int resource_delete(const struct resource_kind *k, const struct resource_scope *s,
-                    const char *name, const char *if_match, struct purser_error *err);
+int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const char *if_match, struct purser_error *err);
 
 /* Sets status.<member> to value (borrowed) in its own write (a new revision). hook as above. */
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
                         const char *name, const char *member, const json_t *value,
-                        resource_hook hook, void *hook_ctx, json_t **out,
-                        struct purser_error *err);
+                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
 
 /* A list request, from the query string (all may be NULL). */
 struct resource_query {

@@ -50,7 +50,8 @@ static int param(struct list *l, struct store_value v)
 static char *token_make(struct arena *arena, const char *sort, const char *value, const char *name)
 {
     json_t *t = json_pack("{s:s, s:s, s:s}", "s", sort, "v", value, "n", name);
-    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL, *b64 = text ? crypto_base64(text, strlen(text)) : NULL;
+    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL,
+         *b64 = text ? crypto_base64(text, strlen(text)) : NULL;
     char *out = NULL;
     if (b64) {
         size_t n = strlen(b64);
@@ -103,7 +104,9 @@ static int token_read(struct list *l, const char *token, const char *sort, struc
     pos->value = arena_strdup(l->s->arena, pos->value);
     pos->name = arena_strdup(l->s->arena, pos->name);
     json_decref(t);
-    return pos->sort && pos->value && pos->name ? 0 : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+    return pos->sort && pos->value && pos->name
+               ? 0
+               : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
 }
 
 /* ---- the query ---- */
@@ -125,15 +128,17 @@ static const char *sort_column(const struct resource_kind *k, const char *sort, 
 static int label_clause(struct list *l, const struct selector_requirement *r)
 {
     int negative = r->op == SELECTOR_NE || r->op == SELECTOR_NOTIN || r->op == SELECTOR_NOT_EXISTS;
-    int rc = buf_printf(&l->sql, " AND %sEXISTS (SELECT 1 FROM resource_labels l WHERE "
-                                 "l.resource_id = r.id AND l.lkey = ?",
+    int rc = buf_printf(&l->sql,
+                        " AND %sEXISTS (SELECT 1 FROM resource_labels l WHERE "
+                        "l.resource_id = r.id AND l.lkey = ?",
                         negative ? "NOT " : "");
     rc = rc ? rc : param(l, (struct store_value)STORE_STR(r->key));
     if (!rc && r->count) {
         rc = buf_adds(&l->sql, " AND l.lvalue IN (");
         for (size_t i = 0; !rc && i < r->count; i++)
-            rc = buf_adds(&l->sql, i ? ", ?" : "?") ? -1
-                                                    : param(l, (struct store_value)STORE_STR(r->values[i]));
+            rc = buf_adds(&l->sql, i ? ", ?" : "?")
+                     ? -1
+                     : param(l, (struct store_value)STORE_STR(r->values[i]));
         rc = rc ? rc : buf_adds(&l->sql, ")");
     }
     return rc ? rc : buf_adds(&l->sql, ")");
@@ -197,7 +202,9 @@ static int filter_clauses(struct list *l, const char *text)
             rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
         }
         if (rc)
-            return rc < 0 && l->err->code ? rc : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+            return rc < 0 && l->err->code
+                       ? rc
+                       : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
     }
     return 0;
 }
@@ -235,8 +242,9 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
     if (size < 0)
         return (int)size;
     if (!(col = sort_column(k, sort, &desc)))
-        return purser_error_set(err, PURSER_EINVAL, "sort must be name, created_at%s%s (with '-' "
-                                                    "before for descending), not '%.40s'",
+        return purser_error_set(err, PURSER_EINVAL,
+                                "sort must be name, created_at%s%s (with '-' "
+                                "before for descending), not '%.40s'",
                                 k->title ? " or " : "", k->title ? k->title : "", sort);
     if ((rc = selector_parse(s->arena, q->labels ? q->labels : "", &sel, err)))
         return rc;
@@ -249,9 +257,10 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             drive = &sel.items[i];
             break;
         }
-    rc = drive ? buf_adds(&l.sql, "SELECT " RESOURCE_COLUMNS " FROM resource_labels d JOIN resources r "
-                                  "ON r.id = d.resource_id WHERE d.org_id = ? AND d.kind = ? AND "
-                                  "d.lkey = ? AND d.lvalue = ?")
+    rc = drive ? buf_adds(&l.sql,
+                          "SELECT " RESOURCE_COLUMNS " FROM resource_labels d JOIN resources r "
+                          "ON r.id = d.resource_id WHERE d.org_id = ? AND d.kind = ? AND "
+                          "d.lkey = ? AND d.lvalue = ?")
                : buf_adds(&l.sql, "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? "
                                   "AND r.kind = ?");
     rc = rc ? rc : param(&l, (struct store_value)STORE_INT(s->org_id));
@@ -265,7 +274,8 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             rc = buf_printf(&l.sql, " AND %s %s ?", drive ? "d.name" : "r.name", cmp);
             rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
         } else {
-            rc = buf_printf(&l.sql, " AND (%s %s ? OR (%s = ? AND r.name %s ?))", col, cmp, col, cmp);
+            rc = buf_printf(&l.sql, " AND (%s %s ? OR (%s = ? AND r.name %s ?))", col, cmp, col,
+                            cmp);
             rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
             rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
             rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
@@ -315,9 +325,10 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
         const char *next = "";
         if (rows.count > (size_t)size) {
             size_t last = (size_t)size - 1;
-            const char *value = strcmp(col, "r.created_at") == 0 ? store_cell(&rows, last, C_CREATED_RAW)
-                                : strcmp(col, "r.title") == 0   ? store_cell(&rows, last, C_TITLE)
-                                                                : store_cell(&rows, last, C_NAME);
+            const char *value = strcmp(col, "r.created_at") == 0
+                                    ? store_cell(&rows, last, C_CREATED_RAW)
+                                : strcmp(col, "r.title") == 0 ? store_cell(&rows, last, C_TITLE)
+                                                              : store_cell(&rows, last, C_NAME);
             next = token_make(s->arena, sort, value, store_cell(&rows, last, C_NAME));
         }
         rc = rc ? rc : buf_printf(out, "],\"next_page_token\":\"%s\"}", next ? next : "");

@@ -8,13 +8,24 @@
 
 /* The columns every read of a resource selects (table alias r), in this order. */
 #define RESOURCE_COLUMNS                                                                           \
-    "r.id, r.name, r.revision, r.labels, r.annotations, r.description, r.spec, r.status, "         \
-    STORE_ISO_TIME("r.created_at") ", " STORE_ISO_TIME("r.updated_at") ", "                        \
-    "DATE_FORMAT(r.created_at, '%Y-%m-%d %H:%i:%s.%f'), r.title"
+    "r.id, r.name, r.revision, r.labels, r.annotations, r.description, r.spec, "                   \
+    "r.status, " STORE_ISO_TIME("r.created_at") ", " STORE_ISO_TIME(                               \
+        "r.updated_at") ", "                                                                       \
+                        "DATE_FORMAT(r.created_at, '%Y-%m-%d %H:%i:%s.%f'), r.title"
 #define COLUMNS RESOURCE_COLUMNS
 enum {
-    C_ID, C_NAME, C_REVISION, C_LABELS, C_ANNOTATIONS, C_DESCRIPTION, C_SPEC, C_STATUS,
-    C_CREATED, C_UPDATED, C_CREATED_RAW, C_TITLE
+    C_ID,
+    C_NAME,
+    C_REVISION,
+    C_LABELS,
+    C_ANNOTATIONS,
+    C_DESCRIPTION,
+    C_SPEC,
+    C_STATUS,
+    C_CREATED,
+    C_UPDATED,
+    C_CREATED_RAW,
+    C_TITLE
 };
 
 /* The resource of row i, or NULL when what is stored no longer decodes (logged as a warning

@@ -90,8 +90,8 @@ static const char *word(struct scan *s)
 
 static int fault(struct scan *s, const char *what)
 {
-    return purser_error_set(s->err, PURSER_EINVAL, "labels: %s at character %zu of '%.100s'",
-                            what, (size_t)(s->p - s->text) + 1, s->text);
+    return purser_error_set(s->err, PURSER_EINVAL, "labels: %s at character %zu of '%.100s'", what,
+                            (size_t)(s->p - s->text) + 1, s->text);
 }
 
 /* "(a, b, c)" at s->p. */
