@@ -60,7 +60,10 @@ for (1 .. 12) {
     my ($line) = grep { index($_, $r->{headers}{'x-request-id'}) >= 0 } $s->log_lines('purser-fcgi.log');
     $served_by{$1}++ if $line && $line =~ /"pid":(\d+)/;
 }
-is scalar(keys %served_by), 3, '12 requests with max_requests 5 were served by three workers in turn';
+# (each worker retires after 4 or 5 requests, fcgi.max_requests less up to a fifth drawn per
+# worker, and the stack's own readiness checks count: three workers at least, more is right)
+ok scalar(keys %served_by) >= 3, '12 requests with max_requests 5 were served by workers in turn ('
+    . join(', ', map { "$_: $served_by{$_}" } sort keys %served_by) . ')';
 ok !(grep { $_ > 5 } values %served_by), 'none served more than 5';
 
 # --- SIGTERM finishes the request in flight ---------------------------------------------
