@@ -50,6 +50,9 @@ int cluster_facts_list(struct request *req);
 int cluster_token_new(struct request *req);
 int install_bootstrap(struct request *req);
 
+/* events.c: the event feed */
+int events_list(struct request *req);
+
 /* policies.c: the Policyfile API and nodes */
 int policies_list(struct request *req);
 int policies_get(struct request *req);

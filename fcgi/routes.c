@@ -173,6 +173,11 @@ const struct route routes[] = {
     {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN,
      "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential"},
 
+    /* the event feed */
+    {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
+     "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
+     "next; 410 with oldest_seq when those events are no longer kept"},
+
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF, "List users"},
     {"POST", "/users", "create_user", H(principal_create), CHEF | ROUTE_AUTH_CHANGE,

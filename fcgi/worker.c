@@ -190,8 +190,10 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         rc = auth_authenticate(&req, w->svc.config->development_mode);
     if (!rc && !(req.route->flags & ROUTE_OPEN))
         rc = auth_authorize(&req, w->svc.policy);
-    if (!rc)
+    if (!rc) {
+        store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
         rc = req.route->handler(&req);
+    }
     if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE))
         identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */
     if (!req.responded) {              /* a refusal may have answered already (406) */

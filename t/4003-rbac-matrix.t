@@ -39,6 +39,7 @@ my %expected_action = (
     'DELETE /organizations/{org}/clients/{client}/keys/{key}' => 'update_client',
     'PATCH /users/{user}' => 'update_user',
     'PATCH /users/{user}/tokens/{id}' => 'update_user',
+    'GET /organizations/{org}/events' => 'read_events',
     'GET /organizations/{org}/clusters' => 'read_cluster',
     'POST /organizations/{org}/clusters' => 'write_cluster',
     'GET /organizations/{org}/clusters/{id}' => 'read_cluster',

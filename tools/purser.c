@@ -4,6 +4,7 @@
 #include "docs/docstore.h"
 #include "auth/keyring.h"
 #include "auth/identity.h"
+#include "store/events.h"
 #include "store/migrate.h"
 #include "policy/policy.h"
 #include "auth/rbac.h"
@@ -32,6 +33,8 @@ static void usage(FILE *out)
                  "  create-user NAME [--public-key FILE | --key-out FILE] [--admin] [--email E]\n"
                  "              [--json] create a user with a key (generated unless given) and a\n"
                  "                       token; secrets are shown once\n"
+                 "  gc-events            delete events older than events.retention days (each\n"
+                 "                       organization keeps its newest, so seq never restarts)\n"
                  "  gc-policies --keep N delete policy revisions no group points at, keeping the\n"
                  "                       newest N of each policy; lists what it removed\n"
                  "  add-member ORG USER ROLE\n"
@@ -351,6 +354,27 @@ static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **arg
     return rc ? fail(&err) : 0;
 }
 
+static int cmd_gc_events(const struct purser_config *cfg, int argc, char **argv)
+{
+    struct store *store = NULL;
+    struct purser_error err;
+    unsigned long long deleted = 0;
+    int rc;
+    (void)argv;
+    if (argc != 1) { /* argv[0] is the command */
+        fprintf(stderr, "usage: purser gc-events   (keeps events.retention days)\n");
+        return 2;
+    }
+    if (open_store(&store, cfg))
+        return 1;
+    store_set_actor(store, "purser gc-events");
+    rc = events_prune(store, cfg->events_retention, &deleted, &err);
+    store_free(store);
+    if (!rc)
+        printf("%llu event(s) older than %ld day(s) removed\n", deleted, cfg->events_retention);
+    return rc ? fail(&err) : 0;
+}
+
 static const char *keyring_path(const struct purser_config *cfg)
 {
     if (!cfg->keyring_file[0]) {
@@ -514,6 +538,8 @@ int main(int argc, char **argv)
         rc = cmd_create_user(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "gc-policies") == 0)
         rc = cmd_gc_policies(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "gc-events") == 0)
+        rc = cmd_gc_events(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "add-member") == 0)
         rc = cmd_add_member(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "init-keyring") == 0)

@@ -83,6 +83,8 @@ static const struct option options[] = {
         "dynamic facts versions kept per cluster (older ones are deleted)"),
     OPT("inventory", "ca_file", OPT_STRING, ca_file, "", 0, 0,
         "CA certificate (PEM) the install manifest gives clusters; empty = none"),
+    OPT("events", "retention", OPT_INT, events_retention, "7", 0, 3650,
+        "days events are kept (purser gc-events deletes older ones; 0 keeps only the newest)"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

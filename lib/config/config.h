@@ -51,6 +51,7 @@ struct purser_config {
     long bootstrap_ttl;         /* seconds a cluster's bootstrap token is valid */
     long facts_versions;        /* dynamic facts versions kept per cluster */
     char *ca_file;              /* CA certificate the install manifest carries ("" = none) */
+    long events_retention;      /* days events are kept */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

@@ -1,6 +1,7 @@
 /* docstore.c: writing the document store: buckets, new revisions, deletes, rollback, purge,
  * and re-sealing secrets under a new key. */
 #include "docs/docstore_private.h"
+#include "store/events.h"
 
 #include "base/buf.h"
 #include "base/crypto.h"
@@ -481,6 +482,13 @@ static int write_revision_row(struct write *w, const struct entry *entries, size
         rc = docstore_exec(w->ctx,
                   "INSERT INTO doc_revisions (org_id, id, created_by, buckets) VALUES (?, ?, ?, ?)",
                   rev, 4, NULL, err);
+    if (!rc) { /* the event names the revision and the buckets it changed */
+        char *id = arena_sprintf(w->ctx->arena, "%lld", w->revision);
+        json_t *detail = json_pack("{s:o}", "buckets", json_loads(buckets ? buckets : "[]", 0, NULL));
+        rc = event_append(w->ctx->store, w->ctx->org_id, "document_revision", id, "put", id, detail,
+                          err);
+        json_decref(detail);
+    }
     return rc;
 }
 
@@ -659,7 +667,8 @@ static int purge_txn(struct store *store, void *arg, struct purser_error *err)
         if (rc)
             return rc;
     }
-    return 0;
+    return event_append(ctx->store, ctx->org_id, "document_revision", "*", "delete", NULL, NULL,
+                        err);
 }
 
 int docstore_purge(const struct docstore_ctx *ctx, struct purser_error *err)

@@ -26,6 +26,13 @@ int docstore_query(const struct docstore_ctx *ctx, struct store_rows *rows, cons
 int docstore_exec(const struct docstore_ctx *ctx, const char *sql, const struct store_value *params,
                   size_t n, unsigned long long *affected, struct purser_error *err);
 
+/* One statement and its event (events.h) in one transaction; *affected (may be NULL) gets the
+ * statement's affected rows, and no event is written when it affected none. */
+int docstore_exec_event(const struct docstore_ctx *ctx, const char *sql,
+                        const struct store_value *params, size_t n, unsigned long long *affected,
+                        const char *kind, const char *name, const char *op,
+                        struct purser_error *err);
+
 /* PURSER_ENOTFOUND "The requested revision=N was not found." unless revision id exists. */
 int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
                             struct purser_error *err);

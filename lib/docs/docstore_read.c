@@ -1,6 +1,7 @@
 /* docstore_read.c: reading the document store: a revision's documents with Deckhand's
  * filters, revisions with their tags and ValidationPolicy status, diffs, tags, validations. */
 #include "docs/docstore_private.h"
+#include "store/events.h"
 
 #include "base/buf.h"
 #include "base/utf8.h"
@@ -332,10 +333,11 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
     {
         struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
                                   STORE_STR(text ? text : "{}")};
-        rc = docstore_exec(ctx,
-                  "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES (?, ?, ?, ?)"
-                  " ON DUPLICATE KEY UPDATE data = VALUES(data)",
-                  p, 4, NULL, err);
+        rc = docstore_exec_event(ctx,
+                                 "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES "
+                                 "(?, ?, ?, ?) ON DUPLICATE KEY UPDATE data = VALUES(data)",
+                                 p, 4, NULL, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag),
+                                 "put", err);
     }
     free(text);
     if (!rc)
@@ -380,10 +382,13 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
     if (rc)
         return rc;
     if (!tag)
-        return docstore_exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?", p, 2, NULL,
-                    err);
-    rc = docstore_exec(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
-              &affected, err);
+        return docstore_exec_event(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?",
+                                   p, 2, NULL, "tag", arena_sprintf(ctx->arena, "%lld/*", id),
+                                   "delete", err);
+    rc = docstore_exec_event(ctx,
+                             "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?",
+                             p, 3, &affected, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag),
+                             "delete", err);
     if (!rc && affected == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND,
                               "The requested tag '%s' for revision %lld was not found.", tag, id);
@@ -446,7 +451,6 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
     struct store_value key[] = {STORE_INT(v->ctx->org_id), STORE_INT(v->id), STORE_STR(v->name)};
     struct store_rows rows;
     int rc;
-    (void)store;
     rc = docstore_query(v->ctx, &rows,
                "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
                " revision_id = ? AND name = ? FOR UPDATE",
@@ -457,11 +461,15 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
     {
         struct store_value p[] = {key[0], key[1], key[2], STORE_INT(v->entry), STORE_STR(v->status),
                                   STORE_STR(v->validator), STORE_STR(v->errors)};
-        return docstore_exec(v->ctx,
+        rc = docstore_exec(v->ctx,
                     "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
                     " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     p, 7, NULL, err);
     }
+    return rc ? rc
+              : event_append(store, v->ctx->org_id, "validation",
+                             arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put",
+                             NULL, NULL, err);
 }
 
 /* The full entry of a row: name, entry_id, status, createdAt, validator, errors, age. */

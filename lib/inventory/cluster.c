@@ -2,6 +2,7 @@
 #include "inventory/cluster.h"
 
 #include "base/crypto.h"
+#include "store/events.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -227,7 +228,8 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
     state = json_pack("{s:s, s:n}", "expires_at", t.expires_iso, "redeemed_at");
-    rc = resource_set_status(&cluster_kind, s, name, "bootstrap_token", state, token_hook, &t,
+    rc = resource_set_status(&cluster_kind, s, name, "bootstrap_token", state,
+                             "bootstrap_token_reset", token_hook, &t,
                              &cluster, err);
     json_decref(state);
     if (!rc) {
@@ -314,8 +316,8 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
         if (rc)
             return rc;
     }
-    return resource_set_status(&cluster_kind, s, name, "dynamic_facts", facts, facts_hook, &f, out,
-                               err);
+    return resource_set_status(&cluster_kind, s, name, "dynamic_facts", facts, "facts", facts_hook,
+                               &f, out, err);
 }
 
 int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
@@ -404,7 +406,8 @@ static int make_credential(struct cluster_credential *c, struct purser_error *er
 /* The cluster's client (named after the cluster) with the credential's key and token only,
  * and the role "cluster" in its organization. */
 static int give_credential(struct store *store, struct redeem *r, long long org_id,
-                           const char *name, long long *client_id, struct purser_error *err)
+                           const char *name, long long *client_id, char token_id_out[17],
+                           struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value who[] = {STORE_INT(org_id), STORE_STR(name)};
@@ -457,6 +460,8 @@ static int give_credential(struct store *store, struct redeem *r, long long org_
                         "'cluster')",
                         p, 2, NULL, NULL, err);
     }
+    if (token_id)
+        snprintf(token_id_out, 17, "%s", token_id);
     free(token_id);
     *client_id = (long long)id;
     return rc;
@@ -469,7 +474,7 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     struct store_value p = STORE_STR(r->hash);
     long long resource, org_id, client_id = 0;
     const char *cluster, *org;
-    char *rev;
+    char *rev = NULL, token_id[17] = "";
     int rc = store_query(store, r->arena, &rows,
                          "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
                          "b.expires_at > NOW(6) FROM bootstrap_tokens b JOIN resources r ON r.id "
@@ -495,8 +500,9 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     }
     if (!rc)
         rc = make_credential(r->cred, err);
+    store_set_actor(store, cluster); /* the cluster's own credential is what this write makes */
     if (!rc)
-        rc = give_credential(store, r, org_id, cluster, &client_id, err);
+        rc = give_credential(store, r, org_id, cluster, &client_id, token_id, err);
     if (!rc && !(rev = crypto_random_hex(8)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
@@ -509,8 +515,14 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
             "DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%sZ'), '$.client', ?, '$.client_id', ?) "
             "WHERE id = ?",
             q, 4, NULL, NULL, err);
-        free(rev);
     }
+    if (!rc)
+        rc = event_append(store, org_id, "cluster", cluster, "put", rev, NULL, err);
+    if (!rc)
+        rc = event_append(store, org_id, "client", cluster, "put", NULL, NULL, err);
+    if (!rc)
+        rc = event_append(store, org_id, "token", token_id, "put", NULL, NULL, err);
+    free(rev);
     if (!rc)
         r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster, "organization",
                            org, "client", "name", cluster, "id", (json_int_t)client_id,

@@ -7,6 +7,7 @@
 #include "codec/json_check.h"
 #include "codec/merge_patch.h"
 #include "resource/resource_private.h"
+#include "store/events.h"
 #include "resource/selector.h"
 
 #include <stdlib.h>
@@ -346,6 +347,7 @@ struct write {
     const json_t *body; /* create, replace: the body; patch: the patch */
     int op;             /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
     const char *member; /* status */
+    const char *event_kind; /* the event's kind (NULL: the resource's) */
     resource_hook hook;
     void *hook_ctx;
     json_t *out;
@@ -462,10 +464,25 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
     return rc;
 }
 
-/* One write in its transaction (run again whole on a deadlock). */
+static int write_change(struct store *store, struct write *w, struct purser_error *err);
+
+/* One write and its event in one transaction (run again whole on a deadlock). */
 static int write_txn(struct store *store, void *ctx, struct purser_error *err)
 {
     struct write *w = ctx;
+    int rc = write_change(store, w, err);
+    if (!rc) {
+        const char *rev = json_string_value(
+            json_object_get(json_object_get(w->out, "metadata"), "revision"));
+        rc = event_append(store, w->s->org_id, w->event_kind ? w->event_kind : w->k->stored,
+                          w->name, w->op == 'd' ? "delete" : "put", rev, NULL, err);
+    }
+    return rc;
+}
+
+/* The write itself. */
+static int write_change(struct store *store, struct write *w, struct purser_error *err)
+{
     struct store_rows rows;
     json_t *current = NULL, *target = NULL;
     long long id;
@@ -587,7 +604,8 @@ int resource_delete(const struct resource_kind *k, const struct resource_scope *
 
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
                         const char *name, const char *member, const json_t *value,
-                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err)
+                        const char *event_kind, resource_hook hook, void *hook_ctx, json_t **out,
+                        struct purser_error *err)
 {
     struct write w = {.k = k,
                       .s = s,
@@ -595,6 +613,7 @@ int resource_set_status(const struct resource_kind *k, const struct resource_sco
                       .body = value,
                       .op = 's',
                       .member = member,
+                      .event_kind = event_kind,
                       .hook = hook,
                       .hook_ctx = hook_ctx};
     *out = NULL;

@@ -79,9 +79,11 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
 int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                     const char *if_match, struct purser_error *err);
 
-/* Sets status.<member> to value (borrowed) in its own write (a new revision). hook as above. */
+/* Sets status.<member> to value (borrowed) in its own write (a new revision), its event of
+ * kind event_kind (NULL: the resource's). hook as above. */
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
                         const char *name, const char *member, const json_t *value,
+                        const char *event_kind,
                         resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
 
 /* A list request, from the query string (all may be NULL). */

@@ -78,6 +78,11 @@ int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err);
 
+/* Who the writes made through this store now are by (the authenticated principal of the
+ * request being served): the event log records it. store_actor is "-" when none was set. */
+void store_set_actor(struct store *store, const char *actor);
+const char *store_actor(const struct store *store);
+
 /* One round trip (SELECT 1). */
 int store_ping(struct store *store, struct purser_error *err);
 

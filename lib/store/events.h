@@ -1,0 +1,37 @@
+/* events.h: the event log (issue 13): every committed write appends one event in its own
+ * transaction, {seq, kind, name, op, revision, actor, at} plus a detail (never data, never a
+ * secret); seq counts per organization and becomes visible in order. */
+#ifndef PURSER_EVENTS_H
+#define PURSER_EVENTS_H
+
+#include "store/store.h"
+
+#include <jansson.h>
+
+/* Appends an event for organization org_id; must run inside the write's transaction (the
+ * counter row stays locked until it commits). revision and detail may be NULL; detail is
+ * borrowed. The actor is store_actor(store). */
+int event_append(struct store *store, long long org_id, const char *kind, const char *name,
+                 const char *op, const char *revision, const json_t *detail,
+                 struct purser_error *err);
+
+/* The same for an organization by name. */
+int event_append_named(struct store *store, const char *org, const char *kind, const char *name,
+                       const char *op, const char *revision, const json_t *detail,
+                       struct purser_error *err);
+
+/* A page of events after `since` for org_id: {events: [...], next: seq to ask from next
+ * (the last seq returned, or since when none)}; kinds (comma-separated, may be NULL) keeps
+ * those kinds; at most limit events. When events after since were pruned (since is older
+ * than the oldest kept one minus one), PURSER_ENOTFOUND-like 410 is not an err code: *gone is
+ * set to the oldest kept seq and *out is NULL. */
+int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
+                const char *kinds, long limit, json_t **out, long long *gone,
+                struct purser_error *err);
+
+/* Deletes the events older than `days` days (keeping each organization's newest event, so
+ * that seq never starts again); *deleted gets how many. */
+int events_prune(struct store *store, long days, unsigned long long *deleted,
+                 struct purser_error *err);
+
+#endif

@@ -1,0 +1,140 @@
+#!/usr/bin/perl
+# 6005: the event log (issue 13, items 1 and 2, for the kinds that append so far: clusters,
+# facts, bootstrap-token resets and redeems, document revisions, tags, validations, purges):
+# one event per committed write with kind, name, op, revision and actor, none for a refused
+# write; seq without gap or reorder under 8 racing writers; the kinds filter and paging by
+# since; 410 with the oldest kept seq after `purser gc-events`.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use PurserStack;
+use POSIX ();
+
+my $s = PurserStack->new(workers => 2);
+my $org = $s->env('PURSER_ORG');
+my $base = "/organizations/$org/clusters";
+sub call { $s->call(@_) }
+sub events {
+    my ($query) = @_;
+    my ($r, $d) = call('GET', "/organizations/$org/events?$query");
+    die "events: $r->{status} $r->{content}" unless $r->{status} == 200;
+    return $d;
+}
+my $last = 0;
+sub new_events { my $d = events("since=$last&page_size=1000"); $last = $d->{next}; return @{ $d->{events} } }
+
+my ($r, $d) = call('GET', "/organizations/$org/events");
+is $r->{status}, 200, 'the feed answers';
+is_deeply $d->{events}, [], '  empty at first';
+is $d->{next}, 0, '  next is 0';
+
+# ---- one event per write ----
+($r, $d) = call('POST', $base, { metadata => { name => 'e1' } });
+my $rev = $d->{metadata}{revision};
+my $token = $d->{bootstrap_token}{token};
+my @e = new_events();
+is scalar(@e), 1, 'creating a cluster: one event';
+is_deeply [ @{ $e[0] }{qw(kind name op revision actor)} ], ['cluster', 'c-e1', 'put', $rev, 'admin'],
+    '  kind, name, op, revision and actor';
+is $e[0]{seq}, 1, '  seq 1';
+like $e[0]{at}, qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, '  and when';
+ok !exists $e[0]{spec} && !exists $e[0]{bootstrap_token}, '  never data';
+
+($r) = call('POST', $base, { metadata => { name => 'e1' } });
+is $r->{status}, 409, 'a refused write (409)';
+($r) = call('PUT', "$base/c-e1", { spec => { facts => { n => 1 } } }, 'if-match' => '*');
+is $r->{status}, 400, 'and another (400)';
+is scalar(new_events()), 0, '  append nothing';
+
+call('PATCH', "$base/c-e1", { metadata => { labels => { a => 'b' } } }, 'content-type' => 'application/merge-patch+json', 'if-match' => '*');
+call('POST', "$base/c-e1/bootstrap-token");
+($r, $d) = call('POST', $base, { metadata => { name => 'e2' } });
+($r, my $m) = call('GET', "/install/bootstrap.json?token=$d->{bootstrap_token}{token}", undef, authorization => '');
+call('PUT', "$base/c-e2/facts", { x => 1 }, authorization => "Bearer $m->{token}");
+call('DELETE', "$base/c-e1");
+@e = new_events();
+is_deeply [ map { "$_->{kind} $_->{name} $_->{op}" } @e ],
+    ['cluster c-e1 put', 'bootstrap_token_reset c-e1 put', 'cluster c-e2 put', 'cluster c-e2 put',
+     'client c-e2 put', "token $e[5]{name} put", 'facts c-e2 put', 'cluster c-e1 delete'],
+    'patch, reset, create, redeem (cluster, client, token), facts, delete: an event each, in order';
+is $e[6]{actor}, 'c-e2', "  the facts' actor is the cluster's credential";
+is $e[3]{actor}, 'c-e2', '  and the redeem is by the cluster';
+like $e[5]{name}, qr/^[0-9a-f]{16}$/, '  the token event names its id only';
+ok !grep({ ($_->{name} // '') eq $m->{token} } @e), '  never the token';
+is_deeply [ map { $_->{seq} } @e ], [ map { $_ + 1 } 1 .. 8 ], '  numbered without a gap';
+
+my $doc = "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: d1\n  layeringDefinition: {abstract: false, layer: site}\ndata: 1\n";
+($r, $d) = $s->yaml('PUT', "/organizations/$org/api/v1.0/buckets/b1/documents", $doc);
+my ($revision) = $r->{content} =~ /revision: (\d+)/;
+$s->yaml('PUT', "/organizations/$org/api/v1.0/buckets/b1/documents", $doc); # no change: no revision
+$s->yaml('POST', "/organizations/$org/api/v1.0/revisions/$revision/tags/good");
+$s->yaml('POST', "/organizations/$org/api/v1.0/revisions/$revision/validations/check", "status: success\nvalidator: {name: x, version: '1'}\n");
+$s->yaml('DELETE', "/organizations/$org/api/v1.0/revisions/$revision/tags/good");
+($r) = $s->yaml('DELETE', "/organizations/$org/api/v1.0/revisions/$revision/tags/none");
+is $r->{status}, 404, 'deleting a tag that is not there: 404';
+$s->yaml('DELETE', "/organizations/$org/api/v1.0/revisions");
+@e = new_events();
+is_deeply [ map { "$_->{kind} $_->{name} $_->{op}" } @e ],
+    ["document_revision $revision put", "tag $revision/good put", "validation $revision/check put",
+     "tag $revision/good delete", 'document_revision * delete'],
+    'documents: the revision, tag, validation, untag, purge (an unchanged PUT and a 404 append none)';
+is_deeply $e[0]{buckets}, ['b1'], '  the revision event names the buckets it changed';
+
+# ---- kinds and paging ----
+my $all = events('since=0&page_size=1000');
+my @clusters = grep { $_->{kind} eq 'cluster' } @{ $all->{events} };
+is_deeply [ map { $_->{seq} } @{ events('since=0&kinds=cluster&page_size=1000')->{events} } ],
+    [ map { $_->{seq} } @clusters ], 'kinds=cluster keeps only those';
+my $page = events('since=0&page_size=3');
+is scalar(@{ $page->{events} }), 3, 'page_size=3';
+is $page->{next}, 3, '  next is the last seq returned';
+is events("since=3&page_size=1")->{events}[0]{seq}, 4, '  and since=3 goes on from 4';
+($r, $d) = call('GET', "/organizations/$org/events?since=x");
+is $r->{status}, 400, 'a since that is not a number: 400';
+
+# ---- 8 racing writers: no gap, no reorder ----
+my @kids;
+for my $w (1 .. 8) {
+    my $pid = fork // die;
+    if (!$pid) {
+        for my $i (1 .. 10) { $s->call('POST', $base, { metadata => { name => "r$w-$i" } }) }
+        POSIX::_exit(0);
+    }
+    push @kids, $pid;
+}
+# a reader follows while they write: what it has seen must never change
+my (%seen, $changed);
+my $follow = $last;
+while (grep { waitpid($_, POSIX::WNOHANG()) == 0 } @kids) {
+    my $d2 = events("since=$follow&page_size=1000");
+    for my $ev (@{ $d2->{events} }) { $changed++ if exists $seen{ $ev->{seq} }; $seen{ $ev->{seq} } = "$ev->{kind} $ev->{name}" }
+    $follow = $d2->{next};
+}
+waitpid $_, 0 for @kids;
+my $d3 = events("since=$follow&page_size=1000");
+$seen{ $_->{seq} } = "$_->{kind} $_->{name}" for @{ $d3->{events} };
+my @seqs = sort { $a <=> $b } keys %seen;
+is scalar(@seqs), 80, '80 writes by 8 racing writers: 80 events';
+is_deeply \@seqs, [ $last + 1 .. $last + 80 ], '  numbered without a gap';
+ok !$changed, '  and a follower never saw a number twice or a lower one later';
+my $check = events("since=$last&page_size=1000");
+is_deeply [ map { "$_->{kind} $_->{name}" } @{ $check->{events} } ], [ map { $seen{$_} } @seqs ],
+    '  what the follower saw is what is stored';
+
+# ---- pruning: 410 with the oldest kept seq ----
+$s->sql("UPDATE events SET at = at - INTERVAL 30 DAY WHERE seq <= 10");
+my $purser = ($ENV{PURSER_BUILD} // PurserStack::root() . '/build') . '/purser';
+my $out = `'$purser' -c '@{[$s->dir]}/purser.yaml' gc-events 2>&1`;
+like $out, qr/^10 event\(s\) older than 7 day\(s\) removed/m, 'purser gc-events removes what is older than events.retention';
+($r, $d) = call('GET', "/organizations/$org/events?since=5");
+is $r->{status}, 410, 'since older than what is kept: 410';
+is $d->{oldest_seq}, 11, '  with the oldest kept seq';
+like PurserStack::error_message($d), qr/re-read/, '  saying to re-read and follow from there';
+($r, $d) = call('GET', "/organizations/$org/events?since=10");
+is $r->{status}, 200, 'since just before the oldest kept: 200';
+is $d->{events}[0]{seq}, 11, '  from it';
+
+PurserStack::finish();
