@@ -83,6 +83,37 @@ is_deeply [ map { "$_->{kind} $_->{name} $_->{op}" } @e ],
     'documents: the revision, tag, validation, untag, purge (an unchanged PUT and a 404 append none)';
 is_deeply $e[0]{buckets}, ['b1'], '  the revision event names the buckets it changed';
 
+# ---- policies, groups, nodes ----
+sub lock_for {
+    my ($name, $rev) = @_;
+    return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],
+             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } },
+             default_attributes => {}, override_attributes => {} };
+}
+my $obase = "/organizations/$org";
+($r) = call('PUT', "$obase/policy_groups/staging/policies/web", lock_for('web', 'w1'));
+is $r->{status}, 201, 'a lock into a group';
+($r) = call('PUT', "$obase/policy_groups/staging/policies/web", lock_for('web', 'w1'));
+($r) = call('POST', "$obase/policies/web/revisions", lock_for('web', 'w2'));
+($r) = call('PUT', "$obase/policy_groups/staging/policies/web/revision/w2", undef);
+($r) = call('POST', "$obase/policy_groups/production/promote", { from => 'staging' });
+is $r->{status}, 200, 'promote';
+($r) = call('POST', "$obase/policies/web/revisions", lock_for('web', 'w2'));
+is $r->{status}, 409, 'an upload refused (409)';
+($r) = call('POST', "$obase/nodes", { name => 'n1', policy_name => 'web', policy_group => 'staging' });
+($r) = call('PUT', "$obase/nodes/n1", { name => 'n1', policy_name => 'web', policy_group => 'production' });
+($r) = call('DELETE', "$obase/nodes/n1");
+($r) = call('DELETE', "$obase/policy_groups/staging/policies/web");
+($r) = call('DELETE', "$obase/policies/web/revisions/w1");
+($r) = call('DELETE', "$obase/policies/web");
+@e = new_events();
+is_deeply [ map { "$_->{kind} $_->{name} $_->{op}" . ($_->{revision} ? " $_->{revision}" : '') } @e ],
+    ['policy_group_pointer staging/web put w1', 'policy_revision web/w1 put w1',
+     'policy_revision web/w2 put w2', 'policy_group_pointer staging/web put w2',
+     'policy_group_pointer production/web put w2', 'node n1 put', 'node n1 put', 'node n1 delete',
+     'policy_group_pointer staging/web delete', 'policy_revision web/w1 delete', 'policy web delete'],
+    'policy writes: pointer and revision (an identical PUT and a 409 append none), promote one per pointer, nodes, deletes';
+
 # ---- kinds and paging ----
 my $all = events('since=0&page_size=1000');
 my @clusters = grep { $_->{kind} eq 'cluster' } @{ $all->{events} };

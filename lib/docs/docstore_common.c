@@ -24,34 +24,13 @@ int docstore_exec(const struct docstore_ctx *ctx, const char *sql, const struct 
     return store_exec(ctx->store, sql, params, n, affected, NULL, err);
 }
 
-struct exec_event {
-    const struct docstore_ctx *ctx;
-    const char *sql, *kind, *name, *op;
-    const struct store_value *params;
-    size_t n;
-    unsigned long long affected;
-};
-
-static int exec_event_txn(struct store *store, void *arg, struct purser_error *err)
-{
-    struct exec_event *e = arg;
-    int rc = store_exec(store, e->sql, e->params, e->n, &e->affected, NULL, err);
-    if (!rc && e->affected)
-        rc = event_append(store, e->ctx->org_id, e->kind, e->name, e->op, NULL, NULL, err);
-    return rc;
-}
-
 int docstore_exec_event(const struct docstore_ctx *ctx, const char *sql,
                         const struct store_value *params, size_t n, unsigned long long *affected,
                         const char *kind, const char *name, const char *op,
                         struct purser_error *err)
 {
-    struct exec_event e = {.ctx = ctx, .sql = sql, .kind = kind, .name = name, .op = op,
-                           .params = params, .n = n};
-    int rc = store_txn(ctx->store, 0, exec_event_txn, &e, err);
-    if (affected)
-        *affected = e.affected;
-    return rc;
+    return event_exec(ctx->store, ctx->org_id, NULL, sql, params, n, affected, kind, name, op,
+                      err);
 }
 
 int docstore_revision_check(const struct docstore_ctx *ctx, long long id, struct purser_error *err)

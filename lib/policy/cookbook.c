@@ -4,6 +4,7 @@
 #include "base/crypto.h"
 #include "auth/identity.h"
 #include "policy/policy_lock.h"
+#include "store/events.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -349,10 +350,11 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
             STORE_STR(identifier), STORE_STR(json_string_value(json_object_get(body, "version"))),
             STORE_STR(sha),        STORE_STR(text),
             STORE_STR(who)};
-        rc = store_exec(store,
+        rc = event_exec(store, oid, NULL,
                         "INSERT INTO cookbook_artifacts (org_id, name, identifier, version,"
                         " content_sha256, body, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        p, 7, NULL, NULL, err);
+                        p, 7, NULL, "cookbook_artifact",
+                        arena_sprintf(arena, "%s/%s", name, identifier), "put", err);
     }
     if (rc == PURSER_EEXISTS) {
         struct store_value p[] = {STORE_INT(oid), STORE_STR(name), STORE_STR(identifier)};
@@ -421,8 +423,9 @@ int cookbook_artifact_delete(struct store *store, struct arena *arena, const cha
         return rc;
     {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
-        rc = store_exec(store, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL, NULL,
-                        err);
+        rc = event_exec(store, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL,
+                        "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),
+                        "delete", err);
     }
     if (!rc)
         *out = json_loads(store_cell(&rows, 0, 1), 0, NULL);

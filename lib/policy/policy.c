@@ -1,6 +1,7 @@
 /* policy.c: SQL and Chef-shaped JSON for policies and their revisions, and retention. */
 #include "policy/policy.h"
 #include "policy/policy_private.h"
+#include "store/events.h"
 
 #include "auth/identity.h"
 #include "base/buf.h"
@@ -46,13 +47,15 @@ static int lock_texts(const json_t *lock, char **text, char sha[65], struct purs
     return 0;
 }
 
-/* Runs a DELETE of what *out was just read as (rc: the read's result), dropping *out when
- * anything failed, so that a delete answers what it removed or nothing. */
+/* Runs a DELETE of what *out was just read as (rc: the read's result) with its event (kind,
+ * name in organization org), dropping *out when anything failed, so that a delete answers
+ * what it removed or nothing. */
 int policy_delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
-                       size_t n, json_t **out, struct purser_error *err)
+                       size_t n, const char *org, const char *kind, const char *name,
+                       json_t **out, struct purser_error *err)
 {
     if (!rc)
-        rc = store_exec(store, sql, p, n, NULL, NULL, err);
+        rc = event_exec(store, 0, org, sql, p, n, NULL, kind, name, "delete", err);
     if (rc && *out) {
         json_decref(*out);
         *out = NULL;
@@ -135,7 +138,7 @@ int policy_delete(struct store *store, struct arena *arena, const char *org, con
     return policy_delete_read(store, rc,
                               "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
                               " WHERE o.name = ? AND p.name = ?",
-                              p, 2, out, err);
+                              p, 2, org, "policy", name, out, err);
 }
 
 /* The id of the row named name in table (policies or policy_groups) of organization oid,
@@ -176,6 +179,7 @@ static int revision_insert(struct store *store, struct arena *arena, struct revi
                         p, 5, NULL, &id, err);
         if (!rc) {
             *revision_pk = (long long)id;
+            w->inserted = 1;
             return 0;
         }
         if (rc != PURSER_EEXISTS)
@@ -211,6 +215,7 @@ static int revision_insert(struct store *store, struct arena *arena, struct revi
 int policy_revision_write_txn(struct store *store, void *ctx, struct purser_error *err)
 {
     struct revision_write *w = ctx;
+    w->inserted = 0; /* (a transaction run again starts over) */
     struct arena *arena = arena_new();
     long long oid = 0, policy_id = 0, group_id = 0, revision_pk = 0;
     int rc = arena ? identity_org_id(store, arena, w->org, &oid, err)
@@ -248,7 +253,15 @@ int policy_revision_write_txn(struct store *store, void *ctx, struct purser_erro
                         " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
                         p, 4, &affected, NULL, err);
         w->created = !rc && affected == 1;
+        if (!rc && affected) /* a new or moved pointer */
+            rc = event_append(store, oid, "policy_group_pointer",
+                              arena_sprintf(arena, "%s/%s", w->group, w->name), "put", w->revision,
+                              NULL, err);
     }
+    if (!rc && w->inserted)
+        rc = event_append(store, oid, "policy_revision",
+                          arena_sprintf(arena, "%s/%s", w->name, w->revision), "put", w->revision,
+                          NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -335,7 +348,9 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
     int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
     if (rc)
         return rc;
-    rc = store_exec(store, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL, NULL, err);
+    rc = event_exec(store, 0, org, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL,
+                    "policy_revision", arena_sprintf(arena, "%s/%s", name, revision), "delete",
+                    err);
     if (!rc)
         *out = policy_parse_stored(store_cell(&rows, 0, 1));
     return rc;

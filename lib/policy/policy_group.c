@@ -2,6 +2,7 @@
  * nodes, promotion and diff. */
 #include "policy/policy.h"
 #include "policy/policy_private.h"
+#include "store/events.h"
 
 #include "auth/identity.h"
 #include "base/buf.h"
@@ -83,7 +84,7 @@ int policy_group_delete(struct store *store, struct arena *arena, const char *or
         store, rc,
         "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
         " WHERE o.name = ? AND g.name = ?",
-        p, 2, out, err);
+        p, 2, org, "policy_group", group, out, err);
 }
 
 /* The pointer of group for policy name, read by names: revision_pk, group id, policy id. */
@@ -242,7 +243,7 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
     }
     return policy_delete_read(
         store, rc, "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?", key, 2,
-        out, err);
+        org, "policy_group_pointer", arena_sprintf(arena, "%s/%s", group, name), out, err);
 }
 
 /* ---- beyond Chef: nodes of a group, promotion, diff, retention -------------------------- */
@@ -299,8 +300,9 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
     if (!rc) {
         struct store_value p = STORE_INT(from_id);
         rc = store_query(store, arena, &rows,
-                         "SELECT p.name, pp.policy_id, pp.revision_pk FROM policy_group_pointers pp"
-                         " JOIN policies p ON p.id = pp.policy_id WHERE pp.group_id = ?"
+                         "SELECT p.name, pp.policy_id, pp.revision_pk, r.revision_id FROM"
+                         " policy_group_pointers pp JOIN policies p ON p.id = pp.policy_id"
+                         " JOIN policy_revisions r ON r.id = pp.revision_pk WHERE pp.group_id = ?"
                          " ORDER BY p.name FOR UPDATE",
                          &p, 1, err);
     }
@@ -323,11 +325,16 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
             struct store_value p[] = {STORE_INT(to_id), STORE_INT(atoll(store_cell(&rows, r, 1))),
                                       STORE_INT(atoll(store_cell(&rows, r, 2))),
                                       STORE_STR(pr->who)};
+            unsigned long long affected = 0;
             rc = store_exec(store,
                             "INSERT INTO policy_group_pointers (group_id, policy_id, revision_pk,"
                             " updated_by) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
                             " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
-                            p, 4, NULL, NULL, err);
+                            p, 4, &affected, NULL, err);
+            if (!rc && affected) /* one event per pointer that changed, in this transaction */
+                rc = event_append(store, oid, "policy_group_pointer",
+                                  arena_sprintf(arena, "%s/%s", pr->group, store_cell(&rows, r, 0)),
+                                  "put", store_cell(&rows, r, 3), NULL, err);
         }
     }
     arena_free(arena);

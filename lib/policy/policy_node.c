@@ -1,6 +1,7 @@
 /* policy_node.c: nodes (Chef's node objects in policy mode), in Chef's shapes. */
 #include "policy/policy.h"
 #include "policy/policy_private.h"
+#include "store/events.h"
 
 #include "auth/identity.h"
 #include "policy/policy_lock.h"
@@ -114,10 +115,10 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
                                   STORE_STR(text),
                                   creator_id > 0 ? (struct store_value)STORE_INT(creator_id)
                                                  : (struct store_value)STORE_NULLV};
-        rc = store_exec(store,
+        rc = event_exec(store, oid, NULL,
                         "INSERT INTO nodes (org_id, name, policy_name, policy_group, body,"
                         " creator_id) VALUES (?, ?, ?, ?, ?, ?)",
-                        p, 6, NULL, NULL, err);
+                        p, 6, NULL, "node", name, "put", err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
         if (!rc)
@@ -179,9 +180,9 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
         struct store_value p[] = {optional_string_value(node, "policy_name"),
                                   optional_string_value(node, "policy_group"), STORE_STR(text),
                                   STORE_INT(atoll(store_cell(&rows, 0, 0)))};
-        rc = store_exec(store,
+        rc = event_exec(store, 0, org,
                         "UPDATE nodes SET policy_name = ?, policy_group = ?, body = ? WHERE id = ?",
-                        p, 4, NULL, NULL, err);
+                        p, 4, NULL, "node", name, "put", err);
     }
     if (!rc)
         *out = json_incref(node);
@@ -201,5 +202,6 @@ int policy_node_delete(struct store *store, struct arena *arena, const char *org
     if (!(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
         return purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
     id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
-    return policy_delete_read(store, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, out, err);
+    return policy_delete_read(store, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org, "node", name,
+                              out, err);
 }

@@ -53,6 +53,36 @@ int event_append_named(struct store *store, const char *org, const char *kind, c
     return rc;
 }
 
+struct exec_event {
+    long long org_id;
+    const char *org, *sql, *kind, *name, *op;
+    const struct store_value *params;
+    size_t n;
+    unsigned long long affected;
+};
+
+static int exec_event_txn(struct store *store, void *arg, struct purser_error *err)
+{
+    struct exec_event *e = arg;
+    int rc = store_exec(store, e->sql, e->params, e->n, &e->affected, NULL, err);
+    if (rc || !e->affected)
+        return rc;
+    return e->org_id ? event_append(store, e->org_id, e->kind, e->name, e->op, NULL, NULL, err)
+                     : event_append_named(store, e->org, e->kind, e->name, e->op, NULL, NULL, err);
+}
+
+int event_exec(struct store *store, long long org_id, const char *org, const char *sql,
+               const struct store_value *params, size_t n, unsigned long long *affected,
+               const char *kind, const char *name, const char *op, struct purser_error *err)
+{
+    struct exec_event e = {.org_id = org_id, .org = org, .sql = sql, .kind = kind, .name = name,
+                           .op = op, .params = params, .n = n};
+    int rc = store_txn(store, 0, exec_event_txn, &e, err);
+    if (affected)
+        *affected = e.affected;
+    return rc;
+}
+
 int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
                 const char *kinds, long limit, json_t **out, long long *gone,
                 struct purser_error *err)

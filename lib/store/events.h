@@ -20,6 +20,13 @@ int event_append_named(struct store *store, const char *org, const char *kind, c
                        const char *op, const char *revision, const json_t *detail,
                        struct purser_error *err);
 
+/* One statement and its event in one transaction: the event is appended only when the
+ * statement affected a row (*affected, may be NULL, gets how many). The organization is
+ * org_id, or the one named org when org_id is 0. */
+int event_exec(struct store *store, long long org_id, const char *org, const char *sql,
+               const struct store_value *params, size_t n, unsigned long long *affected,
+               const char *kind, const char *name, const char *op, struct purser_error *err);
+
 /* A page of events after `since` for org_id: {events: [...], next: seq to ask from next
  * (the last seq returned, or since when none)}; kinds (comma-separated, may be NULL) keeps
  * those kinds; at most limit events. When events after since were pruned (since is older
