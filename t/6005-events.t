@@ -31,6 +31,26 @@ is $r->{status}, 200, 'the feed answers';
 is_deeply $d->{events}, [], '  empty at first';
 is $d->{next}, 0, '  next is 0';
 
+# An organization's first events, racing: each write gets its event (none fails on the
+# counter row both try to create).
+{
+    my ($cr) = call('POST', '/organizations', { name => 'racefirst' });
+    my @pids;
+    for my $i (1 .. 8) {
+        my $pid = fork // die;
+        if (!$pid) {
+            my ($x) = $s->call('POST', '/organizations/racefirst/clusters', { metadata => { name => "f$i" } });
+            POSIX::_exit($x->{status} == 201 ? 0 : 1);
+        }
+        push @pids, $pid;
+    }
+    my $failed = 0;
+    for (@pids) { waitpid $_, 0; $failed++ if $? }
+    is $failed, 0, "8 racing first writes of a new organization all succeed";
+    my (undef, $fe) = call('GET', '/organizations/racefirst/events?page_size=100');
+    is_deeply [ map { $_->{seq} } @{ $fe->{events} } ], [1 .. 8], '  with events 1 to 8';
+}
+
 # ---- one event per write ----
 ($r, $d) = call('POST', $base, { metadata => { name => 'e1' } });
 my $rev = $d->{metadata}{revision};
@@ -156,7 +176,7 @@ is_deeply [ map { "$_->{kind} $_->{name}" } @{ $check->{events} } ], [ map { $se
     '  what the follower saw is what is stored';
 
 # ---- pruning: 410 with the oldest kept seq ----
-$s->sql("UPDATE events SET at = at - INTERVAL 30 DAY WHERE seq <= 10");
+$s->sql("UPDATE events SET at = at - INTERVAL 30 DAY WHERE seq <= 10 AND org_id = (SELECT id FROM organizations WHERE name = '$org')");
 my $purser = ($ENV{PURSER_BUILD} // PurserStack::root() . '/build') . '/purser';
 my $out = `'$purser' -c '@{[$s->dir]}/purser.yaml' gc-events 2>&1`;
 like $out, qr/^10 event\(s\) older than 7 day\(s\) removed/m, 'purser gc-events removes what is older than events.retention';

@@ -9,13 +9,12 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
                  struct purser_error *err)
 {
     struct store_value id = STORE_INT(org_id);
-    unsigned long long affected = 0;
     char *text = detail ? json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    int rc = store_exec(store, "UPDATE event_counters SET last_seq = last_seq + 1 WHERE org_id = ?",
-                        &id, 1, &affected, NULL, err);
-    if (!rc && affected == 0) /* the organization's first event (a racing first is a retry) */
-        rc = store_exec(store, "INSERT INTO event_counters (org_id, last_seq) VALUES (?, 1)", &id,
-                        1, NULL, NULL, err);
+    /* one upsert: an organization's first events, racing, wait on the same row like the rest */
+    int rc = store_exec(store,
+                        "INSERT INTO event_counters (org_id, last_seq) VALUES (?, 1) ON DUPLICATE "
+                        "KEY UPDATE last_seq = last_seq + 1",
+                        &id, 1, NULL, NULL, err);
     if (!rc) {
         struct store_value p[] = {STORE_STR(kind),
                                   STORE_STR(name),
