@@ -21,14 +21,22 @@ static int scope_of(struct request *req, struct resource_scope *s)
                            &req->err);
 }
 
-/* A resource with its ETag; 304 when If-None-Match names it (GET and HEAD). */
+/* The JSON body and the organization's scope: what every writing handler starts with. */
+static int body_and_scope(struct request *req, json_t **body, struct resource_scope *s)
+{
+    int rc = request_json(req, body);
+    return rc ? rc : scope_of(req, s);
+}
+
+/* A resource with its revision as ETag; 304 when If-None-Match names it (GET and HEAD). */
 static int respond_resource(struct request *req, int rc, int status, json_t *out)
 {
     if (!rc) {
-        const char *etag = resource_etag(req->arena, out);
-        const char *header = arena_sprintf(req->arena, "ETag: %s\r\n", etag);
+        const char *rev = json_string_value(
+            json_object_get(json_object_get(out, "metadata"), "revision"));
+        const char *header = arena_sprintf(req->arena, "ETag: \"%s\"\r\n", rev ? rev : "");
         if (status == 200 && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD")) &&
-            resource_etag_matches(request_header(req, "If-None-Match"), out))
+            rev && request_etag_fresh(req, rev))
             rc = respond_text(req, 304, "application/json", "", 0, header);
         else
             rc = respond_json(req, status, out, header);
@@ -60,9 +68,7 @@ int clusters_create(struct request *req)
 {
     struct resource_scope s;
     json_t *body, *out = NULL;
-    int rc = request_json(req, &body);
-    if (!rc)
-        rc = scope_of(req, &s);
+    int rc = body_and_scope(req, &body, &s);
     if (!rc)
         rc = cluster_create(&s, body, req->svc->config->bootstrap_ttl, request_base_url(req), &out,
                             &req->err);
@@ -85,9 +91,7 @@ int cluster_replace(struct request *req)
 {
     struct resource_scope s;
     json_t *body, *out = NULL;
-    int rc = request_json(req, &body);
-    if (!rc)
-        rc = scope_of(req, &s);
+    int rc = body_and_scope(req, &body, &s);
     if (!rc)
         rc = resource_replace(&cluster_kind, &s, request_param(req, "id"), body,
                               request_header(req, "If-Match"), &out, &req->err);
@@ -105,9 +109,7 @@ int cluster_patch(struct request *req)
                                 "PATCH takes Content-Type: application/merge-patch+json (RFC "
                                 "7396), not '%.60s'",
                                 type ? type : "");
-    rc = request_json(req, &body);
-    if (!rc)
-        rc = scope_of(req, &s);
+    rc = body_and_scope(req, &body, &s);
     if (!rc)
         rc = resource_patch(&cluster_kind, &s, request_param(req, "id"), body,
                             request_header(req, "If-Match"), &out, &req->err);
@@ -128,9 +130,7 @@ int cluster_facts_write(struct request *req)
 {
     struct resource_scope s;
     json_t *body, *out = NULL;
-    int rc = request_json(req, &body);
-    if (!rc)
-        rc = scope_of(req, &s);
+    int rc = body_and_scope(req, &body, &s);
     if (!rc)
         rc = cluster_facts_put(&s, request_param(req, "id"), body, req->svc->config->facts_versions,
                                req->owner_only, &out, &req->err);

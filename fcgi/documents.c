@@ -9,7 +9,6 @@
 #include "router.h"
 
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -183,17 +182,8 @@ static int read_filter(struct request *req, struct docstore_filter *f)
                                 "metadata.layeringDefinition.abstract must be true or false");
     if (order_param(req, &f->descending))
         return req->err.code;
-    f->limit = -1;
-    if (limit) {
-        char *end;
-        long n;
-        errno = 0;
-        n = strtol(limit, &end, 10);
-        if (!*limit || *end || n < 0 || errno == ERANGE)
-            return purser_error_set(&req->err, PURSER_EINVAL,
-                                    "limit must be a non-negative integer, not '%s'", limit);
-        f->limit = n;
-    }
+    if ((f->limit = request_query_count(req, "limit", -1)) < 0 && limit)
+        return req->err.code;
     if (secrets == -2)
         return purser_error_set(&req->err, PURSER_EINVAL, "cleartext-secrets must be true or false");
     f->redact = secrets == 0;

@@ -15,22 +15,6 @@ static int read_lock(struct request *req, json_t **lock)
     return request_json(req, lock);
 }
 
-/* 1 when an If-None-Match header ("*", or a list of quoted tags) names etag. */
-static int etag_matches(const char *header, const char *etag)
-{
-    size_t n = strlen(etag);
-    if (strcmp(header, "*") == 0)
-        return 1;
-    for (const char *p = strchr(header, '"'); p; p = strchr(p + 1, '"')) {
-        if (strncmp(p + 1, etag, n) == 0 && p[n + 1] == '"')
-            return 1;
-        p = strchr(p + 1, '"'); /* skip to the closing quote */
-        if (!p)
-            break;
-    }
-    return 0;
-}
-
 int policies_list(struct request *req)
 {
     json_t *out = NULL;
@@ -105,7 +89,7 @@ int groups_delete(struct request *req)
  * client already has it. */
 int group_policy_get(struct request *req)
 {
-    const char *text, *etag, *if_none_match = request_header(req, "If-None-Match");
+    const char *text, *etag;
     const char *header;
     size_t len;
     int rc = policy_group_policy_fetch(req->svc->store, req->svc->revision_cache, req->arena, request_param(req, "org"),
@@ -114,7 +98,7 @@ int group_policy_get(struct request *req)
     if (rc)
         return rc;
     header = arena_concat(req->arena, "ETag: \"", etag, "\"\r\n", (const char *)NULL);
-    if (if_none_match && etag_matches(if_none_match, etag))
+    if (request_etag_fresh(req, etag))
         return respond_text(req, 304, "application/json", "", 0, header);
     return respond_text(req, 200, "application/json", text, len, header);
 }

@@ -8,6 +8,7 @@
 #include "url.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,41 @@ int respond_text(struct request *req, int status, const char *content_type, cons
     req->status = status;
     req->bytes_sent = head_only ? 0 : len;
     req->responded = 1;
+    return 0;
+}
+
+long long request_query_count(struct request *req, const char *name, long long fallback)
+{
+    const char *text = request_query(req, name);
+    char *end;
+    long long n;
+    if (!text)
+        return fallback;
+    errno = 0;
+    n = strtoll(text, &end, 10);
+    if (!*text || *end || n < 0 || errno == ERANGE) {
+        purser_error_set(&req->err, PURSER_EINVAL, "%s must be a non-negative integer, not '%.40s'",
+                         name, text);
+        return -1;
+    }
+    return n;
+}
+
+int request_etag_fresh(const struct request *req, const char *etag)
+{
+    const char *header = request_header(req, "If-None-Match");
+    size_t n = strlen(etag);
+    if (!header)
+        return 0;
+    if (strcmp(header, "*") == 0)
+        return 1;
+    for (const char *p = strchr(header, '"'); p; p = strchr(p + 1, '"')) {
+        if (strncmp(p + 1, etag, n) == 0 && p[n + 1] == '"')
+            return 1;
+        p = strchr(p + 1, '"'); /* skip to the closing quote */
+        if (!p)
+            break;
+    }
     return 0;
 }
 

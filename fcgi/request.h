@@ -97,6 +97,14 @@ const char *request_env(const struct request *req, const char *name);
 /* A request header by its HTTP name ("Content-Type", "If-Match"), or NULL. */
 const char *request_header(const struct request *req, const char *name);
 
+/* A query parameter that must be a non-negative integer: fallback when absent, or -1 with a
+ * 400 in req->err ("NAME must be a non-negative integer, not '...'"). */
+long long request_query_count(struct request *req, const char *name, long long fallback);
+
+/* 1 when the request's If-None-Match ("*", or a list of quoted tags, W/ or not) names etag
+ * (given without quotes): the client has it and gets 304. */
+int request_etag_fresh(const struct request *req, const char *etag);
+
 /* A path parameter by the name in the route pattern ("org" for {org}), or NULL. */
 const char *request_param(const struct request *req, const char *name);
 

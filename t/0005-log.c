@@ -102,6 +102,9 @@ int main(int argc, char **argv)
     tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 3), 2, "utf8_prefix cuts before a split character");
     tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 4), 4, "and keeps a string that fits");
     tap_is_int(utf8_prefix("a\xe2\x82\xac", 4, 3), 1, "and a three-byte character whole or not at all");
+    tap_is_int(utf8_prefix_chars("a\xc3\xa9\xe2\x82\xac!", 7, 3), 6, "utf8_prefix_chars: three characters are six bytes here");
+    tap_is_int(utf8_prefix_chars("ab", 2, 5), 2, "and a shorter string is kept whole");
+    tap_is_int(utf8_prefix_chars("\xff\xfe" "a", 3, 2), 2, "a byte that starts no character counts as one");
     unlink(path);
     return tap_done();
 }

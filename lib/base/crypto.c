@@ -144,17 +144,10 @@ int crypto_random(void *out, size_t n)
     return RAND_bytes(out, (int)n) == 1 ? 0 : PURSER_EINTERNAL;
 }
 
-char *crypto_new_token(void)
+char *crypto_base64url(const void *data, size_t n)
 {
-    unsigned char bytes[32];
-    char *b64, *token;
-    if (crypto_random(bytes, sizeof(bytes)))
-        return NULL;
-    b64 = crypto_base64(bytes, sizeof(bytes));
-    OPENSSL_cleanse(bytes, sizeof(bytes));
-    if (!b64)
-        return NULL;
-    for (char *p = b64; *p; p++) { /* base64url, no padding */
+    char *b64 = crypto_base64(data, n);
+    for (char *p = b64; p && *p; p++) {
         if (*p == '+')
             *p = '-';
         else if (*p == '/')
@@ -162,6 +155,36 @@ char *crypto_new_token(void)
         else if (*p == '=')
             *p = '\0';
     }
+    return b64;
+}
+
+unsigned char *crypto_base64url_decode(const char *text, size_t *len_out)
+{
+    size_t n = strlen(text);
+    char *b64;
+    unsigned char *out;
+    if (strpbrk(text, "+/= \r\n") || n % 4 == 1 || !(b64 = malloc(n + 3)))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        b64[i] = text[i] == '-' ? '+' : text[i] == '_' ? '/' : text[i];
+    while (n % 4)
+        b64[n++] = '=';
+    b64[n] = '\0';
+    out = crypto_base64_decode(b64, len_out);
+    free(b64);
+    return out;
+}
+
+char *crypto_new_token(void)
+{
+    unsigned char bytes[32];
+    char *b64, *token;
+    if (crypto_random(bytes, sizeof(bytes)))
+        return NULL;
+    b64 = crypto_base64url(bytes, sizeof(bytes));
+    OPENSSL_cleanse(bytes, sizeof(bytes));
+    if (!b64)
+        return NULL;
     token = malloc(strlen(b64) + 8);
     if (token)
         snprintf(token, strlen(b64) + 8, "purser_%s", b64);

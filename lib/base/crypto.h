@@ -18,6 +18,11 @@ char *crypto_base64(const void *data, size_t n);
 /* Decodes base64 (line breaks and spaces ignored) into a new buffer; NULL when malformed. */
 unsigned char *crypto_base64_decode(const char *text, size_t *len_out);
 
+/* Base64url (RFC 4648 section 5: '-' and '_', no padding) of n bytes into a new string, and
+ * back (NULL when text is not base64url: '+', '/', '=' or spaces included). */
+char *crypto_base64url(const void *data, size_t n);
+unsigned char *crypto_base64url_decode(const char *text, size_t *len_out);
+
 /* Base64 of the SHA-1 / SHA-256 digest of data (Chef's content and path hashes). */
 char *crypto_sha1_base64(const void *data, size_t n);
 char *crypto_sha256_base64(const void *data, size_t n);

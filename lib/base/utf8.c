@@ -87,3 +87,13 @@ int utf8_has_control(const char *s, size_t n)
             return 1;
     return 0;
 }
+
+size_t utf8_prefix_chars(const char *s, size_t n, size_t max_chars)
+{
+    size_t at = 0;
+    for (size_t chars = 0; at < n && chars < max_chars; chars++) {
+        int len = utf8_sequence((const unsigned char *)s + at, n - at);
+        at += len ? (size_t)len : 1;
+    }
+    return at;
+}

@@ -18,6 +18,10 @@ size_t utf8_count(const char *s, size_t n);
  * character: where to cut a string that is too long. */
 size_t utf8_prefix(const char *s, size_t n, size_t max);
 
+/* How many of the n bytes at s its first max_chars characters take (a byte that starts no
+ * character counts as one): where to cut a string to a column's length in characters. */
+size_t utf8_prefix_chars(const char *s, size_t n, size_t max_chars);
+
 /* 1 when the n bytes at s are well-formed UTF-8 without NUL. */
 int utf8_valid(const char *s, size_t n);
 

@@ -327,19 +327,17 @@ int cluster_facts_history(const struct resource_scope *s, const char *name, cons
     struct store_rows rows;
     json_t *cluster, *items;
     long long id, after = 0;
-    long size = page_size ? strtol(page_size, NULL, 10) : 100;
+    long size = resource_page_size(page_size, err);
     int rc;
     *out = NULL;
+    if (size < 0)
+        return (int)size;
     if ((rc = resource_get(&cluster_kind, s, name, &cluster, &id, err)))
         return rc;
     rc = cluster_owner_check(cluster, owner, "read_cluster", err);
     json_decref(cluster);
     if (rc)
         return rc;
-    if (page_size && (!*page_size || strspn(page_size, "0123456789-") != strlen(page_size)))
-        return purser_error_set(err, PURSER_EINVAL, "page_size must be an integer, not '%.40s'",
-                                page_size);
-    size = size < 1 ? 1 : size > 1000 ? 1000 : size;
     if (page_token && *page_token) {
         char *end = NULL;
         if (page_token[0] == 'v')

@@ -145,19 +145,14 @@ static void stored_free(struct stored *st)
     free(st->spec);
 }
 
-/* The kind's title column: spec.<title> as text, cut to 255 characters. */
+/* The kind's title column: spec.<title> as text, cut to the column's 255 characters. */
 static char *title_of(const struct resource_kind *k, struct arena *arena, const json_t *body)
 {
-    const char *t =
-        k->title ? json_string_value(json_object_get(json_object_get(body, "spec"), k->title))
-                 : NULL;
-    size_t n;
-    if (!t)
+    const json_t *t = k->title ? json_object_get(json_object_get(body, "spec"), k->title) : NULL;
+    if (!json_is_string(t))
         return "";
-    n = strlen(t);
-    while (utf8_count(t, n) > 255)
-        n = utf8_prefix(t, n, n - 1);
-    return arena_strndup(arena, t, n);
+    return arena_strndup(arena, json_string_value(t),
+                         utf8_prefix_chars(json_string_value(t), json_string_length(t), 255));
 }
 
 /* ---- reading rows ---- */
@@ -270,9 +265,9 @@ static int read_row(const struct resource_kind *k, const struct resource_scope *
 {
     struct store_value p[] = {STORE_INT(s->org_id), STORE_STR(k->stored), STORE_STR(name)};
     int rc = store_query(store, s->arena, rows,
-                         lock ? "SELECT " COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                         lock ? "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
                                 "r.kind = ? AND r.name = ? FOR UPDATE"
-                              : "SELECT " COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                              : "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
                                 "r.kind = ? AND r.name = ?",
                          p, 3, err);
     if (!rc && rows->count == 0)
@@ -286,7 +281,7 @@ static int read_by_id(const struct resource_kind *k, const struct resource_scope
     struct store_rows rows;
     struct store_value p = STORE_INT(id);
     int rc = store_query(store, s->arena, &rows,
-                         "SELECT " COLUMNS " FROM resources r WHERE r.id = ?", &p, 1, err);
+                         "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.id = ?", &p, 1, err);
     if (rc)
         return rc;
     if (rows.count == 0 || !(*out = resource_decode(k, &rows, 0)))
@@ -618,38 +613,4 @@ int resource_set_status(const struct resource_kind *k, const struct resource_sco
                       .hook_ctx = hook_ctx};
     *out = NULL;
     return run(&w, out, err);
-}
-
-const char *resource_etag(struct arena *arena, const json_t *resource)
-{
-    const char *rev =
-        json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
-    return arena_sprintf(arena, "\"%s\"", rev ? rev : "");
-}
-
-int resource_etag_matches(const char *header, const json_t *resource)
-{
-    const char *rev =
-        json_string_value(json_object_get(json_object_get(resource, "metadata"), "revision"));
-    const char *p = header;
-    if (!header || !rev)
-        return 0;
-    while (*p) { /* a list: "a", W/"b", * */
-        const char *start, *end;
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (*p == '*')
-            return 1;
-        if (strncmp(p, "W/", 2) == 0)
-            p += 2;
-        if (*p != '"')
-            return 0;
-        start = ++p;
-        if (!(end = strchr(start, '"')))
-            return 0;
-        if ((size_t)(end - start) == strlen(rev) && strncmp(start, rev, (size_t)(end - start)) == 0)
-            return 1;
-        p = end + 1;
-    }
-    return 0;
 }

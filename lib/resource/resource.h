@@ -97,15 +97,13 @@ struct resource_query {
                                (a credential that holds the read under RBAC `own`) */
 };
 
+/* A page_size parameter (NULL: the default, 100) clamped to 1..1000, or PURSER_EINVAL when it
+ * is not an integer: the one rule of every paged list. */
+long resource_page_size(const char *text, struct purser_error *err);
+
 /* One page appended to out as JSON text: {items: [...], next_page_token: "..."} ("" at the
  * end). Bad parameters are 400 naming the parameter. */
 int resource_list(const struct resource_kind *k, const struct resource_scope *s,
                   const struct resource_query *q, struct buf *out, struct purser_error *err);
-
-/* The resource's ETag for a revision: the revision in double quotes (arena memory). */
-const char *resource_etag(struct arena *arena, const json_t *resource);
-
-/* 1 when an If-None-Match header names the resource's current ETag (or is "*"). */
-int resource_etag_matches(const char *header, const json_t *resource);
 
 #endif

@@ -50,17 +50,9 @@ static int param(struct list *l, struct store_value v)
 static char *token_make(struct arena *arena, const char *sort, const char *value, const char *name)
 {
     json_t *t = json_pack("{s:s, s:s, s:s}", "s", sort, "v", value, "n", name);
-    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL,
-         *b64 = text ? crypto_base64(text, strlen(text)) : NULL;
-    char *out = NULL;
-    if (b64) {
-        size_t n = strlen(b64);
-        while (n && b64[n - 1] == '=')
-            n--;
-        for (size_t i = 0; i < n; i++)
-            b64[i] = b64[i] == '+' ? '-' : b64[i] == '/' ? '_' : b64[i];
-        out = arena_strndup(arena, b64, n);
-    }
+    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL;
+    char *b64 = text ? crypto_base64url(text, strlen(text)) : NULL;
+    char *out = b64 ? arena_strdup(arena, b64) : NULL;
     json_decref(t);
     free(text);
     free(b64);
@@ -69,19 +61,9 @@ static char *token_make(struct arena *arena, const char *sort, const char *value
 
 static int token_read(struct list *l, const char *token, const char *sort, struct position *pos)
 {
-    size_t n = strlen(token), len = 0;
-    char *b64 = arena_alloc(l->s->arena, n + 4);
-    unsigned char *raw;
-    json_t *t;
-    if (!b64)
-        return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        b64[i] = token[i] == '-' ? '+' : token[i] == '_' ? '/' : token[i];
-    while (n % 4)
-        b64[n++] = '=';
-    b64[n] = '\0';
-    raw = strpbrk(token, "+/= ") ? NULL : crypto_base64_decode(b64, &len);
-    t = raw ? json_loadb((const char *)raw, len, 0, NULL) : NULL;
+    size_t len = 0;
+    unsigned char *raw = crypto_base64url_decode(token, &len);
+    json_t *t = raw ? json_loadb((const char *)raw, len, 0, NULL) : NULL;
     free(raw);
     pos->sort = json_string_value(json_object_get(t, "s"));
     pos->value = json_string_value(json_object_get(t, "v"));
@@ -209,7 +191,7 @@ static int filter_clauses(struct list *l, const char *text)
     return 0;
 }
 
-static long page_size(const char *text, struct purser_error *err)
+long resource_page_size(const char *text, struct purser_error *err)
 {
     char *end;
     long n;
@@ -236,7 +218,7 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
     const struct selector_requirement *drive = NULL;
     const char *col, *cmp;
     int desc, rc;
-    long size = page_size(q->page_size, err);
+    long size = resource_page_size(q->page_size, err);
     size_t n, written = 0;
 
     if (size < 0)

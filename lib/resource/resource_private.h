@@ -12,7 +12,6 @@
     "r.status, " STORE_ISO_TIME("r.created_at") ", " STORE_ISO_TIME(                               \
         "r.updated_at") ", "                                                                       \
                         "DATE_FORMAT(r.created_at, '%Y-%m-%d %H:%i:%s.%f'), r.title"
-#define COLUMNS RESOURCE_COLUMNS
 enum {
     C_ID,
     C_NAME,
