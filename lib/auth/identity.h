@@ -125,6 +125,15 @@ int identity_token_create(struct store *store, long long principal_id, const jso
                           json_t **out, struct purser_error *err);
 int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
                         json_t **out, struct purser_error *err);
+/* Inside the caller's transaction: the client `name` of organization org (made when missing,
+ * with role) holds only public_key and one API token for bearer, replacing what it had; a
+ * credential made again (a cluster's bootstrap token reset and redeemed). *client_id and
+ * token_id (the token's id) are set. */
+int identity_client_credential(struct store *store, const char *org, const char *name,
+                               const char *role, const char *public_key, const char *bearer,
+                               const char *description, long long *client_id, char token_id[17],
+                               struct purser_error *err);
+
 /* PATCH of a token: {active} only; *out is the token as listed. */
 int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
                           const char *id, const json_t *body, json_t **out,

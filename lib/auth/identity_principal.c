@@ -54,6 +54,54 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
     arena_free(arena);
     return rc;
 }
+int identity_client_credential(struct store *store, const char *org, const char *name,
+                               const char *role, const char *public_key, const char *bearer,
+                               const char *description, long long *client_id, char token_id[17],
+                               struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    struct store_value who[] = {STORE_STR(org), STORE_STR(name)};
+    int rc = arena ? store_query(store, arena, &rows,
+                                 "SELECT p.id FROM principals p JOIN organizations o ON o.id = "
+                                 "p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name = ? "
+                                 "FOR UPDATE",
+                                 who, 2, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && rows.count == 0) { /* a new client with the key and the role */
+        struct new_principal np = {.org = org, .name = name, .public_key = public_key,
+                                   .role = role};
+        rc = identity_principal_insert(store, &np, err);
+        *client_id = np.id;
+    } else if (!rc) { /* the client again: only the new key, and the role */
+        struct store_value p = STORE_INT(atoll(store_cell(&rows, 0, 0)));
+        *client_id = p.num;
+        rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ?", &p, 1, NULL,
+                        NULL, err);
+        rc = rc ? rc
+                : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1, NULL,
+                             NULL, err);
+        if (!rc) {
+            struct store_value q[] = {p, STORE_STR(public_key)};
+            rc = store_exec(store,
+                            "INSERT INTO principal_keys (principal_id, name, public_key) VALUES "
+                            "(?, 'default', ?)",
+                            q, 2, NULL, NULL, err);
+        }
+        if (!rc) {
+            struct store_value q[] = {p, STORE_STR(role), STORE_STR(org)};
+            rc = store_exec(store,
+                            "INSERT IGNORE INTO memberships (org_id, principal_id, role) SELECT "
+                            "o.id, ?, ? FROM organizations o WHERE o.name = ?",
+                            q, 3, NULL, NULL, err);
+        }
+    }
+    if (!rc)
+        rc = identity_token_insert(store, *client_id, bearer, description, 0, token_id, err);
+    arena_free(arena);
+    return rc;
+}
+
 /* ---- users and clients -------------------------------------------------------------------- */
 
 /* "/users/NAME" or "/organizations/ORG/clients/NAME" */

@@ -53,6 +53,12 @@ int identity_expiration_param(const char *text, char out[20], int *infinite,
 void identity_principal_from_row(struct principal *out, const struct store_rows *rows, size_t r);
 
 /* Inserts np (and its key and membership) inside the caller's transaction; np->id is set. */
+/* Inserts an API token of principal_id for token (its SHA-256 is kept), expiring after
+ * expires_in seconds (0: never); id_out gets its id. */
+int identity_token_insert(struct store *store, long long principal_id, const char *token,
+                          const char *description, long long expires_in, char id_out[17],
+                          struct purser_error *err);
+
 int identity_principal_insert(struct store *store, struct new_principal *np,
                               struct purser_error *err);
 

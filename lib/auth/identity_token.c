@@ -9,12 +9,36 @@
 #include <string.h>
 /* ---- tokens --------------------------------------------------------------------------------- */
 
+int identity_token_insert(struct store *store, long long principal_id, const char *token,
+                          const char *description, long long expires_in, char id_out[17],
+                          struct purser_error *err)
+{
+    char hash[65], *id = crypto_random_hex(8);
+    int rc;
+    if (!id)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    crypto_sha256_hex(hash, token, strlen(token));
+    {
+        struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id), STORE_STR(hash),
+                                  STORE_STR(description),
+                                  expires_in > 0 ? STORE_INT(expires_in) : STORE_NULLV};
+        rc = store_exec(
+            store,
+            "INSERT INTO api_tokens (id, principal_id, token_sha256, description, expires_at)"
+            " VALUES (?, ?, ?, ?, UTC_TIMESTAMP() + INTERVAL ? SECOND)",
+            p, 5, NULL, NULL, err);
+    }
+    snprintf(id_out, 17, "%s", id);
+    free(id);
+    return rc;
+}
+
 int identity_token_create(struct store *store, long long principal_id, const json_t *body,
                           json_t **out, struct purser_error *err)
 {
     const char *description = NULL;
     const json_t *expires_in = json_object_get(body, "expires_in");
-    char hash[65], *token = NULL, *id = NULL;
+    char *token = NULL, id[17];
     struct arena *arena = NULL;
     struct store_rows rows;
     int rc;
@@ -30,25 +54,14 @@ int identity_token_create(struct store *store, long long principal_id, const jso
          json_integer_value(expires_in) > 10LL * 366 * 86400))
         return identity_invalid(err, "expires_in");
     token = crypto_new_token();
-    id = crypto_random_hex(8);
     arena = arena_new();
-    if (!token || !id || !arena) {
+    if (!token || !arena) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         goto cleanup;
     }
-    crypto_sha256_hex(hash, token, strlen(token));
-    {
-        int expires = expires_in && json_is_integer(expires_in);
-        struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id), STORE_STR(hash),
-                                  STORE_STR(description ? description : ""),
-                                  expires ? STORE_INT(json_integer_value(expires_in))
-                                          : STORE_NULLV};
-        rc = store_exec(
-            store,
-            "INSERT INTO api_tokens (id, principal_id, token_sha256, description, expires_at)"
-            " VALUES (?, ?, ?, ?, UTC_TIMESTAMP() + INTERVAL ? SECOND)",
-            p, 5, NULL, NULL, err);
-    }
+    rc = identity_token_insert(store, principal_id, token, description ? description : "",
+                               json_is_integer(expires_in) ? json_integer_value(expires_in) : 0,
+                               id, err);
     if (!rc) {
         struct store_value p = STORE_STR(id);
         rc = store_query(
@@ -64,7 +77,6 @@ int identity_token_create(struct store *store, long long principal_id, const jso
             store_cell(&rows, 0, 1) ? json_string(store_cell(&rows, 0, 1)) : json_null());
 cleanup:
     crypto_free_secret(token);
-    free(id);
     arena_free(arena);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* cluster.c: clusters, their bootstrap tokens and dynamic facts (cluster.h). */
 #include "inventory/cluster.h"
 
+#include "auth/identity.h"
 #include "base/crypto.h"
 #include "store/events.h"
 
@@ -134,7 +135,6 @@ struct token_write {
     char hash[65];
     char expires_sql[32]; /* "YYYY-MM-DD HH:MM:SS" (UTC, as the connection) */
     char expires_iso[32];
-    int replace;
 };
 
 static int token_new(struct token_write *t, long ttl, char **token, struct purser_error *err)
@@ -150,30 +150,29 @@ static int token_new(struct token_write *t, long ttl, char **token, struct purse
     return 0;
 }
 
-/* Stores the token's hash for cluster id, and its expiry in the cluster's status, in the
- * write's transaction. */
+/* Stores the token's hash for cluster id, in the write's transaction. */
 static int token_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
 {
     struct token_write *t = ctx;
     struct store_value p[] = {STORE_INT(id), STORE_STR(t->hash), STORE_STR(t->expires_sql)};
-    int rc = store_exec(store,
-                        "REPLACE INTO bootstrap_tokens (resource_id, token_sha256, expires_at, "
-                        "used_at) VALUES (?, ?, ?, NULL)",
-                        p, 3, NULL, NULL, err);
-    if (!rc && !t->replace) { /* a new cluster: its status starts with the token's state */
-        struct store_value q[] = {STORE_STR(t->expires_iso), STORE_INT(id)};
-        rc = store_exec(store,
-                        "UPDATE resources SET status = JSON_OBJECT('bootstrap_token', "
-                        "JSON_OBJECT('expires_at', ?, 'redeemed_at', NULL)) WHERE id = ?",
-                        q, 2, NULL, NULL, err);
-    }
-    return rc;
+    return store_exec(store,
+                      "REPLACE INTO bootstrap_tokens (resource_id, token_sha256, expires_at, "
+                      "used_at) VALUES (?, ?, ?, NULL)",
+                      p, 3, NULL, NULL, err);
 }
 
+/* The status members a new token gives the cluster (a new reference). */
+static json_t *token_state(const struct token_write *t)
+{
+    return json_pack("{s:{s:s, s:n}}", "bootstrap_token", "expires_at", t->expires_iso,
+                     "redeemed_at");
+}
+
+/* What the answer shows of a new token, once: {token, expires_at, install_url}. */
 static json_t *shown_token(const char *token, const struct token_write *t, const char *base)
 {
-    return json_pack("{s:s, s:s, s:s+}", "token", token, "expires_at", t->expires_iso,
-                     "install_url", base, "/install/bootstrap.json?token=");
+    return json_pack("{s:s, s:s, s:s++}", "token", token, "expires_at", t->expires_iso,
+                     "install_url", base, "/install/bootstrap.json?token=", token);
 }
 
 int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
@@ -184,7 +183,7 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
     const char *id;
     struct token_write t = {0};
     char *token = NULL;
-    json_t *copy;
+    json_t *copy, *state;
     int rc;
     *out = NULL;
     if (!json_is_object(body))
@@ -193,6 +192,7 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         return purser_error_set(err, PURSER_EINVAL, "metadata.name must be a string");
     if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
+    state = token_state(&t);
     copy = json_deep_copy(body); /* with the final id as its name */
     if (!json_object_get(copy, "metadata"))
         json_object_set_new(copy, "metadata", json_object());
@@ -201,18 +201,14 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         if ((rc = cluster_id(s->arena, given, &id, err)))
             break;
         json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
-        if ((rc = resource_create(&cluster_kind, s, id, copy, token_hook, &t, out, err)) !=
+        if ((rc = resource_create(&cluster_kind, s, id, copy, state, token_hook, &t, out, err)) !=
             PURSER_EEXISTS)
             break;
     }
     json_decref(copy);
-    if (!rc) {
-        json_t *shown = shown_token(token, &t, install_base);
-        char *url = arena_sprintf(s->arena, "%s%s",
-                                  json_string_value(json_object_get(shown, "install_url")), token);
-        json_object_set_new(shown, "install_url", json_string(url));
-        json_object_set_new(*out, "bootstrap_token", shown);
-    }
+    json_decref(state);
+    if (!rc)
+        json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
     crypto_free_secret(token);
     return rc;
 }
@@ -220,23 +216,19 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
                         const char *install_base, json_t **out, struct purser_error *err)
 {
-    struct token_write t = {.replace = 1};
+    struct token_write t = {0};
     char *token = NULL;
     json_t *state, *cluster = NULL;
     int rc;
     *out = NULL;
     if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
-    state = json_pack("{s:s, s:n}", "expires_at", t.expires_iso, "redeemed_at");
-    rc = resource_set_status(&cluster_kind, s, name, "bootstrap_token", state,
-                             "bootstrap_token_reset", token_hook, &t,
+    state = token_state(&t);
+    rc = resource_set_status(&cluster_kind, s, name, state, "bootstrap_token_reset", token_hook, &t,
                              &cluster, err);
     json_decref(state);
     if (!rc) {
         *out = shown_token(token, &t, install_base);
-        json_object_set_new(
-            *out, "install_url",
-            json_sprintf("%s%s", json_string_value(json_object_get(*out, "install_url")), token));
         json_object_set_new(*out, "cluster", cluster);
     }
     crypto_free_secret(token);
@@ -316,8 +308,13 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
         if (rc)
             return rc;
     }
-    return resource_set_status(&cluster_kind, s, name, "dynamic_facts", facts, "facts", facts_hook,
-                               &f, out, err);
+    {
+        json_t *members = json_pack("{s:O}", "dynamic_facts", facts);
+        rc =
+            resource_set_status(&cluster_kind, s, name, members, "facts", facts_hook, &f, out, err);
+        json_decref(members);
+        return rc;
+    }
 }
 
 int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
@@ -401,84 +398,23 @@ static int make_credential(struct cluster_credential *c, struct purser_error *er
     return 0;
 }
 
-/* The cluster's client (named after the cluster) with the credential's key and token only,
- * and the role "cluster" in its organization. */
-static int give_credential(struct store *store, struct redeem *r, long long org_id,
-                           const char *name, long long *client_id, char token_id_out[17],
-                           struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value who[] = {STORE_INT(org_id), STORE_STR(name)};
-    char token_hash[65], *token_id = crypto_random_hex(8);
-    unsigned long long id = 0;
-    int rc = token_id
-                 ? store_query(store, r->arena, &rows,
-                               "SELECT id FROM principals WHERE kind = 'client' AND org_id = ? "
-                               "AND name = ? FOR UPDATE",
-                               who, 2, err)
-                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!rc && rows.count)
-        id = strtoull(store_cell(&rows, 0, 0), NULL, 10);
-    else if (!rc)
-        rc = store_exec(store,
-                        "INSERT INTO principals (kind, org_id, name, display_name) VALUES "
-                        "('client', ?, ?, 'the credential of a cluster')",
-                        who, 2, NULL, &id, err);
-    if (!rc) {
-        struct store_value p = STORE_INT((long long)id);
-        rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ?", &p, 1, NULL,
-                        NULL, err);
-        rc = rc ? rc
-                : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1, NULL,
-                             NULL, err);
-    }
-    if (!rc) {
-        struct store_value p[] = {STORE_INT((long long)id), STORE_STR(r->cred->public_key)};
-        rc = store_exec(store,
-                        "INSERT INTO principal_keys (principal_id, name, public_key) VALUES (?, "
-                        "'default', ?)",
-                        p, 2, NULL, NULL, err);
-    }
-    if (!rc) {
-        struct store_value p[4];
-        crypto_sha256_hex(token_hash, r->cred->bearer, strlen(r->cred->bearer));
-        p[0] = (struct store_value)STORE_STR(token_id);
-        p[1] = (struct store_value)STORE_INT((long long)id);
-        p[2] = (struct store_value)STORE_STR(token_hash);
-        p[3] = (struct store_value)STORE_STR(name);
-        rc = store_exec(store,
-                        "INSERT INTO api_tokens (id, principal_id, token_sha256, description) "
-                        "VALUES (?, ?, ?, CONCAT('bootstrap of cluster ', ?))",
-                        p, 4, NULL, NULL, err);
-    }
-    if (!rc) {
-        struct store_value p[] = {STORE_INT(org_id), STORE_INT((long long)id)};
-        rc = store_exec(store,
-                        "INSERT IGNORE INTO memberships (org_id, principal_id, role) VALUES (?, ?, "
-                        "'cluster')",
-                        p, 2, NULL, NULL, err);
-    }
-    if (token_id)
-        snprintf(token_id_out, 17, "%s", token_id);
-    free(token_id);
-    *client_id = (long long)id;
-    return rc;
-}
-
 static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
 {
     struct redeem *r = ctx;
     struct store_rows rows;
     struct store_value p = STORE_STR(r->hash);
-    long long resource, org_id, client_id = 0;
+    struct resource_scope scope = {.store = store, .arena = r->arena};
+    long long resource, client_id = 0;
     const char *cluster, *org;
-    char *rev = NULL, token_id[17] = "";
-    int rc = store_query(store, r->arena, &rows,
-                         "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
-                         "b.expires_at > NOW(6) FROM bootstrap_tokens b JOIN resources r ON r.id "
-                         "= b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
-                         "b.token_sha256 = ? FOR UPDATE",
-                         &p, 1, err);
+    char token_id[17] = "";
+    int rc = store_query(
+        store, r->arena, &rows,
+        "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
+        "b.expires_at > NOW(6), " STORE_ISO_TIME("b.expires_at") ", " STORE_ISO_TIME(
+            "NOW(6)") " FROM bootstrap_tokens b JOIN resources r ON "
+                      "r.id = b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
+                      "b.token_sha256 = ? FOR UPDATE",
+        &p, 1, err);
     json_decref(r->out);
     r->out = NULL;
     if (rc)
@@ -489,8 +425,10 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         return purser_error_set(err, PURSER_EUNAUTH, "token already used or expired");
     resource = strtoll(store_cell(&rows, 0, 0), NULL, 10);
     cluster = store_cell(&rows, 0, 1);
-    org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
+    scope.org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
     org = store_cell(&rows, 0, 3);
+    scope.actor = cluster;
+    store_set_actor(store, cluster); /* the cluster's own credential is what this write makes */
     {
         struct store_value q = STORE_INT(resource);
         rc = store_exec(store, "UPDATE bootstrap_tokens SET used_at = NOW(6) WHERE resource_id = ?",
@@ -498,29 +436,21 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     }
     if (!rc)
         rc = make_credential(r->cred, err);
-    store_set_actor(store, cluster); /* the cluster's own credential is what this write makes */
     if (!rc)
-        rc = give_credential(store, r, org_id, cluster, &client_id, token_id, err);
-    if (!rc && !(rev = crypto_random_hex(8)))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!rc) {
-        struct store_value q[] = {STORE_STR(rev), STORE_STR(cluster), STORE_INT(client_id),
-                                  STORE_INT(resource)};
-        rc = store_exec(
-            store,
-            "UPDATE resources SET revision = ?, updated_at = NOW(6), status = "
-            "JSON_SET(COALESCE(status, '{}'), '$.bootstrap_token.redeemed_at', "
-            "DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%sZ'), '$.client', ?, '$.client_id', ?) "
-            "WHERE id = ?",
-            q, 4, NULL, NULL, err);
+        rc = identity_client_credential(
+            store, org, cluster, "cluster", r->cred->public_key, r->cred->bearer,
+            arena_sprintf(r->arena, "bootstrap of cluster %s", cluster), &client_id, token_id, err);
+    if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too */
+        json_t *members = json_pack("{s:{s:s, s:s}, s:s, s:I}", "bootstrap_token", "expires_at",
+                                    store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),
+                                    "client", cluster, "client_id", (json_int_t)client_id);
+        rc = resource_set_status_in(&cluster_kind, &scope, cluster, members, NULL, err);
+        json_decref(members);
     }
     if (!rc)
-        rc = event_append(store, org_id, "cluster", cluster, "put", rev, NULL, err);
+        rc = event_append(store, scope.org_id, "client", cluster, "put", NULL, NULL, err);
     if (!rc)
-        rc = event_append(store, org_id, "client", cluster, "put", NULL, NULL, err);
-    if (!rc)
-        rc = event_append(store, org_id, "token", token_id, "put", NULL, NULL, err);
-    free(rev);
+        rc = event_append(store, scope.org_id, "token", token_id, "put", NULL, NULL, err);
     if (!rc)
         r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster, "organization",
                            org, "client", "name", cluster, "id", (json_int_t)client_id,

@@ -7,8 +7,8 @@
 #include "codec/json_check.h"
 #include "codec/merge_patch.h"
 #include "resource/resource_private.h"
-#include "store/events.h"
 #include "resource/selector.h"
+#include "store/events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -264,12 +264,13 @@ static int read_row(const struct resource_kind *k, const struct resource_scope *
                     struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(s->org_id), STORE_STR(k->stored), STORE_STR(name)};
-    int rc = store_query(store, s->arena, rows,
-                         lock ? "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
-                                "r.kind = ? AND r.name = ? FOR UPDATE"
-                              : "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
-                                "r.kind = ? AND r.name = ?",
-                         p, 3, err);
+    int rc =
+        store_query(store, s->arena, rows,
+                    lock ? "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                           "r.kind = ? AND r.name = ? FOR UPDATE"
+                         : "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
+                           "r.kind = ? AND r.name = ?",
+                    p, 3, err);
     if (!rc && rows->count == 0)
         rc = not_found(k, name, err);
     return rc;
@@ -339,9 +340,9 @@ struct write {
     const struct resource_kind *k;
     const struct resource_scope *s;
     const char *name, *if_match;
-    const json_t *body; /* create, replace: the body; patch: the patch */
-    int op;             /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
-    const char *member; /* status */
+    const json_t *body;     /* create, replace: the body; patch: the patch; status: the members */
+    const json_t *status;   /* create: the status the server starts it with, or NULL */
+    int op;                 /* 'c'reate, 'r'eplace, 'p'atch, 'd'elete, 's'tatus */
     const char *event_kind; /* the event's kind (NULL: the resource's) */
     resource_hook hook;
     void *hook_ctx;
@@ -425,9 +426,10 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
 {
     struct stored st = {0};
     char *rev = crypto_random_hex(8);
+    char *status = w->status ? json_dumps(w->status, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     unsigned long long id = 0;
     int rc;
-    if (stored_of(w->body, &st) || !rev) {
+    if (stored_of(w->body, &st) || !rev || (w->status && !status)) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     } else {
         struct store_value p[] = {STORE_INT(w->s->org_id),
@@ -438,18 +440,20 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
                                   STORE_STR(st.labels),
                                   STORE_STR(st.annotations),
                                   STORE_STR(st.description),
-                                  STORE_STR(st.spec)};
+                                  STORE_STR(st.spec),
+                                  status ? STORE_STR(status) : STORE_NULLV};
         rc = store_exec(store,
                         "INSERT INTO resources (org_id, kind, name, revision, title, labels, "
-                        "annotations, description, spec, created_at, updated_at) VALUES (?, ?, ?, "
-                        "?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
-                        p, 9, NULL, &id, err);
+                        "annotations, description, spec, status, created_at, updated_at) VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
+                        p, 10, NULL, &id, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists", w->k->kind,
                                   w->name);
     }
     stored_free(&st);
     free(rev);
+    free(status);
     if (!rc)
         rc = write_labels(w->k, w->s, store, (long long)id, w->name, w->body, 0, err);
     if (!rc && w->hook)
@@ -467,8 +471,8 @@ static int write_txn(struct store *store, void *ctx, struct purser_error *err)
     struct write *w = ctx;
     int rc = write_change(store, w, err);
     if (!rc) {
-        const char *rev = json_string_value(
-            json_object_get(json_object_get(w->out, "metadata"), "revision"));
+        const char *rev =
+            json_string_value(json_object_get(json_object_get(w->out, "metadata"), "revision"));
         rc = event_append(store, w->s->org_id, w->event_kind ? w->event_kind : w->k->stored,
                           w->name, w->op == 'd' ? "delete" : "put", rev, NULL, err);
     }
@@ -503,10 +507,10 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
                                 "%s '%s' is stored in a form that no longer decodes; replace it "
                                 "with PUT",
                                 w->k->kind, w->name);
-    if (w->op == 's') {
+    if (w->op == 's') { /* each member given replaces the status member of its name */
         json_t *status = json_object_get(current, "status");
         char *text;
-        json_object_set(status, w->member, (json_t *)w->body);
+        json_object_update(status, (json_t *)w->body);
         text = json_dumps(status, JSON_COMPACT | JSON_PRESERVE_ORDER);
         rc = text ? update_row(w, store, id, NULL, text, err)
                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -559,11 +563,17 @@ static int run(struct write *w, json_t **out, struct purser_error *err)
 }
 
 int resource_create(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const json_t *body, resource_hook hook, void *hook_ctx, json_t **out,
-                    struct purser_error *err)
+                    const json_t *body, const json_t *status, resource_hook hook, void *hook_ctx,
+                    json_t **out, struct purser_error *err)
 {
-    struct write w = {
-        .k = k, .s = s, .name = name, .body = body, .op = 'c', .hook = hook, .hook_ctx = hook_ctx};
+    struct write w = {.k = k,
+                      .s = s,
+                      .name = name,
+                      .body = body,
+                      .status = status,
+                      .op = 'c',
+                      .hook = hook,
+                      .hook_ctx = hook_ctx};
     int rc = check_body(k, body, name, err);
     *out = NULL;
     return rc ? rc : run(&w, out, err);
@@ -598,19 +608,28 @@ int resource_delete(const struct resource_kind *k, const struct resource_scope *
 }
 
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
-                        const char *name, const char *member, const json_t *value,
-                        const char *event_kind, resource_hook hook, void *hook_ctx, json_t **out,
-                        struct purser_error *err)
+                        const char *name, const json_t *members, const char *event_kind,
+                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err)
 {
     struct write w = {.k = k,
                       .s = s,
                       .name = name,
-                      .body = value,
+                      .body = members,
                       .op = 's',
-                      .member = member,
                       .event_kind = event_kind,
                       .hook = hook,
                       .hook_ctx = hook_ctx};
     *out = NULL;
     return run(&w, out, err);
+}
+
+int resource_set_status_in(const struct resource_kind *k, const struct resource_scope *s,
+                           const char *name, const json_t *members, const char *event_kind,
+                           struct purser_error *err)
+{
+    struct write w = {
+        .k = k, .s = s, .name = name, .body = members, .op = 's', .event_kind = event_kind};
+    int rc = write_txn(s->store, &w, err);
+    json_decref(w.out);
+    return rc;
 }

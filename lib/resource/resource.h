@@ -53,12 +53,12 @@ struct resource_scope {
 typedef int (*resource_hook)(struct store *store, long long id, void *ctx,
                              struct purser_error *err);
 
-/* Creates the resource body (the convention's shape; name already final). 409 when the name
- * exists. *out: the stored resource. hook may be NULL. */
-int resource_create(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const json_t *body, resource_hook hook, void *hook_ctx, json_t **out,
-                    struct purser_error *err);
-
+/* Creates the resource body (the convention's shape; name already final) with the status the
+ * server starts it with (NULL: none). 409 when the name exists. *out: the stored resource.
+ * hook may be NULL. */
+int resource_create(const struct resource_kind *k, const struct resource_scope *s,
+                    const char *name, const json_t *body, const json_t *status,
+                    resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
 /* The stored resource, or 404 "Cluster 'c-x' was not found". *id (may be NULL): its row id. */
 int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                  json_t **out, long long *id, struct purser_error *err);
@@ -79,13 +79,18 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
 int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                     const char *if_match, struct purser_error *err);
 
-/* Sets status.<member> to value (borrowed) in its own write (a new revision), its event of
- * kind event_kind (NULL: the resource's). hook as above. */
+/* Replaces the status members named in members (an object, borrowed) in its own write (a new
+ * revision), with its event of kind event_kind (NULL: the resource's). hook as above. */
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
-                        const char *name, const char *member, const json_t *value,
-                        const char *event_kind,
-                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
+                        const char *name, const json_t *members, const char *event_kind,
+                        resource_hook hook, void *hook_ctx, json_t **out,
+                        struct purser_error *err);
 
+/* The same inside the caller's transaction (s->store), for a write that changes a resource's
+ * status along with rows of its own. */
+int resource_set_status_in(const struct resource_kind *k, const struct resource_scope *s,
+                           const char *name, const json_t *members, const char *event_kind,
+                           struct purser_error *err);
 /* A list request, from the query string (all may be NULL). */
 struct resource_query {
     const char *page_size;  /* default 100, clamped to 1..1000 */
