@@ -193,6 +193,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
     if (!rc) {
         store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
         rc = req.route->handler(&req);
+        store_set_actor(w->svc.store, NULL); /* (the name lives in the request's arena) */
     }
     if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE))
         identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */

@@ -112,7 +112,7 @@ for my $case (
     ['Authorization', { Authorization => "Bearer $long" }, 401, qr/token/i],
     ['X-Ops-UserId', { %chef, 'X-Ops-UserId' => $long }, 401, qr/Failed to authenticate as 'x{64}\.\.\.'/],
     ['X-Ops-Timestamp', { %chef, 'X-Ops-Timestamp' => $long }, 401, qr/timestamp|clock|time/i],
-    ['X-Ops-Sign', { %chef, 'X-Ops-Sign' => $long }, 400, qr/sign|version|algorithm/i],
+    ['X-Ops-Sign', { %chef, 'X-Ops-Sign' => $long }, 400, qr/sign|version|algorithm/i], # Chef's 400 for a malformed signing header
     ['X-Ops-Content-Hash', { %chef, 'X-Ops-Content-Hash' => $long }, 401, qr/./],
     ['X-Ops-Authorization-N', { %chef, map { ("X-Ops-Authorization-$_" => 'x' x 60) } 1 .. 100 }, 401, qr/./],
     ['X-Ops-Server-API-Version', { Authorization => $bearer, 'X-Ops-Server-API-Version' => $long }, 406, qr/Specified version x{64}\.\.\. not supported/],
@@ -123,10 +123,11 @@ for my $case (
     my $before = counts();
     $res = $s->request('GET', "/organizations/$org/nodes", { headers => $headers });
     my $m = message($res);
-    if ($status == 401 && $res->{status} == 400) { $status = 400 } # a malformed signing header is Chef's 400
     is $res->{status}, $status, "a 7,000-byte $what: $res->{status}";
-    like $m, $pattern, '  with a message: ' . substr($m, 0, 100) if $pattern;
-    ok length($m) < 2048 || !$pattern, '  that quotes at most a bounded part of it';
+    if ($pattern) { # (Accept is answered: nothing to quote)
+        like $m, $pattern, '  with a message: ' . substr($m, 0, 100);
+        ok length($m) < 2048, '  that quotes at most a bounded part of it';
+    }
     is counts(), $before, '  the store is unchanged';
 }
 for my $q ("limit=" . ('9' x 7000), "order=" . $long, "metadata.label=" . $long, "metadata.layeringDefinition.abstract=" . $long) {

@@ -26,23 +26,37 @@ struct list {
     struct buf sql;
     struct store_value *params;
     size_t count, cap;
+    int oom; /* building the statement ran out of memory (said once, at the end) */
     struct purser_error *err;
 };
 
-static int param(struct list *l, struct store_value v)
+/* Appends to the statement being built: rc is what the buf call returned. */
+static void add(struct list *l, int rc)
+{
+    if (rc)
+        l->oom = 1;
+}
+
+static void param(struct list *l, struct store_value v)
 {
     if (l->count == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 32;
         struct store_value *more = arena_alloc(l->s->arena, cap * sizeof(*more));
-        if (!more)
-            return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+        if (!more) {
+            l->oom = 1;
+            return;
+        }
         if (l->count)
             memcpy(more, l->params, l->count * sizeof(*more));
         l->params = more;
         l->cap = cap;
     }
     l->params[l->count++] = v;
-    return 0;
+}
+
+static void param_str(struct list *l, const char *text)
+{
+    param(l, (struct store_value)STORE_STR(text));
 }
 
 /* ---- page tokens: base64url of {"s": sort, "v": value, "n": name} ---- */
@@ -107,23 +121,23 @@ static const char *sort_column(const struct resource_kind *k, const char *sort, 
     return NULL;
 }
 
-static int label_clause(struct list *l, const struct selector_requirement *r)
+static void label_clause(struct list *l, const struct selector_requirement *r)
 {
     int negative = r->op == SELECTOR_NE || r->op == SELECTOR_NOTIN || r->op == SELECTOR_NOT_EXISTS;
-    int rc = buf_printf(&l->sql,
-                        " AND %sEXISTS (SELECT 1 FROM resource_labels l WHERE "
-                        "l.resource_id = r.id AND l.lkey = ?",
-                        negative ? "NOT " : "");
-    rc = rc ? rc : param(l, (struct store_value)STORE_STR(r->key));
-    if (!rc && r->count) {
-        rc = buf_adds(&l->sql, " AND l.lvalue IN (");
-        for (size_t i = 0; !rc && i < r->count; i++)
-            rc = buf_adds(&l->sql, i ? ", ?" : "?")
-                     ? -1
-                     : param(l, (struct store_value)STORE_STR(r->values[i]));
-        rc = rc ? rc : buf_adds(&l->sql, ")");
+    add(l, buf_printf(&l->sql,
+                      " AND %sEXISTS (SELECT 1 FROM resource_labels l WHERE "
+                      "l.resource_id = r.id AND l.lkey = ?",
+                      negative ? "NOT " : ""));
+    param_str(l, r->key);
+    if (r->count) {
+        add(l, buf_adds(&l->sql, " AND l.lvalue IN ("));
+        for (size_t i = 0; i < r->count; i++) {
+            add(l, buf_adds(&l->sql, i ? ", ?" : "?"));
+            param_str(l, r->values[i]);
+        }
+        add(l, buf_adds(&l->sql, ")"));
     }
-    return rc ? rc : buf_adds(&l->sql, ")");
+    add(l, buf_adds(&l->sql, ")"));
 }
 
 /* The JSON path a filter field reads, or NULL (400 set). */
@@ -162,7 +176,6 @@ static int filter_clauses(struct list *l, const char *text)
         char *ne = strstr(item, "!=");
         const char *path;
         int negative = ne && (!op || ne < op);
-        int rc;
         if (negative)
             op = ne;
         if (!op || op == item)
@@ -173,20 +186,15 @@ static int filter_clauses(struct list *l, const char *text)
                                     FILTERS_MAX);
         *op = '\0';
         if (strcmp(item, "name") == 0) {
-            rc = buf_printf(&l->sql, " AND r.name %s ?", negative ? "<>" : "=");
-            rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
+            add(l, buf_printf(&l->sql, " AND r.name %s ?", negative ? "<>" : "="));
         } else {
             if (!(path = filter_path(l, item)))
                 return l->err->code;
-            rc = buf_adds(&l->sql, negative ? " AND NOT (JSON_VALUE(r.spec, ?) <=> ?)"
-                                            : " AND JSON_VALUE(r.spec, ?) = ?");
-            rc = rc ? rc : param(l, (struct store_value)STORE_STR(path));
-            rc = rc ? rc : param(l, (struct store_value)STORE_STR(op + 2));
+            add(l, buf_adds(&l->sql, negative ? " AND NOT (JSON_VALUE(r.spec, ?) <=> ?)"
+                                              : " AND JSON_VALUE(r.spec, ?) = ?"));
+            param_str(l, path);
         }
-        if (rc)
-            return rc < 0 && l->err->code
-                       ? rc
-                       : purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+        param_str(l, op + 2);
     }
     return 0;
 }
@@ -239,50 +247,47 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             drive = &sel.items[i];
             break;
         }
-    rc = drive ? buf_adds(&l.sql,
-                          "SELECT " RESOURCE_COLUMNS " FROM resource_labels d JOIN resources r "
-                          "ON r.id = d.resource_id WHERE d.org_id = ? AND d.kind = ? AND "
-                          "d.lkey = ? AND d.lvalue = ?")
-               : buf_adds(&l.sql, "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? "
-                                  "AND r.kind = ?");
-    rc = rc ? rc : param(&l, (struct store_value)STORE_INT(s->org_id));
-    rc = rc ? rc : param(&l, (struct store_value)STORE_STR(k->stored));
-    if (!rc && drive) {
-        rc = param(&l, (struct store_value)STORE_STR(drive->key));
-        rc = rc ? rc : param(&l, (struct store_value)STORE_STR(drive->values[0]));
+    add(&l, buf_adds(&l.sql, drive ? "SELECT " RESOURCE_COLUMNS " FROM resource_labels d JOIN "
+                                     "resources r ON r.id = d.resource_id WHERE d.org_id = ? AND "
+                                     "d.kind = ? AND d.lkey = ? AND d.lvalue = ?"
+                                   : "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE "
+                                     "r.org_id = ? AND r.kind = ?"));
+    param(&l, (struct store_value)STORE_INT(s->org_id));
+    param_str(&l, k->stored);
+    if (drive) {
+        param_str(&l, drive->key);
+        param_str(&l, drive->values[0]);
     }
-    if (!rc && pos.name) {
-        if (strcmp(col, "r.name") == 0) {
-            rc = buf_printf(&l.sql, " AND %s %s ?", drive ? "d.name" : "r.name", cmp);
-            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
-        } else {
-            rc = buf_printf(&l.sql, " AND (%s %s ? OR (%s = ? AND r.name %s ?))", col, cmp, col,
-                            cmp);
-            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
-            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.value));
-            rc = rc ? rc : param(&l, (struct store_value)STORE_STR(pos.name));
-        }
+    if (pos.name && strcmp(col, "r.name") == 0) {
+        add(&l, buf_printf(&l.sql, " AND %s %s ?", drive ? "d.name" : "r.name", cmp));
+        param_str(&l, pos.name);
+    } else if (pos.name) {
+        add(&l,
+            buf_printf(&l.sql, " AND (%s %s ? OR (%s = ? AND r.name %s ?))", col, cmp, col, cmp));
+        param_str(&l, pos.value);
+        param_str(&l, pos.value);
+        param_str(&l, pos.name);
     }
-    for (size_t i = 0; !rc && i < sel.count; i++)
+    for (size_t i = 0; i < sel.count; i++)
         if (&sel.items[i] != drive)
-            rc = label_clause(&l, &sel.items[i]);
-    if (!rc && q->filter && *q->filter)
-        rc = filter_clauses(&l, q->filter);
-    if (!rc && q->owner) {
-        rc = buf_adds(&l.sql, " AND JSON_VALUE(r.status, '$.client_id') = ?");
-        rc = rc ? rc : param(&l, (struct store_value)STORE_INT(q->owner));
-    }
-    if (!rc) {
-        if (strcmp(col, "r.name") == 0)
-            rc = buf_printf(&l.sql, " ORDER BY %s %s LIMIT %ld", drive ? "d.name" : "r.name",
-                            desc ? "DESC" : "ASC", size + 1);
-        else
-            rc = buf_printf(&l.sql, " ORDER BY %s %s, r.name %s LIMIT %ld", col,
-                            desc ? "DESC" : "ASC", desc ? "DESC" : "ASC", size + 1);
-    }
-    if (rc) {
+            label_clause(&l, &sel.items[i]);
+    if (q->filter && *q->filter && (rc = filter_clauses(&l, q->filter))) {
         buf_release(&l.sql);
-        return err->code < 0 ? err->code : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        return rc;
+    }
+    if (q->owner) {
+        add(&l, buf_adds(&l.sql, " AND JSON_VALUE(r.status, '$.client_id') = ?"));
+        param(&l, (struct store_value)STORE_INT(q->owner));
+    }
+    if (strcmp(col, "r.name") == 0)
+        add(&l, buf_printf(&l.sql, " ORDER BY %s %s LIMIT %ld", drive ? "d.name" : "r.name",
+                           desc ? "DESC" : "ASC", size + 1));
+    else
+        add(&l, buf_printf(&l.sql, " ORDER BY %s %s, r.name %s LIMIT %ld", col,
+                           desc ? "DESC" : "ASC", desc ? "DESC" : "ASC", size + 1));
+    if (l.oom) {
+        buf_release(&l.sql);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     rc = store_query(s->store, s->arena, &rows, buf_cstr(&l.sql), l.params, l.count, err);
     buf_release(&l.sql);

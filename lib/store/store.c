@@ -35,17 +35,17 @@ struct store {
     char *socket, *host, *user, *password_file, *name;
     unsigned port, connect_timeout;
     unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
-    char actor[256];          /* who the writes of the current request are by (events) */
+    const char *actor;        /* who the writes of the current request are by (events) */
 };
 
 void store_set_actor(struct store *store, const char *actor)
 {
-    snprintf(store->actor, sizeof(store->actor), "%s", actor ? actor : "");
+    store->actor = actor;
 }
 
 const char *store_actor(const struct store *store)
 {
-    return store->actor[0] ? store->actor : "-";
+    return store->actor && *store->actor ? store->actor : "-";
 }
 
 const char *store_cell(const struct store_rows *rows, size_t row, size_t column)

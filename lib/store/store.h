@@ -79,7 +79,9 @@ int store_txn(struct store *store, int attempts,
               struct purser_error *err);
 
 /* Who the writes made through this store now are by (the authenticated principal of the
- * request being served): the event log records it. store_actor is "-" when none was set. */
+ * request being served): the event log records it. The string is borrowed and must live until
+ * it is set again (the worker sets it for each handler and clears it after). store_actor is
+ * "-" when none is set. */
 void store_set_actor(struct store *store, const char *actor);
 const char *store_actor(const struct store *store);
 
