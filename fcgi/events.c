@@ -1,28 +1,38 @@
-/* events.c: the organization's event feed (issue 13): what changed after a given seq. */
+/* events.c: the organization's event feed (issue 13): what changed after a given seq, and
+ * with wait= the same answer held until something arrives. A reader with nothing to read is
+ * not held by a worker: the answer names nchan's channel for the next commit
+ * (X-Accel-Redirect), and nginx holds the connection (nginx/purser.conf.in). */
 #include "handlers.h"
 
 #include "auth/identity.h"
 #include "resource/resource.h"
 #include "store/events.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define EVENTS_MAX_WAIT 60
+
 int events_list(struct request *req)
 {
-    long long org_id, gone = 0;
+    long long org_id, gone = 0, last = 0;
     long long since = request_query_count(req, "since", 0);
-    long size = since < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
+    long long wait = since < 0 ? -1 : request_query_count(req, "wait", 0);
+    long size = wait < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
     const char *kinds = request_query(req, "kinds");
     json_t *out = NULL;
     int rc;
-    if (since < 0 || size < 0)
+    if (since < 0 || wait < 0 || size < 0)
         return req->err.code;
-    rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id,
-                         &req->err);
+    if (wait > EVENTS_MAX_WAIT)
+        return purser_error_set(&req->err, PURSER_EINVAL, "wait: at most %d seconds (got %lld)",
+                                EVENTS_MAX_WAIT, wait);
+    rc =
+        identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id, &req->err);
     if (!rc)
         rc = events_read(req->svc->store, req->arena, org_id, since, kinds && *kinds ? kinds : NULL,
-                         size, &out, &gone, &req->err);
+                         size, &out, &gone, &last, &req->err);
     if (!rc && gone) { /* Teleport's "init" and "unreliable" as one rule: re-list, then follow */
         json_t *body = json_pack("{s:{s:s, s:s}, s:I}", "error", "code", "gone", "message",
                                  "events after that seq are no longer kept (events.retention): "
@@ -31,6 +41,18 @@ int events_list(struct request *req)
         rc = respond_json(req, 410, body, NULL);
         json_decref(body);
         return rc;
+    }
+    if (!rc && wait > 0 && *req->svc->config->events_publish_socket &&
+        json_array_size(json_object_get(out, "events")) == 0) {
+        /* Nothing yet: nginx waits on the channel of the commit after `last` ("e": its events;
+         * "w": a wake-up to read again, for a kinds filter), and answers {events: [], next:
+         * last} at the timeout. */
+        char headers[160];
+        snprintf(headers, sizeof(headers),
+                 "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld\r\n", wait,
+                 kinds && *kinds ? 'w' : 'e', org_id, last, last);
+        json_decref(out);
+        return respond_text(req, 200, "application/json", "", 0, headers);
     }
     return respond_owned(req, rc, 200, out);
 }

@@ -176,7 +176,8 @@ const struct route routes[] = {
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
      "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
-     "next; 410 with oldest_seq when those events are no longer kept"},
+     "next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 with "
+     "oldest_seq when those events are no longer kept"},
 
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF, "List users"},

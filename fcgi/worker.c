@@ -5,6 +5,7 @@
 #include "auth/keyring.h"
 #include "codec/yaml_codec.h"
 #include "docs/render.h"
+#include "store/events.h"
 
 #include "base/buf.h"
 #include "base/log.h"
@@ -245,6 +246,8 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         log_message("error", err.message, NULL);
         return 1;
     }
+    if (*cfg->events_publish_socket) /* committed events to nginx's waiting readers */
+        store_set_commit_hook(w.svc.store, events_publish, cfg->events_publish_socket);
     if (!(w.svc.revision_cache = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
         !(w.svc.auth_cache = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl)) ||
         !(w.svc.key_cache = chef_key_cache_new((size_t)cfg->cache_principals))) {

@@ -85,6 +85,9 @@ static const struct option options[] = {
         "CA certificate (PEM) the install manifest gives clusters; empty = none"),
     OPT("events", "retention", OPT_INT, events_retention, "7", 0, 3650,
         "days events are kept (purser gc-events deletes older ones; 0 keeps only the newest)"),
+    OPT("events", "publish_socket", OPT_STRING, events_publish_socket, "", 0, 0,
+        "unix socket of nginx's nchan publisher that committed events are posted to (waiting "
+        "readers are held there); empty = no publishing, and wait= answers at once"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

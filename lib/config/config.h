@@ -52,6 +52,7 @@ struct purser_config {
     long facts_versions;        /* dynamic facts versions kept per cluster */
     char *ca_file;              /* CA certificate the install manifest carries ("" = none) */
     long events_retention;      /* days events are kept */
+    char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

@@ -1,8 +1,23 @@
 /* events.c: appending to and reading the event log (events.h). */
 #include "store/events.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* An event as readers see it: its fields, then the detail's (borrowed). */
+static json_t *event_object(long long seq, const char *kind, const char *name, const char *op,
+                            const char *revision, const char *actor, const char *at,
+                            const json_t *detail)
+{
+    json_t *e =
+        json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s}", "seq", (json_int_t)seq, "kind", kind,
+                  "name", name, "op", op, "revision", revision, "actor", actor, "at", at);
+    if (e && detail)
+        json_object_update(e, (json_t *)detail);
+    return e;
+}
 
 int event_append(struct store *store, long long org_id, const char *kind, const char *name,
                  const char *op, const char *revision, const json_t *detail,
@@ -10,25 +25,42 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
 {
     struct store_value id = STORE_INT(org_id);
     char *text = detail ? json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    /* one upsert: an organization's first events, racing, wait on the same row like the rest */
-    int rc = store_exec(store,
-                        "INSERT INTO event_counters (org_id, last_seq) VALUES (?, 1) ON DUPLICATE "
-                        "KEY UPDATE last_seq = last_seq + 1",
-                        &id, 1, NULL, NULL, err);
+    unsigned long long seq = 0;
+    char at_sql[40], at_iso[32];
+    struct timespec now;
+    struct tm tm;
+    int rc;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(at_iso, sizeof(at_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(at_sql, 20, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(at_sql + 19, sizeof(at_sql) - 19, ".%06ld", now.tv_nsec / 1000);
+    /* one upsert: an organization's first racing events wait on the same row like the rest;
+     * LAST_INSERT_ID(expr) hands the new number back without another read */
+    rc = store_exec(store,
+                    "INSERT INTO event_counters (org_id, last_seq) VALUES (?, LAST_INSERT_ID(1)) "
+                    "ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + 1)",
+                    &id, 1, NULL, &seq, err);
     if (!rc) {
-        struct store_value p[] = {STORE_STR(kind),
+        struct store_value p[] = {STORE_INT(org_id),
+                                  STORE_INT((long long)seq),
+                                  STORE_STR(kind),
                                   STORE_STR(name),
                                   STORE_STR(op),
                                   revision ? STORE_STR(revision) : STORE_NULLV,
                                   STORE_STR(store_actor(store)),
-                                  text ? STORE_STR(text) : STORE_NULLV,
-                                  STORE_INT(org_id)};
+                                  STORE_STR(at_sql),
+                                  text ? STORE_STR(text) : STORE_NULLV};
         rc = store_exec(store,
                         "INSERT INTO events (org_id, seq, kind, name, op, revision, actor, at, "
-                        "detail) SELECT c.org_id, c.last_seq, ?, ?, ?, ?, ?, NOW(6), ? FROM "
-                        "event_counters c WHERE c.org_id = ?",
-                        p, 7, NULL, NULL, err);
+                        "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        p, 9, NULL, NULL, err);
     }
+    if (!rc) /* published once the transaction commits (events_publish) */
+        store_notice(store, json_pack("{s:I, s:I, s:o}", "org", (json_int_t)org_id, "seq",
+                                      (json_int_t)seq, "event",
+                                      event_object((long long)seq, kind, name, op, revision,
+                                                   store_actor(store), at_iso, detail)));
     free(text);
     return rc;
 }
@@ -74,8 +106,14 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
                const struct store_value *params, size_t n, unsigned long long *affected,
                const char *kind, const char *name, const char *op, struct purser_error *err)
 {
-    struct exec_event e = {.org_id = org_id, .org = org, .sql = sql, .kind = kind, .name = name,
-                           .op = op, .params = params, .n = n};
+    struct exec_event e = {.org_id = org_id,
+                           .org = org,
+                           .sql = sql,
+                           .kind = kind,
+                           .name = name,
+                           .op = op,
+                           .params = params,
+                           .n = n};
     int rc = store_txn(store, 0, exec_event_txn, &e, err);
     if (affected)
         *affected = e.affected;
@@ -83,49 +121,61 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
 }
 
 int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
-                const char *kinds, long limit, json_t **out, long long *gone,
+                const char *kinds, long limit, json_t **out, long long *gone, long long *last,
                 struct purser_error *err)
 {
-    struct store_rows rows, first;
+    struct store_rows rows, head;
     struct store_value id = STORE_INT(org_id);
     json_t *list;
-    long long next = since;
-    int rc = store_query(store, arena, &first, "SELECT MIN(seq) FROM events WHERE org_id = ?", &id,
-                         1, err);
+    long long next = since, newest = 0, oldest;
+    /* the newest committed seq first: a transaction that commits after this read numbers
+     * its events above it, so "nothing in (since, newest]" is a place a waiter can resume */
+    int rc = store_query(store, arena, &head,
+                         "SELECT (SELECT last_seq FROM event_counters WHERE org_id = ?), (SELECT "
+                         "MIN(seq) FROM events WHERE org_id = ?)",
+                         (struct store_value[]){id, id}, 2, err);
     *out = NULL;
     *gone = 0;
     if (rc)
         return rc;
-    if (store_cell(&first, 0, 0) && since < strtoll(store_cell(&first, 0, 0), NULL, 10) - 1) {
-        *gone = strtoll(store_cell(&first, 0, 0), NULL, 10);
+    if (store_cell(&head, 0, 0))
+        newest = strtoll(store_cell(&head, 0, 0), NULL, 10);
+    oldest = store_cell(&head, 0, 1) ? strtoll(store_cell(&head, 0, 1), NULL, 10) : newest + 1;
+    if (since < oldest - 1) {
+        *gone = oldest;
         return 0;
     }
     {
-        struct store_value p[] = {STORE_INT(org_id), STORE_INT(since), STORE_INT(kinds != NULL),
-                                  STORE_STR(kinds ? kinds : ""), STORE_INT(limit)};
-        rc = store_query(store, arena, &rows,
-                         "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME("at")
-                         ", detail FROM events WHERE org_id = ? AND seq > ? AND (? = 0 OR "
-                         "FIND_IN_SET(kind, ?)) ORDER BY seq LIMIT ?",
-                         p, 5, err);
+        struct store_value p[] = {STORE_INT(org_id),
+                                  STORE_INT(since),
+                                  STORE_INT(newest),
+                                  STORE_INT(kinds != NULL),
+                                  STORE_STR(kinds ? kinds : ""),
+                                  STORE_INT(limit)};
+        rc = store_query(
+            store, arena, &rows,
+            "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME(
+                "at") ", detail FROM events WHERE org_id = ? AND seq > ? AND seq <= ? AND (? = "
+                      "0 OR FIND_IN_SET(kind, ?)) ORDER BY seq LIMIT ?",
+            p, 6, err);
     }
     if (rc)
         return rc;
     list = json_array();
     for (size_t i = 0; i < rows.count; i++) {
         const char *detail = store_cell(&rows, i, 7);
-        json_t *e = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s}", "seq",
-                              (json_int_t)strtoll(store_cell(&rows, i, 0), NULL, 10), "kind",
-                              store_cell(&rows, i, 1), "name", store_cell(&rows, i, 2), "op",
-                              store_cell(&rows, i, 3), "revision", store_cell(&rows, i, 4),
-                              "actor", store_cell(&rows, i, 5), "at", store_cell(&rows, i, 6));
         json_t *d = detail ? json_loads(detail, 0, NULL) : NULL;
-        if (d)
-            json_object_update(e, d);
-        json_decref(d);
-        json_array_append_new(list, e);
         next = strtoll(store_cell(&rows, i, 0), NULL, 10);
+        json_array_append_new(list,
+                              event_object(next, store_cell(&rows, i, 1), store_cell(&rows, i, 2),
+                                           store_cell(&rows, i, 3), store_cell(&rows, i, 4),
+                                           store_cell(&rows, i, 5), store_cell(&rows, i, 6), d));
+        json_decref(d);
     }
+    /* a short page read all of (since, newest]: the next ask starts past what kinds left out */
+    if ((long)rows.count < limit && newest > next)
+        next = newest;
+    *last = newest;
     *out = json_pack("{s:o, s:I}", "events", list, "next", (json_int_t)next);
     return 0;
 }

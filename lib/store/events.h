@@ -27,14 +27,24 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
                const struct store_value *params, size_t n, unsigned long long *affected,
                const char *kind, const char *name, const char *op, struct purser_error *err);
 
-/* A page of events after `since` for org_id: {events: [...], next: seq to ask from next
- * (the last seq returned, or since when none)}; kinds (comma-separated, may be NULL) keeps
- * those kinds; at most limit events. When events after since were pruned (since is older
- * than the oldest kept one minus one), PURSER_ENOTFOUND-like 410 is not an err code: *gone is
- * set to the oldest kept seq and *out is NULL. */
+/* A page of events after `since` for org_id: {events: [...], next: the seq to ask from
+ * next}; kinds (comma-separated, may be NULL) keeps those kinds; at most limit events. Only
+ * committed events up to the newest seq at the time of the read are looked at; *last gets
+ * that seq, and a page shorter than limit has next = *last (what kinds left out is passed).
+ * When events after since were pruned (since is older than the oldest kept one minus one),
+ * *gone is set to the oldest kept seq and *out is NULL (the route's 410). */
 int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
-                const char *kinds, long limit, json_t **out, long long *gone,
+                const char *kinds, long limit, json_t **out, long long *gone, long long *last,
                 struct purser_error *err);
+
+/* The commit hook (store_set_commit_hook) that posts each committed transaction's events to
+ * nginx's nchan publisher at the unix socket `socket_path` (a string that must outlive the
+ * store): per organization and transaction, channel "e<org>.<seq before>" gets
+ * {events, next} and "w<org>.<seq before>" gets {events: [], next: seq before} (readers
+ * with a kinds filter wake there and read again). Failures are logged and dropped: the log
+ * in the database stays the truth, and a waiter that missed a wake-up times out and asks
+ * again with since. */
+void events_publish(void *socket_path, const struct json_t *notices);
 
 /* Deletes the events older than `days` days (keeping each organization's newest event, so
  * that seq never starts again); *deleted gets how many. */

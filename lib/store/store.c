@@ -4,6 +4,7 @@
 #include "base/crypto.h"
 
 #include <errmsg.h>
+#include <jansson.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <stdio.h>
@@ -36,7 +37,34 @@ struct store {
     unsigned port, connect_timeout;
     unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
     const char *actor;        /* who the writes of the current request are by (events) */
+    json_t *notices;          /* what the open transaction leaves for after its commit */
+    void (*commit_hook)(void *ctx, const json_t *notices);
+    void *commit_ctx;
 };
+
+static void notices_flush(struct store *s, int committed);
+
+void store_set_commit_hook(struct store *store, void (*hook)(void *ctx, const json_t *notices),
+                           void *ctx)
+{
+    store->commit_hook = hook;
+    store->commit_ctx = ctx;
+}
+
+void store_notice(struct store *store, json_t *notice)
+{
+    if (!notice)
+        return;
+    if (!store->commit_hook) {
+        json_decref(notice);
+        return;
+    }
+    if (!store->notices)
+        store->notices = json_array();
+    json_array_append_new(store->notices, notice);
+    if (!store->in_txn)
+        notices_flush(store, 1);
+}
 
 void store_set_actor(struct store *store, const char *actor)
 {
@@ -101,6 +129,7 @@ void store_free(struct store *s)
     free(s->user);
     free(s->password_file);
     free(s->name);
+    json_decref(s->notices);
     free(s);
 }
 
@@ -481,6 +510,14 @@ static void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static void notices_flush(struct store *s, int committed)
+{
+    if (committed && s->notices && json_array_size(s->notices) && s->commit_hook)
+        s->commit_hook(s->commit_ctx, s->notices);
+    if (s->notices)
+        json_array_clear(s->notices);
+}
+
 int store_txn(struct store *s, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err)
@@ -499,12 +536,14 @@ int store_txn(struct store *s, int attempts,
             return rc;
         s->in_txn = 1;
         s->last_error = 0;
+        notices_flush(s, 0); /* (a retried attempt starts with none) */
         rc = fn(s, ctx, err);
         if (!rc && s->conn && mysql_commit(s->conn))
             rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
         if (rc && s->conn)
             mysql_rollback(s->conn);
         s->in_txn = 0;
+        notices_flush(s, !rc);
         if (!rc)
             return 0;
         /* Run again after a deadlock or lock wait timeout (a Galera certification conflict

@@ -85,6 +85,15 @@ int store_txn(struct store *store, int attempts,
 void store_set_actor(struct store *store, const char *actor);
 const char *store_actor(const struct store *store);
 
+/* Notices a transaction leaves for after its commit (the event log's, events.h). The hook
+ * gets them, in order, once the transaction has committed; a rollback or a retried attempt
+ * drops them. store_notice takes the value (steals the reference); outside a transaction
+ * the hook gets it at once. Without a hook, notices are dropped. */
+struct json_t;
+void store_set_commit_hook(struct store *store,
+                           void (*hook)(void *ctx, const struct json_t *notices), void *ctx);
+void store_notice(struct store *store, struct json_t *notice);
+
 /* One round trip (SELECT 1). */
 int store_ping(struct store *store, struct purser_error *err);
 
