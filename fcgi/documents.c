@@ -59,30 +59,6 @@ static int revision_context(struct request *req, struct docstore_ctx *ctx, long 
 
 /* The body as a YAML stream (an array of documents, empty for an empty body). 415 unless it
  * is sent as application/x-yaml (or application/yaml). */
-static int read_yaml(struct request *req, json_t **out)
-{
-    const char *type = request_env(req, "CONTENT_TYPE");
-    size_t len = type ? strcspn(type, "; ") : 0;
-    *out = NULL;
-    if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
-                                    (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
-        return purser_error_set(&req->err, HTTP_EMEDIATYPE,
-                                "Content-Type must be application/x-yaml, not '%s'",
-                                type ? type : "");
-    struct purser_error parse;
-    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, req->svc->document_yaml,
-                         &parse)) {
-        if (parse.line)
-            return purser_error_set(&req->err, parse.code, "the body %s: line %d, column %d: %.180s",
-                                    parse.code == PURSER_ETOOLARGE ? "is over a limit"
-                                                                   : "is not valid YAML",
-                                    parse.line, parse.column, parse.message);
-        req->err = parse;
-        return parse.code;
-    }
-    return 0;
-}
-
 /* Reads, checks and writes a payload of documents into bucket. */
 static int write_documents(struct request *req, const char *bucket, enum docstore_mode mode)
 {
@@ -94,7 +70,7 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     int rc = doc_context(req, &ctx);
 
     if (!rc)
-        rc = read_yaml(req, &stream);
+        rc = request_yaml(req, &stream);
     if (!rc)
         rc = document_prepare(req->arena, stream, &docs, &count, &req->error_details, &req->err);
     for (size_t i = 0; !rc && i < count; i++)
@@ -298,7 +274,7 @@ int rev_rollback(struct request *req)
 static int read_one(struct request *req, json_t **out)
 {
     json_t *stream = NULL;
-    int rc = read_yaml(req, &stream);
+    int rc = request_yaml(req, &stream);
     *out = NULL;
     if (!rc && json_array_size(stream) > 1)
         rc = purser_error_set(&req->err, PURSER_EINVAL, "the body must be one YAML document");

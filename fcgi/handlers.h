@@ -15,6 +15,8 @@ int docs_openapi(struct request *req);
 int org_list(struct request *req);
 int org_create(struct request *req);
 int org_get(struct request *req);
+int org_export(struct request *req);
+int org_import(struct request *req);
 int org_update(struct request *req);
 int org_delete(struct request *req);
 int member_list(struct request *req);

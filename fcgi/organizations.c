@@ -1,7 +1,10 @@
 /* organizations.c: /organizations and /organizations/{org}/users (members), Chef's shapes. */
 #include "auth/identity.h"
 #include "auth/rbac.h"
+#include "auth.h"
 #include "handlers.h"
+#include "transfer/transfer.h"
+#include <string.h>
 
 int org_list(struct request *req)
 {
@@ -77,4 +80,53 @@ int member_remove(struct request *req)
     int rc = identity_member_remove(req->svc->store, request_param(req, "org"), user,
                                     &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
+}
+
+/* ---- an organization's export and import (lib/transfer) ---- */
+
+static void transfer_context(struct request *req, struct transfer_ctx *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->store = req->svc->store;
+    c->arena = req->arena;
+    c->org = request_param(req, "org");
+    c->actor = req->principal;
+    c->base_url = request_base_url(req);
+    c->keyring = req->svc->keyring;
+    c->bootstrap_ttl = req->svc->config->bootstrap_ttl;
+    c->valid_role = role_known;
+    c->role_ctx = (void *)req->svc->policy;
+}
+
+int org_export(struct request *req)
+{
+    struct transfer_ctx c;
+    const char *secrets = request_query(req, "secrets");
+    json_t *out = NULL;
+    int rc = 0;
+    transfer_context(req, &c);
+    if (secrets && strcmp(secrets, "true") && strcmp(secrets, "false"))
+        return purser_error_set(&req->err, PURSER_EINVAL, "secrets: true or false, not '%.40s'",
+                                secrets);
+    c.secrets = secrets && !strcmp(secrets, "true");
+    if (c.secrets) /* the data of encrypted documents: only for who may read it */
+        rc = auth_require(req, "read_encrypted_document");
+    if (!rc)
+        rc = transfer_export(&c, &out, &req->err);
+    if (!rc) /* a stream: one YAML document per resource */
+        rc = respond_yaml(req, 200, out);
+    json_decref(out);
+    return rc;
+}
+
+int org_import(struct request *req)
+{
+    struct transfer_ctx c;
+    json_t *docs = NULL, *summary = NULL;
+    int rc = request_yaml(req, &docs);
+    transfer_context(req, &c);
+    if (!rc)
+        rc = transfer_import(&c, docs, &summary, &req->err);
+    json_decref(docs);
+    return respond_owned(req, rc, 201, summary ? json_pack("{s:o}", "imported", summary) : NULL);
 }

@@ -351,3 +351,27 @@ void respond_error(struct request *req, int rc)
         respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
     json_decref(body);
 }
+
+int request_yaml(struct request *req, json_t **out)
+{
+    const char *type = request_env(req, "CONTENT_TYPE");
+    size_t len = type ? strcspn(type, "; ") : 0;
+    *out = NULL;
+    if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
+                                    (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
+        return purser_error_set(&req->err, HTTP_EMEDIATYPE,
+                                "Content-Type must be application/x-yaml, not '%s'",
+                                type ? type : "");
+    struct purser_error parse;
+    if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, req->svc->document_yaml,
+                         &parse)) {
+        if (parse.line)
+            return purser_error_set(&req->err, parse.code, "the body %s: line %d, column %d: %.180s",
+                                    parse.code == PURSER_ETOOLARGE ? "is over a limit"
+                                                                   : "is not valid YAML",
+                                    parse.line, parse.column, parse.message);
+        req->err = parse;
+        return parse.code;
+    }
+    return 0;
+}

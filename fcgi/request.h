@@ -121,6 +121,10 @@ size_t request_query_all(const struct request *req, const char *name, const char
  * reads; a caller that keeps it past the request takes its own reference. */
 int request_json(struct request *req, json_t **out);
 
+/* The body as a YAML stream (application/x-yaml or application/yaml; an empty body is none)
+ * parsed within the document API's limits: *out a list of documents. */
+int request_yaml(struct request *req, json_t **out);
+
 /* "https://host:port": the base of absolute URLs in answers. */
 const char *request_base_url(struct request *req);
 

@@ -38,6 +38,12 @@ const struct route routes[] = {
     {"POST", "/organizations", "create_organization", H(org_create), CHEF | ROUTE_AUTH_CHANGE,
      "Create an organization (and its validator client)"},
     {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization"},
+    {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
+     "Everything of the organization as a multi-document YAML stream of resources in dependency "
+     "order (secrets=true: encrypted documents' data too, with read_encrypted_document)"},
+    {"POST", "/organizations/{org}/import", "import_organization", H(org_import), 0,
+     "Writes an export's stream into this organization, which must be empty (409 otherwise): "
+     "checked whole, then written all or nothing"},
     {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update an organization"},
     {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete), CHEF | ROUTE_AUTH_CHANGE,

@@ -1,6 +1,7 @@
 #!/usr/bin/perl
-# 6005: the event log (issue 13, items 1 and 2, for the kinds that append so far: clusters,
-# facts, bootstrap-token resets and redeems, document revisions, tags, validations, purges):
+# 6005: the event log (issue 13, items 1 and 2, for every kind: clusters,
+# facts, bootstrap-token resets and redeems, document revisions, tags, validations, purges,
+# organizations, members, users, clients, keys, tokens):
 # one event per committed write with kind, name, op, revision and actor, none for a refused
 # write; seq without gap or reorder under 8 racing writers; the kinds filter and paging by
 # since; 410 with the oldest kept seq after `purser gc-events`.
@@ -28,13 +29,18 @@ sub new_events { my $d = events("since=$last&page_size=1000"); $last = $d->{next
 
 my ($r, $d) = call('GET', "/organizations/$org/events");
 is $r->{status}, 200, 'the feed answers';
-is_deeply $d->{events}, [], '  empty at first';
-is $d->{next}, 0, '  next is 0';
+is_deeply [ map { "$_->{kind} $_->{name} $_->{op}" } @{ $d->{events} } ],
+    [ "organization $org put", "client $org-validator put", 'member admin put' ],
+    '  with the first organization\'s making: itself, its validator, its admin';
+is $d->{next}, 3, '  next is 3';
+$last = $d->{next};
 
 # An organization's first events, racing: each write gets its event (none fails on the
 # counter row both try to create).
 {
     my ($cr) = call('POST', '/organizations', { name => 'racefirst' });
+    # (its making numbered events 1 and 2; its counter row goes, so that the writes race on it)
+    $s->sql("DELETE e, c FROM events e JOIN event_counters c ON c.org_id = e.org_id JOIN organizations o ON o.id = e.org_id WHERE o.name = 'racefirst'");
     my @pids;
     for my $i (1 .. 8) {
         my $pid = fork // die;
@@ -59,7 +65,7 @@ my @e = new_events();
 is scalar(@e), 1, 'creating a cluster: one event';
 is_deeply [ @{ $e[0] }{qw(kind name op revision actor)} ], ['cluster', 'c-e1', 'put', $rev, 'admin'],
     '  kind, name, op, revision and actor';
-is $e[0]{seq}, 1, '  seq 1';
+is $e[0]{seq}, 4, '  seq 4 (after the three of the making)';
 like $e[0]{at}, qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, '  and when';
 ok !exists $e[0]{spec} && !exists $e[0]{bootstrap_token}, '  never data';
 
@@ -84,7 +90,7 @@ is $e[6]{actor}, 'c-e2', "  the facts' actor is the cluster's credential";
 is $e[3]{actor}, 'c-e2', '  and the redeem is by the cluster';
 like $e[5]{name}, qr/^[0-9a-f]{16}$/, '  the token event names its id only';
 ok !grep({ ($_->{name} // '') eq $m->{token} } @e), '  never the token';
-is_deeply [ map { $_->{seq} } @e ], [ map { $_ + 1 } 1 .. 8 ], '  numbered without a gap';
+is_deeply [ map { $_->{seq} } @e ], [ map { $_ + 4 } 1 .. 8 ], '  numbered without a gap';
 
 my $doc = "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: d1\n  layeringDefinition: {abstract: false, layer: site}\ndata: 1\n";
 ($r, $d) = $s->yaml('PUT', "/organizations/$org/api/v1.0/buckets/b1/documents", $doc);
@@ -174,6 +180,57 @@ ok !$changed, '  and a follower never saw a number twice or a lower one later';
 my $check = events("since=$last&page_size=1000");
 is_deeply [ map { "$_->{kind} $_->{name}" } @{ $check->{events} } ], [ map { $seen{$_} } @seqs ],
     '  what the follower saw is what is stored';
+
+# ---- identity: the organization, its members, its clients, its members' users, keys, tokens ----
+{
+    my ($r1) = call('POST', '/organizations', { name => 'idorg' });
+    is $r1->{status}, 201, 'a new organization';
+    my $id_last = 0;
+    my $id_events = sub {
+        my ($x, $dd) = call('GET', "/organizations/idorg/events?since=$id_last&page_size=1000");
+        $id_last = $dd->{next};
+        return [ map { "$_->{kind} $_->{name} $_->{op}" } @{ $dd->{events} } ];
+    };
+    is_deeply $id_events->(), ['organization idorg put', 'client idorg-validator put'],
+        '  its creation and its validator client';
+    call('PUT', '/organizations/idorg', { full_name => 'Id Org' });
+    is_deeply $id_events->(), ['organization idorg put'], 'an organization update';
+    ($r1) = call('PUT', '/organizations/idorg', { full_name => 'x' x 2000 });
+    is $r1->{status}, 400, '  a refused one: 400';
+    is_deeply $id_events->(), [], '  and no event';
+    call('POST', '/users', { username => 'ida' });
+    is_deeply $id_events->(), [], 'a new user who is no member: no event here';
+    call('POST', '/organizations/idorg/users', { username => 'ida', roles => ['reader'] });
+    is_deeply $id_events->(), ['member ida put'], 'adding a member';
+    call('PUT', '/users/ida', { display_name => 'Ida' });
+    is_deeply $id_events->(), ['user ida put'], "a member's user changes";
+    ($r1) = call('PUT', '/users/ida', { display_name => 'Ida B', active => 'yes' });
+    is $r1->{status}, 400, '  a change with a bad field: 400';
+    my ($ru, $du) = call('GET', '/users/ida');
+    is $du->{display_name}, 'Ida', '  and nothing of it was written';
+    is_deeply $id_events->(), [], '  nor an event';
+    call('POST', '/users/ida/keys', { name => 'laptop', create_key => JSON::PP::true(), expiration_date => 'infinity' });
+    call('PUT', '/users/ida/keys/laptop', { name => 'desk' });
+    call('DELETE', '/users/ida/keys/desk');
+    is_deeply $id_events->(), ['key ida/laptop put', 'key ida/desk put', 'key ida/desk delete'],
+        'her keys: created, renamed, deleted';
+    my ($rt, $dt) = call('POST', '/users/ida/tokens', { description => 'x' });
+    my $tid = $dt->{id};
+    call('PATCH', "/users/ida/tokens/$tid", { active => JSON::PP::false() }, 'content-type' => 'application/merge-patch+json');
+    call('DELETE', "/users/ida/tokens/$tid");
+    my $evs = $id_events->();
+    is_deeply $evs, ["token $tid put", "token $tid put", "token $tid delete"], 'her tokens, by id';
+    my ($rr, $raw) = call('GET', "/organizations/idorg/events?since=0&kinds=token&page_size=100");
+    ok !grep({ /$dt->{token}/ } $rr->{content}), '  never with the secret';
+    call('POST', '/organizations/idorg/clients', { name => 'idc' });
+    call('PUT', '/organizations/idorg/clients/idc', { validator => JSON::PP::true() });
+    call('DELETE', '/organizations/idorg/clients/idc');
+    is_deeply $id_events->(), ['client idc put', 'client idc put', 'client idc delete'], 'a client: created, changed, deleted';
+    call('DELETE', '/organizations/idorg/users/ida');
+    is_deeply $id_events->(), ['member ida delete'], 'removing the member';
+    call('PUT', '/users/ida', { display_name => 'Ida C' });
+    is_deeply $id_events->(), [], '  after which her changes are not this organization\'s';
+}
 
 # ---- pruning: 410 with the oldest kept seq ----
 $s->sql("UPDATE events SET at = at - INTERVAL 30 DAY WHERE seq <= 10 AND org_id = (SELECT id FROM organizations WHERE name = '$org')");

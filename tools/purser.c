@@ -9,6 +9,7 @@
 #include "policy/policy.h"
 #include "auth/rbac.h"
 #include "codec/yaml_codec.h"
+#include "transfer/transfer.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
 #include "../fcgi/router.h"
 
@@ -45,6 +46,11 @@ static void usage(FILE *out)
                  "                       re-seal every encrypted record under the newest slot, N\n"
                  "                       at a time (default 100), showing progress; resumable\n"
                  "  remove-key ID        remove a keyring slot; refused while records use it\n"
+                 "  export ORG [--secrets] [-o FILE]\n"
+                 "                       the organization as a YAML stream of resources (FILE\n"
+                 "                       written with mode 600; --secrets: encrypted data too)\n"
+                 "  import ORG FILE      write an export into the empty organization ORG, all or\n"
+                 "                       nothing\n"
                  "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -490,6 +496,120 @@ static int cmd_rotate_keys(const struct purser_config *cfg, int argc, char **arg
     return rc ? fail(&err) : 0;
 }
 
+/* Progress of an export or import, on a terminal only. */
+static void show_progress(void *ctx, size_t done, const char *kind)
+{
+    if (done % 50 == 0 || !strcmp(kind, "Organization"))
+        fprintf(stderr, "\r%s %zu documents (%s)...\033[K", (const char *)ctx, done, kind);
+}
+
+/* The transfer context of the command: the keyring when there is one, no URL. */
+static int transfer_setup(const struct purser_config *cfg, struct transfer_ctx *c,
+                          struct keyring **ring, struct rbac_policy **policy, const char *org,
+                          const char *verb, struct purser_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->org = org;
+    c->actor = "purser";
+    c->base_url = "";
+    c->bootstrap_ttl = cfg->bootstrap_ttl;
+    c->arena = arena_new();
+    if (!c->arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (cfg->keyring_file[0] && keyring_load(ring, cfg->keyring_file, err))
+        return err->code;
+    c->keyring = *ring;
+    if (rbac_policy_load(policy, cfg->policy_file, err))
+        return err->code;
+    c->valid_role = role_known;
+    c->role_ctx = *policy;
+    if (isatty(2)) {
+        c->progress = show_progress;
+        c->progress_ctx = (void *)verb;
+    }
+    return 0;
+}
+
+static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
+{
+    int import = strcmp(argv[0], "import") == 0, secrets = 0, rc;
+    const char *org = NULL, *file = NULL;
+    struct transfer_ctx c;
+    struct keyring *ring = NULL;
+    struct rbac_policy *policy = NULL;
+    struct store *store = NULL;
+    struct purser_error err;
+    json_t *docs = NULL, *summary = NULL;
+    struct buf text = BUF_INIT;
+
+    for (int i = 1; i < argc; i++) {
+        if (!import && !strcmp(argv[i], "--secrets"))
+            secrets = 1;
+        else if (!import && !strcmp(argv[i], "-o") && i + 1 < argc)
+            file = argv[++i];
+        else if (!org)
+            org = argv[i];
+        else if (import && !file)
+            file = argv[i];
+        else
+            org = NULL, i = argc;
+    }
+    if (!org || (import && !file)) {
+        fprintf(stderr, import ? "usage: purser import ORG FILE\n"
+                               : "usage: purser export ORG [--secrets] [-o FILE]\n");
+        return 2;
+    }
+    rc = transfer_setup(cfg, &c, &ring, &policy, org, import ? "imported" : "exported", &err);
+    if (!rc && open_store(&store, cfg))
+        rc = purser_error_set(&err, PURSER_EUNAVAIL, "the database cannot be reached");
+    c.store = store;
+    c.secrets = secrets;
+    if (!rc && import) {
+        FILE *in = fopen(file, "rb");
+        char chunk[65536];
+        size_t n;
+        if (!in)
+            rc = purser_error_set(&err, PURSER_ENOTFOUND, "cannot read %s", file);
+        while (!rc && (n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+            rc = buf_add(&text, chunk, n) ? purser_error_set(&err, PURSER_EINTERNAL, "out of memory") : 0;
+        if (in)
+            fclose(in);
+        if (!rc) {
+            struct yaml_limits limits = yaml_limits_documents;
+            limits.max_bytes = text.len + 1;
+            limits.max_nodes = (size_t)cfg->max_yaml_nodes;
+            limits.max_alias_nodes = (size_t)cfg->max_yaml_alias_nodes;
+            rc = yaml_codec_parse(&docs, text.data ? text.data : "", text.len, &limits, &err);
+        }
+        store_set_actor(store, "purser import");
+        if (!rc)
+            rc = transfer_import(&c, docs, &summary, &err);
+        if (!rc)
+            printf("%simported %zu documents into %s\n", isatty(2) ? "\r\033[K" : "",
+                   json_array_size(docs), org);
+    } else if (!rc) {
+        rc = transfer_export(&c, &docs, &err);
+        if (!rc)
+            rc = yaml_codec_emit(&text, docs, &err);
+        if (c.progress)
+            fprintf(stderr, "\r\033[K");
+        if (!rc && file && write_secret(file, buf_cstr(&text)))
+            rc = purser_error_set(&err, PURSER_EINTERNAL, "cannot write %s", file);
+        if (!rc && !file)
+            fwrite(text.data, 1, text.len, stdout);
+        if (!rc && file)
+            fprintf(stderr, "exported %zu documents of %s to %s\n", json_array_size(docs), org, file);
+    }
+    json_decref(docs);
+    json_decref(summary);
+    buf_release(&text);
+    store_free(store);
+    keyring_free(ring);
+    rbac_policy_free(policy);
+    arena_free(c.arena);
+    return rc ? fail(&err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct purser_config cfg;
@@ -548,6 +668,8 @@ int main(int argc, char **argv)
         rc = cmd_add_key(&cfg);
     else if (strcmp(command, "remove-key") == 0)
         rc = cmd_remove_key(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "export") == 0 || strcmp(command, "import") == 0)
+        rc = cmd_transfer(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "rotate-keys") == 0)
         rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
     else {

@@ -2,6 +2,8 @@
 #include "auth/identity.h"
 #include "auth/identity_private.h"
 
+#include "store/events.h"
+
 #include "base/crypto.h"
 
 #include <stdio.h>
@@ -114,7 +116,13 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
         return purser_error_set(err, PURSER_EEXISTS, "Organization already exists");
     if (!rc && no->external)
         rc = write_external_ids(store, no->name, no->external, err);
-    return rc ? rc : identity_principal_insert(store, &no->validator, err);
+    if (!rc)
+        rc = identity_principal_insert(store, &no->validator, err);
+    if (!rc)
+        rc = event_append_named(store, no->name, "organization", no->name, "put", NULL, NULL, err);
+    return rc ? rc
+              : event_append_named(store, no->name, "client", no->validator.name, "put", NULL, NULL,
+                                   err);
 }
 
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
@@ -188,7 +196,7 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
 }
 
 struct org_change {
-    const char *org;
+    const char *org, *full_name;
     char *labels;
     const json_t *external;
 };
@@ -204,14 +212,19 @@ static int change_org(struct store *store, void *ctx, struct purser_error *err)
     }
     if (!rc && c->external)
         rc = write_external_ids(store, c->org, c->external, err);
-    return rc;
+    if (!rc && c->full_name) {
+        struct store_value p[] = {STORE_STR(c->full_name), STORE_STR(c->org)};
+        rc = store_exec(store, "UPDATE organizations SET full_name = ? WHERE name = ?", p, 2, NULL,
+                        NULL, err);
+    }
+    return rc ? rc
+              : event_append_named(store, c->org, "organization", c->org, "put", NULL, NULL, err);
 }
 
 int identity_org_update(struct store *store, struct arena *arena, const char *org,
                         const json_t *body, json_t **out, struct purser_error *err)
 {
     const char *full_name, *name;
-    unsigned long long affected = 0;
     int rc;
     if ((rc = identity_require_object(body, err)) ||
         (rc = identity_field_string(body, "full_name", &full_name, err)) ||
@@ -221,22 +234,17 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
     if ((rc = check_external_ids(json_object_get(body, "external_ids"), err)))
         return rc;
+    if (full_name && strlen(full_name) > 1023)
+        return identity_invalid(err, "full_name");
     {
-        struct org_change c = {.org = org, .external = json_object_get(body, "external_ids")};
+        struct org_change c = {.org = org, .full_name = full_name,
+                               .external = json_object_get(body, "external_ids")};
         if ((rc = identity_labels(body, &c.labels, err)))
             return rc;
-        if (c.labels || c.external)
+        if (c.labels || c.external || c.full_name)
             rc = store_txn(store, 0, change_org, &c, err);
         free(c.labels);
         if (rc)
-            return rc;
-    }
-    if (full_name) {
-        struct store_value p[] = {STORE_STR(full_name), STORE_STR(org)};
-        if (strlen(full_name) > 1023)
-            return identity_invalid(err, "full_name");
-        if ((rc = store_exec(store, "UPDATE organizations SET full_name = ? WHERE name = ?", p, 2,
-                             &affected, NULL, err)))
             return rc;
     }
     return identity_org_get(store, arena, org, out, err);
@@ -314,6 +322,8 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
             store, "INSERT IGNORE INTO memberships (org_id, principal_id, role) VALUES (?, ?, ?)",
             p, 3, NULL, NULL, err);
     }
+    if (!rc)
+        rc = event_append(store, oid, "member", m->user, "put", NULL, NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -358,14 +368,15 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
 int identity_member_remove(struct store *store, const char *org, const char *user,
                            struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(user)};
-    unsigned long long affected = 0;
-    int rc = store_exec(store,
-                        "DELETE m FROM memberships m JOIN organizations o ON o.id = m.org_id"
-                        " JOIN principals p ON p.id = m.principal_id"
-                        " WHERE o.name = ? AND p.kind = 'user' AND p.name = ?",
-                        p, 2, &affected, NULL, err);
-    if (!rc && affected == 0)
+    struct identity_batch batch = {.org = org, .kind = "member", .name = user, .op = "delete"};
+    int rc;
+    identity_batch_add(&batch,
+                       "DELETE m FROM memberships m JOIN organizations o ON o.id = m.org_id"
+                       " JOIN principals p ON p.id = m.principal_id"
+                       " WHERE o.name = ? AND p.kind = 'user' AND p.name = ?",
+                       (struct store_value[]){STORE_STR(org), STORE_STR(user)}, 2);
+    rc = identity_batch_run(store, &batch, err);
+    if (!rc && batch.affected == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "user '%s' is not a member of '%s'", user,
                                 org);
     return rc;

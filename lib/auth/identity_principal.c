@@ -173,7 +173,11 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
 
 static int txn_insert_principal(struct store *store, void *ctx, struct purser_error *err)
 {
-    return identity_principal_insert(store, ctx, err);
+    struct new_principal *np = ctx;
+    int rc = identity_principal_insert(store, np, err);
+    return rc ? rc
+              : identity_principal_events(store, np->id, np->org ? "client" : "user", np->name,
+                                          "put", err);
 }
 
 /* Reads public_key / create_key of a create or key body: *public_pem is the key to store
@@ -346,50 +350,47 @@ int identity_principal_update(struct store *store, struct arena *arena, const ch
                                 "Field '%s' cannot be changed (renaming is "
                                 "not supported)",
                                 org ? "name" : "username");
-    for (size_t i = 0; !org && i < 4; i++) {
-        const char *value;
-        char sql[128];
-        struct store_value p[2];
-        if ((rc = identity_field_string(body, user_fields[i], &value, err)))
-            return rc;
-        if (!value)
-            continue;
-        /* The column name comes from the fixed list above, never from the request. */
-        snprintf(sql, sizeof(sql), "UPDATE principals SET %s = ? WHERE id = ?", user_fields[i]);
-        p[0] = (struct store_value)STORE_STR(value);
-        p[1] = (struct store_value)STORE_INT(id);
-        if ((rc = store_exec(store, arena_strdup(arena, sql), p, 2, NULL, NULL, err)))
-            return rc;
-    }
-    if (json_object_get(body, "active")) {
-        const json_t *v = json_object_get(body, "active");
-        struct store_value p[] = {STORE_INT(json_is_true(v)), STORE_INT(id)};
-        if (!json_is_boolean(v))
-            return identity_invalid(err, "active");
-        if ((rc = store_exec(store, "UPDATE principals SET active = ? WHERE id = ?", p, 2, NULL,
-                             NULL, err)))
-            return rc;
-    }
     {
+        /* every field is checked before anything is written; then one transaction */
+        struct identity_batch batch = {.principal_id = id, .kind = org ? "client" : "user",
+                                       .name = name, .op = "put"};
+        const json_t *active = json_object_get(body, "active");
+        const json_t *validator = org ? json_object_get(body, "validator") : NULL;
         char *labels = NULL;
+        for (size_t i = 0; !org && i < 4; i++) {
+            const char *value;
+            static const char *const sql[] = {
+                "UPDATE principals SET display_name = ? WHERE id = ?",
+                "UPDATE principals SET first_name = ? WHERE id = ?",
+                "UPDATE principals SET last_name = ? WHERE id = ?",
+                "UPDATE principals SET email = ? WHERE id = ?"};
+            if ((rc = identity_field_string(body, user_fields[i], &value, err)))
+                return rc;
+            if (value)
+                identity_batch_add(&batch, sql[i],
+                                   (struct store_value[]){STORE_STR(value), STORE_INT(id)}, 2);
+        }
+        if (active && !json_is_boolean(active))
+            return identity_invalid(err, "active");
+        if (validator && !json_is_boolean(validator))
+            return identity_invalid(err, "validator");
         if ((rc = identity_labels(body, &labels, err)))
             return rc;
-        if (labels) {
-            struct store_value p[] = {STORE_STR(labels), STORE_INT(id)};
-            rc = store_exec(store, "UPDATE principals SET labels = ? WHERE id = ?", p, 2, NULL,
-                            NULL, err);
-            free(labels);
-            if (rc)
-                return rc;
-        }
-    }
-    if (org && json_object_get(body, "validator")) {
-        const json_t *v = json_object_get(body, "validator");
-        struct store_value p[] = {STORE_INT(json_is_true(v)), STORE_INT(id)};
-        if (!json_is_boolean(v))
-            return identity_invalid(err, "validator");
-        if ((rc = store_exec(store, "UPDATE principals SET validator = ? WHERE id = ?", p, 2, NULL,
-                             NULL, err)))
+        if (active)
+            identity_batch_add(&batch, "UPDATE principals SET active = ? WHERE id = ?",
+                               (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)},
+                               2);
+        if (labels)
+            identity_batch_add(&batch, "UPDATE principals SET labels = ? WHERE id = ?",
+                               (struct store_value[]){STORE_STR(labels), STORE_INT(id)}, 2);
+        if (validator)
+            identity_batch_add(&batch, "UPDATE principals SET validator = ? WHERE id = ?",
+                               (struct store_value[]){STORE_INT(json_is_true(validator)),
+                                                      STORE_INT(id)},
+                               2);
+        rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
+        free(labels);
+        if (rc)
             return rc;
     }
     return identity_principal_get(store, arena, org, name, out, err);
@@ -401,8 +402,11 @@ int identity_principal_delete(struct store *store, struct arena *arena, const ch
     long long id;
     int rc = identity_principal_get(store, arena, org, name, out, err);
     if (!rc && !(rc = identity_principal_id(store, arena, org, name, &id, err))) {
-        struct store_value p = STORE_INT(id);
-        rc = store_exec(store, "DELETE FROM principals WHERE id = ?", &p, 1, NULL, NULL, err);
+        struct identity_batch batch = {.principal_id = id, .kind = org ? "client" : "user",
+                                       .name = name, .op = "delete"};
+        identity_batch_add(&batch, "DELETE FROM principals WHERE id = ?",
+                           (struct store_value[]){STORE_INT(id)}, 1);
+        rc = identity_batch_run(store, &batch, err);
     }
     if (rc && *out) {
         json_decref(*out);
@@ -414,17 +418,18 @@ int identity_principal_delete(struct store *store, struct arena *arena, const ch
 int identity_set_server_admin(struct store *store, const char *user, int admin,
                               struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(admin), STORE_STR(user)};
-    unsigned long long affected = 0;
-    int rc =
-        store_exec(store, "UPDATE principals SET server_admin = ? WHERE kind = 'user' AND name = ?",
-                   p, 2, &affected, NULL, err);
-    if (!rc && affected == 0) {
-        struct arena *arena = arena_new();
-        long long id;
-        rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err) : PURSER_EINTERNAL;
-        arena_free(arena);
+    struct arena *arena = arena_new();
+    long long id = 0;
+    int rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        struct identity_batch batch = {.principal_id = id, .kind = "user", .name = user,
+                                       .op = "put"};
+        identity_batch_add(&batch, "UPDATE principals SET server_admin = ? WHERE id = ?",
+                           (struct store_value[]){STORE_INT(admin), STORE_INT(id)}, 2);
+        rc = identity_batch_run(store, &batch, err);
     }
+    arena_free(arena);
     return rc;
 }
 
@@ -494,12 +499,16 @@ int identity_key_create(struct store *store, long long principal_id, const json_
         return purser_error_set(err, PURSER_EINVAL,
                                 "Field 'public_key' identity_missing (or set create_key)");
     {
-        struct store_value p[] = {STORE_INT(principal_id), STORE_STR(name), STORE_STR(public_pem),
-                                  infinite ? STORE_NULLV : STORE_STR(when)};
-        rc = store_exec(store,
-                        "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
-                        " VALUES (?, ?, ?, ?)",
-                        p, 4, NULL, NULL, err);
+        struct identity_batch batch = {.principal_id = principal_id, .kind = "key", .name = name,
+                                       .op = "put", .qualify = 1};
+        identity_batch_add(&batch,
+                           "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
+                           " VALUES (?, ?, ?, ?)",
+                           (struct store_value[]){STORE_INT(principal_id), STORE_STR(name),
+                                                  STORE_STR(public_pem),
+                                                  infinite ? STORE_NULLV : STORE_STR(when)},
+                           4);
+        rc = identity_batch_run(store, &batch, err);
     }
     if (rc == PURSER_EEXISTS)
         rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
@@ -533,24 +542,27 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
         return rc;
     if ((rc = key_material(body, 0, &public_pem, &generated, &private_pem, err)))
         return rc;
-    if (public_pem) {
-        struct store_value p[] = {STORE_STR(public_pem), STORE_INT(principal_id), STORE_STR(key)};
-        rc = store_exec(
-            store, "UPDATE principal_keys SET public_key = ? WHERE principal_id = ? AND name = ?",
-            p, 3, NULL, NULL, err);
-    }
-    if (!rc && expiration) {
-        struct store_value p[] = {infinite ? STORE_NULLV : STORE_STR(when), STORE_INT(principal_id),
-                                  STORE_STR(key)};
-        rc = store_exec(
-            store, "UPDATE principal_keys SET expires_at = ? WHERE principal_id = ? AND name = ?",
-            p, 3, NULL, NULL, err);
-    }
-    if (!rc && name && strcmp(name, key) != 0) {
-        struct store_value p[] = {STORE_STR(name), STORE_INT(principal_id), STORE_STR(key)};
-        rc = store_exec(store,
-                        "UPDATE principal_keys SET name = ? WHERE principal_id = ? AND name = ?", p,
-                        3, NULL, NULL, err);
+    {
+        /* one transaction; the event names the key as it is after the write */
+        struct identity_batch batch = {.principal_id = principal_id, .kind = "key",
+                                       .name = name ? name : key, .op = "put", .qualify = 1};
+        if (public_pem)
+            identity_batch_add(
+                &batch, "UPDATE principal_keys SET public_key = ? WHERE principal_id = ? AND name = ?",
+                (struct store_value[]){STORE_STR(public_pem), STORE_INT(principal_id),
+                                       STORE_STR(key)},
+                3);
+        if (expiration)
+            identity_batch_add(
+                &batch, "UPDATE principal_keys SET expires_at = ? WHERE principal_id = ? AND name = ?",
+                (struct store_value[]){infinite ? STORE_NULLV : STORE_STR(when),
+                                       STORE_INT(principal_id), STORE_STR(key)},
+                3);
+        if (name && strcmp(name, key) != 0)
+            identity_batch_add(
+                &batch, "UPDATE principal_keys SET name = ? WHERE principal_id = ? AND name = ?",
+                (struct store_value[]){STORE_STR(name), STORE_INT(principal_id), STORE_STR(key)}, 3);
+        rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
     }
@@ -566,10 +578,12 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
 int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
                         const char *key, json_t **out, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(principal_id), STORE_STR(key)};
+    struct identity_batch batch = {.principal_id = principal_id, .kind = "key", .name = key,
+                                   .op = "delete", .qualify = 1};
     int rc = identity_key_get(store, arena, principal_id, key, out, err);
+    identity_batch_add(&batch, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?",
+                       (struct store_value[]){STORE_INT(principal_id), STORE_STR(key)}, 2);
     if (!rc)
-        rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?", p,
-                        2, NULL, NULL, err);
+        rc = identity_batch_run(store, &batch, err);
     return rc;
 }

@@ -62,4 +62,32 @@ int identity_token_insert(struct store *store, long long principal_id, const cha
 int identity_principal_insert(struct store *store, struct new_principal *np,
                               struct purser_error *err);
 
+/* An identity write and its event in one transaction (identity_events.c): up to
+ * IDENTITY_BATCH_MAX statements, then, when they changed a row (or `always`), the event
+ * {kind, name, op} in the organization `org` (by name, may be NULL) and in every organization
+ * of principal_id (0: none) as it was before the statements ran. With qualify, the event's
+ * name is "<principal>/<name>" (a key). Parameters are copied; their strings are borrowed. */
+#define IDENTITY_BATCH_MAX 8
+#define IDENTITY_BATCH_PARAMS 4
+struct identity_batch {
+    const char *org;
+    long long principal_id;
+    const char *kind, *name, *op;
+    int qualify, always;
+    size_t count;
+    struct {
+        const char *sql;
+        struct store_value p[IDENTITY_BATCH_PARAMS];
+        size_t n;
+    } stmt[IDENTITY_BATCH_MAX];
+    unsigned long long affected; /* out: rows the statements changed */
+};
+void identity_batch_add(struct identity_batch *b, const char *sql, const struct store_value *p,
+                        size_t n);
+int identity_batch_run(struct store *store, struct identity_batch *b, struct purser_error *err);
+
+/* Inside the caller's transaction: the event in every organization of principal_id. */
+int identity_principal_events(struct store *store, long long principal_id, const char *kind,
+                              const char *name, const char *op, struct purser_error *err);
+
 #endif

@@ -33,6 +33,21 @@ int identity_token_insert(struct store *store, long long principal_id, const cha
     return rc;
 }
 
+struct new_token {
+    long long principal_id;
+    const char *token, *description;
+    long long expires_in;
+    char *id; /* [17] */
+};
+
+static int txn_token_create(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct new_token *t = ctx;
+    int rc = identity_token_insert(store, t->principal_id, t->token, t->description,
+                                   t->expires_in, t->id, err);
+    return rc ? rc : identity_principal_events(store, t->principal_id, "token", t->id, "put", err);
+}
+
 int identity_token_create(struct store *store, long long principal_id, const json_t *body,
                           json_t **out, struct purser_error *err)
 {
@@ -59,9 +74,11 @@ int identity_token_create(struct store *store, long long principal_id, const jso
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         goto cleanup;
     }
-    rc = identity_token_insert(store, principal_id, token, description ? description : "",
-                               json_is_integer(expires_in) ? json_integer_value(expires_in) : 0,
-                               id, err);
+    {
+        struct new_token t = {principal_id, token, description ? description : "",
+                              json_is_integer(expires_in) ? json_integer_value(expires_in) : 0, id};
+        rc = store_txn(store, 0, txn_token_create, &t, err);
+    }
     if (!rc) {
         struct store_value p = STORE_STR(id);
         rc = store_query(
@@ -132,10 +149,13 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
     if (active && !json_is_boolean(active))
         return identity_invalid(err, "active");
     if (active) {
-        struct store_value p[] = {STORE_INT(json_is_true(active)), STORE_STR(id),
-                                  STORE_INT(principal_id)};
-        if ((rc = store_exec(store, "UPDATE api_tokens SET active = ? WHERE id = ? AND principal_id = ?",
-                             p, 3, NULL, NULL, err)))
+        struct identity_batch batch = {.principal_id = principal_id, .kind = "token", .name = id,
+                                       .op = "put"};
+        identity_batch_add(&batch, "UPDATE api_tokens SET active = ? WHERE id = ? AND principal_id = ?",
+                           (struct store_value[]){STORE_INT(json_is_true(active)), STORE_STR(id),
+                                                  STORE_INT(principal_id)},
+                           3);
+        if ((rc = identity_batch_run(store, &batch, err)))
             return rc;
     }
     if ((rc = identity_token_list(store, arena, principal_id, &all, err)))
@@ -150,11 +170,13 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
                           struct purser_error *err)
 {
-    struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id)};
-    unsigned long long affected = 0;
-    int rc = store_exec(store, "DELETE FROM api_tokens WHERE id = ? AND principal_id = ?", p, 2,
-                        &affected, NULL, err);
-    if (!rc && affected == 0)
+    struct identity_batch batch = {.principal_id = principal_id, .kind = "token", .name = id,
+                                   .op = "delete"};
+    int rc;
+    identity_batch_add(&batch, "DELETE FROM api_tokens WHERE id = ? AND principal_id = ?",
+                       (struct store_value[]){STORE_STR(id), STORE_INT(principal_id)}, 2);
+    rc = identity_batch_run(store, &batch, err);
+    if (!rc && batch.affected == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "token '%s' not found", id);
     return rc;
 }

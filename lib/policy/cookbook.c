@@ -172,8 +172,10 @@ int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char
 /* ---- the file store ----------------------------------------------------------------------------
  */
 
-int cookbook_file_put(struct store *store, const char *org, const char *checksum, const char *data,
-             size_t len, struct purser_error *err)
+/* Checks the content against its MD5 and stores it; with a sandbox, only a checksum an open
+ * sandbox of the organization expects. */
+static int file_store(struct store *store, const char *org, const char *checksum, const char *data,
+                      size_t len, int from_sandbox, struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows rows;
@@ -191,7 +193,7 @@ int cookbook_file_put(struct store *store, const char *org, const char *checksum
     }
     if (!rc)
         rc = identity_org_id(store, arena, org, &oid, err);
-    if (!rc) {
+    if (!rc && from_sandbox) {
         struct store_value p[] = {STORE_INT(oid), STORE_STR(checksum)};
         rc = store_query(
             store, arena, &rows,
@@ -212,6 +214,18 @@ int cookbook_file_put(struct store *store, const char *org, const char *checksum
     }
     arena_free(arena);
     return rc;
+}
+
+int cookbook_file_put(struct store *store, const char *org, const char *checksum, const char *data,
+                      size_t len, struct purser_error *err)
+{
+    return file_store(store, org, checksum, data, len, 1, err);
+}
+
+int cookbook_file_import(struct store *store, const char *org, const char *checksum,
+                         const char *data, size_t len, struct purser_error *err)
+{
+    return file_store(store, org, checksum, data, len, 0, err);
 }
 
 int cookbook_file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,

@@ -25,6 +25,9 @@ int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char
  * PURSER_ENOTFOUND when no open sandbox expects it. */
 int cookbook_file_put(struct store *store, const char *org, const char *checksum, const char *data,
              size_t len, struct purser_error *err);
+/* The same without a sandbox (an organization's import): checked against its MD5. */
+int cookbook_file_import(struct store *store, const char *org, const char *checksum,
+                         const char *data, size_t len, struct purser_error *err);
 /* A stored file's bytes (arena memory). */
 int cookbook_file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,
              const char **data, size_t *len, struct purser_error *err);

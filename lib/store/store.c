@@ -523,6 +523,8 @@ int store_txn(struct store *s, int attempts,
               struct purser_error *err)
 {
     int rc = 0;
+    if (s->in_txn) /* inside another: part of it (its commit, rollback and retries) */
+        return fn(s, ctx, err);
     if (attempts <= 0)
         attempts = 10;
     for (int attempt = 0; attempt < attempts; attempt++) {

@@ -73,7 +73,9 @@ int store_query(struct store *store, struct arena *arena, struct store_rows *out
  * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
  * timeout (1205), or the connection was lost before commit, the whole transaction runs
  * again, up to `attempts` times (0 = 10), after a short growing pause with jitter. fn must therefore have
- * no effect outside the database that it cannot repeat. */
+ * no effect outside the database that it cannot repeat. Called inside another transaction
+ * (an import writing through the functions that make one each), fn joins it: it commits,
+ * rolls back and retries with the outer one. */
 int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err);

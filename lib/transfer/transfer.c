@@ -1,0 +1,727 @@
+/* transfer.c: export and import of an organization (transfer.h). */
+#include "transfer/transfer.h"
+
+#include "auth/identity.h"
+#include "base/crypto.h"
+#include "docs/docstore.h"
+#include "docs/document.h"
+#include "inventory/cluster.h"
+#include "policy/cookbook.h"
+#include "policy/policy.h"
+#include "resource/resource.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kinds in the order they are written: each refers only to kinds before it. */
+static const char *const kinds[] = {
+    "Organization",     "Member",         "Client",      "PolicyRevision", "PolicyGroup", "Node",
+    "CookbookArtifact", "DocumentBucket", "RevisionTag", "Validation",     "Cluster"};
+#define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
+
+static json_t *envelope(const char *kind, const char *name, json_t *spec)
+{
+    return json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", kind, "version", "v1", "metadata", "name",
+                     name, "spec", spec ? spec : json_object());
+}
+
+static const char *meta_name(const json_t *doc)
+{
+    return json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
+}
+
+static void add(const struct transfer_ctx *c, json_t *out, json_t *doc)
+{
+    json_array_append_new(out, doc);
+    if (c->progress)
+        c->progress(c->progress_ctx, json_array_size(out),
+                    json_string_value(json_object_get(doc, "kind")));
+}
+
+static int org_id_of(const struct transfer_ctx *c, long long *id, struct purser_error *err)
+{
+    return identity_org_id(c->store, c->arena, c->org, id, err);
+}
+
+static void docs_ctx(const struct transfer_ctx *c, long long org_id, struct docstore_ctx *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->store = c->store;
+    d->arena = c->arena;
+    d->keyring = c->keyring;
+    d->org_id = org_id;
+    d->principal = c->actor;
+    d->base_url = arena_concat(c->arena, c->base_url, "/api/v1.0", (const char *)NULL);
+    d->read_encrypted = 1;
+    d->write_encrypted = 1;
+}
+
+/* ---- export --------------------------------------------------------------------------------- */
+
+/* A principal's public keys: [{name, public_key, expiration_date}]. */
+static int keys_of(const struct transfer_ctx *c, const char *principal_id, json_t **out,
+                   struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_STR(principal_id);
+    int rc =
+        store_query(c->store, c->arena, &rows,
+                    "SELECT name, public_key, " STORE_ISO_TIME(
+                        "expires_at") " FROM principal_keys WHERE principal_id = ? ORDER BY name",
+                    &p, 1, err);
+    *out = json_array();
+    for (size_t i = 0; !rc && i < rows.count; i++)
+        json_array_append_new(
+            *out, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "public_key",
+                            store_cell(&rows, i, 1), "expiration_date",
+                            store_cell(&rows, i, 2) ? store_cell(&rows, i, 2) : "infinity"));
+    return rc;
+}
+
+static json_t *labels_json(const char *text)
+{
+    json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+    return v ? v : json_object();
+}
+
+static int export_identity(const struct transfer_ctx *c, long long oid, json_t *out,
+                           struct purser_error *err)
+{
+    struct store_rows users, clients;
+    struct store_value id = STORE_INT(oid);
+    json_t *spec;
+    int rc = identity_org_get(c->store, c->arena, c->org, &spec, err);
+    if (rc)
+        return rc;
+    {
+        json_t *doc = envelope("Organization", c->org, NULL);
+        json_object_set(json_object_get(doc, "metadata"), "labels",
+                        json_object_get(spec, "labels"));
+        json_object_set_new(json_object_get(doc, "spec"), "full_name",
+                            json_incref(json_object_get(spec, "full_name")));
+        json_object_set_new(json_object_get(doc, "spec"), "external_ids",
+                            json_incref(json_object_get(spec, "external_ids")));
+        json_decref(spec);
+        add(c, out, doc);
+    }
+    rc = store_query(c->store, c->arena, &users,
+                     "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email, "
+                     "p.labels, p.active, GROUP_CONCAT(m.role ORDER BY m.role SEPARATOR ',') FROM "
+                     "principals p JOIN memberships m ON m.principal_id = p.id WHERE m.org_id = ? "
+                     "AND p.kind = 'user' GROUP BY p.id ORDER BY p.name",
+                     &id, 1, err);
+    for (size_t i = 0; !rc && i < users.count; i++) {
+        json_t *keys, *roles = json_array();
+        char *list = arena_strdup(c->arena, store_cell(&users, i, 8)), *save = NULL;
+        for (char *r = strtok_r(list, ",", &save); r; r = strtok_r(NULL, ",", &save))
+            json_array_append_new(roles, json_string(r));
+        if ((rc = keys_of(c, store_cell(&users, i, 0), &keys, err))) {
+            json_decref(roles);
+            json_decref(keys);
+            break;
+        }
+        add(c, out,
+            envelope("Member", store_cell(&users, i, 1),
+                     json_pack("{s:o, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "roles", roles,
+                               "user", "display_name", store_cell(&users, i, 2), "first_name",
+                               store_cell(&users, i, 3), "last_name", store_cell(&users, i, 4),
+                               "email", store_cell(&users, i, 5), "labels",
+                               labels_json(store_cell(&users, i, 6)), "active",
+                               strcmp(store_cell(&users, i, 7), "1") == 0, "keys", keys)));
+    }
+    if (!rc) {
+        struct store_value p[] = {
+            id, STORE_STR(arena_concat(c->arena, c->org, "-validator", (const char *)NULL))};
+        rc = store_query(c->store, c->arena, &clients,
+                         "SELECT id, name, validator, labels, active FROM principals WHERE kind = "
+                         "'client' AND org_id = ? AND name <> ? ORDER BY name",
+                         p, 2, err);
+    }
+    for (size_t i = 0; !rc && i < clients.count; i++) {
+        json_t *keys;
+        if ((rc = keys_of(c, store_cell(&clients, i, 0), &keys, err))) {
+            json_decref(keys);
+            break;
+        }
+        add(c, out,
+            envelope("Client", store_cell(&clients, i, 1),
+                     json_pack("{s:b, s:o, s:b, s:o}", "validator",
+                               strcmp(store_cell(&clients, i, 2), "1") == 0, "labels",
+                               labels_json(store_cell(&clients, i, 3)), "active",
+                               strcmp(store_cell(&clients, i, 4), "1") == 0, "keys", keys)));
+    }
+    return rc;
+}
+
+static int export_policies(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+{
+    json_t *policies = NULL, *groups = NULL, *p, *g;
+    const char *name, *group;
+    int rc = policy_list(c->store, c->arena, c->org, c->base_url, &policies, err);
+    json_object_foreach (policies, name, p) {
+        const char *rev;
+        json_t *meta;
+        json_object_foreach (json_object_get(p, "revisions"), rev, meta) {
+            json_t *lock = NULL;
+            if (rc || (rc = policy_revision_get(c->store, c->arena, c->org, name, rev, &lock, err)))
+                break;
+            json_object_del(lock, "policy_group_list");
+            add(c, out,
+                envelope("PolicyRevision",
+                         arena_concat(c->arena, name, "/", rev, (const char *)NULL), lock));
+        }
+    }
+    if (!rc)
+        rc = policy_group_list(c->store, c->arena, c->org, c->base_url, &groups, err);
+    json_object_foreach (groups, group, g) {
+        json_t *pointers = json_object(), *ptr;
+        json_object_foreach (json_object_get(g, "policies"), name, ptr)
+            json_object_set(pointers, name, json_object_get(ptr, "revision_id"));
+        if (json_object_size(pointers))
+            add(c, out, envelope("PolicyGroup", group, json_pack("{s:o}", "policies", pointers)));
+        else
+            json_decref(pointers);
+    }
+    json_decref(policies);
+    json_decref(groups);
+    return rc;
+}
+
+static int export_nodes(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+{
+    json_t *nodes = NULL, *v;
+    const char *name;
+    int rc = policy_node_list(c->store, c->arena, c->org, c->base_url, &nodes, err);
+    json_object_foreach (nodes, name, v) {
+        json_t *node = NULL;
+        if (rc || (rc = policy_node_get(c->store, c->arena, c->org, name, &node, err)))
+            break;
+        add(c, out, envelope("Node", name, node));
+    }
+    json_decref(nodes);
+    return rc;
+}
+
+static int export_artifacts(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+{
+    json_t *list = NULL, *entry;
+    const char *name;
+    int rc = cookbook_artifact_list(c->store, c->arena, c->org, NULL, c->base_url, &list, err);
+    json_object_foreach (list, name, entry) {
+        json_t *version;
+        size_t i;
+        json_array_foreach (json_object_get(entry, "versions"), i, version) {
+            const char *identifier = json_string_value(json_object_get(version, "identifier"));
+            json_t *manifest = NULL, *files = json_object(), *file;
+            size_t j;
+            if (rc || (rc = cookbook_artifact_get(c->store, c->arena, c->org, name, identifier,
+                                                  c->base_url, &manifest, err))) {
+                json_decref(files);
+                break;
+            }
+            json_array_foreach (json_object_get(manifest, "all_files"), j, file) {
+                const char *sum = json_string_value(json_object_get(file, "checksum"));
+                const char *data;
+                size_t len;
+                json_object_del(file, "url");
+                if (!sum || json_object_get(files, sum))
+                    continue;
+                if ((rc = cookbook_file_get(c->store, c->arena, c->org, sum, &data, &len, err)))
+                    break;
+                {
+                    char *b64 = crypto_base64(data, len);
+                    json_object_set_new(files, sum, json_string(b64 ? b64 : ""));
+                    free(b64);
+                }
+            }
+            add(c, out,
+                envelope("CookbookArtifact",
+                         arena_concat(c->arena, name, "/", identifier, (const char *)NULL),
+                         json_pack("{s:o, s:o}", "manifest", manifest, "files", files)));
+        }
+    }
+    json_decref(list);
+    return rc;
+}
+
+static int latest_revision(const struct transfer_ctx *c, long long oid, long long *id,
+                           struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(oid);
+    int rc = store_query(c->store, c->arena, &rows,
+                         "SELECT MAX(id) FROM doc_revisions WHERE org_id = ?", &p, 1, err);
+    *id = !rc && store_cell(&rows, 0, 0) ? strtoll(store_cell(&rows, 0, 0), NULL, 10) : 0;
+    return rc;
+}
+
+static int export_documents(const struct transfer_ctx *c, long long oid, json_t *out,
+                            struct purser_error *err)
+{
+    struct docstore_ctx d;
+    struct docstore_filter f = {.abstract = -1, .limit = -1, .redact = !c->secrets};
+    json_t *docs = NULL, *buckets = json_object(), *doc, *spec;
+    const char *bucket;
+    long long rev;
+    size_t i;
+    int rc = latest_revision(c, oid, &rev, err);
+    docs_ctx(c, oid, &d);
+    if (!rc && rev)
+        rc = docstore_documents(&d, rev, &f, &docs, err);
+    json_array_foreach (docs, i, doc) {
+        const char *b =
+            json_string_value(json_object_get(json_object_get(doc, "status"), "bucket"));
+        const char *policy =
+            json_string_value(json_object_get(json_object_get(doc, "metadata"), "storagePolicy"));
+        if (!b)
+            continue;
+        if (!(spec = json_object_get(buckets, b))) {
+            spec = json_pack("{s:[]}", "documents");
+            json_object_set_new(buckets, b, spec);
+        }
+        json_object_del(doc, "status");
+        json_array_append(json_object_get(spec, "documents"), doc);
+        if (!c->secrets && policy && !strcmp(policy, "encrypted")) { /* its data is not here */
+            if (!json_object_get(spec, "redacted"))
+                json_object_set_new(spec, "redacted", json_array());
+            json_array_append_new(json_object_get(spec, "redacted"),
+                                  json_sprintf("%s/%s",
+                                               json_string_value(json_object_get(doc, "schema")),
+                                               meta_name(doc)));
+        }
+    }
+    json_object_foreach (buckets, bucket, spec)
+        add(c, out, envelope("DocumentBucket", bucket, json_incref(spec)));
+    json_decref(buckets);
+    json_decref(docs);
+    if (!rc && rev) {
+        json_t *tags = NULL, *data, *vals = NULL, *v;
+        const char *tag;
+        rc = docstore_tag_list(&d, rev, &tags, err);
+        json_object_foreach (tags, tag, data)
+            add(c, out, envelope("RevisionTag", tag, json_pack("{s:O}", "data", data)));
+        json_decref(tags);
+        if (!rc)
+            rc = docstore_validation_list(&d, rev, 1, &vals, err);
+        json_array_foreach (json_object_get(vals, "results"), i, v) {
+            const char *vname = json_string_value(json_object_get(v, "name"));
+            if (vname && !strcmp(vname, "deckhand-schema-validation"))
+                continue; /* every write records its own: an import makes it again */
+            add(c, out,
+                envelope("Validation", vname,
+                         json_pack("{s:O?, s:O?, s:O?}", "status", json_object_get(v, "status"),
+                                   "validator", json_object_get(v, "validator"), "errors",
+                                   json_object_get(v, "errors"))));
+        }
+        json_decref(vals);
+    }
+    return rc;
+}
+
+static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *out,
+                           struct purser_error *err)
+{
+    struct resource_scope s = {c->store, c->arena, oid, c->actor};
+    struct store_rows rows;
+    struct store_value p[] = {STORE_INT(oid), STORE_STR(cluster_kind.stored)};
+    int rc = store_query(c->store, c->arena, &rows,
+                         "SELECT name FROM resources WHERE org_id = ? AND kind = ? ORDER BY name",
+                         p, 2, err);
+    for (size_t i = 0; !rc && i < rows.count; i++) {
+        json_t *cl = NULL, *meta, *doc;
+        if ((rc = resource_get(&cluster_kind, &s, store_cell(&rows, i, 0), &cl, NULL, err)))
+            break;
+        meta = json_object_get(cl, "metadata");
+        doc =
+            envelope("Cluster", store_cell(&rows, i, 0), json_incref(json_object_get(cl, "spec")));
+        for (size_t k = 0; k < 3; k++) {
+            static const char *const fields[] = {"labels", "annotations", "description"};
+            json_t *v = json_object_get(meta, fields[k]);
+            if (v)
+                json_object_set(json_object_get(doc, "metadata"), fields[k], v);
+        }
+        if (json_object_get(json_object_get(cl, "status"), "dynamic_facts"))
+            json_object_set_new(
+                doc, "status",
+                json_pack("{s:O}", "dynamic_facts",
+                          json_object_get(json_object_get(cl, "status"), "dynamic_facts")));
+        json_decref(cl);
+        add(c, out, doc);
+    }
+    return rc;
+}
+
+int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_error *err)
+{
+    long long oid;
+    int rc = org_id_of(c, &oid, err);
+    *out = json_array();
+    if (!rc)
+        rc = export_identity(c, oid, *out, err);
+    if (!rc)
+        rc = export_policies(c, *out, err);
+    if (!rc)
+        rc = export_nodes(c, *out, err);
+    if (!rc)
+        rc = export_artifacts(c, *out, err);
+    if (!rc)
+        rc = export_documents(c, oid, *out, err);
+    if (!rc)
+        rc = export_clusters(c, oid, *out, err);
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* ---- import --------------------------------------------------------------------------------- */
+
+static int kind_index(const char *kind)
+{
+    for (size_t i = 0; kind && i < KIND_COUNT; i++)
+        if (!strcmp(kinds[i], kind))
+            return (int)i;
+    return -1;
+}
+
+/* "document 7 (Node web1): " before err's message. */
+static int at_doc(struct purser_error *err, int rc, size_t index, const json_t *doc)
+{
+    char message[PURSER_ERROR_MESSAGE_SIZE];
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    const char *name = meta_name(doc);
+    snprintf(message, sizeof(message), "%s", err ? err->message : "");
+    return purser_error_set(err, rc, "document %zu (%.40s %.80s): %s", index + 1, kind ? kind : "?",
+                            name ? name : "?", message);
+}
+
+static int invalid(struct purser_error *err, size_t index, const json_t *doc, const char *what)
+{
+    purser_error_set(err, PURSER_EINVAL, "%s", what);
+    return at_doc(err, PURSER_EINVAL, index, doc);
+}
+
+/* The whole stream before anything is written. */
+static int check_stream(const json_t *docs, struct purser_error *err)
+{
+    json_t *seen = json_object(), *doc;
+    size_t i;
+    int last = -1, rc = 0;
+    if (!json_is_array(docs) || json_array_size(docs) == 0)
+        return purser_error_set(err, PURSER_EINVAL, "the import is not a list of documents");
+    json_array_foreach (docs, i, doc) {
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        const char *name = meta_name(doc);
+        int k = kind_index(kind);
+        if (!json_is_object(doc))
+            rc = invalid(err, i, doc, "not a mapping");
+        else if (k < 0)
+            rc = invalid(err, i, doc, "kind: not one an export makes");
+        else if (!json_is_string(json_object_get(doc, "version")) ||
+                 strcmp(json_string_value(json_object_get(doc, "version")), "v1"))
+            rc = invalid(err, i, doc, "version: must be v1");
+        else if (!name || !*name)
+            rc = invalid(err, i, doc, "metadata.name: missing");
+        else if (!json_is_object(json_object_get(doc, "spec")))
+            rc = invalid(err, i, doc, "spec: must be a mapping");
+        else if ((k == 0) != (i == 0))
+            rc = invalid(err, i, doc, "kind: the Organization comes first, once");
+        else if (k < last)
+            rc = invalid(err, i, doc,
+                         "kind: out of the export's order (what it refers to comes first)");
+        if (rc)
+            break;
+        last = k;
+        {
+            json_t *id = json_sprintf("%s %s", kind, name);
+            if (json_object_get(seen, json_string_value(id)))
+                rc = invalid(err, i, doc, "metadata.name: a second document of this kind and name");
+            else
+                json_object_set_new(seen, json_string_value(id), json_true());
+            json_decref(id);
+        }
+        if (rc)
+            break;
+        if (k == 4) { /* PolicyGroup: each pointer's revision is in the stream */
+            const char *policy;
+            json_t *rev;
+            json_object_foreach (json_object_get(json_object_get(doc, "spec"), "policies"), policy,
+                                 rev) {
+                json_t *id = json_sprintf("PolicyRevision %s/%s", policy,
+                                          json_is_string(rev) ? json_string_value(rev) : "");
+                if (!json_is_string(rev) || !json_object_get(seen, json_string_value(id)))
+                    rc =
+                        invalid(err, i, doc, "spec.policies: a revision that is not in the stream");
+                json_decref(id);
+                if (rc)
+                    break;
+            }
+        } else if (k == 6) { /* CookbookArtifact: every file's content is in the stream */
+            const json_t *files = json_object_get(json_object_get(doc, "spec"), "files");
+            json_t *file;
+            size_t j;
+            json_array_foreach (
+                json_object_get(json_object_get(json_object_get(doc, "spec"), "manifest"),
+                                "all_files"),
+                j, file) {
+                const char *sum = json_string_value(json_object_get(file, "checksum"));
+                if (!sum || !json_is_string(json_object_get(files, sum))) {
+                    rc = invalid(err, i, doc, "spec.files: a file of the manifest is missing");
+                    break;
+                }
+            }
+        } else if (k == 7 &&
+                   json_array_size(json_object_get(json_object_get(doc, "spec"), "redacted"))) {
+            rc = invalid(err, i, doc,
+                         "spec.redacted: the export left out encrypted documents' data (export "
+                         "with secrets=true)");
+        }
+        if (rc)
+            break;
+    }
+    json_decref(seen);
+    return rc;
+}
+
+struct import {
+    const struct transfer_ctx *c;
+    const json_t *docs;
+    json_t *summary;
+    long long oid;
+};
+
+static int import_empty(const struct transfer_ctx *c, long long oid, struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value id = STORE_INT(oid);
+    struct store_value p[] = {
+        id, id, id, id,
+        id, id, id, STORE_STR(arena_concat(c->arena, c->org, "-validator", (const char *)NULL))};
+    int rc = store_query(
+        c->store, c->arena, &rows,
+        "SELECT (SELECT COUNT(*) FROM policies WHERE org_id = ?) + (SELECT COUNT(*) FROM "
+        "policy_groups WHERE org_id = ?) + (SELECT COUNT(*) FROM nodes WHERE org_id = ?) + "
+        "(SELECT COUNT(*) FROM cookbook_artifacts WHERE org_id = ?) + (SELECT COUNT(*) FROM "
+        "doc_revisions WHERE org_id = ?) + (SELECT COUNT(*) FROM resources WHERE org_id = ?) + "
+        "(SELECT COUNT(*) FROM principals WHERE kind = 'client' AND org_id = ? AND name <> ?)",
+        p, 8, err);
+    if (!rc && strcmp(store_cell(&rows, 0, 0), "0") != 0)
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "organization '%s' is not empty: an import goes into an "
+                              "organization that has nothing but its validator and members",
+                              c->org);
+    return rc;
+}
+
+static int import_principal(const struct transfer_ctx *c, const char *org, const char *name,
+                            const json_t *spec, const json_t *profile, struct purser_error *err)
+{
+    json_t *body = json_deep_copy(profile), *out = NULL, *key;
+    long long pid;
+    size_t i;
+    int exists = 0, rc;
+    json_object_del(body, "keys");
+    json_object_del(body, "active");
+    json_object_set_new(body, org ? "name" : "username", json_string(name));
+    json_object_set_new(body, "create_key", json_false());
+    if (!org) { /* a user: another organization of this installation may have made it */
+        rc = identity_principal_id(c->store, c->arena, NULL, name, &pid, err);
+        exists = rc == 0;
+    }
+    rc = exists ? 0 : identity_principal_create(c->store, org, body, c->base_url, &out, err);
+    json_decref(body);
+    json_decref(out);
+    out = NULL;
+    if (!rc)
+        rc = identity_principal_id(c->store, c->arena, org, name, &pid, err);
+    if (!rc && exists)
+        return 0; /* an existing user's profile and keys stay as they are */
+    json_array_foreach (json_object_get(spec, "keys"), i, key) {
+        if (rc || (rc = identity_key_create(c->store, pid, key, "", &out, err)))
+            break;
+        json_decref(out);
+        out = NULL;
+    }
+    if (!rc && json_is_false(json_object_get(profile, "active"))) {
+        json_t *off = json_pack("{s:b}", "active", 0);
+        rc = identity_principal_update(c->store, c->arena, org, name, off, &out, err);
+        json_decref(off);
+        json_decref(out);
+    }
+    return rc;
+}
+
+/* Writes one document (k: its kind's index). */
+static int import_one(struct import *im, int k, const json_t *doc, struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    const char *name = meta_name(doc);
+    const json_t *spec = json_object_get(doc, "spec");
+    json_t *out = NULL;
+    int rc = 0, created = 0;
+    struct docstore_ctx d;
+    docs_ctx(c, im->oid, &d);
+    switch (k) {
+    case 0: { /* the organization's labels, full name and external ids */
+        json_t *body = json_pack("{s:O?, s:O?}", "full_name", json_object_get(spec, "full_name"),
+                                 "external_ids", json_object_get(spec, "external_ids"));
+        json_t *labels = json_object_get(json_object_get(doc, "metadata"), "labels");
+        if (labels)
+            json_object_set(body, "labels", labels);
+        rc = identity_org_update(c->store, c->arena, c->org, body, &out, err);
+        json_decref(body);
+        break;
+    }
+    case 1: {
+        json_t *body =
+            json_pack("{s:s, s:O?}", "username", name, "roles", json_object_get(spec, "roles"));
+        rc = import_principal(c, NULL, name, json_object_get(spec, "user"),
+                              json_object_get(spec, "user"), err);
+        if (!rc)
+            rc = identity_member_add(c->store, c->org, body, c->valid_role, c->role_ctx, &out, err);
+        json_decref(body);
+        break;
+    }
+    case 2: {
+        json_t *profile = json_pack("{s:O?, s:O?}", "validator", json_object_get(spec, "validator"),
+                                    "labels", json_object_get(spec, "labels"));
+        if (json_is_false(json_object_get(spec, "active")))
+            json_object_set_new(profile, "active", json_false());
+        rc = import_principal(c, c->org, name, spec, profile, err);
+        json_decref(profile);
+        break;
+    }
+    case 3: {
+        const char *slash = strchr(name, '/');
+        if (!slash)
+            return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <policy>/<revision>");
+        rc = policy_revision_create(c->store, c->org,
+                                    arena_strndup(c->arena, name, (size_t)(slash - name)), spec,
+                                    c->actor, &out, err);
+        break;
+    }
+    case 4: {
+        const char *policy;
+        json_t *rev;
+        json_object_foreach (json_object_get(spec, "policies"), policy, rev) {
+            const char *lock_name =
+                arena_concat(c->arena, policy, "/", json_string_value(rev), (const char *)NULL);
+            const json_t *lock = NULL, *other;
+            size_t i;
+            json_array_foreach (im->docs, i, other)
+                if (!strcmp(json_string_value(json_object_get(other, "kind")), "PolicyRevision") &&
+                    !strcmp(meta_name(other), lock_name))
+                    lock = json_object_get(other, "spec");
+            if ((rc = policy_group_policy_put(c->store, c->org, name, policy, lock, c->actor,
+                                              &created, &out, err)))
+                break;
+            json_decref(out);
+            out = NULL;
+        }
+        break;
+    }
+    case 5: rc = policy_node_create(c->store, c->org, spec, 0, c->base_url, &out, err); break;
+    case 6: {
+        const char *slash = strchr(name, '/'), *sum;
+        json_t *content;
+        if (!slash)
+            return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <name>/<identifier>");
+        json_object_foreach (json_object_get(spec, "files"), sum, content) {
+            size_t len = 0;
+            unsigned char *data = crypto_base64_decode(json_string_value(content), &len);
+            rc = data ? cookbook_file_import(c->store, c->org, sum, (const char *)data, len, err)
+                      : purser_error_set(err, PURSER_EINVAL, "spec.files.%s: not base64", sum);
+            free(data);
+            if (rc)
+                return rc;
+        }
+        rc = cookbook_artifact_put(
+            c->store, c->arena, c->org, arena_strndup(c->arena, name, (size_t)(slash - name)),
+            slash + 1, json_object_get(spec, "manifest"), c->actor, &created, &out, err);
+        break;
+    }
+    case 7: {
+        struct document *docs = NULL;
+        size_t count = 0;
+        json_t *details = NULL;
+        struct buf text = BUF_INIT;
+        rc = document_prepare(c->arena, json_object_get(spec, "documents"), &docs, &count, &details,
+                              err);
+        json_decref(details);
+        if (!rc)
+            rc = docstore_write(&d, name, DOCSTORE_PUT_BUCKET, docs, count, &text, err);
+        buf_release(&text);
+        break;
+    }
+    case 8:
+    case 9: {
+        long long rev;
+        if ((rc = latest_revision(c, im->oid, &rev, err)))
+            break;
+        if (!rev)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "no DocumentBucket before it: there is no revision to %s",
+                                    k == 8 ? "tag" : "validate");
+        rc = k == 8 ? docstore_tag_create(&d, rev, name, json_object_get(spec, "data"), &out, err)
+                    : docstore_validation_create(&d, rev, name, spec, &out, err);
+        break;
+    }
+    case 10: {
+        struct resource_scope s = {c->store, c->arena, im->oid, c->actor};
+        json_t *body =
+            json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec", spec);
+        const json_t *facts = json_object_get(json_object_get(doc, "status"), "dynamic_facts");
+        rc = cluster_create(&s, body, c->bootstrap_ttl, c->base_url, &out, err);
+        json_decref(body);
+        if (!rc && facts) {
+            json_decref(out);
+            out = NULL;
+            rc = cluster_facts_put(&s, name, facts, 100, 0, &out, err);
+        }
+        break;
+    }
+    }
+    json_decref(out);
+    return rc;
+}
+
+static int import_txn(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct import *im = ctx;
+    const json_t *doc;
+    size_t i;
+    int rc = import_empty(im->c, im->oid, err);
+    (void)store;
+    json_object_clear(im->summary);
+    json_array_foreach (im->docs, i, doc) {
+        int k = kind_index(json_string_value(json_object_get(doc, "kind")));
+        json_t *n;
+        if (rc)
+            break;
+        if ((rc = import_one(im, k, doc, err)))
+            return at_doc(err, rc, i, doc);
+        n = json_object_get(im->summary, kinds[k]);
+        json_object_set_new(im->summary, kinds[k], json_integer(json_integer_value(n) + 1));
+        if (im->c->progress)
+            im->c->progress(im->c->progress_ctx, i + 1, kinds[k]);
+    }
+    return rc;
+}
+
+int transfer_import(const struct transfer_ctx *c, const json_t *docs, json_t **summary,
+                    struct purser_error *err)
+{
+    struct import im = {.c = c, .docs = docs, .summary = json_object()};
+    int rc = check_stream(docs, err);
+    if (!rc)
+        rc = org_id_of(c, &im.oid, err);
+    if (!rc)
+        rc = store_txn(c->store, 1, import_txn, &im, err);
+    if (rc)
+        json_decref(im.summary);
+    else
+        *summary = im.summary;
+    return rc;
+}

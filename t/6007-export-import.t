@@ -1,0 +1,253 @@
+#!/usr/bin/perl
+# 6007: an organization's export and import (issue 13, items 4 and 5). A populated
+# organization (members with keys, a client, policies with revisions and groups, nodes, a
+# cookbook artifact with files, documents with layering and an encrypted secret in two
+# buckets, a tag, a validation, clusters with facts) is exported, imported into a new
+# organization and exported again: the two streams are equal apart from the organization's
+# name. No token or private key is ever in a stream; encrypted data only with secrets=true
+# and read_encrypted_document. An import goes only into an empty organization (409), is
+# checked whole first and written all or nothing, and its errors name the document and the
+# field. RBAC: export for admins, import for server admins only; `purser export` and
+# `purser import` do the same from the host, the file written with mode 600.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use Digest::MD5 qw(md5_hex);
+use PurserStack;
+use File::Temp qw(tempdir);
+use YAML::XS ();
+
+my $s = PurserStack->new;
+sub call { $s->call(@_) }
+sub ok_call {
+    my ($what, @args) = @_;
+    my ($r, $d) = call(@args);
+    die "$what: $r->{status} $r->{content}" unless $r->{status} =~ /^20[01]$/;
+    return $d;
+}
+sub yaml_put {
+    my ($path, $text, $method) = @_;
+    my $r = $s->request($method // 'PUT', $path, { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
+        'content-type' => 'application/x-yaml' }, content => $text });
+    die(($method // "PUT") . " $path: $r->{status} $r->{content}") unless $r->{status} =~ /^20[01]$/;
+}
+sub export_of {
+    my ($org, $query, %h) = @_;
+    my $r = $s->request('GET', "/organizations/$org/export" . ($query ? "?$query" : ''), { headers => {
+        authorization => $h{token} ? "Bearer $h{token}" : 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN') } });
+    return $r;
+}
+sub import_into {
+    my ($org, $text, %h) = @_;
+    my $r = $s->request('POST', "/organizations/$org/import", { headers => {
+        authorization => $h{token} ? "Bearer $h{token}" : 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $text });
+    return ($r, eval { decode_json($r->{content}) });
+}
+sub sql1 { my $v = $s->sql($_[0]); chomp $v; $v }
+sub table_counts {
+    my ($org) = @_;
+    my $id = sql1("SELECT id FROM organizations WHERE name = '$org'");
+    return join ',', map { sql1("SELECT COUNT(*) FROM $_ WHERE org_id = $id") }
+        qw(policies policy_groups nodes cookbook_artifacts file_contents doc_revisions doc_tags resources events);
+}
+
+# ---- a populated organization ----
+my $src = 'exsrc';
+ok_call('org', 'POST', '/organizations', { name => $src, full_name => 'Export Source' });
+my $base = "/organizations/$src";
+ok_call('user', 'POST', '/users', { username => 'exuser', display_name => 'Ex User', email => 'ex@example.com' });
+ok_call('key', 'POST', '/users/exuser/keys', { name => 'laptop', create_key => JSON::PP::true(), expiration_date => 'infinity' });
+ok_call('member', 'POST', "$base/users", { username => 'exuser', roles => ['operator'] });
+ok_call('member', 'POST', "$base/users", { username => 'admin', roles => ['admin'] });
+my $client = ok_call('client', 'POST', "$base/clients", { name => 'exclient' });
+my $client_private = $client->{chef_key}{private_key} // $client->{private_key} // '';
+sub lock_for {
+    my ($name, $rev) = @_;
+    return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],
+             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } },
+             default_attributes => { tier => $rev }, override_attributes => {} };
+}
+ok_call('lock', 'PUT', "$base/policy_groups/staging/policies/web", lock_for('web', 'w1'));
+ok_call('lock', 'PUT', "$base/policy_groups/staging/policies/web", lock_for('web', 'w2'));
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/web", lock_for('web', 'w1'));
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/db", lock_for('db', 'd1'));
+ok_call('node', 'POST', "$base/nodes", { name => 'web1', policy_name => 'web', policy_group => 'prod', normal => { role => 'web' } });
+{
+    my %files = ('recipes/default.rb' => "package 'x'\n", 'files/blob.bin' => join('', map { chr($_ % 256) } 0 .. 1023));
+    my %sum = map { $_ => md5_hex($files{$_}) } keys %files;
+    my $sb = ok_call('sandbox', 'POST', "$base/sandboxes", { checksums => { map { $_ => undef } values %sum } });
+    for my $f (sort keys %files) {
+        (my $path = $sb->{checksums}{ $sum{$f} }{url}) =~ s{^https://[^/]+}{};
+        my $r = $s->request('PUT', $path, { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
+            'content-type' => 'application/octet-stream' }, content => $files{$f} });
+        die "upload: $r->{status}" unless $r->{status} == 200;
+    }
+    ok_call('commit', 'PUT', "$base/sandboxes/$sb->{sandbox_id}", { is_completed => JSON::PP::true() });
+    ok_call('artifact', 'PUT', "$base/cookbook_artifacts/base/abc123", { name => 'base', identifier => 'abc123', version => '1.0.0',
+        chef_type => 'cookbook_version', metadata => { name => 'base', version => '1.0.0', dependencies => {} },
+        all_files => [ map { { name => $_, path => $_, checksum => $sum{$_}, specificity => 'default' } } sort keys %files ] });
+}
+my $docs = "$base/api/v1.0";
+yaml_put("$docs/buckets/site/documents", <<'YAML');
+---
+schema: deckhand/LayeringPolicy/v1
+metadata: {schema: metadata/Control/v1, name: layering-policy}
+data: {layerOrder: [global, site]}
+---
+schema: example/Kind/v1
+metadata:
+  schema: metadata/Document/v1
+  name: parent
+  labels: {app: web}
+  layeringDefinition: {abstract: false, layer: global}
+data: {a: 1, b: {c: 2}}
+---
+schema: example/Kind/v1
+metadata:
+  schema: metadata/Document/v1
+  name: child
+  layeringDefinition:
+    abstract: false
+    layer: site
+    parentSelector: {app: web}
+    actions: [{method: merge, path: .}]
+  substitutions:
+    - src: {schema: deckhand/Passphrase/v1, name: db-pass, path: .}
+      dest: {path: .password}
+data: {b: {d: 3}}
+YAML
+yaml_put("$docs/buckets/secrets/documents", <<'YAML');
+---
+schema: deckhand/Passphrase/v1
+metadata: {schema: metadata/Document/v1, name: db-pass, storagePolicy: encrypted, layeringDefinition: {abstract: false, layer: site}}
+data: s3cr3t-passphrase
+YAML
+my $rev = sql1("SELECT MAX(id) FROM doc_revisions WHERE org_id = (SELECT id FROM organizations WHERE name = '$src')");
+yaml_put("$docs/revisions/$rev/tags/golden", "note: good\n", 'POST');
+yaml_put("$docs/revisions/$rev/validations/promenade-site-validation",
+    "status: success\nvalidator: {name: promenade, version: 1.1.2}\n", 'POST');
+ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'east', labels => { env => 'prod' }, annotations => { owner => 'ops' } }, spec => { display_name => 'East', facts => { region => 'us-east' } } });
+ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'west' } });
+ok_call('facts', 'PUT', "$base/clusters/c-east/facts", { kernel => '6.1', nodes => 3 });
+
+# ---- export ----
+my $r = export_of($src);
+is $r->{status}, 200, 'GET export';
+like $r->{headers}{'content-type'}, qr{^application/(x-)?yaml}, '  a YAML stream';
+my $plain = $r->{content};
+my @docs = YAML::XS::Load($plain);
+my @kinds = map { $_->{kind} } @docs;
+my %order = (Organization => 0, Member => 1, Client => 2, PolicyRevision => 3, PolicyGroup => 4, Node => 5,
+             CookbookArtifact => 6, DocumentBucket => 7, RevisionTag => 8, Validation => 9, Cluster => 10);
+is_deeply \@kinds, [ sort { $order{$a} <=> $order{$b} } @kinds ], '  in dependency order';
+is $docs[0]{metadata}{name}, $src, '  the organization first';
+my %count;
+$count{$_}++ for @kinds;
+is_deeply \%count, { Organization => 1, Member => 2, Client => 1, PolicyRevision => 3, PolicyGroup => 2,
+                     Node => 1, CookbookArtifact => 1, DocumentBucket => 2, RevisionTag => 1, Validation => 1,
+                     Cluster => 2 }, '  every resource once (the validator client left out)';
+ok !grep({ ($_->{version} // '') ne 'v1' || !defined $_->{metadata}{name} } @docs), '  each in the envelope';
+my ($member) = grep { $_->{kind} eq 'Member' && $_->{metadata}{name} eq 'exuser' } @docs;
+is_deeply $member->{spec}{roles}, ['operator'], '  a member with her roles';
+like $member->{spec}{user}{keys}[0]{public_key}, qr/BEGIN PUBLIC KEY/, '  and her public key';
+my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
+is scalar(keys %{ $artifact->{spec}{files} }), 2, '  an artifact with its files';
+my ($cluster) = grep { $_->{kind} eq 'Cluster' && $_->{metadata}{name} eq 'c-east' } @docs;
+is_deeply $cluster->{status}{dynamic_facts}, { kernel => '6.1', nodes => 3 }, '  a cluster with its facts';
+unlike $plain, qr/PRIVATE KEY/, '  no private key';
+unlike $plain, qr/purser_[A-Za-z0-9_-]{43}/, '  no token';
+unlike $plain, qr/s3cr3t-passphrase/, '  no encrypted data without secrets=true';
+my ($secrets_bucket) = grep { $_->{kind} eq 'DocumentBucket' && $_->{metadata}{name} eq 'secrets' } @docs;
+is_deeply $secrets_bucket->{spec}{redacted}, ['deckhand/Passphrase/v1/db-pass'], '  which it names as redacted';
+
+# ---- import refusals ----
+ok_call('org', 'POST', '/organizations', { name => 'exdst' });
+my $before = table_counts('exdst');
+my ($ir, $id) = import_into('exdst', $plain);
+is $ir->{status}, 400, 'importing a stream with redacted secrets: 400';
+like PurserStack::error_message($id), qr/^document \d+ \(DocumentBucket secrets\): spec\.redacted/, '  naming the document and field';
+$r = export_of($src, 'secrets=true');
+is $r->{status}, 200, 'export with secrets=true';
+my $full = $r->{content};
+like $full, qr/s3cr3t-passphrase/, '  has the encrypted data';
+my @bad = YAML::XS::Load($full);
+my ($node_index) = grep { $bad[$_]{kind} eq 'Node' } 0 .. $#bad;
+$bad[$node_index]{spec}{name} = 'not a node name!';
+($ir, $id) = import_into('exdst', YAML::XS::Dump(@bad));
+is $ir->{status}, 400, 'a stream with a bad node: 400';
+like PurserStack::error_message($id), qr/^document @{[ $node_index + 1 ]} \(Node web1\): /, '  naming the document';
+is table_counts('exdst'), $before, '  and nothing of the stream was written (all or nothing)';
+my @dup = (YAML::XS::Load($full), (grep { $_->{kind} eq 'Cluster' } YAML::XS::Load($full))[0]);
+($ir, $id) = import_into('exdst', YAML::XS::Dump(@dup));
+is $ir->{status}, 400, 'a duplicate: 400';
+like PurserStack::error_message($id), qr/a second document of this kind and name/, '  saying so';
+my @dangling = grep { !($_->{kind} eq 'PolicyRevision' && $_->{metadata}{name} eq 'db/d1') } YAML::XS::Load($full);
+($ir, $id) = import_into('exdst', YAML::XS::Dump(@dangling));
+is $ir->{status}, 400, 'a group pointing at a revision not in the stream: 400';
+like PurserStack::error_message($id), qr/\(PolicyGroup prod\): spec\.policies/, '  naming it';
+is table_counts('exdst'), $before, '  checked before anything is written';
+($ir, $id) = import_into($src, $full);
+is $ir->{status}, 409, 'into an organization that is not empty: 409';
+
+# ---- RBAC ----
+{
+    ok_call('user', 'POST', '/users', { username => 'exop' });
+    ok_call('member', 'POST', "$base/users", { username => 'exop', roles => ['operator'] });
+    my $op = ok_call('token', 'POST', '/users/exop/tokens', { description => 't' })->{token};
+    ok_call('user', 'POST', '/users', { username => 'exadm' });
+    ok_call('member', 'POST', "$base/users", { username => 'exadm', roles => ['admin'] });
+    ok_call('member', 'POST', '/organizations/exdst/users', { username => 'exadm', roles => ['admin'] });
+    my $adm = ok_call('token', 'POST', '/users/exadm/tokens', { description => 't' })->{token};
+    is export_of($src, '', token => $op)->{status}, 403, 'an operator may not export';
+    is export_of($src, '', token => $adm)->{status}, 200, 'an admin may';
+    my ($x) = import_into('exdst', $full, token => $adm);
+    is $x->{status}, 403, 'but not import (server admins only: it creates users)';
+    my ($y, $yd) = call('GET', "/organizations/$src/export?secrets=yes");
+    is $y->{status}, 400, 'secrets must be true or false';
+    ok_call('member', 'DELETE', '/organizations/exdst/users/exadm');
+}
+
+# ---- the round trip ----
+($ir, $id) = import_into('exdst', $full);
+is $ir->{status}, 201, 'importing the full export into an empty organization: 201'
+    or diag $ir->{content};
+is $id->{imported}{PolicyRevision}, 3, '  counting what it wrote';
+$r = export_of('exdst', 'secrets=true');
+(my $expected = $full) =~ s/\b$src\b/exdst/g;
+my $again = $r->{content};
+is $again, $expected, 'export, import, export: the streams are equal apart from the organization\'s name'
+    or do { open my $fa, '>', '/tmp/6007-a.yaml'; print $fa $expected; open my $fb, '>', '/tmp/6007-b.yaml'; print $fb $again; diag 'see /tmp/6007-a.yaml and -b' };
+my (undef, $fetched) = call('GET', '/organizations/exdst/policy_groups/prod/policies/web');
+is $fetched->{revision_id}, 'w1', 'the imported group serves its lock';
+my $rendered = $s->request('GET', '/organizations/exdst/api/v1.0/revisions/' . sql1("SELECT MAX(id) FROM doc_revisions WHERE org_id = (SELECT id FROM organizations WHERE name = 'exdst')") . '/rendered-documents?metadata.name=child',
+    { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN') } });
+like $rendered->{content}, qr/password: s3cr3t-passphrase/, 'its documents render, layering and the secret substituted';
+my ($er, $ed) = call('GET', '/organizations/exdst/events?page_size=1000');
+my %ek;
+$ek{ $_->{kind} }++ for @{ $ed->{events} };
+ok $ek{policy_revision} && $ek{node} && $ek{cluster} && $ek{document_revision}, 'an import appends its events like other writes';
+
+# ---- the command ----
+my $purser = ($ENV{PURSER_BUILD} // PurserStack::root() . '/build') . '/purser';
+my $dir = tempdir(CLEANUP => 1);
+my $cfg = $s->dir . '/purser.yaml';
+my $out = `'$purser' -c '$cfg' export $src --secrets -o '$dir/src.yaml' 2>&1`;
+is $?, 0, 'purser export ORG -o FILE' or diag $out;
+is((stat "$dir/src.yaml")[2] & 0777, 0600, '  writes the file with mode 600');
+open my $fh, '<', "$dir/src.yaml" or die;
+my $cli = do { local $/; <$fh> };
+is $cli, export_of($src, 'secrets=true')->{content}, '  the same stream as the API';
+ok_call('org', 'POST', '/organizations', { name => 'excli' });
+$out = `'$purser' -c '$cfg' import excli '$dir/src.yaml' 2>&1`;
+is $?, 0, 'purser import ORG FILE' or diag $out;
+like $out, qr/imported \d+ documents/, '  saying what it wrote';
+$out = `'$purser' -c '$cfg' import excli '$dir/src.yaml' 2>&1`;
+isnt $?, 0, '  a second time: refused';
+like $out, qr/not empty/, '  the organization is not empty';
+
+$s->stop;
+done_testing;
