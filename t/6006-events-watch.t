@@ -27,23 +27,37 @@ sub create_cluster {
     die "cluster $name: $r->{status} $r->{content}" unless $r->{status} == 201;
 }
 
-# A write in a child process after a delay (the parent is waiting meanwhile).
+# A write in a child process after a delay (the parent is waiting meanwhile); the child
+# leaves the time its write was answered in $answered_file.
+my $answered_file = "$s->{dir}/answered";
 sub write_later {
     my ($delay, $name) = @_;
+    unlink $answered_file;
     my $pid = fork // die;
-    if (!$pid) { sleep $delay; create_cluster($name); POSIX::_exit(0) }
+    if (!$pid) {
+        sleep $delay;
+        create_cluster($name);
+        my $t = time;
+        open my $fh, '>', $answered_file or die;
+        print $fh $t;
+        close $fh;
+        POSIX::_exit(0);
+    }
     return $pid;
 }
+sub answered_at { open my $fh, '<', $answered_file or return undef; local $/; my $t = <$fh>; $t }
 use POSIX ();
 
-create_cluster('w0');
 my ($r, $d) = feed('since=0');
+my $start = $d->{next};
+create_cluster('w0');
+($r, $d) = feed("since=$start");
 my $last = $d->{next};
-is $last, 1, 'one event to start from';
+is $last, $start + 1, 'one event to start from';
 
 # ---- at once when something is newer ----
 my $t0 = time;
-($r, $d) = feed('since=0&wait=30');
+($r, $d) = feed("since=$start&wait=30");
 ok time - $t0 < 2, 'wait= answers at once when events after since exist';
 is_deeply [ map { $_->{name} } @{ $d->{events} } ], ['c-w0'], '  with them';
 
@@ -60,9 +74,12 @@ is $r->{headers}{'content-type'}, 'application/json', '  as JSON';
 my $pid = write_later(1, 'w1');
 $t0 = time;
 ($r, $d) = feed("since=$last&wait=20");
-$took = time - $t0;
+my $woke = time;
+$took = $woke - $t0;
 waitpid $pid, 0;
-ok $took >= 0.9 && $took < 5, "a commit while waiting answers at once (took ${\ sprintf '%.2f', $took})";
+ok $took >= 0.9 && $took < 5, "a commit while waiting answers (took ${\ sprintf '%.2f', $took})";
+my $after = $woke - (answered_at() // 0);
+ok $after < 1, sprintf '  within a second of the write\'s answer (%.3f s)', $after;
 is_deeply [ map { [$_->{seq}, $_->{kind}, $_->{name}, $_->{op}, $_->{actor}] } @{ $d->{events} } ],
     [ [ $last + 1, 'cluster', 'c-w1', 'put', 'admin' ] ], '  with that commit\'s event';
 is $d->{next}, $last + 1, '  and next past it';
