@@ -79,7 +79,7 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     if (!rc)
         rc = docstore_write(&ctx, bucket, mode, docs, count, &out, &req->err);
     if (!rc)
-        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+        rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
     buf_release(&out);
     json_decref(stream);
     return rc;
@@ -106,7 +106,7 @@ int doc_delete(struct request *req)
     if (!rc)
         rc = docstore_delete_document(&ctx, schema, request_param(req, "name"), &out, &req->err);
     if (!rc)
-        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+        rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
     buf_release(&out);
     return rc;
 }
@@ -182,7 +182,7 @@ static int documents_answer(struct request *req, int rendered)
                                                &req->err)
                       : docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
     if (!rc)
-        rc = respond_text(req, 200, YAML_TYPE, buf_cstr(&out), out.len, NULL);
+        rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
     buf_release(&out);
     return rc;
 }

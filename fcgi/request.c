@@ -268,10 +268,41 @@ int respond_owned(struct request *req, int rc, int status, json_t *out)
     return rc;
 }
 
+int request_wants_json(const struct request *req)
+{
+    const char *accept = request_header(req, "Accept");
+    size_t len;
+    if (!accept)
+        return 0;
+    accept += strspn(accept, " \t");
+    len = strcspn(accept, ",; \t");
+    return len == 16 && strncasecmp(accept, "application/json", 16) == 0;
+}
+
+int respond_yaml_text(struct request *req, int status, const char *text, size_t len)
+{
+    json_t *docs = NULL;
+    struct yaml_limits limits = yaml_limits_default;
+    int rc;
+    if (!request_wants_json(req))
+        return respond_text(req, status, "application/x-yaml", text, len, NULL);
+    /* the same content as JSON: what purser emitted reads back equal (yaml_codec_emit) */
+    limits.max_bytes = len + 1;
+    limits.max_nodes = (size_t)-1;
+    rc = yaml_codec_parse(&docs, text, len, &limits, &req->err);
+    if (!rc)
+        rc = respond_json(req, status, docs, NULL);
+    json_decref(docs);
+    return rc;
+}
+
 int respond_yaml(struct request *req, int status, const json_t *docs)
 {
     struct buf out = BUF_INIT;
-    int rc = yaml_codec_emit(&out, docs, &req->err);
+    int rc;
+    if (request_wants_json(req))
+        return respond_json(req, status, docs, NULL);
+    rc = yaml_codec_emit(&out, docs, &req->err);
     if (!rc)
         rc = respond_text(req, status, "application/x-yaml", out.data ? out.data : "", out.len,
                           NULL);
@@ -281,7 +312,9 @@ int respond_yaml(struct request *req, int status, const json_t *docs)
 
 int respond_yaml_owned(struct request *req, int rc, int status, json_t *out)
 {
-    if (!rc) {
+    if (!rc && request_wants_json(req))
+        rc = respond_json(req, status, out, NULL);
+    else if (!rc) {
         json_t *docs = json_pack("[O]", out);
         rc = docs ? respond_yaml(req, status, docs)
                   : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
@@ -331,6 +364,14 @@ void respond_error(struct request *req, int rc)
                               req->svc->config->retry_after);
     if (status == 405)
         extra = arena_sprintf(req->arena, "Allow: %s\r\n", req->allow ? req->allow : "");
+    if (req->error_form == REQUEST_ERRORS_YAML && request_wants_json(req)) {
+        /* Deckhand's Status document, as JSON (the same content) */
+        json_t *doc = status_document(req, status, message ? message : "error", rc);
+        if (!doc || respond_json(req, status, json_array_get(doc, 0), extra))
+            respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
+        json_decref(doc);
+        return;
+    }
     if (req->error_form == REQUEST_ERRORS_YAML) {
         json_t *doc = status_document(req, status, message ? message : "error", rc);
         struct buf out = BUF_INIT;

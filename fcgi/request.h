@@ -148,6 +148,14 @@ int respond_yaml(struct request *req, int status, const json_t *docs);
 /* respond_yaml of one document (out, consumed) when rc is 0; returns rc otherwise. */
 int respond_yaml_owned(struct request *req, int rc, int status, json_t *out);
 
+/* 1 when the request's Accept names application/json first: the document API's YAML answers
+ * (respond_yaml*, and its Status documents for errors) are then sent as JSON with the same
+ * content (a stream as a list, one document as itself). YAML stays the default. */
+int request_wants_json(const struct request *req);
+
+/* A YAML stream already emitted (text), or the same as JSON when the request wants it. */
+int respond_yaml_text(struct request *req, int status, const char *text, size_t len);
+
 /* Answers with status and text as content_type. */
 int respond_text(struct request *req, int status, const char *content_type, const char *text,
                  size_t len, const char *extra_headers);

@@ -224,6 +224,8 @@ for my $subject ('admin', map { "u-$_" } sort(keys %{ $policy->{roles} }), 'outs
             my $may = allowed($subject, $role, $action, $path, $user_param);
             my $e = ref $j eq 'HASH' ? $j->{error} : undef;
             my $message = ref $e eq 'ARRAY' ? $e->[0] : ref $e eq 'HASH' ? $e->{message} : '';
+            # the document API's Status document, asked as JSON
+            $message = $j->{message} // '' if ref $j eq 'HASH' && ($j->{kind} // '') eq 'Status';
             if (($r->{headers}{'content-type'} // '') eq 'application/x-yaml' && length $r->{content}) {
                 my ($status) = eval { YAML::XS::Load($r->{content}) };
                 $message = $status->{message} // '' if ref $status eq 'HASH';

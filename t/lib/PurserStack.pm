@@ -144,6 +144,7 @@ sub call {
 # error_message(DATA): the message of an error answer in either JSON form ('' when none).
 sub error_message {
     my ($d) = @_;
+    return $d->{message} // '' if ref $d eq 'HASH' && ($d->{kind} // '') eq 'Status'; # Deckhand's, as JSON
     my $e = ref $d eq 'HASH' ? $d->{error} : undef;
     return ref $e eq 'ARRAY' ? $e->[0] // '' : ref $e eq 'HASH' ? $e->{message} // '' : '';
 }
