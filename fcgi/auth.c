@@ -204,6 +204,20 @@ int auth_allows(struct request *req, const char *action)
     return rc == 0;
 }
 
+json_t *auth_actions(struct request *req)
+{
+    struct purser_error saved = req->err;
+    json_t *all = json_array(), *own = json_array(), *description;
+    const char *action;
+    json_object_foreach ((json_t *)rbac_actions(req->svc->policy), action, description) {
+        enum rbac_scope scope;
+        if (decide(req, req->svc->policy, action, &scope) == 0)
+            json_array_append_new(scope == RBAC_ALL ? all : own, json_string(action));
+    }
+    req->err = saved;
+    return json_pack("{s:o, s:o}", "actions", all, "own", own);
+}
+
 int auth_require(struct request *req, const char *action)
 {
     int rc = decide(req, req->svc->policy, action, NULL);

@@ -27,4 +27,8 @@ int auth_allows(struct request *req, const char *action);
 /* 0 when the principal holds action; PURSER_EDENIED (logged, req->err filled) otherwise. */
 int auth_require(struct request *req, const char *action);
 
+/* What the caller may do in the path's organization, from the RBAC policy: {actions: [the
+ * actions allowed on everything], own: [those allowed only on what the caller created]}. */
+json_t *auth_actions(struct request *req);
+
 #endif

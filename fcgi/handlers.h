@@ -16,6 +16,7 @@ int org_list(struct request *req);
 int org_create(struct request *req);
 int org_get(struct request *req);
 int org_export(struct request *req);
+int org_permissions(struct request *req);
 int org_import(struct request *req);
 int org_update(struct request *req);
 int org_delete(struct request *req);

@@ -82,6 +82,22 @@ int member_remove(struct request *req)
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }
 
+/* What the caller may do here (the admin pages offer only these). */
+int org_permissions(struct request *req)
+{
+    long long id;
+    json_t *out;
+    int rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &id,
+                             &req->err);
+    if (rc)
+        return rc;
+    out = auth_actions(req);
+    json_object_set_new(out, "organization", json_string(request_param(req, "org")));
+    json_object_set_new(out, "principal", json_string(req->principal));
+    json_object_set_new(out, "server_admin", json_boolean(req->who.server_admin));
+    return respond_owned(req, 0, 200, out);
+}
+
 /* ---- an organization's export and import (lib/transfer) ---- */
 
 static void transfer_context(struct request *req, struct transfer_ctx *c)

@@ -38,6 +38,9 @@ const struct route routes[] = {
     {"POST", "/organizations", "create_organization", H(org_create), CHEF | ROUTE_AUTH_CHANGE,
      "Create an organization (and its validator client)"},
     {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization"},
+    {"GET", "/organizations/{org}/permissions", "list_organizations", H(org_permissions), 0,
+     "What the caller may do in the organization, from the RBAC policy: {actions, own} (the "
+     "admin pages offer only these)"},
     {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
      "Everything of the organization as a multi-document YAML stream of resources in dependency "
      "order (secrets=true: encrypted documents' data too, with read_encrypted_document)"},

@@ -25,6 +25,7 @@ my %expected_action = (
     'PUT /organizations/{org}' => 'update_organization',
     'DELETE /organizations/{org}' => 'delete_organization',
     'GET /organizations/{org}/export' => 'export_organization',
+    'GET /organizations/{org}/permissions' => 'list_organizations',
     'POST /organizations/{org}/import' => 'import_organization',
     'GET /organizations/{org}/users' => 'read_members',
     'POST /organizations/{org}/users' => 'write_members',

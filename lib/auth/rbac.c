@@ -15,6 +15,11 @@ struct rbac_policy {
     json_t *roles;         /* object: role -> {description, actions: [names], own: [names]} */
 };
 
+const json_t *rbac_actions(const struct rbac_policy *policy)
+{
+    return policy->actions;
+}
+
 void rbac_policy_free(struct rbac_policy *p)
 {
     if (!p)

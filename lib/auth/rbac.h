@@ -39,6 +39,10 @@ int rbac_policy_validate(const struct rbac_policy *policy, const struct rbac_use
 /* 1 when role is one the policy defines. */
 int rbac_role_exists(const struct rbac_policy *policy, const char *role);
 
+struct json_t;
+/* The declared actions: an object of name -> description (borrowed, in the file's order). */
+const struct json_t *rbac_actions(const struct rbac_policy *policy);
+
 /* 1 when the role grants action. */
 int rbac_role_allows(const struct rbac_policy *policy, const char *role, const char *action);
 
