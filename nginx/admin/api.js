@@ -1,0 +1,44 @@
+// api.js: the same API every client uses, with the signed-in bearer token. The token lives in
+// sessionStorage (this tab only, gone when it closes), never in a URL.
+
+const KEY = 'purser.token';
+
+export const token = {
+  get: () => sessionStorage.getItem(KEY),
+  set: value => sessionStorage.setItem(KEY, value),
+  clear: () => sessionStorage.removeItem(KEY),
+};
+
+export class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+/** The message of an error answer in any of purser's forms. */
+function messageOf(body, status) {
+  if (body && typeof body === 'object') {
+    if (body.kind === 'Status' && body.message) return body.message;          // the document API
+    if (Array.isArray(body.error)) return body.error.join('; ');             // Chef's shape
+    if (body.error && body.error.message) return body.error.message;         // purser's
+  }
+  return `the server answered ${status}`;
+}
+
+/** api(method, path, body?, {wait: signal}) -> decoded JSON (or null); throws ApiError. */
+export async function api(method, path, body, options = {}) {
+  const headers = { Accept: 'application/json' };
+  const t = token.get();
+  if (t) headers.Authorization = `Bearer ${t}`;
+  let payload;
+  if (body !== undefined) {
+    headers['Content-Type'] = options.contentType || 'application/json';
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const res = await fetch(path, { method, headers, body: payload, signal: options.signal, cache: 'no-store' });
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!res.ok) throw new ApiError(res.status, messageOf(data, res.status));
+  return data;
+}
+
+export const enc = encodeURIComponent;

@@ -1,0 +1,153 @@
+// app.js: the admin pages' shell: sign-in, the organization switcher, the navigation and the
+// router. Every page's address is its hash (#/o/ORG/policies?q=web): reload keeps it, back
+// and forward work, a link can be shared (the token is not in it: whoever opens the link
+// signs in first).
+import { api, token, enc } from './api.js';
+import { h, show, spinner, failure } from './dom.js';
+import * as policy from './pages/policy.js';
+import * as docs from './pages/docs.js';
+import * as inventory from './pages/inventory.js';
+import * as identity from './pages/identity.js';
+import * as events from './pages/events.js';
+
+const sections = [
+  ['policies', 'Policies'], ['groups', 'Policy groups'], ['nodes', 'Nodes'],
+  ['documents', 'Documents'], ['clusters', 'Clusters'], ['members', 'Users & clients'],
+  ['tokens', 'My tokens'], ['events', 'Recent changes'],
+];
+
+// path pattern -> page(ctx); ctx: {org, params, query, perms, can(action), go(path)}
+const routes = [
+  ['/o/:org/policies', policy.policies], ['/o/:org/policies/:name', policy.policyPage],
+  ['/o/:org/policies/:name/:rev', policy.revisionPage], ['/o/:org/groups', policy.groups],
+  ['/o/:org/groups/:group', policy.groupPage], ['/o/:org/nodes', policy.nodes],
+  ['/o/:org/documents', docs.revisions], ['/o/:org/documents/:rev', docs.revisionPage],
+  ['/o/:org/diff/:a/:b', docs.diffPage], ['/o/:org/clusters', inventory.clusters],
+  ['/o/:org/clusters/:id', inventory.clusterPage], ['/o/:org/members', identity.members],
+  ['/o/:org/tokens', identity.tokens], ['/o/:org/events', events.live],
+  ['/orgs', identity.organizations],
+];
+
+let current = { org: null, perms: null, principal: null, stop: null };
+let navigation = 0; // a page that finishes after the user moved on shows nothing
+
+function parseHash() {
+  const raw = location.hash.replace(/^#/, '') || '/';
+  const [path, qs] = raw.split('?');
+  return { path, query: new URLSearchParams(qs || '') };
+}
+
+export function go(path) { location.hash = '#' + path; }
+
+function match(pattern, path) {
+  const a = pattern.split('/'), b = path.split('/');
+  if (a.length !== b.length) return null;
+  const params = {};
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].startsWith(':')) params[a[i].slice(1)] = decodeURIComponent(b[i]);
+    else if (a[i] !== b[i]) return null;
+  }
+  return params;
+}
+
+function signIn(message) {
+  document.getElementById('sign-out').hidden = true;
+  document.getElementById('org-switch').hidden = true;
+  document.getElementById('nav').replaceChildren();
+  document.getElementById('principal').textContent = '';
+  const input = h('input', { id: 'token', type: 'password', autocomplete: 'off', required: true });
+  const form = h('form.signin', { onsubmit: async e => {
+    e.preventDefault();
+    token.set(input.value.trim());
+    try {
+      await api('GET', '/organizations');
+      const back = sessionStorage.getItem('purser.after') || '/orgs';
+      sessionStorage.removeItem('purser.after');
+      go(back === '/signin' ? '/orgs' : back);
+      if (location.hash === '#' + back) route();
+    } catch (err) {
+      token.clear();
+      signIn(err.status === 401 ? 'That token is not valid (or no longer).' : err.message);
+    }
+  } },
+    h('h1', {}, 'Sign in to purser'),
+    h('p', {}, 'Paste an API token (purser create-user prints one; users make more under "My tokens"). It is kept in this tab only.'),
+    h('label', { for: 'token' }, 'API token'), input,
+    h('button', { type: 'submit' }, 'Sign in'),
+    message ? h('div.error', { role: 'alert' }, message) : null);
+  show(form);
+  input.focus();
+}
+
+async function shell(org) {
+  const select = document.getElementById('org-switch');
+  document.getElementById('sign-out').hidden = false;
+  if (org !== current.org) {
+    current = { org, perms: null, principal: null };
+    if (org) {
+      current.perms = await api('GET', `/organizations/${enc(org)}/permissions`);
+      current.principal = current.perms.principal;
+    }
+  }
+  const orgs = await api('GET', '/organizations');
+  select.replaceChildren(...Object.keys(orgs).sort().map(name =>
+    h('option', { value: name, selected: name === org }, name)));
+  if (org && !orgs[org]) select.prepend(h('option', { value: org, selected: true }, org));
+  select.hidden = false;
+  document.getElementById('principal').textContent = current.principal ? `signed in as ${current.principal}` : '';
+  const nav = document.getElementById('nav');
+  nav.replaceChildren(h('a', { href: '#/orgs' }, 'Organizations'),
+    ...(org ? sections.map(([path, title]) => {
+      const href = `#/o/${enc(org)}/${path}`;
+      return h('a', { href, 'aria-current': location.hash.startsWith(href) ? 'page' : null }, title);
+    }) : []));
+}
+
+async function route() {
+  if (current.stop) { current.stop(); current.stop = null; }
+  const { path, query } = parseHash();
+  if (!token.get() || path === '/signin') {
+    if (path !== '/signin' && path !== '/') sessionStorage.setItem('purser.after', path + (query.toString() ? '?' + query : ''));
+    return signIn();
+  }
+  if (path === '/') return go('/orgs');
+  const mine = ++navigation;
+  for (const [pattern, page] of routes) {
+    const params = match(pattern, path);
+    if (!params) continue;
+    show(spinner());
+    try {
+      await shell(params.org || null);
+      const ctx = {
+        org: params.org, params, query, perms: current.perms,
+        can: action => !!current.perms && (current.perms.actions.includes(action)),
+        go, setQuery: q => { const s = q.toString(); history.replaceState(null, '', '#' + path + (s ? '?' + s : '')); },
+        onLeave: fn => { current.stop = fn; },
+        show: (...children) => { if (mine === navigation) show(...children); },
+      };
+      await page(ctx);
+    } catch (err) {
+      if (mine !== navigation) return;
+      if (err.status === 401) { token.clear(); return signIn('Your token is no longer valid: sign in again.'); }
+      show(failure(err));
+    }
+    document.getElementById('main').focus({ preventScroll: true });
+    return;
+  }
+  show(h('p', {}, 'No such page. '), h('a', { href: '#/orgs' }, 'Organizations'));
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  document.getElementById('sign-out').addEventListener('click', () => {
+    token.clear();
+    current = { org: null, perms: null, principal: null };
+    go('/signin');
+  });
+  document.getElementById('org-switch').addEventListener('change', e => {
+    const rest = (parseHash().path.split('/')[3]) || 'policies';
+    const section = sections.some(([p]) => p === rest) ? rest : 'policies';
+    go(`/o/${enc(e.target.value)}/${section}`);
+  });
+  window.addEventListener('hashchange', route);
+  route();
+});

@@ -1,0 +1,74 @@
+// docs.js: document revisions with tags and validation status, a revision's documents with
+// the API's filters, the rendered view, and the diff and deepdiff of two revisions. The
+// document API answers JSON when asked (Accept), YAML otherwise.
+import { api, enc } from '../api.js';
+import { h, paged, table, link, pre } from '../dom.js';
+
+const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
+
+// a revision's validation policies with their status (a list or a map, as the API gives them)
+function validations(r) {
+  const v = r.validationPolicies;
+  const list = Array.isArray(v) ? v : Object.entries(v || {}).map(([name, p]) => ({ name, ...(p || {}) }));
+  return list.map(p => `${p.name}: ${p.status}`).join(', ') || r.status || '';
+}
+
+export async function revisions(ctx) {
+  const list = await api('GET', `${docsBase(ctx.org)}/revisions?sort=id&order=desc`);
+  const rows = (list.results || []).slice().sort((a, b) => b.id - a.id);
+  const pick = h('form.inline', { onsubmit: e => {
+    e.preventDefault();
+    ctx.go(`/o/${enc(ctx.org)}/diff/${enc(e.target.a.value)}/${enc(e.target.b.value)}`);
+  } }, h('label', { for: 'diff-a' }, 'Diff revision'), h('input', { id: 'diff-a', name: 'a', size: 4, required: true, inputmode: 'numeric' }),
+    h('label', { for: 'diff-b' }, 'with'), h('input', { id: 'diff-b', name: 'b', size: 4, required: true, inputmode: 'numeric' }),
+    h('button', { type: 'submit' }, 'Compare'));
+  ctx.show(h('h1', {}, 'Document revisions'), pick, paged([
+    { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
+    { title: 'Created', cell: r => r.createdAt || '' },
+    { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
+    { title: 'Tags', cell: r => (r.tags || []).join(', ') },
+    { title: 'Validations', cell: r => validations(r) },
+  ], rows, `${rows.length} revisions, newest first`));
+}
+
+export async function revisionPage(ctx) {
+  const { rev } = ctx.params;
+  const rendered = ctx.query.get('view') === 'rendered';
+  const params = new URLSearchParams();
+  for (const key of ['schema', 'metadata.name', 'metadata.label', 'status.bucket'])
+    if (ctx.query.get(key)) params.set(key, ctx.query.get(key));
+  const path = `${docsBase(ctx.org)}/revisions/${enc(rev)}/${rendered ? 'rendered-documents' : 'documents'}`;
+  const docs = await api('GET', `${path}${params.toString() ? '?' + params : ''}`);
+  const filters = h('form.filters', { onsubmit: e => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    for (const el of e.target.querySelectorAll('input, select')) if (el.value) q.set(el.name, el.value);
+    ctx.go(`/o/${enc(ctx.org)}/documents/${enc(rev)}?${q}`);
+  } },
+    ...['schema', 'metadata.name', 'metadata.label', 'status.bucket'].map(key => h('span', {},
+      h('label', { for: `f-${key}` }, key), h('input', { id: `f-${key}`, name: key, value: ctx.query.get(key) || '' }))),
+    h('label', { for: 'f-view' }, 'view'),
+    h('select', { id: 'f-view', name: 'view' }, h('option', { value: '' }, 'as stored'),
+      h('option', { value: 'rendered', selected: rendered }, 'rendered')),
+    h('button', { type: 'submit' }, 'Apply'));
+  const list = Array.isArray(docs) ? docs : [];
+  ctx.show(h('h1', {}, `Revision ${rev}${rendered ? ' (rendered)' : ''}`), link(`/o/${enc(ctx.org)}/documents`, '← all revisions'),
+    filters, paged([
+      { title: 'Schema', cell: d => d.schema || '' },
+      { title: 'Name', cell: d => (d.metadata || {}).name || '' },
+      { title: 'Layer', cell: d => ((d.metadata || {}).layeringDefinition || {}).layer || '' },
+      { title: 'Bucket', cell: d => (d.status || {}).bucket || '' },
+      { title: 'Data', cell: d => h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
+    ], list, `${list.length} documents`, 50));
+}
+
+export async function diffPage(ctx) {
+  const { a, b } = ctx.params;
+  const base = `${docsBase(ctx.org)}/revisions/${enc(a)}`;
+  const diff = await api('GET', `${base}/diff/${enc(b)}`);
+  const deep = await api('GET', `${base}/deepdiff/${enc(b)}`);
+  ctx.show(h('h1', {}, `Revision ${a} and ${b}`), link(`/o/${enc(ctx.org)}/documents`, '← all revisions'),
+    h('h2', {}, 'Buckets'),
+    table([{ title: 'Bucket', cell: r => r[0] }, { title: 'Change', cell: r => String(r[1]) }], Object.entries(diff || {})),
+    h('h2', {}, 'Deep diff'), pre(deep));
+}

@@ -1,0 +1,145 @@
+// policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
+// groups with what they point at, the diff of a policy between two groups, promotion, nodes.
+import { api, enc } from '../api.js';
+import { h, paged, table, link, filterBox, confirmDialog, failure, pre, spinner } from '../dom.js';
+
+const base = org => `/organizations/${enc(org)}`;
+
+export async function policies(ctx) {
+  const list = await api('GET', `${base(ctx.org)}/policies`);
+  const rows = Object.entries(list || {}).map(([name, p]) => {
+    const revs = Object.entries(p.revisions || {});
+    const latest = revs.map(([, r]) => r.created_at || '').sort().pop() || '';
+    return { name, count: revs.length, latest };
+  }).sort((a, b) => a.name.localeCompare(b.name));
+  const holder = h('div', {});
+  const render = q => {
+    const shown = rows.filter(r => !q || r.name.includes(q));
+    holder.replaceChildren(paged([
+      { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
+      { title: 'Revisions', cell: r => String(r.count) },
+      { title: 'Latest upload', cell: r => r.latest },
+    ], shown, `${shown.length} of ${rows.length} policies`));
+  };
+  const q = ctx.query.get('q') || '';
+  ctx.show(h('h1', {}, 'Policies'), filterBox('Filter by name', q, v => {
+    ctx.query.set('q', v); if (!v) ctx.query.delete('q'); ctx.setQuery(ctx.query); render(v);
+  }), holder);
+  render(q);
+}
+
+export async function policyPage(ctx) {
+  const { name } = ctx.params;
+  const p = await api('GET', `${base(ctx.org)}/policies/${enc(name)}`);
+  const groups = await api('GET', `${base(ctx.org)}/policy_groups`);
+  const pointing = {};
+  for (const [g, v] of Object.entries(groups || {}))
+    for (const [pn, ptr] of Object.entries(v.policies || {}))
+      if (pn === name) (pointing[ptr.revision_id] = pointing[ptr.revision_id] || []).push(g);
+  const rows = Object.entries(p.revisions || {}).map(([rev, r]) => ({ rev, ...r }))
+    .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
+  ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'),
+    paged([
+      { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
+      { title: 'Uploaded', cell: r => r.created_at || '' },
+      { title: 'By', cell: r => r.created_by || '' },
+      { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
+    ], rows, `${rows.length} revisions, newest first`));
+}
+
+export async function revisionPage(ctx) {
+  const { name, rev } = ctx.params;
+  const lock = await api('GET', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(rev)}`);
+  const cookbooks = Object.entries(lock.cookbook_locks || {}).map(([cb, l]) => ({ cb, ...l }));
+  ctx.show(h('h1', {}, `${name} revision ${rev}`),
+    link(`/o/${enc(ctx.org)}/policies/${enc(name)}`, `← ${name}`),
+    h('h2', {}, 'Run list'), h('ol', {}, (lock.run_list || []).map(item => h('li', {}, item))),
+    h('h2', {}, 'Cookbooks'),
+    table([{ title: 'Cookbook', cell: r => r.cb }, { title: 'Version', cell: r => r.version || '' },
+           { title: 'Identifier', cell: r => r.identifier || '' }], cookbooks),
+    h('h2', {}, 'Default attributes'), pre(lock.default_attributes || {}),
+    h('h2', {}, 'Override attributes'), pre(lock.override_attributes || {}),
+    h('h2', {}, 'Groups pointing at it'), h('p', {}, (lock.policy_group_list || []).join(', ') || 'none'));
+}
+
+export async function groups(ctx) {
+  const list = await api('GET', `${base(ctx.org)}/policy_groups`);
+  const rows = Object.entries(list || {}).map(([group, g]) => ({ group, policies: g.policies || {} }))
+    .sort((a, b) => a.group.localeCompare(b.group));
+  ctx.show(h('h1', {}, 'Policy groups'), paged([
+    { title: 'Group', cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
+    { title: 'Points at', cell: r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ') },
+  ], rows, `${rows.length} groups`));
+}
+
+export async function groupPage(ctx) {
+  const { group } = ctx.params;
+  const g = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`);
+  const all = await api('GET', `${base(ctx.org)}/policy_groups`);
+  const others = Object.keys(all || {}).filter(x => x !== group).sort();
+  const from = ctx.query.get('from') || others[0] || '';
+  const pointers = Object.entries(g.policies || {}).map(([p, v]) => ({ p, rev: v.revision_id }));
+  const diffHolder = h('div', {});
+  const select = h('select', { id: 'from-group' }, others.map(o => h('option', { value: o, selected: o === from }, o)));
+  const showDiff = async source => {
+    diffHolder.replaceChildren(spinner());
+    const theirs = (all[source] || {}).policies || {};
+    const names = [...new Set([...Object.keys(theirs), ...Object.keys(g.policies || {})])].sort();
+    const rows = [];
+    for (const n of names) {
+      const a = (theirs[n] || {}).revision_id, b = ((g.policies || {})[n] || {}).revision_id;
+      let detail = '';
+      if (a && b && a !== b) {
+        try {
+          const d = await api('GET', `${base(ctx.org)}/policies/${enc(n)}/diff?from_group=${enc(group)}&to_group=${enc(source)}`);
+          detail = d;
+        } catch (err) { detail = err.message; }
+      }
+      rows.push({ n, here: b || '—', there: a || '—', detail });
+    }
+    const changes = rows.filter(r => r.there !== '—' && r.here !== r.there);
+    diffHolder.replaceChildren(
+      h('div.side-by-side', {}, table([
+        { title: 'Policy', cell: r => r.n },
+        { title: group, cell: r => r.here },
+        { title: source, cell: r => r.there },
+        { title: 'What changes', cell: r => r.detail ? pre(r.detail) : (r.here === r.there ? 'the same' : '') },
+      ], rows, `${group} and ${source} side by side`)),
+      ctx.can('promote_policy_group') && changes.length
+        ? h('button', { type: 'button', id: 'promote', onclick: async () => {
+            const ok = await confirmDialog(`Promote from ${source} to ${group}?`,
+              changes.map(c => `${c.n}: ${c.here} → ${c.there}`), 'Promote');
+            if (!ok) return;
+            try {
+              await api('POST', `${base(ctx.org)}/policy_groups/${enc(group)}/promote`, { from: source, policies: changes.map(c => c.n) });
+              await groupPage(ctx);
+            } catch (err) { diffHolder.prepend(failure(err)); }
+          } }, `Promote ${changes.length} from ${source}`)
+        : null);
+  };
+  select.addEventListener('change', e => { ctx.query.set('from', e.target.value); ctx.setQuery(ctx.query); showDiff(e.target.value); });
+  ctx.show(h('h1', {}, `Policy group ${group}`), link(`/o/${enc(ctx.org)}/groups`, '← all groups'),
+    table([{ title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.p)}`, r.p) },
+           { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.p)}/${enc(r.rev)}`, r.rev) }], pointers),
+    others.length ? h('div.filter', {}, h('label', { for: 'from-group' }, 'Compare with'), select) : null,
+    diffHolder);
+  if (from) await showDiff(from);
+}
+
+export async function nodes(ctx) {
+  const list = await api('GET', `${base(ctx.org)}/nodes`);
+  const names = Object.keys(list || {}).sort();
+  const group = ctx.query.get('group') || '';
+  let rows = names.map(name => ({ name }));
+  if (group) {
+    const inGroup = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/nodes`);
+    rows = Object.keys(inGroup || {}).sort().map(name => ({ name }));
+  }
+  const groupsList = Object.keys(await api('GET', `${base(ctx.org)}/policy_groups`) || {}).sort();
+  const select = h('select', { id: 'node-group', onchange: e => {
+    if (e.target.value) ctx.query.set('group', e.target.value); else ctx.query.delete('group');
+    ctx.go(`/o/${enc(ctx.org)}/nodes${ctx.query.toString() ? '?' + ctx.query : ''}`);
+  } }, h('option', { value: '' }, 'all groups'), groupsList.map(g => h('option', { value: g, selected: g === group }, g)));
+  ctx.show(h('h1', {}, 'Nodes'), h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'), select),
+    paged([{ title: 'Node', cell: r => r.name }], rows, `${rows.length} nodes`));
+}
