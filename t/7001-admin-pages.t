@@ -73,6 +73,9 @@ my $reader = ok_call('token', 'POST', '/users/ui-reader/tokens', { description =
     unlike $r->{content}, qr/<script(?![^>]*\bsrc=)/i, '  no inline script';
     my $js = $s->get('/admin/app.js');
     like $js->{headers}{'content-type'}, qr{^application/javascript}, 'modules are served as JavaScript';
+    my $gz = $s->request('GET', '/admin/app.js', { headers => { 'accept-encoding' => 'gzip' } });
+    is $gz->{headers}{'content-encoding'}, 'gzip', '  compressed when the browser accepts it';
+    ok length($gz->{content}) < length($js->{content}), '  smaller (' . length($gz->{content}) . ' of ' . length($js->{content}) . ' bytes)';
     $r = $s->request('GET', '/', { headers => { accept => 'text/html,application/xhtml+xml' } });
     is $r->{status}, 302, 'a browser asking for / ...';
     like $r->{headers}{location}, qr{/admin/$}, '  is sent to the admin pages';

@@ -59,6 +59,33 @@ async function visit(page, hash, shot) {
 }
 
 const o = encodeURIComponent(cfg.org);
+
+// cfg.measure: [[name, hash], ...]: the time from asking for a page to its first table rows
+// on screen, three times each (reported, not judged here)
+if (cfg.measure) {
+  try {
+    const page = await newPage();
+    await signIn(page, cfg.admin);
+    for (const [name, hash] of cfg.measure) {
+      const times = [];
+      for (let i = 0; i < 3; i++) {
+        await page.goto(`${cfg.url}/admin/#/orgs`); await settle(page);
+        const start = Date.now();
+        await page.evaluate(h => { location.hash = h; }, hash);
+        await page.waitForFunction(() => !document.querySelector('main .loading') && document.querySelector('main tbody tr td'), null, { timeout: 60000 });
+        times.push(Date.now() - start);
+      }
+      const rows = await page.evaluate(() => document.querySelectorAll('main tbody tr').length);
+      const caption = await page.evaluate(() => (document.querySelector('main caption') || {}).textContent || '');
+      report(`load ${name}`, { times, rows, caption });
+    }
+    report('measure problems', problems.splice(0));
+  } catch (err) {
+    report('driver error', String(err && err.stack || err));
+  }
+  await browser.close();
+  process.exit(0);
+}
 const pages = [
   ['orgs', '/orgs'], ['policies', `/o/${o}/policies`], ['policy', `/o/${o}/policies/${cfg.policy}`],
   ['revision', `/o/${o}/policies/${cfg.policy}/${cfg.policy_rev}`], ['groups', `/o/${o}/groups`],
