@@ -24,6 +24,8 @@ const routes = [
   ['/o/:org/documents', docs.revisions], ['/o/:org/documents/:rev', docs.revisionPage],
   ['/o/:org/diff/:a/:b', docs.diffPage], ['/o/:org/clusters', inventory.clusters],
   ['/o/:org/clusters/:id', inventory.clusterPage], ['/o/:org/members', identity.members],
+  ['/o/:org/users/:name', ctx => identity.principal(ctx, 'users')],
+  ['/o/:org/clients/:name', ctx => identity.principal(ctx, 'clients')],
   ['/o/:org/tokens', identity.tokens], ['/o/:org/events', events.live],
   ['/orgs', identity.organizations],
 ];

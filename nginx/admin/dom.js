@@ -107,3 +107,21 @@ export function secretOnce(label, secret) {
 export function pre(value) {
   return h('pre', {}, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 }
+
+/** A paged list with a text filter kept in the page's address (?q=): rows whose text(row)
+ *  contains what is typed. */
+export function filtered(ctx, columns, rows, noun, text, pageSize = 100) {
+  const holder = h('div', {});
+  const render = q => {
+    const shown = q ? rows.filter(r => text(r).toLowerCase().includes(q.toLowerCase())) : rows;
+    holder.replaceChildren(paged(columns, shown, `${shown.length} of ${rows.length} ${noun}`, pageSize));
+  };
+  const q = ctx.query.get('q') || '';
+  const box = filterBox('Filter', q, v => {
+    if (v) ctx.query.set('q', v); else ctx.query.delete('q');
+    ctx.setQuery(ctx.query);
+    render(v);
+  });
+  render(q);
+  return h('div', {}, box, holder);
+}

@@ -93,7 +93,8 @@ const pages = [
   ['documents', `/o/${o}/documents`], ['document-revision', `/o/${o}/documents/${cfg.rev_b}`],
   ['rendered', `/o/${o}/documents/${cfg.rev_b}?view=rendered`], ['diff', `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`],
   ['clusters', `/o/${o}/clusters`], ['cluster', `/o/${o}/clusters/${cfg.cluster}`], ['members', `/o/${o}/members`],
-  ['tokens', `/o/${o}/tokens`], ['events', `/o/${o}/events`],
+  ['tokens', `/o/${o}/tokens`], ['events', `/o/${o}/events`], ['user', `/o/${o}/users/admin`],
+  ['client', `/o/${o}/clients/${o}-validator`],
 ];
 
 try {

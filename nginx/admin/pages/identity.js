@@ -1,26 +1,44 @@
 // identity.js: organizations, an organization's users and clients, and the signed-in user's
 // tokens (a new one shown once with a copy button; revoke asks first).
 import { api, enc } from '../api.js';
-import { h, paged, link, failure, secretOnce, confirmDialog, spinner } from '../dom.js';
+import { h, paged, table, link, filtered, failure, secretOnce, confirmDialog, spinner, pre } from '../dom.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
   const rows = Object.keys(list || {}).sort().map(name => ({ name }));
-  ctx.show(h('h1', {}, 'Organizations'), paged([
+  ctx.show(h('h1', {}, 'Organizations'), filtered(ctx, [
     { title: 'Organization', cell: r => link(`/o/${enc(r.name)}/policies`, r.name) },
-  ], rows, `${rows.length} organizations`));
+  ], rows, 'organizations', r => r.name));
 }
 
 export async function members(ctx) {
   const users = await api('GET', `/organizations/${enc(ctx.org)}/users`);
   const clients = await api('GET', `/organizations/${enc(ctx.org)}/clients`);
-  const userRows = (users || []).map(u => u.user);
-  const clientRows = Object.keys(clients || {}).sort().map(name => ({ name }));
-  ctx.show(h('h1', {}, 'Users and clients'),
-    h('h2', {}, 'Members'), paged([
-      { title: 'User', cell: u => u.username }, { title: 'Roles', cell: u => (u.roles || []).join(', ') },
-    ], userRows, `${userRows.length} members`),
-    h('h2', {}, 'Clients'), paged([{ title: 'Client', cell: c => c.name }], clientRows, `${clientRows.length} clients`));
+  const rows = [
+    ...(users || []).map(u => ({ kind: 'user', name: u.user.username, roles: (u.user.roles || []).join(', ') })),
+    ...Object.keys(clients || {}).sort().map(name => ({ kind: 'client', name, roles: '' })),
+  ];
+  ctx.show(h('h1', {}, 'Users and clients'), filtered(ctx, [
+    { title: 'Name', cell: r => link(`/o/${enc(ctx.org)}/${r.kind}s/${enc(r.name)}`, r.name) },
+    { title: 'Kind', cell: r => r.kind }, { title: 'Roles here', cell: r => r.roles },
+  ], rows, 'users and clients', r => `${r.name} ${r.kind} ${r.roles}`));
+}
+
+/** A user or a client: its profile and its public keys. */
+export async function principal(ctx, kind) {
+  const { name } = ctx.params;
+  const path = kind === 'users' ? `/users/${enc(name)}` : `/organizations/${enc(ctx.org)}/clients/${enc(name)}`;
+  const who = await api('GET', path);
+  const keys = await api('GET', `${path}/keys`);
+  const fields = Object.entries(who || {}).filter(([, v]) => typeof v !== 'object' || v === null)
+    .map(([k, v]) => [k, v === null ? '' : String(v)]);
+  ctx.show(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`),
+    link(`/o/${enc(ctx.org)}/members`, '← users and clients'),
+    table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], fields),
+    h('h2', {}, 'Labels'), pre(who.labels || {}),
+    h('h2', {}, 'Public keys'),
+    table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' }],
+      Array.isArray(keys) ? keys : []));
 }
 
 export async function tokens(ctx) {

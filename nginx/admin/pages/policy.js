@@ -1,7 +1,7 @@
 // policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
 // groups with what they point at, the diff of a policy between two groups, promotion, nodes.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filterBox, confirmDialog, failure, pre, spinner } from '../dom.js';
+import { h, paged, table, link, filtered, confirmDialog, failure, pre, spinner } from '../dom.js';
 
 const base = org => `/organizations/${enc(org)}`;
 
@@ -12,20 +12,11 @@ export async function policies(ctx) {
     const latest = revs.map(([, r]) => r.created_at || '').sort().pop() || '';
     return { name, count: revs.length, latest };
   }).sort((a, b) => a.name.localeCompare(b.name));
-  const holder = h('div', {});
-  const render = q => {
-    const shown = rows.filter(r => !q || r.name.includes(q));
-    holder.replaceChildren(paged([
-      { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
-      { title: 'Revisions', cell: r => String(r.count) },
-      { title: 'Latest upload', cell: r => r.latest },
-    ], shown, `${shown.length} of ${rows.length} policies`));
-  };
-  const q = ctx.query.get('q') || '';
-  ctx.show(h('h1', {}, 'Policies'), filterBox('Filter by name', q, v => {
-    ctx.query.set('q', v); if (!v) ctx.query.delete('q'); ctx.setQuery(ctx.query); render(v);
-  }), holder);
-  render(q);
+  ctx.show(h('h1', {}, 'Policies'), filtered(ctx, [
+    { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
+    { title: 'Revisions', cell: r => String(r.count) },
+    { title: 'Latest upload', cell: r => r.latest },
+  ], rows, 'policies', r => r.name));
 }
 
 export async function policyPage(ctx) {
@@ -66,10 +57,11 @@ export async function groups(ctx) {
   const list = await api('GET', `${base(ctx.org)}/policy_groups`);
   const rows = Object.entries(list || {}).map(([group, g]) => ({ group, policies: g.policies || {} }))
     .sort((a, b) => a.group.localeCompare(b.group));
-  ctx.show(h('h1', {}, 'Policy groups'), paged([
+  const pointsAt = r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ');
+  ctx.show(h('h1', {}, 'Policy groups'), filtered(ctx, [
     { title: 'Group', cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
-    { title: 'Points at', cell: r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ') },
-  ], rows, `${rows.length} groups`));
+    { title: 'Points at', cell: pointsAt },
+  ], rows, 'groups', r => `${r.group} ${pointsAt(r)}`));
 }
 
 export async function groupPage(ctx) {
@@ -141,5 +133,5 @@ export async function nodes(ctx) {
     ctx.go(`/o/${enc(ctx.org)}/nodes${ctx.query.toString() ? '?' + ctx.query : ''}`);
   } }, h('option', { value: '' }, 'all groups'), groupsList.map(g => h('option', { value: g, selected: g === group }, g)));
   ctx.show(h('h1', {}, 'Nodes'), h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'), select),
-    paged([{ title: 'Node', cell: r => r.name }], rows, `${rows.length} nodes`));
+    filtered(ctx, [{ title: 'Node', cell: r => r.name }], rows, 'nodes', r => r.name));
 }
