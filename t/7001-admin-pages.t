@@ -106,7 +106,7 @@ ok !exists $seen{'driver error'}, 'the browser went through every step' or diag 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
 is $seen{'signed in at'}, '#/orgs', 'signed in: the organizations';
 ok $seen{'token in sessionStorage, not in the URL'}, '  the token kept in sessionStorage, never in the address';
-for my $name (qw(orgs policies policy revision groups group nodes documents document-revision rendered diff
+for my $name (qw(orgs policies policy revision groups group nodes nodes-of-policy documents document-revision rendered diff
                  clusters cluster members tokens events user client)) {
     my $p = $seen{"page $name"} // {};
     ok length($p->{h1} // ''), "page $name shows its title ($p->{h1})";
@@ -114,6 +114,9 @@ for my $name (qw(orgs policies policy revision groups group nodes documents docu
     is_deeply [ $p->{xss} // 'not seen', $p->{imgs} // 'not seen' ], [0, 0], '  and what the API said stays text (no script ran, no image made)';
 }
 like $seen{'page diff'}{h1} // '', qr/Revision $rev_a and $rev_b/, 'the diff of two revisions';
+is_deeply [ @{ $seen{'page diff'}{cells} // [] }[0, 1] ], ['site', 'modified'], '  shows the bucket that changed';
+is_deeply [ @{ $seen{'page nodes-of-policy'}{cells} // [] } ], ['web1'], 'nodes by group and policy';
+ok grep({ $_ eq 'w1' } @{ $seen{'page policy'}{cells} // [] }), 'a policy page lists its revisions';
 is_deeply $seen{'after reload'}, ["#/o/$org/clusters", 'Clusters'], 'reload keeps the page';
 is $seen{'after back'}, "#/o/$org/clusters", 'back goes to the page before';
 my %tab = map { $_ => 1 } @{ $seen{'reached by Tab on clusters'} // [] };
@@ -147,7 +150,7 @@ is_deeply $seen{'reader problems'}, [], '  (reader)';
 is_deeply $seen{'phone problems'}, [], '  (phone)';
 my $phone = $seen{'phone overflow'} // {};
 is_deeply [ grep { ($phone->{$_} // 1) > 0 } sort keys %$phone ], [], 'at 390 px no page scrolls sideways';
-ok scalar(keys %$phone) >= 18, '  every page measured';
+ok scalar(keys %$phone) >= 19, '  every page measured';
 ok -s "$out/$_.png", "screenshot $_" for qw(signin clusters group promoted token-reset phone-clusters);
 unlink $config;
 

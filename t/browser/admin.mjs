@@ -47,6 +47,7 @@ async function visit(page, hash, shot) {
   await settle(page);
   const seen = await page.evaluate(() => ({
     h1: (document.querySelector('main h1') || {}).textContent || '',
+    cells: [...document.querySelectorAll('main tbody td')].slice(0, 12).map(td => td.textContent),
     error: (document.querySelector('main .error') || {}).textContent || '',
     xss: window.__xss || 0,
     imgs: document.querySelectorAll('main img').length,
@@ -89,7 +90,7 @@ if (cfg.measure) {
 const pages = [
   ['orgs', '/orgs'], ['policies', `/o/${o}/policies`], ['policy', `/o/${o}/policies/${cfg.policy}`],
   ['revision', `/o/${o}/policies/${cfg.policy}/${cfg.policy_rev}`], ['groups', `/o/${o}/groups`],
-  ['group', `/o/${o}/groups/${cfg.group_to}?from=${cfg.group_from}`], ['nodes', `/o/${o}/nodes`],
+  ['group', `/o/${o}/groups/${cfg.group_to}?from=${cfg.group_from}`], ['nodes', `/o/${o}/nodes`], ['nodes-of-policy', `/o/${o}/nodes?group=${cfg.group_to}&policy=${cfg.policy}`],
   ['documents', `/o/${o}/documents`], ['document-revision', `/o/${o}/documents/${cfg.rev_b}`],
   ['rendered', `/o/${o}/documents/${cfg.rev_b}?view=rendered`], ['diff', `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`],
   ['clusters', `/o/${o}/clusters`], ['cluster', `/o/${o}/clusters/${cfg.cluster}`], ['members', `/o/${o}/members`],

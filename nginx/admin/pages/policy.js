@@ -119,19 +119,28 @@ export async function groupPage(ctx) {
 }
 
 export async function nodes(ctx) {
-  const list = await api('GET', `${base(ctx.org)}/nodes`);
-  const names = Object.keys(list || {}).sort();
   const group = ctx.query.get('group') || '';
-  let rows = names.map(name => ({ name }));
-  if (group) {
-    const inGroup = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/nodes`);
-    rows = Object.keys(inGroup || {}).sort().map(name => ({ name }));
-  }
-  const groupsList = Object.keys(await api('GET', `${base(ctx.org)}/policy_groups`) || {}).sort();
-  const select = h('select', { id: 'node-group', onchange: e => {
-    if (e.target.value) ctx.query.set('group', e.target.value); else ctx.query.delete('group');
+  const policyName = group ? ctx.query.get('policy') || '' : '';
+  let list;
+  if (group && policyName) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/policies/${enc(policyName)}/nodes`);
+  else if (group) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/nodes`);
+  else list = await api('GET', `${base(ctx.org)}/nodes`);
+  const rows = Object.keys(list || {}).sort().map(name => ({ name }));
+  const groupsList = await api('GET', `${base(ctx.org)}/policy_groups`) || {};
+  const policyNames = group ? Object.keys((groupsList[group] || {}).policies || {}).sort() : [];
+  const choose = (key, value) => {
+    if (value) ctx.query.set(key, value); else ctx.query.delete(key);
+    if (key === 'group') ctx.query.delete('policy');
     ctx.go(`/o/${enc(ctx.org)}/nodes${ctx.query.toString() ? '?' + ctx.query : ''}`);
-  } }, h('option', { value: '' }, 'all groups'), groupsList.map(g => h('option', { value: g, selected: g === group }, g)));
-  ctx.show(h('h1', {}, 'Nodes'), h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'), select),
+  };
+  ctx.show(h('h1', {}, 'Nodes'),
+    h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'),
+      h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
+        h('option', { value: '' }, 'all groups'),
+        Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
+      group ? h('label', { for: 'node-policy' }, 'Policy') : null,
+      group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
+        h('option', { value: '' }, 'all policies'),
+        policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null),
     filtered(ctx, [{ title: 'Node', cell: r => r.name }], rows, 'nodes', r => r.name));
 }
