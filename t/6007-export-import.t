@@ -22,18 +22,8 @@ use YAML::XS ();
 
 my $s = PurserStack->new;
 sub call { $s->call(@_) }
-sub ok_call {
-    my ($what, @args) = @_;
-    my ($r, $d) = call(@args);
-    die "$what: $r->{status} $r->{content}" unless $r->{status} =~ /^20[01]$/;
-    return $d;
-}
-sub yaml_put {
-    my ($path, $text, $method) = @_;
-    my $r = $s->request($method // 'PUT', $path, { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
-        'content-type' => 'application/x-yaml' }, content => $text });
-    die(($method // "PUT") . " $path: $r->{status} $r->{content}") unless $r->{status} =~ /^20[01]$/;
-}
+sub ok_call { $s->must(@_) }
+sub yaml_put { my ($path, $text, $method) = @_; $s->yaml_call($method // 'PUT', $path, $text) }
 sub export_of {
     my ($org, $query, %h) = @_;
     my $r = $s->request('GET', "/organizations/$org/export" . ($query ? "?$query" : ''), { headers => {

@@ -26,19 +26,8 @@ my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org";
 my $xss = '<img src=x onerror="window.__xss=1">';
 sub call { $s->call(@_) }
-sub ok_call {
-    my ($what, @args) = @_;
-    my ($r, $d) = call(@args);
-    die "$what: $r->{status} $r->{content}" unless $r->{status} =~ /^20[01]$/;
-    return $d;
-}
-sub yaml_put {
-    my ($path, $text) = @_;
-    my $r = $s->request('PUT', $path, { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
-        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $text });
-    die "PUT $path: $r->{status} $r->{content}" unless $r->{status} == 200;
-    return decode_json($r->{content});
-}
+sub ok_call { $s->must(@_) }
+sub yaml_put { my ($path, $text, $method) = @_; $s->yaml_call($method // 'PUT', $path, $text) }
 sub lock_for {
     my ($name, $rev) = @_;
     return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],

@@ -141,6 +141,25 @@ sub call {
     return ($res, $data);
 }
 
+# must(WHAT, METHOD, PATH, BODY, HEADERS...): call() for a test's set-up, which dies (naming
+# WHAT) unless the answer is 200 or 201; returns the decoded body.
+sub must {
+    my ($self, $what, @args) = @_;
+    my ($r, $d) = $self->call(@args);
+    die "$what: $r->{status} $r->{content}\n" unless $r->{status} =~ /^20[01]$/;
+    return $d;
+}
+
+# yaml_call(METHOD, PATH, TEXT): a YAML body to the document API with the admin's token, answered
+# as JSON; dies unless 200 or 201; returns the decoded body.
+sub yaml_call {
+    my ($self, $method, $path, $text) = @_;
+    my $r = $self->request($method, $path, { headers => { authorization => 'Bearer ' . $self->env('PURSER_ADMIN_TOKEN'),
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $text });
+    die "$method $path: $r->{status} $r->{content}\n" unless $r->{status} =~ /^20[01]$/;
+    return JSON::PP->new->decode($r->{content});
+}
+
 # error_message(DATA): the message of an error answer in either JSON form ('' when none).
 sub error_message {
     my ($d) = @_;
