@@ -11,23 +11,22 @@
 #include <string.h>
 #include <time.h>
 
-
 /* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory). */
 static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
                           const char *name)
 {
-    char *url = arena_sprintf(ctx->arena, "%s/revisions/%lld%s%s", ctx->base_url ? ctx->base_url : "",
-                              id, what, name);
+    char *url = arena_sprintf(ctx->arena, "%s/revisions/%lld%s%s",
+                              ctx->base_url ? ctx->base_url : "", id, what, name);
     return url ? url : "";
 }
 
 /* Deckhand's list shape {count, next, prev, results} around results (consumed). */
 static int listing(json_t *results, json_t **out, struct purser_error *err)
 {
-    *out = results ? json_pack("{s:I, s:n, s:n, s:o}", "count",
-                               (json_int_t)json_array_size(results), "next", "prev", "results",
-                               results)
-                   : NULL;
+    *out = results
+               ? json_pack("{s:I, s:n, s:n, s:o}", "count", (json_int_t)json_array_size(results),
+                           "next", "prev", "results", results)
+               : NULL;
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
@@ -44,67 +43,164 @@ static int is_success(const char *status)
     return strcmp(status, "success") == 0 || strcmp(status, "succeeded") == 0;
 }
 
-/* The status of validation `name` for revision id under a policy's expiresAfter. */
-static const char *validation_status(const struct docstore_ctx *ctx, long long id,
+/* A validation's status from its latest entry (status, age in seconds; NULL: none) under a
+ * policy's expiresAfter. */
+static const char *status_of_entry(const char *status, const char *age_text,
+                                   const json_t *expires_after)
+{
+    long long limit;
+    if (!status)
+        return "missing";
+    if (!is_success(status))
+        return "failed";
+    limit = json_is_string(expires_after)
+                ? document_duration_seconds(json_string_value(expires_after))
+                : -1;
+    if (limit >= 0 && atoll(age_text ? age_text : "0") > limit)
+        return "expired";
+    return "succeeded";
+}
+
+/* What a list of revisions needs besides their rows, read in three queries whatever their
+ * number: every tag, every ValidationPolicy document, and the latest entry of every
+ * validation of the organization, keyed by revision id (and "id name" for entries). A single
+ * revision reads its own (facts NULL). */
+struct revision_facts {
+    json_t *tags;     /* {"id": ["tag", ...]} */
+    json_t *policies; /* {"id": [[name, data text], ...]} */
+    json_t *latest;   /* {"id name": [status, age]} */
+};
+
+static void facts_release(struct revision_facts *f)
+{
+    json_decref(f->tags);
+    json_decref(f->policies);
+    json_decref(f->latest);
+}
+
+static void facts_add(json_t *map, const char *key, json_t *value)
+{
+    json_t *list = json_object_get(map, key);
+    if (!list) {
+        list = json_array();
+        json_object_set_new(map, key, list);
+    }
+    json_array_append_new(list, value);
+}
+
+static int facts_read(const struct docstore_ctx *ctx, struct revision_facts *f,
+                      struct purser_error *err)
+{
+    struct store_value p = STORE_INT(ctx->org_id);
+    struct store_rows tags, policies, latest;
+    int rc = docstore_query(ctx, &tags,
+                            "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? ORDER BY "
+                            "revision_id, tag",
+                            &p, 1, err);
+    if (!rc)
+        rc = docstore_query(ctx, &policies,
+                            "SELECT m.revision_id, c.name, c.data FROM doc_revision_documents m "
+                            "JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
+                            "m.schema_name LIKE 'deckhand/ValidationPolicy/%' ORDER BY "
+                            "m.revision_id, c.name",
+                            &p, 1, err);
+    if (!rc)
+        rc = docstore_query(ctx, &latest,
+                            "SELECT revision_id, name, status, TIMESTAMPDIFF(SECOND, created_at, "
+                            "UTC_TIMESTAMP(6)) FROM (SELECT revision_id, name, status, created_at, "
+                            "ROW_NUMBER() OVER (PARTITION BY revision_id, name ORDER BY entry_id "
+                            "DESC) AS n FROM doc_validations WHERE org_id = ?) v WHERE n = 1",
+                            &p, 1, err);
+    if (rc)
+        return rc;
+    f->tags = json_object();
+    f->policies = json_object();
+    f->latest = json_object();
+    for (size_t i = 0; i < tags.count; i++)
+        facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
+    for (size_t i = 0; i < policies.count; i++)
+        facts_add(f->policies, store_cell(&policies, i, 0),
+                  json_pack("[s, s]", store_cell(&policies, i, 1), store_cell(&policies, i, 2)));
+    for (size_t i = 0; i < latest.count; i++) {
+        char *key = arena_concat(ctx->arena, store_cell(&latest, i, 0), " ",
+                                 store_cell(&latest, i, 1), (const char *)NULL);
+        if (key)
+            json_object_set_new(
+                f->latest, key,
+                json_pack("[s, s]", store_cell(&latest, i, 2), store_cell(&latest, i, 3)));
+    }
+    return 0;
+}
+
+/* The status of validation `name` for revision id under a policy's expiresAfter: from the
+ * list's facts, or read. */
+static const char *validation_status(const struct docstore_ctx *ctx,
+                                     const struct revision_facts *facts, long long id,
                                      const char *name, const json_t *expires_after,
                                      struct purser_error *err, int *failed)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name)};
     struct store_rows rows;
-    long long age, limit;
     *failed = 0;
+    if (facts) {
+        char key[64 + 256];
+        json_t *entry;
+        snprintf(key, sizeof(key), "%lld %s", id, name);
+        entry = json_object_get(facts->latest, key);
+        return status_of_entry(json_string_value(json_array_get(entry, 0)),
+                               json_string_value(json_array_get(entry, 1)), expires_after);
+    }
     if (docstore_query(ctx, &rows,
-              "SELECT status, TIMESTAMPDIFF(SECOND, created_at, UTC_TIMESTAMP(6)) FROM"
-              " doc_validations WHERE org_id = ? AND revision_id = ? AND name = ?"
-              " ORDER BY entry_id DESC LIMIT 1",
-              p, 3, err)) {
+                       "SELECT status, TIMESTAMPDIFF(SECOND, created_at, UTC_TIMESTAMP(6)) FROM"
+                       " doc_validations WHERE org_id = ? AND revision_id = ? AND name = ?"
+                       " ORDER BY entry_id DESC LIMIT 1",
+                       p, 3, err)) {
         *failed = -1;
         return NULL;
     }
-    if (rows.count == 0)
-        return "missing";
-    if (!is_success(store_cell(&rows, 0, 0)))
-        return "failed";
-    age = atoll(store_cell(&rows, 0, 1));
-    limit = json_is_string(expires_after)
-                ? document_duration_seconds(json_string_value(expires_after))
-                : -1;
-    if (limit >= 0 && age > limit)
-        return "expired";
-    return "succeeded";
+    return status_of_entry(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1), expires_after);
 }
 
 /* {name: {url, status, validations: [{name, url, status}]}} of the revision's
  * ValidationPolicy documents; *all_ok when every policy succeeded. */
-static json_t *policy_statuses(const struct docstore_ctx *ctx, long long id, int *all_ok,
-                               struct purser_error *err)
+static json_t *policy_statuses(const struct docstore_ctx *ctx, const struct revision_facts *facts,
+                               long long id, int *all_ok, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
-    struct store_rows rows;
-    json_t *out = json_object();
+    struct store_rows rows = {0};
+    json_t *out = json_object(), *known = NULL;
+    char key[32];
     *all_ok = 1;
-    if (!out || docstore_query(ctx, &rows,
-                      "SELECT c.name, c.data FROM doc_revision_documents m JOIN doc_contents c"
-                      " ON c.id = m.content_id WHERE m.org_id = ? AND m.revision_id = ? AND"
-                      " m.schema_name LIKE 'deckhand/ValidationPolicy/%' ORDER BY c.name",
-                      p, 2, err)) {
+    snprintf(key, sizeof(key), "%lld", id);
+    if (facts)
+        known = json_object_get(facts->policies, key);
+    else if (!out || docstore_query(ctx, &rows,
+                                    "SELECT c.name, c.data FROM doc_revision_documents m JOIN "
+                                    "doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
+                                    "m.revision_id = ? AND m.schema_name LIKE "
+                                    "'deckhand/ValidationPolicy/%' ORDER BY c.name",
+                                    p, 2, err)) {
         json_decref(out);
         return NULL;
     }
-    for (size_t i = 0; i < rows.count; i++) {
+    for (size_t i = 0; i < (facts ? json_array_size(known) : rows.count); i++) {
         json_error_t jerr;
-        json_t *data = json_loads(store_cell(&rows, i, 1), JSON_DECODE_ANY, &jerr), *v;
+        const char *pname = facts ? json_string_value(json_array_get(json_array_get(known, i), 0))
+                                  : store_cell(&rows, i, 0);
+        const char *text = facts ? json_string_value(json_array_get(json_array_get(known, i), 1))
+                                 : store_cell(&rows, i, 1);
+        json_t *data = json_loads(text, JSON_DECODE_ANY, &jerr), *v;
         json_t *list = json_array();
         const char *policy_status = "succeeded";
         size_t j;
-        json_array_foreach(json_object_get(data, "validations"), j, v) {
+        json_array_foreach (json_object_get(data, "validations"), j, v) {
             const char *vname = json_string_value(json_object_get(v, "name"));
             int failed;
             const char *status;
             if (!vname)
                 continue;
-            status = validation_status(ctx, id, vname, json_object_get(v, "expiresAfter"), err,
-                                       &failed);
+            status = validation_status(ctx, facts, id, vname, json_object_get(v, "expiresAfter"),
+                                       err, &failed);
             if (failed < 0) {
                 json_decref(data);
                 json_decref(list);
@@ -113,13 +209,13 @@ static json_t *policy_statuses(const struct docstore_ctx *ctx, long long id, int
             }
             if (strcmp(status, "succeeded"))
                 policy_status = "failed";
-            json_array_append_new(
-                list, json_pack("{s:s, s:s, s:s}", "name", vname, "url",
-                                url_of(ctx, id, "/validations/", vname), "status", status));
+            json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "name", vname, "url",
+                                                  url_of(ctx, id, "/validations/", vname), "status",
+                                                  status));
         }
         if (strcmp(policy_status, "succeeded"))
             *all_ok = 0;
-        json_object_set_new(out, store_cell(&rows, i, 0),
+        json_object_set_new(out, pname,
                             json_pack("{s:s, s:o}", "status", policy_status, "validations", list));
         json_decref(data);
     }
@@ -137,9 +233,10 @@ static json_t *tags_of(const struct docstore_ctx *ctx, long long id, int with_da
     json_t *out = with_data ? json_object() : json_array();
     if (!out)
         return oom(err);
-    if (docstore_query(ctx, &rows,
-              "SELECT tag, data FROM doc_tags WHERE org_id = ? AND revision_id = ? ORDER BY tag", p,
-              2, err)) {
+    if (docstore_query(
+            ctx, &rows,
+            "SELECT tag, data FROM doc_tags WHERE org_id = ? AND revision_id = ? ORDER BY tag", p,
+            2, err)) {
         json_decref(out);
         return NULL;
     }
@@ -155,15 +252,20 @@ static json_t *tags_of(const struct docstore_ctx *ctx, long long id, int with_da
 }
 
 /* One revision's summary (list) or detail, from a row of id, createdAt, buckets. */
-static json_t *revision_json(const struct docstore_ctx *ctx, const struct store_rows *rows,
-                             size_t i, int detail, struct purser_error *err)
+static json_t *revision_json(const struct docstore_ctx *ctx, const struct revision_facts *facts,
+                             const struct store_rows *rows, size_t i, int detail,
+                             struct purser_error *err)
 {
     long long id = atoll(store_cell(rows, i, 0));
     json_error_t jerr;
     json_t *buckets = json_loads(store_cell(rows, i, 2), 0, &jerr);
-    json_t *tags = tags_of(ctx, id, detail, err);
+    json_t *tags = facts ? json_incref(json_object_get(facts->tags, store_cell(rows, i, 0)))
+                         : tags_of(ctx, id, detail, err);
     int all_ok = 1;
-    json_t *policies = tags ? policy_statuses(ctx, id, &all_ok, err) : NULL;
+    json_t *policies;
+    if (facts && !tags)
+        tags = json_array();
+    policies = tags ? policy_statuses(ctx, facts, id, &all_ok, err) : NULL;
     if (!buckets || !tags || !policies) {
         json_decref(buckets);
         json_decref(tags);
@@ -188,16 +290,18 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     *out = NULL;
     if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
         return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
-    rc = buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
-                        " WHERE r.org_id = ?") ||
+    rc = buf_adds(&sql,
+                  "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
+                                                                 " WHERE r.org_id = ?") ||
          docstore_param(&p, STORE_INT(ctx->org_id));
     if (!rc && tag_count) {
         rc = buf_adds(&sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
                             " t.revision_id = r.id") ||
              docstore_filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
     }
-    rc = rc || buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
-                                                                     : " ORDER BY r.id") ||
+    rc = rc ||
+         buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
+                                                               : " ORDER BY r.id") ||
          buf_adds(&sql, descending ? " DESC, r.id DESC" : ", r.id");
     if (rc)
         rc = purser_error_set(err, PURSER_EINVAL, "too many tags");
@@ -206,15 +310,25 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     buf_release(&sql);
     if (rc)
         return rc;
-    if (!(results = json_array()))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++) {
-        json_t *r = revision_json(ctx, &rows, i, 0, err);
-        if (!r) {
-            json_decref(results);
-            return err->code;
+    {
+        /* the tags and validation status of all of them in three more queries */
+        struct revision_facts facts = {0};
+        if ((rc = facts_read(ctx, &facts, err)))
+            return rc;
+        if (!(results = json_array())) {
+            facts_release(&facts);
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         }
-        json_array_append_new(results, r);
+        for (size_t i = 0; i < rows.count; i++) {
+            json_t *r = revision_json(ctx, &facts, &rows, i, 0, err);
+            if (!r) {
+                json_decref(results);
+                facts_release(&facts);
+                return err->code;
+            }
+            json_array_append_new(results, r);
+        }
+        facts_release(&facts);
     }
     return listing(results, out, err);
 }
@@ -224,17 +338,18 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
     struct store_rows rows;
-    int rc = docstore_query(ctx, &rows,
-                   "SELECT id, " STORE_ISO_TIME("created_at") ", buckets FROM doc_revisions"
-                   " WHERE org_id = ? AND id = ?",
-                   p, 2, err);
+    int rc =
+        docstore_query(ctx, &rows,
+                       "SELECT id, " STORE_ISO_TIME("created_at") ", buckets FROM doc_revisions"
+                                                                  " WHERE org_id = ? AND id = ?",
+                       p, 2, err);
     *out = NULL;
     if (rc)
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
                                 id);
-    *out = revision_json(ctx, &rows, 0, 1, err);
+    *out = revision_json(ctx, NULL, &rows, 0, 1, err);
     return *out ? 0 : err->code;
 }
 
@@ -253,11 +368,12 @@ static int bucket_contents(const struct docstore_ctx *ctx, long long id, json_t 
     if (id == 0)
         return 0;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(ctx, &rows,
-                    "SELECT b.name, m.content_id FROM doc_revision_documents m JOIN doc_buckets b"
-                    " ON b.id = m.bucket_id WHERE m.org_id = ? AND m.revision_id = ?"
-                    " ORDER BY b.name, m.content_id",
-                    p, 2, err))) {
+        (rc = docstore_query(
+             ctx, &rows,
+             "SELECT b.name, m.content_id FROM doc_revision_documents m JOIN doc_buckets b"
+             " ON b.id = m.bucket_id WHERE m.org_id = ? AND m.revision_id = ?"
+             " ORDER BY b.name, m.content_id",
+             p, 2, err))) {
         json_decref(*out);
         *out = NULL;
         return rc;
@@ -289,19 +405,20 @@ int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json
         a = b;
         b = t;
     }
-    if ((rc = bucket_contents(ctx, a, &older, err)) || (rc = bucket_contents(ctx, b, &newer, err))) {
+    if ((rc = bucket_contents(ctx, a, &older, err)) ||
+        (rc = bucket_contents(ctx, b, &newer, err))) {
         json_decref(older);
         return rc;
     }
     result = json_object();
-    json_object_foreach(newer, bucket, contents) {
+    json_object_foreach (newer, bucket, contents) {
         json_t *before = json_object_get(older, bucket);
         json_object_set_new(result, bucket,
-                            json_string(!before                      ? "created"
+                            json_string(!before                        ? "created"
                                         : json_equal(before, contents) ? "unmodified"
                                                                        : "modified"));
     }
-    json_object_foreach(older, bucket, contents) {
+    json_object_foreach (older, bucket, contents) {
         if (!json_object_get(newer, bucket))
             json_object_set_new(result, bucket, json_string("deleted"));
     }
@@ -354,9 +471,10 @@ int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *t
     int rc;
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(ctx, &rows,
-                    "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p,
-                    3, err)))
+        (rc = docstore_query(
+             ctx, &rows,
+             "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+             err)))
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND,
@@ -385,10 +503,9 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
         return docstore_exec_event(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?",
                                    p, 2, NULL, "tag", arena_sprintf(ctx->arena, "%lld/*", id),
                                    "delete", err);
-    rc = docstore_exec_event(ctx,
-                             "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?",
-                             p, 3, &affected, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag),
-                             "delete", err);
+    rc = docstore_exec_event(
+        ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+        &affected, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag), "delete", err);
     if (!rc && affected == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND,
                               "The requested tag '%s' for revision %lld was not found.", tag, id);
@@ -432,7 +549,8 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
         return purser_error_set(err, PURSER_EINVAL, "errors must be a list");
     if ((rc = docstore_revision_check(ctx, id, err)))
         return rc;
-    validator_text = json_dumps(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+    validator_text =
+        json_dumps(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
     errors_text = errors ? json_dumps(errors, JSON_COMPACT) : strdup("[]");
     v.status = json_string_value(status);
     v.validator = validator_text ? validator_text : "null";
@@ -451,25 +569,32 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
     struct store_value key[] = {STORE_INT(v->ctx->org_id), STORE_INT(v->id), STORE_STR(v->name)};
     struct store_rows rows;
     int rc;
-    rc = docstore_query(v->ctx, &rows,
-               "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
-               " revision_id = ? AND name = ? FOR UPDATE",
-               key, 3, err);
+    rc = docstore_query(
+        v->ctx, &rows,
+        "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
+        " revision_id = ? AND name = ? FOR UPDATE",
+        key, 3, err);
     if (rc)
         return rc;
     v->entry = atoll(store_cell(&rows, 0, 0));
     {
-        struct store_value p[] = {key[0], key[1], key[2], STORE_INT(v->entry), STORE_STR(v->status),
-                                  STORE_STR(v->validator), STORE_STR(v->errors)};
-        rc = docstore_exec(v->ctx,
-                    "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
-                    " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    p, 7, NULL, err);
+        struct store_value p[] = {key[0],
+                                  key[1],
+                                  key[2],
+                                  STORE_INT(v->entry),
+                                  STORE_STR(v->status),
+                                  STORE_STR(v->validator),
+                                  STORE_STR(v->errors)};
+        rc = docstore_exec(
+            v->ctx,
+            "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
+            " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            p, 7, NULL, err);
     }
     return rc ? rc
               : event_append(store, v->ctx->org_id, "validation",
-                             arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put",
-                             NULL, NULL, err);
+                             arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
+                             NULL, err);
 }
 
 /* The full entry of a row: name, entry_id, status, createdAt, validator, errors, age. */
@@ -507,8 +632,8 @@ static int entry_rows(const struct docstore_ctx *ctx, long long id, const char *
                                p, name ? 3 : 2, err);
 }
 
-int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
-                             json_t **out, struct purser_error *err)
+int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail, json_t **out,
+                             struct purser_error *err)
 {
     struct store_rows rows;
     json_t *results;
@@ -523,11 +648,10 @@ int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int d
         if (detail)
             json_array_append_new(results, entry_json(ctx, id, &rows, i));
         else if (last)
-            json_array_append_new(results,
-                                  json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0),
-                                            "url", url_of(ctx, id, "/validations/",
-                                                          store_cell(&rows, i, 0)),
-                                            "status", store_cell(&rows, i, 2)));
+            json_array_append_new(
+                results, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "url",
+                                   url_of(ctx, id, "/validations/", store_cell(&rows, i, 0)),
+                                   "status", store_cell(&rows, i, 2)));
     }
     return listing(results, out, err);
 }
@@ -562,9 +686,9 @@ int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, cons
     *out = NULL;
     if ((rc = docstore_revision_check(ctx, id, err)) ||
         (rc = docstore_query(ctx, &rows,
-                    "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
-                    " revision_id = ? AND name = ? AND entry_id = ?",
-                    p, 4, err)))
+                             "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
+                             " revision_id = ? AND name = ? AND entry_id = ?",
+                             p, 4, err)))
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND,

@@ -1,0 +1,84 @@
+#!/usr/bin/perl
+# 5011: the revision list reads a fixed number of queries whatever the number of revisions
+# (issue 18, item 1): the statements the server executes for one GET /revisions (counted by
+# MariaDB's own Questions) are the same with 6 revisions and with 60, and the list still
+# carries each revision's tags and ValidationPolicy status (the same as each revision's own
+# GET, which reads them one by one).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use PurserStack;
+
+my $s = PurserStack->new(workers => 1);
+my $api = '/api/v1.0';
+my $n = 0;
+sub write_revision {
+    $n++;
+    $s->yaml_call('PUT', "$api/buckets/b/documents", <<"YAML");
+---
+schema: deckhand/ValidationPolicy/v1
+metadata: {schema: metadata/Control/v1, name: site-policy}
+data:
+  validations:
+    - name: promenade-site-validation
+    - name: armada-validation
+      expiresAfter: P1D
+---
+schema: example/Kind/v1
+metadata: {schema: metadata/Document/v1, name: d, layeringDefinition: {abstract: false, layer: site}}
+data: {n: $n}
+YAML
+}
+sub tag_and_validate {
+    my ($rev) = @_;
+    $s->yaml_call('POST', "$api/revisions/$rev/tags/t$rev", "at: $rev\n") if $rev % 2;
+    $s->yaml_call('POST', "$api/revisions/$rev/validations/promenade-site-validation",
+        "status: " . ($rev % 3 ? 'success' : 'failure') . "\nvalidator: {name: p, version: '1'}\n");
+    $s->yaml_call('POST', "$api/revisions/$rev/validations/armada-validation",
+        "status: success\nvalidator: {name: a, version: '1'}\n") if $rev % 5;
+}
+sub questions {
+    my ($out) = $s->sql("SHOW GLOBAL STATUS LIKE 'Questions'") =~ /(\d+)/;
+    return $out;
+}
+# statements for one list, measured after a first one (the worker's caches warm)
+sub list_cost {
+    my $get = sub { $s->request('GET', "$api/revisions", { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), accept => 'application/json' } }) };
+    $get->();
+    my $before = questions();
+    my $r = $get->();
+    my $after = questions();
+    my $before2 = questions();
+    my $idle = questions() - $before2; # what asking for the count costs by itself
+    return ($after - $before - $idle, decode_json($r->{content}));
+}
+
+for (1 .. 6) { my $d = write_revision(); tag_and_validate($d->[0]{status}{revision}) }
+my ($small, $list6) = list_cost();
+is $list6->{count}, 6, '6 revisions listed';
+for (7 .. 60) { my $d = write_revision(); tag_and_validate($d->[0]{status}{revision}) }
+my ($big, $list60) = list_cost();
+is $list60->{count}, 60, '60 revisions listed';
+is $big, $small, "the same number of statements for 6 and for 60 revisions ($small)";
+ok $small <= 10, '  a handful';
+
+# the list says what each revision's own GET says
+my $agree = 0;
+for my $r (@{ $list60->{results} }) {
+    my $one = $s->yaml_call('GET', "$api/revisions/$r->{id}");
+    $agree++ if JSON::PP->new->canonical->encode([ $r->{status}, $r->{validationPolicies}, [ sort keys %{ $one->{tags} } ] ])
+             eq JSON::PP->new->canonical->encode([ $one->{status}, $one->{validationPolicies}, $r->{tags} ]);
+}
+is $agree, 60, "each revision's tags and validation status agree with its own GET";
+my %by_id = map { $_->{id} => $_ } @{ $list60->{results} };
+is_deeply $by_id{3}{tags}, ['t3'], 'a tagged revision lists its tag';
+is_deeply $by_id{4}{tags}, [], 'an untagged one none';
+is $by_id{3}{status}, 'failed', 'a revision with a failed validation: failed';
+is $by_id{4}{status}, 'succeeded', 'one with all validations passed: succeeded';
+is $by_id{5}{validationPolicies}{'site-policy'}{validations}[1]{status}, 'missing', 'a validation never reported: missing';
+
+$s->stop;
+done_testing;
