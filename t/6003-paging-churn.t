@@ -10,6 +10,7 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use JSON::PP;
 use PurserStack;
+use Time::HiRes ();
 use POSIX ();
 
 my $s = PurserStack->new(workers => 2);
@@ -71,6 +72,13 @@ for my $case (['by name', ''], ['by created_at', '&sort=created_at'], ['by -name
         POSIX::_exit(0);
     }
     unlink $s->dir . '/stop';
+    # (the walk starts once the other client is under way: a few deletes logged)
+    for (1 .. 200) {
+        my $lines = 0;
+        if (open my $fh, '<', $deleted_file) { $lines = () = <$fh> }
+        last if $lines >= 3;
+        Time::HiRes::sleep(0.1);
+    }
     my @names = walk($query);
     { open my $fh, '>', $s->dir . '/stop' or die; }
     waitpid $pid, 0;
