@@ -203,11 +203,15 @@ int rev_list(struct request *req)
     const char **tags = NULL;
     size_t tag_count = request_query_all(req, "tag", &tags);
     json_t *out = NULL;
-    int descending = 0, rc = doc_context(req, &ctx);
+    long long limit = request_query_count(req, "limit", 0);
+    int descending = 0, rc = limit < 0 ? req->err.code : doc_context(req, &ctx);
+    if (!rc && limit > 1000)
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "limit: at most 1000 (got %lld)", limit);
     if (!rc)
         rc = order_param(req, &descending);
     if (!rc)
         rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"), descending,
+                                (long)limit, request_query(req, "page_token"),
                                 &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
-# 5011: the revision list reads a fixed number of queries whatever the number of revisions
-# (issue 18, item 1): the statements the server executes for one GET /revisions (counted by
+# 5011: the revision list reads a fixed number of queries whatever the number of revisions,
+# and pages by key with limit and page_token (issue 18, item 1): the statements the server executes for one GET /revisions (counted by
 # MariaDB's own Questions) are the same with 6 revisions and with 60, and the list still
 # carries each revision's tags and ValidationPolicy status (the same as each revision's own
 # GET, which reads them one by one).
@@ -79,6 +79,35 @@ is_deeply $by_id{4}{tags}, [], 'an untagged one none';
 is $by_id{3}{status}, 'failed', 'a revision with a failed validation: failed';
 is $by_id{4}{status}, 'succeeded', 'one with all validations passed: succeeded';
 is $by_id{5}{validationPolicies}{'site-policy'}{validations}[1]{status}, 'missing', 'a validation never reported: missing';
+
+# ---- keyset pages (limit, page_token) ----
+sub walk {
+    my ($order) = @_;
+    my (@ids, $token, $pages);
+    do {
+        my $q = "limit=7&order=$order" . (length($token // '') ? "&page_token=$token" : '');
+        my $d = $s->yaml_call('GET', "$api/revisions?$q");
+        push @ids, map { $_->{id} } @{ $d->{results} };
+        $token = $d->{next_page_token};
+        $pages++;
+    } while (length $token && $pages < 50);
+    return ($pages, @ids);
+}
+my ($pages, @asc) = walk('asc');
+is_deeply \@asc, [ 1 .. 60 ], 'pages of 7, oldest first: every revision once, in order';
+is $pages, 9, '  in 9 pages, the last one ending the walk';
+my (undef, @desc) = walk('desc');
+is_deeply \@desc, [ reverse 1 .. 60 ], 'newest first too';
+my $page = $s->yaml_call('GET', "$api/revisions?limit=7");
+is_deeply [ map { [ $_->{id}, $_->{status}, $_->{tags} ] } @{ $page->{results} } ],
+    [ map { [ $_->{id}, $_->{status}, $_->{tags} ] } @{ $list60->{results} }[0 .. 6] ], 'a page says what the whole list says';
+my ($r, $d) = $s->call('GET', "$api/revisions?limit=7&page_token=bm9wZQ");
+is $r->{status}, 400, 'a page token that is not one: 400';
+like PurserStack::error_message($d), qr/^page_token: /, '  naming page_token';
+($r, $d) = $s->call('GET', "$api/revisions?limit=1001");
+is $r->{status}, 400, 'limit over 1000: 400';
+like PurserStack::error_message($d), qr/^limit: /, '  naming limit';
+ok !exists $list60->{next_page_token}, "without limit, Deckhand's whole list as before";
 
 $s->stop;
 done_testing;

@@ -113,9 +113,12 @@ int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, 
                       json_t **messages, struct purser_error *err);
 
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
- * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt". */
+ * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt".  With limit (> 0: keyset
+ * pages), at most limit results after page_token (NULL: the first page), and
+ * "next_page_token" ("" at the end); without, Deckhand's whole list. */
 int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
-                       const char *sort, int descending, json_t **out, struct purser_error *err);
+                       const char *sort, int descending, long limit, const char *page_token,
+                       json_t **out, struct purser_error *err);
 
 /* GET revisions/{id}: {id, url, createdAt, buckets, tags: {tag: data}, validationPolicies:
  * {name: {url, status, validations: [...]}}, status}. */

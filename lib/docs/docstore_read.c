@@ -4,6 +4,7 @@
 #include "store/events.h"
 
 #include "base/buf.h"
+#include "base/crypto.h"
 #include "base/utf8.h"
 
 #include <stdio.h>
@@ -88,29 +89,30 @@ static void facts_add(json_t *map, const char *key, json_t *value)
     json_array_append_new(list, value);
 }
 
-static int facts_read(const struct docstore_ctx *ctx, struct revision_facts *f,
-                      struct purser_error *err)
+static int facts_read(const struct docstore_ctx *ctx, long long from, long long to,
+                      struct revision_facts *f, struct purser_error *err)
 {
-    struct store_value p = STORE_INT(ctx->org_id);
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
     struct store_rows tags, policies, latest;
     int rc = docstore_query(ctx, &tags,
-                            "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? ORDER BY "
-                            "revision_id, tag",
-                            &p, 1, err);
+                            "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
+                            "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
+                            p, 3, err);
     if (!rc)
         rc = docstore_query(ctx, &policies,
                             "SELECT m.revision_id, c.name, c.data FROM doc_revision_documents m "
                             "JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
-                            "m.schema_name LIKE 'deckhand/ValidationPolicy/%' ORDER BY "
-                            "m.revision_id, c.name",
-                            &p, 1, err);
+                            "m.schema_name LIKE 'deckhand/ValidationPolicy/%' AND m.revision_id "
+                            "BETWEEN ? AND ? ORDER BY m.revision_id, c.name",
+                            p, 3, err);
     if (!rc)
         rc = docstore_query(ctx, &latest,
                             "SELECT revision_id, name, status, TIMESTAMPDIFF(SECOND, created_at, "
                             "UTC_TIMESTAMP(6)) FROM (SELECT revision_id, name, status, created_at, "
                             "ROW_NUMBER() OVER (PARTITION BY revision_id, name ORDER BY entry_id "
-                            "DESC) AS n FROM doc_validations WHERE org_id = ?) v WHERE n = 1",
-                            &p, 1, err);
+                            "DESC) AS n FROM doc_validations WHERE org_id = ? AND revision_id "
+                            "BETWEEN ? AND ?) v WHERE n = 1",
+                            p, 3, err);
     if (rc)
         return rc;
     f->tags = json_object();
@@ -278,31 +280,60 @@ static json_t *revision_json(const struct docstore_ctx *ctx, const struct revisi
                      all_ok ? "succeeded" : "failed");
 }
 
+/* A page token of the revision list: "r<id>" of the last revision given, base64url. */
+static int token_id(const char *token, long long *id, struct purser_error *err)
+{
+    size_t len = 0;
+    unsigned char *raw = crypto_base64url_decode(token, &len);
+    char text[24];
+    char *end = NULL;
+    int ok = raw && len > 1 && len < sizeof(text) && raw[0] == 'r';
+    if (ok) {
+        memcpy(text, raw + 1, len - 1);
+        text[len - 1] = 0;
+        *id = strtoll(text, &end, 10);
+        ok = end && !*end && *id >= 0;
+    }
+    free(raw);
+    return ok ? 0 : purser_error_set(err, PURSER_EINVAL, "page_token: not a token of this list");
+}
+
 int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
-                       const char *sort, int descending, json_t **out, struct purser_error *err)
+                       const char *sort, int descending, long limit, const char *page_token,
+                       json_t **out, struct purser_error *err)
 {
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     struct store_rows rows;
     json_t *results;
+    long long after = -1, from = 0, to = 0;
+    size_t count;
     int rc = 0;
 
     *out = NULL;
     if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
         return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
-    rc = buf_adds(&sql,
-                  "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM doc_revisions r"
-                                                                 " WHERE r.org_id = ?") ||
+    if (page_token && *page_token && (rc = token_id(page_token, &after, err)))
+        return rc;
+    rc = buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME(
+                            "r.created_at") ", r.buckets FROM "
+                                            "doc_revisions r WHERE r.org_id = ?") ||
          docstore_param(&p, STORE_INT(ctx->org_id));
     if (!rc && tag_count) {
         rc = buf_adds(&sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
                             " t.revision_id = r.id") ||
              docstore_filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
     }
+    /* keyset pages follow the id (revisions are numbered in the order they are made) */
+    if (!rc && after >= 0)
+        rc = buf_adds(&sql, descending ? " AND r.id < ?" : " AND r.id > ?") ||
+             docstore_param(&p, STORE_INT(after));
     rc = rc ||
          buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
                                                                : " ORDER BY r.id") ||
          buf_adds(&sql, descending ? " DESC, r.id DESC" : ", r.id");
+    if (!rc && limit > 0) /* one more than asked: is there a next page? */
+        rc = buf_adds(&sql, " LIMIT ?") || docstore_param(&p, STORE_INT(limit + 1));
     if (rc)
         rc = purser_error_set(err, PURSER_EINVAL, "too many tags");
     else
@@ -310,16 +341,24 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     buf_release(&sql);
     if (rc)
         return rc;
+    count = limit > 0 && rows.count > (size_t)limit ? (size_t)limit : rows.count;
+    for (size_t i = 0; i < count; i++) {
+        long long id = atoll(store_cell(&rows, i, 0));
+        if (i == 0 || id < from)
+            from = id;
+        if (i == 0 || id > to)
+            to = id;
+    }
     {
         /* the tags and validation status of all of them in three more queries */
         struct revision_facts facts = {0};
-        if ((rc = facts_read(ctx, &facts, err)))
+        if ((rc = facts_read(ctx, from, to, &facts, err)))
             return rc;
         if (!(results = json_array())) {
             facts_release(&facts);
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         }
-        for (size_t i = 0; i < rows.count; i++) {
+        for (size_t i = 0; i < count; i++) {
             json_t *r = revision_json(ctx, &facts, &rows, i, 0, err);
             if (!r) {
                 json_decref(results);
@@ -330,7 +369,19 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
         }
         facts_release(&facts);
     }
-    return listing(results, out, err);
+    if ((rc = listing(results, out, err)) || limit <= 0)
+        return rc;
+    {
+        char *token = NULL;
+        if (rows.count > count) {
+            const char *last =
+                arena_concat(ctx->arena, "r", store_cell(&rows, count - 1, 0), (const char *)NULL);
+            token = last ? crypto_base64url(last, strlen(last)) : NULL;
+        }
+        json_object_set_new(*out, "next_page_token", json_string(token ? token : ""));
+        free(token);
+    }
+    return 0;
 }
 
 int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
