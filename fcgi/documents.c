@@ -177,6 +177,11 @@ static int documents_answer(struct request *req, int rendered)
     ctx.render_cache = req->svc->render_cache;
     if (!rc)
         rc = read_filter(req, &filter);
+    if (!rc && !rendered && request_wants_json(req)) { /* the documents as JSON, read as such */
+        json_t *docs = NULL;
+        rc = docstore_documents(&ctx, id, &filter, &docs, &req->err);
+        return respond_owned(req, rc, 200, docs);
+    }
     if (!rc)
         rc = rendered ? docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details,
                                                &req->err)

@@ -68,6 +68,12 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
                       struct purser_error *err);
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
                         struct purser_error *err);
+/* An organization's users with their roles, and its clients (not its own validator), with
+ * profiles and public keys, as an export carries them: *members [{name, roles, user: {...,
+ * labels, active, keys}}], *clients [{name, validator, labels, active, keys}], keys
+ * [{name, public_key, expiration_date}]. */
+int identity_org_principals(struct store *store, struct arena *arena, const char *org,
+                            json_t **members, json_t **clients, struct purser_error *err);
 int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
                      struct purser_error *err);
 int identity_org_update(struct store *store, struct arena *arena, const char *org,

@@ -79,7 +79,7 @@ static int batch_txn(struct store *store, void *ctx, struct purser_error *err)
         rc = store_exec(store, b->stmt[i].sql, b->stmt[i].p, b->stmt[i].n, &affected, NULL, err);
         b->affected += affected;
     }
-    if (!rc && (b->affected || b->always) && name) {
+    if (!rc && b->affected && name) {
         if (b->org)
             rc = event_append_named(store, b->org, b->kind, name, b->op, NULL, NULL, err);
         if (!rc)

@@ -63,7 +63,7 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
                               struct purser_error *err);
 
 /* An identity write and its event in one transaction (identity_events.c): up to
- * IDENTITY_BATCH_MAX statements, then, when they changed a row (or `always`), the event
+ * IDENTITY_BATCH_MAX statements, then, when they changed a row, the event
  * {kind, name, op} in the organization `org` (by name, may be NULL) and in every organization
  * of principal_id (0: none) as it was before the statements ran. With qualify, the event's
  * name is "<principal>/<name>" (a key). Parameters are copied; their strings are borrowed. */
@@ -73,7 +73,7 @@ struct identity_batch {
     const char *org;
     long long principal_id;
     const char *kind, *name, *op;
-    int qualify, always;
+    int qualify;
     size_t count;
     struct {
         const char *sql;

@@ -112,6 +112,9 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
 int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
                       json_t **messages, struct purser_error *err);
 
+/* The latest revision id (0 when there is none). */
+int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err);
+
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
  * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt".  With limit (> 0: keyset
  * pages), at most limit results after page_token (NULL: the first page), and

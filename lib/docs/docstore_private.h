@@ -37,9 +37,6 @@ int docstore_exec_event(const struct docstore_ctx *ctx, const char *sql,
 int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
                             struct purser_error *err);
 
-/* The latest revision id (0 when there is none). */
-int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err);
-
 /* Every document of revision id (none for 0), ordered by content id, in arena memory. */
 int docstore_members(const struct docstore_ctx *ctx, long long id, struct member **out,
                      size_t *count, struct purser_error *err);

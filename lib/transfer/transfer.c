@@ -59,99 +59,37 @@ static void docs_ctx(const struct transfer_ctx *c, long long org_id, struct docs
 
 /* ---- export --------------------------------------------------------------------------------- */
 
-/* A principal's public keys: [{name, public_key, expiration_date}]. */
-static int keys_of(const struct transfer_ctx *c, const char *principal_id, json_t **out,
-                   struct purser_error *err)
+/* The organization, its members (with their user) and its clients, with public keys. */
+static int export_identity(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
 {
-    struct store_rows rows;
-    struct store_value p = STORE_STR(principal_id);
-    int rc =
-        store_query(c->store, c->arena, &rows,
-                    "SELECT name, public_key, " STORE_ISO_TIME(
-                        "expires_at") " FROM principal_keys WHERE principal_id = ? ORDER BY name",
-                    &p, 1, err);
-    *out = json_array();
-    for (size_t i = 0; !rc && i < rows.count; i++)
-        json_array_append_new(
-            *out, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "public_key",
-                            store_cell(&rows, i, 1), "expiration_date",
-                            store_cell(&rows, i, 2) ? store_cell(&rows, i, 2) : "infinity"));
-    return rc;
-}
-
-static json_t *labels_json(const char *text)
-{
-    json_t *v = text ? json_loads(text, 0, NULL) : NULL;
-    return v ? v : json_object();
-}
-
-static int export_identity(const struct transfer_ctx *c, long long oid, json_t *out,
-                           struct purser_error *err)
-{
-    struct store_rows users, clients;
-    struct store_value id = STORE_INT(oid);
-    json_t *spec;
-    int rc = identity_org_get(c->store, c->arena, c->org, &spec, err);
-    if (rc)
+    json_t *org = NULL, *members, *clients, *v, *doc;
+    size_t i;
+    int rc = identity_org_get(c->store, c->arena, c->org, &org, err);
+    if (!rc)
+        rc = identity_org_principals(c->store, c->arena, c->org, &members, &clients, err);
+    if (rc) {
+        json_decref(org);
         return rc;
-    {
-        json_t *doc = envelope("Organization", c->org, NULL);
-        json_object_set(json_object_get(doc, "metadata"), "labels",
-                        json_object_get(spec, "labels"));
-        json_object_set_new(json_object_get(doc, "spec"), "full_name",
-                            json_incref(json_object_get(spec, "full_name")));
-        json_object_set_new(json_object_get(doc, "spec"), "external_ids",
-                            json_incref(json_object_get(spec, "external_ids")));
-        json_decref(spec);
-        add(c, out, doc);
     }
-    rc = store_query(c->store, c->arena, &users,
-                     "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email, "
-                     "p.labels, p.active, GROUP_CONCAT(m.role ORDER BY m.role SEPARATOR ',') FROM "
-                     "principals p JOIN memberships m ON m.principal_id = p.id WHERE m.org_id = ? "
-                     "AND p.kind = 'user' GROUP BY p.id ORDER BY p.name",
-                     &id, 1, err);
-    for (size_t i = 0; !rc && i < users.count; i++) {
-        json_t *keys, *roles = json_array();
-        char *list = arena_strdup(c->arena, store_cell(&users, i, 8)), *save = NULL;
-        for (char *r = strtok_r(list, ",", &save); r; r = strtok_r(NULL, ",", &save))
-            json_array_append_new(roles, json_string(r));
-        if ((rc = keys_of(c, store_cell(&users, i, 0), &keys, err))) {
-            json_decref(roles);
-            json_decref(keys);
-            break;
-        }
+    doc = envelope("Organization", c->org,
+                   json_pack("{s:O, s:O}", "full_name", json_object_get(org, "full_name"),
+                             "external_ids", json_object_get(org, "external_ids")));
+    json_object_set(json_object_get(doc, "metadata"), "labels", json_object_get(org, "labels"));
+    add(c, out, doc);
+    json_array_foreach (members, i, v)
         add(c, out,
-            envelope("Member", store_cell(&users, i, 1),
-                     json_pack("{s:o, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "roles", roles,
-                               "user", "display_name", store_cell(&users, i, 2), "first_name",
-                               store_cell(&users, i, 3), "last_name", store_cell(&users, i, 4),
-                               "email", store_cell(&users, i, 5), "labels",
-                               labels_json(store_cell(&users, i, 6)), "active",
-                               strcmp(store_cell(&users, i, 7), "1") == 0, "keys", keys)));
+            envelope("Member", json_string_value(json_object_get(v, "name")),
+                     json_pack("{s:O, s:O}", "roles", json_object_get(v, "roles"), "user",
+                               json_object_get(v, "user"))));
+    json_array_foreach (clients, i, v) {
+        json_t *spec = json_deep_copy(v);
+        json_object_del(spec, "name");
+        add(c, out, envelope("Client", json_string_value(json_object_get(v, "name")), spec));
     }
-    if (!rc) {
-        struct store_value p[] = {
-            id, STORE_STR(arena_concat(c->arena, c->org, "-validator", (const char *)NULL))};
-        rc = store_query(c->store, c->arena, &clients,
-                         "SELECT id, name, validator, labels, active FROM principals WHERE kind = "
-                         "'client' AND org_id = ? AND name <> ? ORDER BY name",
-                         p, 2, err);
-    }
-    for (size_t i = 0; !rc && i < clients.count; i++) {
-        json_t *keys;
-        if ((rc = keys_of(c, store_cell(&clients, i, 0), &keys, err))) {
-            json_decref(keys);
-            break;
-        }
-        add(c, out,
-            envelope("Client", store_cell(&clients, i, 1),
-                     json_pack("{s:b, s:o, s:b, s:o}", "validator",
-                               strcmp(store_cell(&clients, i, 2), "1") == 0, "labels",
-                               labels_json(store_cell(&clients, i, 3)), "active",
-                               strcmp(store_cell(&clients, i, 4), "1") == 0, "keys", keys)));
-    }
-    return rc;
+    json_decref(org);
+    json_decref(members);
+    json_decref(clients);
+    return 0;
 }
 
 static int export_policies(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
@@ -245,17 +183,6 @@ static int export_artifacts(const struct transfer_ctx *c, json_t *out, struct pu
     return rc;
 }
 
-static int latest_revision(const struct transfer_ctx *c, long long oid, long long *id,
-                           struct purser_error *err)
-{
-    struct store_rows rows;
-    struct store_value p = STORE_INT(oid);
-    int rc = store_query(c->store, c->arena, &rows,
-                         "SELECT MAX(id) FROM doc_revisions WHERE org_id = ?", &p, 1, err);
-    *id = !rc && store_cell(&rows, 0, 0) ? strtoll(store_cell(&rows, 0, 0), NULL, 10) : 0;
-    return rc;
-}
-
 static int export_documents(const struct transfer_ctx *c, long long oid, json_t *out,
                             struct purser_error *err)
 {
@@ -265,8 +192,9 @@ static int export_documents(const struct transfer_ctx *c, long long oid, json_t 
     const char *bucket;
     long long rev;
     size_t i;
-    int rc = latest_revision(c, oid, &rev, err);
+    int rc;
     docs_ctx(c, oid, &d);
+    rc = docstore_latest(&d, &rev, err);
     if (!rc && rev)
         rc = docstore_documents(&d, rev, &f, &docs, err);
     json_array_foreach (docs, i, doc) {
@@ -319,36 +247,49 @@ static int export_documents(const struct transfer_ctx *c, long long oid, json_t 
     return rc;
 }
 
+/* One cluster as an export carries it: no revision, no times, no bootstrap token. */
+static json_t *cluster_doc(const json_t *cl)
+{
+    const json_t *meta = json_object_get(cl, "metadata");
+    const json_t *facts = json_object_get(json_object_get(cl, "status"), "dynamic_facts");
+    json_t *doc = envelope("Cluster", json_string_value(json_object_get(meta, "name")),
+                           json_incref(json_object_get(cl, "spec")));
+    for (size_t k = 0; k < 3; k++) {
+        static const char *const fields[] = {"labels", "annotations", "description"};
+        json_t *v = json_object_get(meta, fields[k]);
+        if (v)
+            json_object_set(json_object_get(doc, "metadata"), fields[k], v);
+    }
+    if (facts)
+        json_object_set_new(doc, "status", json_pack("{s:O}", "dynamic_facts", facts));
+    return doc;
+}
+
+/* The clusters by the resource convention's own pages, by name. */
 static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *out,
                            struct purser_error *err)
 {
     struct resource_scope s = {c->store, c->arena, oid, c->actor};
-    struct store_rows rows;
-    struct store_value p[] = {STORE_INT(oid), STORE_STR(cluster_kind.stored)};
-    int rc = store_query(c->store, c->arena, &rows,
-                         "SELECT name FROM resources WHERE org_id = ? AND kind = ? ORDER BY name",
-                         p, 2, err);
-    for (size_t i = 0; !rc && i < rows.count; i++) {
-        json_t *cl = NULL, *meta, *doc;
-        if ((rc = resource_get(&cluster_kind, &s, store_cell(&rows, i, 0), &cl, NULL, err)))
+    struct resource_query q = {.page_size = "1000"};
+    struct buf text = BUF_INIT;
+    int rc;
+    do {
+        json_t *page, *item;
+        size_t i;
+        buf_reset(&text);
+        if ((rc = resource_list(&cluster_kind, &s, &q, &text, err)))
             break;
-        meta = json_object_get(cl, "metadata");
-        doc =
-            envelope("Cluster", store_cell(&rows, i, 0), json_incref(json_object_get(cl, "spec")));
-        for (size_t k = 0; k < 3; k++) {
-            static const char *const fields[] = {"labels", "annotations", "description"};
-            json_t *v = json_object_get(meta, fields[k]);
-            if (v)
-                json_object_set(json_object_get(doc, "metadata"), fields[k], v);
+        if (!(page = json_loadb(text.data, text.len, 0, NULL))) {
+            rc = purser_error_set(err, PURSER_EINTERNAL, "a page of clusters did not decode");
+            break;
         }
-        if (json_object_get(json_object_get(cl, "status"), "dynamic_facts"))
-            json_object_set_new(
-                doc, "status",
-                json_pack("{s:O}", "dynamic_facts",
-                          json_object_get(json_object_get(cl, "status"), "dynamic_facts")));
-        json_decref(cl);
-        add(c, out, doc);
-    }
+        json_array_foreach (json_object_get(page, "items"), i, item)
+            add(c, out, cluster_doc(item));
+        q.page_token = arena_strdup(
+            c->arena, json_string_value(json_object_get(page, "next_page_token")) ?: "");
+        json_decref(page);
+    } while (q.page_token && *q.page_token);
+    buf_release(&text);
     return rc;
 }
 
@@ -358,7 +299,7 @@ int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_er
     int rc = org_id_of(c, &oid, err);
     *out = json_array();
     if (!rc)
-        rc = export_identity(c, oid, *out, err);
+        rc = export_identity(c, *out, err);
     if (!rc)
         rc = export_policies(c, *out, err);
     if (!rc)
@@ -658,7 +599,7 @@ static int import_one(struct import *im, int k, const json_t *doc, struct purser
     case 8:
     case 9: {
         long long rev;
-        if ((rc = latest_revision(c, im->oid, &rev, err)))
+        if ((rc = docstore_latest(&d, &rev, err)))
             break;
         if (!rev)
             return purser_error_set(err, PURSER_EINVAL,

@@ -31,6 +31,7 @@ const routes = [
 ];
 
 let current = { org: null, perms: null, principal: null, stop: null };
+let organizations = null; // the switcher's list, read once per sign-in
 let navigation = 0; // a page that finishes after the user moved on shows nothing
 
 function parseHash() {
@@ -53,6 +54,8 @@ function match(pattern, path) {
 }
 
 function signIn(message) {
+  organizations = null;
+  current = { org: null, perms: null, principal: null, stop: null };
   document.getElementById('sign-out').hidden = true;
   document.getElementById('org-switch').hidden = true;
   document.getElementById('nav').replaceChildren();
@@ -91,7 +94,7 @@ async function shell(org) {
       current.principal = current.perms.principal;
     }
   }
-  const orgs = await api('GET', '/organizations');
+  const orgs = organizations || (organizations = await api('GET', '/organizations'));
   select.replaceChildren(...Object.keys(orgs).sort().map(name =>
     h('option', { value: name, selected: name === org }, name)));
   if (org && !orgs[org]) select.prepend(h('option', { value: org, selected: true }, org));
@@ -142,7 +145,6 @@ async function route() {
 document.addEventListener('DOMContentLoaded', () => {
   document.getElementById('sign-out').addEventListener('click', () => {
     token.clear();
-    current = { org: null, perms: null, principal: null };
     go('/signin');
   });
   document.getElementById('org-switch').addEventListener('change', e => {
