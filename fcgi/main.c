@@ -127,8 +127,15 @@ static void reap(struct master *m)
         for (size_t i = 0; i < m->child_count; i++) {
             if (m->children[i].pid != pid)
                 continue;
-            if (!m->children[i].stop_deadline && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL) {
+                json_t *fields = json_pack("{s:i, s:i}", "worker", (int)pid, "signal",
+                                           WTERMSIG(status));
+                log_message("error", "worker crashed; replacing it", fields);
+                json_decref(fields);
+            } else if (!m->children[i].stop_deadline &&
+                       !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
                 log_pid("worker died; replacing it", pid);
+            }
             m->children[i] = m->children[--m->child_count];
             break;
         }

@@ -3,6 +3,7 @@
 
 #include "codec/yaml_codec.h"
 
+#include "base/json_pool.h"
 #include "base/log.h"
 #include "base/utf8.h"
 #include "url.h"
@@ -174,7 +175,7 @@ static const char *api_version_header(struct request *req)
         h = json_pack("{s:s, s:s, s:s, s:s}", "min_version", API_VERSION_MIN_TEXT, "max_version",
                       API_VERSION_MAX_TEXT, "request_version", version, "response_version",
                       version);
-        *slot = h ? json_dumps(h, JSON_COMPACT) : NULL;
+        *slot = h ? json_text(h, JSON_COMPACT) : NULL;
         json_decref(h);
     }
     return *slot ? *slot : "";
@@ -251,7 +252,7 @@ int request_etag_fresh(const struct request *req, const char *etag)
 
 int respond_json(struct request *req, int status, const json_t *body, const char *extra_headers)
 {
-    char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *text = json_text(body, JSON_COMPACT | JSON_ENCODE_ANY);
     int rc;
     if (!text)
         return purser_error_set(&req->err, PURSER_EINTERNAL, "cannot encode the response");

@@ -7,7 +7,9 @@
 #include "docs/render.h"
 #include "store/events.h"
 
+#include "base/arena.h"
 #include "base/buf.h"
+#include "base/json_pool.h"
 #include "base/log.h"
 #include "auth.h"
 #include "request.h"
@@ -134,10 +136,13 @@ static int check_length(struct request *req, size_t max)
     return 0;
 }
 
+#define BIG_REQUEST ((size_t)1 << 20) /* request memory past which a read gives back too */
+
 /* After a write or a refusal (what reads a body, or a render that failed, may have built and
- * freed a large structure), memory the allocator holds free beyond 256 KiB goes back to the
- * system, so that one request does not leave the worker big. Answered reads, the hot path,
- * skip the check. */
+ * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
+ * jansson pool, memory the allocator holds free beyond 256 KiB goes back to the system, so
+ * that one request does not leave the worker big. Small reads, the hot path, skip the check.
+ * (The pool gives its own pages back at json_pool_end.) */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();
@@ -277,6 +282,8 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     w.svc.render_limits = &w.render_limits;
     if (cfg->cache_rendered > 0)
         w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
+    if (cfg->pool_reserve_bytes > 0) /* made before the first request: see json_pool.h */
+        json_pool_install((size_t)cfg->pool_reserve_bytes, (size_t)cfg->pool_keep_bytes);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */
     unsigned long limit = retirement_after(cfg->max_requests);
     while (!stop_requested && (limit == 0 || w.served < limit)) {
@@ -298,10 +305,13 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         if (limit && w.served + 1 == limit)
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
         int heavy = 0;
+        json_pool_begin();
         struct arena *done = handle(&w, &fcgx, &heavy);
         FCGX_Finish_r(&fcgx);
+        heavy |= done && arena_used(done) > BIG_REQUEST;
         arena_free(done);
-        if (heavy)
+        json_pool_end();
+        if (heavy || json_pool_stats().last > BIG_REQUEST)
             give_back_memory();
         w.served++;
         busy = 1;

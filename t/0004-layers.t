@@ -55,4 +55,13 @@ tree('lib/extra/a.c' => "\n");
 is($rc, 1, 'a folder missing from the order fails');
 like($out, qr{lib/extra/ is not in the order}, 'and names it');
 
+tree('lib/docs/a.c' => "char *t = json_dumps(v, 0);\n");
+($rc, $out) = layers();
+is($rc, 1, 'json_dumps() in lib/ fails');
+like($out, qr{lib/docs/a\.c:1: json_dumps\(\); use json_text\(\)}, 'and names the file and line');
+
+tree('lib/base/json_pool.c' => "char *t = json_dumps(v, 0);\n");
+($rc, $out) = layers();
+is($rc, 0, 'the pool itself may call it') or diag $out;
+
 done_testing();

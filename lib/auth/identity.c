@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -53,7 +54,7 @@ int identity_labels(const json_t *body, char **text, struct purser_error *err)
         if ((rc = selector_label_check("labels", key, json_string_value(v), err)))
             return rc;
     }
-    if (!(*text = json_dumps(labels, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+    if (!(*text = json_text(labels, JSON_COMPACT | JSON_PRESERVE_ORDER)))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     return 0;
 }

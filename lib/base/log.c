@@ -2,6 +2,7 @@
 #include "base/log.h"
 
 #include "base/buf.h"
+#include "base/json_pool.h"
 #include "base/utf8.h"
 
 #include <stdio.h>
@@ -116,7 +117,7 @@ void log_write(const json_t *line)
     if (len == 0)
         return;
     if (len >= sizeof(stack) - 1) { /* a long line: the heap */
-        if (!(text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(9))))
+        if (!(text = json_text(line, JSON_COMPACT | JSON_REAL_PRECISION(9))))
             return;
         len = strlen(text);
     }

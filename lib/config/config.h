@@ -19,6 +19,8 @@ struct purser_config {
     long fcgi_backlog;     /* listen() backlog */
     long workers;          /* worker processes; 0 = one per CPU */
     long max_requests;     /* a worker exits after this many requests (0 = never) */
+    long pool_keep_bytes;    /* request memory a worker keeps warm (base/json_pool.h) */
+    long pool_reserve_bytes; /* address space reserved for it; 0 = jansson uses malloc */
     long shutdown_timeout; /* seconds SIGTERM waits for in-flight requests */
     /* http */
     long max_body_bytes; /* largest request body accepted (413 above) */

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "base/utf8.h"
 #include "auth/keyring.h"
 #include "codec/yaml_codec.h"
@@ -275,8 +276,8 @@ static int check_singleton(const struct entry *entries, size_t n, struct purser_
 static int content_columns(struct write *w, const struct document *d, struct store_value *cols,
                            unsigned char *random_sha, struct purser_error *err)
 {
-    char *meta = json_dumps(json_object_get(d->doc, "metadata"), JSON_COMPACT);
-    char *data = json_dumps(json_object_get(d->doc, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *meta = json_text(json_object_get(d->doc, "metadata"), JSON_COMPACT);
+    char *data = json_text(json_object_get(d->doc, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
     char *meta_copy = meta ? arena_strdup(w->ctx->arena, meta) : NULL;
     int rc = 0;
 
@@ -463,7 +464,7 @@ static char *bucket_names(struct write *w, const struct entry *entries, size_t n
         if (!found)
             json_array_insert_new(names, at, json_string(b));
     }
-    text = json_dumps(names, JSON_COMPACT);
+    text = json_text(names, JSON_COMPACT);
     json_decref(names);
     copy = text ? arena_strdup(w->ctx->arena, text) : NULL;
     free(text);

@@ -4,6 +4,7 @@
 
 #include "auth/keyring.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static int reseal(struct store *store, struct rotate *r, struct store_rows *rows
                             rows->lengths[i * rows->columns + 6], &data, err);
     if (rc)
         return rc;
-    text = json_dumps(data, JSON_COMPACT | JSON_ENCODE_ANY);
+    text = json_text(data, JSON_COMPACT | JSON_ENCODE_ANY);
     json_decref(data);
     rc = text ? keyring_seal(r->ring, aad, aad_len, text, strlen(text), &sealed, &sealed_len,
                              &key_id, err)

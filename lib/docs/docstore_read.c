@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "base/utf8.h"
 
 #include <stdio.h>
@@ -497,7 +498,7 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
     if (data && !json_is_null(data) && !json_is_object(data))
         return purser_error_set(err, PURSER_EINVAL,
                                 "The requested tag data must either be null or dictionary.");
-    text = json_is_object(data) ? json_dumps(data, JSON_COMPACT) : strdup("{}");
+    text = json_is_object(data) ? json_text(data, JSON_COMPACT) : strdup("{}");
     {
         struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
                                   STORE_STR(text ? text : "{}")};
@@ -601,8 +602,8 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
     if ((rc = docstore_revision_check(ctx, id, err)))
         return rc;
     validator_text =
-        json_dumps(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
-    errors_text = errors ? json_dumps(errors, JSON_COMPACT) : strdup("[]");
+        json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+    errors_text = errors ? json_text(errors, JSON_COMPACT) : strdup("[]");
     v.status = json_string_value(status);
     v.validator = validator_text ? validator_text : "null";
     v.errors = errors_text ? errors_text : "[]";

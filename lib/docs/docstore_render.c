@@ -5,6 +5,7 @@
 #include "codec/jsondiff.h"
 #include "codec/jsonpath.h"
 #include "codec/jsonschema.h"
+#include "base/json_pool.h"
 #include "base/lru.h"
 #include "docs/render.h"
 #include "codec/yaml_codec.h"
@@ -333,7 +334,7 @@ static int rendered_revision(const struct docstore_ctx *ctx, long long id, const
     if ((rc = render_revision(ctx, id, out, messages, err)))
         return rc;
     if (ctx->render_cache && keep) {
-        char *text = json_dumps(*out, JSON_COMPACT);
+        char *text = json_text(*out, JSON_COMPACT);
         if (text)
             lru_put(ctx->render_cache, key, text, strlen(text), time(NULL));
         free(text);

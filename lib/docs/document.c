@@ -3,6 +3,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "base/utf8.h"
 #include "codec/yaml_codec.h"
 
@@ -400,7 +401,7 @@ char *document_canonical(const json_t *value)
 {
     if (!value)
         return strdup("null");
-    return json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    return json_text(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
 static int content_hash(struct document *d)

@@ -2,6 +2,8 @@
  * destinations by path, pattern and list, with PCRE2. */
 #include "docs/render_private.h"
 
+#include "base/json_pool.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +210,7 @@ static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest,
                                 "%s, specified under `substitutions.dest.path`.",
                                 pattern, text);
     with = json_is_string(value) ? strdup(json_string_value(value))
-                                 : json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+                                 : json_text(value, JSON_COMPACT | JSON_ENCODE_ANY);
     if (!with)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (json_is_string(target)) {

@@ -3,6 +3,7 @@
 
 #include "auth/identity.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "store/events.h"
 
 #include <ctype.h>
@@ -257,7 +258,7 @@ struct facts_write {
 static int facts_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
 {
     struct facts_write *f = ctx;
-    char *text = json_dumps(f->facts, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = json_text(f->facts, JSON_COMPACT | JSON_PRESERVE_ORDER);
     struct store_rows rows;
     struct arena *arena = arena_new();
     int rc;

@@ -2,6 +2,7 @@
 #include "policy/cookbook.h"
 
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "auth/identity.h"
 #include "policy/policy_lock.h"
 #include "store/events.h"
@@ -351,8 +352,8 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
         rc = check_files(store, arena, oid, body, err);
     if (rc)
         return rc;
-    text = json_dumps(body, JSON_COMPACT);
-    canonical = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+    text = json_text(body, JSON_COMPACT);
+    canonical = json_text(body, JSON_COMPACT | JSON_SORT_KEYS);
     if (!text || !canonical) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         goto cleanup;

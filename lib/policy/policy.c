@@ -6,6 +6,7 @@
 #include "auth/identity.h"
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "policy/policy_lock.h"
 
 #include <stdio.h>
@@ -33,8 +34,8 @@ static int lock_texts(const json_t *lock, char **text, char sha[65], struct purs
     if (!copy)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     json_object_del(copy, "policy_group");
-    *text = json_dumps(copy, JSON_COMPACT);
-    canonical = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+    *text = json_text(copy, JSON_COMPACT);
+    canonical = json_text(copy, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(copy);
     if (!*text || !canonical) {
         free(*text);

@@ -4,6 +4,7 @@
 #include "store/events.h"
 
 #include "auth/identity.h"
+#include "base/json_pool.h"
 #include "policy/policy_lock.h"
 
 #include <stdio.h>
@@ -104,7 +105,7 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc)
         rc = identity_org_id(store, arena, org, &oid, err);
-    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+    if (!rc && !(text = json_text(node, JSON_COMPACT)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
         const char *name = json_string_value(json_object_get(node, "name"));
@@ -174,7 +175,7 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
     int rc = node_normalize(body, name, &node, err);
     if (!rc)
         rc = node_row(store, arena, org, name, owner_only, "update", &rows, err);
-    if (!rc && !(text = json_dumps(node, JSON_COMPACT)))
+    if (!rc && !(text = json_text(node, JSON_COMPACT)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
         struct store_value p[] = {optional_string_value(node, "policy_name"),

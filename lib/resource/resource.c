@@ -2,6 +2,7 @@
 #include "resource/resource.h"
 
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "base/log.h"
 #include "base/utf8.h"
 #include "codec/json_check.h"
@@ -126,12 +127,12 @@ static int stored_of(const json_t *body, struct stored *st)
     const json_t *md = json_object_get(body, "metadata");
     const json_t *desc = json_object_get(md, "description");
     json_t *empty = json_object();
-    st->labels = json_dumps(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
+    st->labels = json_text(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
                             JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->annotations =
-        json_dumps(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
+        json_text(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
                    JSON_COMPACT | JSON_PRESERVE_ORDER);
-    st->spec = json_dumps(json_object_get(body, "spec") ? json_object_get(body, "spec") : empty,
+    st->spec = json_text(json_object_get(body, "spec") ? json_object_get(body, "spec") : empty,
                           JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->description = desc ? json_string_value(desc) : "";
     json_decref(empty);
@@ -426,7 +427,7 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
 {
     struct stored st = {0};
     char *rev = crypto_random_hex(8);
-    char *status = w->status ? json_dumps(w->status, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *status = w->status ? json_text(w->status, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     unsigned long long id = 0;
     int rc;
     if (stored_of(w->body, &st) || !rev || (w->status && !status)) {
@@ -511,7 +512,7 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
         json_t *status = json_object_get(current, "status");
         char *text;
         json_object_update(status, (json_t *)w->body);
-        text = json_dumps(status, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        text = json_text(status, JSON_COMPACT | JSON_PRESERVE_ORDER);
         rc = text ? update_row(w, store, id, NULL, text, err)
                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         free(text);

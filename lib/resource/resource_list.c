@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/json_pool.h"
 #include "resource/selector.h"
 
 #include <errno.h>
@@ -64,7 +65,7 @@ static void param_str(struct list *l, const char *text)
 static char *token_make(struct arena *arena, const char *sort, const char *value, const char *name)
 {
     json_t *t = json_pack("{s:s, s:s, s:s}", "s", sort, "v", value, "n", name);
-    char *text = t ? json_dumps(t, JSON_COMPACT) : NULL;
+    char *text = t ? json_text(t, JSON_COMPACT) : NULL;
     char *b64 = text ? crypto_base64url(text, strlen(text)) : NULL;
     char *out = b64 ? arena_strdup(arena, b64) : NULL;
     json_decref(t);

@@ -1,6 +1,8 @@
 /* events.c: appending to and reading the event log (events.h). */
 #include "store/events.h"
 
+#include "base/json_pool.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
                  struct purser_error *err)
 {
     struct store_value id = STORE_INT(org_id);
-    char *text = detail ? json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *text = detail ? json_text(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     unsigned long long seq = 0;
     char at_sql[40], at_iso[32];
     struct timespec now;

@@ -1,5 +1,6 @@
 /* events_publish.c: committed events posted to nginx's nchan publisher (events.h), so that
  * readers waiting with wait= are held by nginx, not by a purser worker. */
+#include "base/json_pool.h"
 #include "base/log.h"
 #include "store/events.h"
 
@@ -64,7 +65,7 @@ static void publish_one(const char *socket_path, long long org, long long before
                         long long last)
 {
     json_t *page = json_pack("{s:O, s:I}", "events", events, "next", (json_int_t)last);
-    char *full = json_dumps(page, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *full = json_text(page, JSON_COMPACT | JSON_PRESERVE_ORDER);
     char channel[64], empty[64];
     int failed = 0;
     snprintf(empty, sizeof(empty), "{\"events\":[],\"next\":%lld}", before);

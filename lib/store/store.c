@@ -514,8 +514,9 @@ static void notices_flush(struct store *s, int committed)
 {
     if (committed && s->notices && json_array_size(s->notices) && s->commit_hook)
         s->commit_hook(s->commit_ctx, s->notices);
-    if (s->notices)
-        json_array_clear(s->notices);
+    json_decref(s->notices); /* made again by the next write: nothing jansson outlives a
+                                request (base/json_pool.h) */
+    s->notices = NULL;
 }
 
 int store_txn(struct store *s, int attempts,

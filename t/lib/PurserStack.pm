@@ -52,6 +52,7 @@ sub start {
     local $ENV{PURSER_MAX_REQUESTS} = $opt{max_requests} // 10000;
     local $ENV{PURSER_DEVELOPMENT} = $opt{development} ? 1 : 0;
     local $ENV{PURSER_AUTH_TTL} = $opt{auth_ttl} // 1;
+    local $ENV{PURSER_CACHE_RENDERED} = $opt{cache_rendered} // 16;
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
@@ -73,8 +74,10 @@ sub stop {
     $self->check_logs($in_end);
 }
 
-# Memory errors found while the stack ran: valgrind's logs (PURSER_VALGRIND=1) and the
-# sanitizers' reports in purser-fcgi's log (make ASAN=1). Any one fails the test.
+# Memory errors found while the stack ran: valgrind's logs (PURSER_VALGRIND=1), the
+# sanitizers' reports in purser-fcgi's log (make ASAN=1), the jansson pool's own check
+# (PURSER_POOL_CHECK=1, as make test runs) and a worker killed by a crash. Any one fails the
+# test.
 sub check_logs {
     my ($self, $in_end) = @_;
     my @errors;
@@ -84,7 +87,8 @@ sub check_logs {
         my $text = <$fh>;
         push @errors, "$f:\n$text" if $text =~ /\S/;
     }
-    push @errors, grep { /Sanitizer|runtime error:/ } $self->log_lines('purser-fcgi.log');
+    push @errors, grep { /Sanitizer|runtime error:|json_pool:|worker crashed/ }
+        $self->log_lines('purser-fcgi.log');
     if ($in_end) {
         Test::More::diag("memory errors:\n" . join "\n", @errors) if @errors;
         $? ||= 1 if @errors;

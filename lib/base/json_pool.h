@@ -1,0 +1,55 @@
+/* json_pool.h: jansson's memory, per request, in a worker.
+ *
+ * A request builds and drops many small jansson values (a rendered site is hundreds of
+ * thousands). With the pool installed, every value of 1 KiB or less that jansson allocates
+ * between json_pool_begin() and json_pool_end() comes from a reserved region, carved by size
+ * class (8-byte steps) and reused within the request through per-class free lists. At
+ * json_pool_end() the whole region is dropped at once: the pages past json_pool.keep go back
+ * to the system, so a worker returns to its idle size after a large request, and the next
+ * small requests reuse warm pages instead of faulting new ones.
+ *
+ * The rule this asks of the code: no jansson value made during a request outlives it. What
+ * lives across requests (the configuration, the RBAC policy, the keyring) is made before the
+ * first request; caches keep text (lru), never jansson values. Text from json_dumps() must be
+ * released with free(), so it is made outside the pool: call json_text() instead.
+ *
+ * With check on (PURSER_POOL_CHECK=1 in the environment, as the test stacks run), each request
+ * gets fresh addresses and the previous request's pages become unreadable, so a value kept
+ * past its request crashes the worker at its first use instead of reading reused memory; a
+ * pool value freed after its request aborts with a message.
+ *
+ * Off under AddressSanitizer and with PURSER_ARENA_MALLOC=1, so that those see every value.
+ */
+#ifndef PURSER_JSON_POOL_H
+#define PURSER_JSON_POOL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct json_pool_stats {
+    size_t in_use;   /* pool bytes handed out and not yet freed, this request */
+    size_t peak;     /* the most pool bytes in use at once since install */
+    size_t fallback; /* allocations that went to malloc because the region was full */
+    size_t last;     /* the pool pages the last request ended with, in bytes */
+    unsigned long requests;
+};
+
+/* Installs the pool as jansson's allocator, reserving reserve bytes of address space (no
+ * memory until used) and keeping up to keep bytes of warm pages between requests. Returns 0,
+ * or -1 when the pool is off (debug builds) or the reservation failed; jansson then keeps
+ * using malloc, which is always correct. Call once, before the first json_pool_begin(). */
+int json_pool_install(size_t reserve, size_t keep);
+
+/* The start and end of a request. Without an installed pool, both do nothing. */
+void json_pool_begin(void);
+void json_pool_end(void);
+
+/* 1 while a request's values come from the pool. */
+int json_pool_active(void);
+
+struct json_pool_stats json_pool_stats(void);
+
+/* json_dumps(), with the text allocated by malloc (free() it) whether or not a pool is on. */
+char *json_text(const json_t *value, size_t flags);
+
+#endif
