@@ -12,12 +12,17 @@ use Test::More;
 use JSON::PP;
 use PurserStack;
 
-my $s = PurserStack->new(workers => 1);
+# every render reads; the principal stays cached between the two GETs of a measure
+my $s = PurserStack->new(workers => 1, cache_rendered => 0, auth_ttl => 300);
 my $api = '/api/v1.0';
 my $n = 0;
 sub write_revision {
     $n++;
     $s->yaml_call('PUT', "$api/buckets/b/documents", <<"YAML");
+---
+schema: deckhand/LayeringPolicy/v1
+metadata: {schema: metadata/Control/v1, name: layering}
+data: {layerOrder: [site]}
 ---
 schema: deckhand/ValidationPolicy/v1
 metadata: {schema: metadata/Control/v1, name: site-policy}
@@ -108,6 +113,49 @@ like PurserStack::error_message($d), qr/^page_token: /, '  naming page_token';
 is $r->{status}, 400, 'limit over 1000: 400';
 like PurserStack::error_message($d), qr/^limit: /, '  naming limit';
 ok !exists $list60->{next_page_token}, "without limit, Deckhand's whole list as before";
+
+# ---- every other read whose answer grows: the same statements for a small and a big one ----
+# Revision 60 is small: 3 documents in 1 bucket, a policy of 2 validations, no tag. The big
+# one has 20 more buckets, 60 more documents, a policy of 40 validations with 20 reported,
+# and 30 tags.
+sub cost {
+    my ($path) = @_;
+    my $get = sub { $s->request('GET', "$api$path", { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), accept => 'application/json' } }) };
+    my $first = $get->();
+    my $before = questions();
+    my $r = $get->();
+    my $after = questions();
+    my $before2 = questions();
+    my $idle = questions() - $before2;
+    return $r->{status} == 200 && $first->{status} == 200 ? $after - $before - $idle : "status $r->{status}";
+}
+my @routes = ('/revisions/%s', '/revisions/%s/documents', '/revisions/%s/rendered-documents',
+    '/revisions/%s/tags', '/revisions/%s/validations', '/revisions/%s/validations/detail',
+    '/revisions/%s/diff/%s', '/revisions/%s/deepdiff/%s');
+my %small_cost = map { $_ => cost(sprintf $_, 60, 59) } @routes;
+my $big_rev;
+for my $b (1 .. 20) {
+    $big_rev = $s->yaml_call('PUT', "$api/buckets/m$b/documents",
+        "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: m$b, layeringDefinition: {abstract: false, layer: site}}\ndata: {b: $b}\n");
+}
+$big_rev = $s->yaml_call('PUT', "$api/buckets/many/documents", join '',
+    "---\nschema: deckhand/ValidationPolicy/v1\nmetadata: {schema: metadata/Control/v1, name: big-policy}\ndata:\n  validations:\n",
+    (map { "    - name: v$_\n" } 1 .. 40),
+    map { "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: many-$_, layeringDefinition: {abstract: false, layer: site}}\ndata: {n: $_}\n" } 1 .. 60);
+$big_rev = $big_rev->[0]{status}{revision};
+$s->yaml_call('POST', "$api/revisions/$big_rev/tags/tag-$_", "n: $_\n") for 1 .. 30;
+$s->yaml_call('POST', "$api/revisions/$big_rev/validations/v$_", "status: success\nvalidator: {name: v, version: '1'}\n") for 1 .. 20;
+my $one = $s->yaml_call('GET', "$api/revisions/$big_rev");
+is scalar(keys %{ $one->{tags} }), 30, 'the big revision has 30 tags';
+is scalar(@{ $one->{validationPolicies}{'big-policy'}{validations} }), 40, '  and a policy of 40 validations';
+is_deeply [ map { $_->{status} } @{ $one->{validationPolicies}{'big-policy'}{validations} }[0, 39] ],
+    [ 'succeeded', 'missing' ], '  reported ones succeeded, the rest missing';
+for my $route (@routes) {
+    my $big_cost = cost(sprintf $route, $big_rev, 1);
+    my $name = sprintf $route, 'N', 'M';
+    ok $small_cost{$route} =~ /^\d+$/ && $big_cost eq $small_cost{$route},
+        "GET $name: $small_cost{$route} statements for the small answer, $big_cost for the big one";
+}
 
 $s->stop;
 done_testing;

@@ -63,10 +63,10 @@ static const char *status_of_entry(const char *status, const char *age_text,
     return "succeeded";
 }
 
-/* What a list of revisions needs besides their rows, read in three queries whatever their
- * number: every tag, every ValidationPolicy document, and the latest entry of every
- * validation of the organization, keyed by revision id (and "id name" for entries). A single
- * revision reads its own (facts NULL). */
+/* What revisions need besides their rows, read in three queries whatever their number (and
+ * the number of validations): every tag, every ValidationPolicy document, and the latest
+ * entry of every validation, keyed by revision id (and "id name" for entries). A single
+ * revision reads the same for its own id, without the tags (it shows them with their data). */
 struct revision_facts {
     json_t *tags;     /* {"id": ["tag", ...]} */
     json_t *policies; /* {"id": [[name, data text], ...]} */
@@ -90,15 +90,16 @@ static void facts_add(json_t *map, const char *key, json_t *value)
     json_array_append_new(list, value);
 }
 
-static int facts_read(const struct docstore_ctx *ctx, long long from, long long to,
+static int facts_read(const struct docstore_ctx *ctx, long long from, long long to, int with_tags,
                       struct revision_facts *f, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
-    struct store_rows tags, policies, latest;
-    int rc = docstore_query(ctx, &tags,
-                            "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
-                            "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
-                            p, 3, err);
+    struct store_rows tags = {0}, policies, latest;
+    int rc = with_tags ? docstore_query(ctx, &tags,
+                                        "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
+                                        "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
+                                        p, 3, err)
+                       : 0;
     if (!rc)
         rc = docstore_query(ctx, &policies,
                             "SELECT m.revision_id, c.name, c.data FROM doc_revision_documents m "
@@ -135,81 +136,37 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     return 0;
 }
 
-/* The status of validation `name` for revision id under a policy's expiresAfter: from the
- * list's facts, or read. */
-static const char *validation_status(const struct docstore_ctx *ctx,
-                                     const struct revision_facts *facts, long long id,
-                                     const char *name, const json_t *expires_after,
-                                     struct purser_error *err, int *failed)
-{
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name)};
-    struct store_rows rows;
-    *failed = 0;
-    if (facts) {
-        char key[64 + 256];
-        json_t *entry;
-        snprintf(key, sizeof(key), "%lld %s", id, name);
-        entry = json_object_get(facts->latest, key);
-        return status_of_entry(json_string_value(json_array_get(entry, 0)),
-                               json_string_value(json_array_get(entry, 1)), expires_after);
-    }
-    if (docstore_query(ctx, &rows,
-                       "SELECT status, TIMESTAMPDIFF(SECOND, created_at, UTC_TIMESTAMP(6)) FROM"
-                       " doc_validations WHERE org_id = ? AND revision_id = ? AND name = ?"
-                       " ORDER BY entry_id DESC LIMIT 1",
-                       p, 3, err)) {
-        *failed = -1;
-        return NULL;
-    }
-    return status_of_entry(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1), expires_after);
-}
-
-/* {name: {url, status, validations: [{name, url, status}]}} of the revision's
- * ValidationPolicy documents; *all_ok when every policy succeeded. */
+/* {name: {url, status, validations: [{name, url, status}]}} of revision id's
+ * ValidationPolicy documents, from the facts; *all_ok when every policy succeeded. */
 static json_t *policy_statuses(const struct docstore_ctx *ctx, const struct revision_facts *facts,
-                               long long id, int *all_ok, struct purser_error *err)
+                               long long id, int *all_ok)
 {
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
-    struct store_rows rows = {0};
-    json_t *out = json_object(), *known = NULL;
+    json_t *out = json_object();
+    const json_t *known;
     char key[32];
     *all_ok = 1;
     snprintf(key, sizeof(key), "%lld", id);
-    if (facts)
-        known = json_object_get(facts->policies, key);
-    else if (!out || docstore_query(ctx, &rows,
-                                    "SELECT c.name, c.data FROM doc_revision_documents m JOIN "
-                                    "doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
-                                    "m.revision_id = ? AND m.schema_name LIKE "
-                                    "'deckhand/ValidationPolicy/%' ORDER BY c.name",
-                                    p, 2, err)) {
-        json_decref(out);
-        return NULL;
-    }
-    for (size_t i = 0; i < (facts ? json_array_size(known) : rows.count); i++) {
+    known = json_object_get(facts->policies, key);
+    for (size_t i = 0; out && i < json_array_size(known); i++) {
         json_error_t jerr;
-        const char *pname = facts ? json_string_value(json_array_get(json_array_get(known, i), 0))
-                                  : store_cell(&rows, i, 0);
-        const char *text = facts ? json_string_value(json_array_get(json_array_get(known, i), 1))
-                                 : store_cell(&rows, i, 1);
+        const char *pname = json_string_value(json_array_get(json_array_get(known, i), 0));
+        const char *text = json_string_value(json_array_get(json_array_get(known, i), 1));
         json_t *data = json_loads(text, JSON_DECODE_ANY, &jerr), *v;
         json_t *list = json_array();
         const char *policy_status = "succeeded";
         size_t j;
         json_array_foreach (json_object_get(data, "validations"), j, v) {
             const char *vname = json_string_value(json_object_get(v, "name"));
-            int failed;
+            char entry_key[64 + 256];
+            const json_t *entry;
             const char *status;
             if (!vname)
                 continue;
-            status = validation_status(ctx, facts, id, vname, json_object_get(v, "expiresAfter"),
-                                       err, &failed);
-            if (failed < 0) {
-                json_decref(data);
-                json_decref(list);
-                json_decref(out);
-                return NULL;
-            }
+            snprintf(entry_key, sizeof(entry_key), "%lld %s", id, vname);
+            entry = json_object_get(facts->latest, entry_key);
+            status = status_of_entry(json_string_value(json_array_get(entry, 0)),
+                                     json_string_value(json_array_get(entry, 1)),
+                                     json_object_get(v, "expiresAfter"));
             if (strcmp(status, "succeeded"))
                 policy_status = "failed";
             json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "name", vname, "url",
@@ -262,13 +219,13 @@ static json_t *revision_json(const struct docstore_ctx *ctx, const struct revisi
     long long id = atoll(store_cell(rows, i, 0));
     json_error_t jerr;
     json_t *buckets = json_loads(store_cell(rows, i, 2), 0, &jerr);
-    json_t *tags = facts ? json_incref(json_object_get(facts->tags, store_cell(rows, i, 0)))
-                         : tags_of(ctx, id, detail, err);
+    json_t *tags = !detail ? json_incref(json_object_get(facts->tags, store_cell(rows, i, 0)))
+                           : tags_of(ctx, id, detail, err);
     int all_ok = 1;
     json_t *policies;
-    if (facts && !tags)
+    if (!detail && !tags)
         tags = json_array();
-    policies = tags ? policy_statuses(ctx, facts, id, &all_ok, err) : NULL;
+    policies = tags ? policy_statuses(ctx, facts, id, &all_ok) : NULL;
     if (!buckets || !tags || !policies) {
         json_decref(buckets);
         json_decref(tags);
@@ -353,7 +310,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
     {
         /* the tags and validation status of all of them in three more queries */
         struct revision_facts facts = {0};
-        if ((rc = facts_read(ctx, from, to, &facts, err)))
+        if ((rc = facts_read(ctx, from, to, 1, &facts, err)))
             return rc;
         if (!(results = json_array())) {
             facts_release(&facts);
@@ -401,8 +358,13 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
                                 id);
-    *out = revision_json(ctx, NULL, &rows, 0, 1, err);
-    return *out ? 0 : err->code;
+    {
+        struct revision_facts facts = {0};
+        if (!(rc = facts_read(ctx, id, id, 0, &facts, err)))
+            *out = revision_json(ctx, &facts, &rows, 0, 1, err);
+        facts_release(&facts);
+    }
+    return rc ? rc : *out ? 0 : err->code;
 }
 
 /* ---- diff ---- */
