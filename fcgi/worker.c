@@ -137,15 +137,18 @@ static int check_length(struct request *req, size_t max)
 }
 
 #define BIG_REQUEST ((size_t)1 << 20) /* request memory past which a read gives back too */
+#define RELEASE_AFTER_MS 500           /* idle this long after a large request: give back */
 
 /* After a write or a refusal (what reads a body, or a render that failed, may have built and
  * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
- * jansson pool, memory the allocator holds free beyond 256 KiB goes back to the system, so
- * that one request does not leave the worker big. Small reads, the hot path, skip the check.
- * (The pool gives its own pages back at json_pool_end.) */
+ * jansson pool, the worker gives memory back once it has been idle for RELEASE_AFTER_MS: the
+ * pool's pages past fcgi.pool_keep_bytes, and what malloc holds free beyond 256 KiB, so that
+ * one request does not leave the worker big while a burst of large requests still reuses warm
+ * pages. Small reads, the hot path, skip it. */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();
+    json_pool_release();
     if (mi.fordblks > ((size_t)256 << 10))
         malloc_trim(0);
 }
@@ -285,6 +288,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     if (cfg->pool_reserve_bytes > 0) /* made before the first request: see json_pool.h */
         json_pool_install((size_t)cfg->pool_reserve_bytes, (size_t)cfg->pool_keep_bytes);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */
+    int grown = 0; /* a request since the worker was last idle may have grown it */
     unsigned long limit = retirement_after(cfg->max_requests);
     while (!stop_requested && (limit == 0 || w.served < limit)) {
         struct epoll_event ready;
@@ -294,8 +298,14 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
          * accept at once and waits only when none is there; the held-back request lines are
          * written before it waits. */
         if (!busy) {
+            int n;
             log_flush();
-            if (epoll_wait(epoll_fd, &ready, 1, 250) <= 0 || stop_requested)
+            n = epoll_wait(epoll_fd, &ready, 1, grown ? RELEASE_AFTER_MS : 250);
+            if (n == 0 && grown) { /* idle after a large request: back to the idle size */
+                give_back_memory();
+                grown = 0;
+            }
+            if (n <= 0 || stop_requested)
                 continue;
         }
         if (FCGX_Accept_r(&fcgx) < 0) {
@@ -311,8 +321,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         heavy |= done && arena_used(done) > BIG_REQUEST;
         arena_free(done);
         json_pool_end();
-        if (heavy || json_pool_stats().last > BIG_REQUEST)
-            give_back_memory();
+        grown |= heavy || json_pool_stats().last > BIG_REQUEST;
         w.served++;
         busy = 1;
     }

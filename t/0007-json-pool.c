@@ -1,7 +1,7 @@
 /* 0007-json-pool: jansson's per-request pool: values come from it between begin and end and
  * are reused when freed; values made before are freed by malloc's free; json_text gives
- * malloc'd text; a large request's pages go back at its end (resident size returns near where
- * it was); with the check on, a value kept past its request crashes at its first use. */
+ * malloc'd text; a large request's pages stay warm until released, then resident size
+ * returns near where it was; with the check on, a value kept past its request crashes at its first use. */
 #include "base/json_pool.h"
 #include "tap.h"
 
@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     v = build(20000);
     json_decref(v);
     json_pool_end();
+    json_pool_release();
+    tap_ok(json_pool_release() == 0, "releasing twice: nothing more to give back");
     idle = resident_kib();
     json_pool_begin();
     v = build(400000);
@@ -113,6 +115,8 @@ int main(int argc, char **argv)
     tap_ok(st.in_use > ((size_t)20 << 20), "a large request: %zu MiB of values", st.in_use >> 20);
     json_decref(v);
     json_pool_end();
+    tap_ok(resident_kib() > idle + 20 * 1024, "the pages stay warm after the request");
+    tap_ok(json_pool_release() == 1, "until the pool is released");
     after = resident_kib();
     tap_ok(grown - idle > 20 * 1024, "resident size grew by %ld KiB", grown - idle);
     tap_ok(after <= idle + idle / 10 + 256 + 2048,

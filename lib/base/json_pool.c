@@ -149,10 +149,16 @@ void json_pool_end(void)
     if (P.check) { /* this request's values become unreadable: a kept one crashes at once */
         madvise(P.start, used, MADV_DONTNEED);
         mprotect(P.start, used, PROT_NONE);
-    } else if (P.high > P.base + P.keep) { /* pages past keep go back to the system */
-        madvise(P.base + P.keep, (size_t)(P.high - P.base) - P.keep, MADV_DONTNEED);
-        P.high = P.base + P.keep;
     }
+}
+
+int json_pool_release(void)
+{
+    if (!P.installed || P.active || P.check || P.high <= P.base + P.keep)
+        return 0;
+    madvise(P.base + P.keep, (size_t)(P.high - P.base) - P.keep, MADV_DONTNEED);
+    P.high = P.base + P.keep;
+    return 1;
 }
 
 int json_pool_active(void)

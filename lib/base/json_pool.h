@@ -4,9 +4,10 @@
  * thousands). With the pool installed, every value of 1 KiB or less that jansson allocates
  * between json_pool_begin() and json_pool_end() comes from a reserved region, carved by size
  * class (8-byte steps) and reused within the request through per-class free lists. At
- * json_pool_end() the whole region is dropped at once: the pages past json_pool.keep go back
- * to the system, so a worker returns to its idle size after a large request, and the next
- * small requests reuse warm pages instead of faulting new ones.
+ * json_pool_end() the whole region is dropped at once, without freeing value by value; once
+ * the worker is idle, json_pool_release() gives the pages past fcgi.pool_keep_bytes back to
+ * the system, so a worker returns to its idle size after a large request, while small
+ * requests (and a burst of large ones) reuse warm pages instead of faulting new ones.
  *
  * The rule this asks of the code: no jansson value made during a request outlives it. What
  * lives across requests (the configuration, the RBAC policy, the keyring) is made before the
@@ -43,6 +44,11 @@ int json_pool_install(size_t reserve, size_t keep);
 /* The start and end of a request. Without an installed pool, both do nothing. */
 void json_pool_begin(void);
 void json_pool_end(void);
+
+/* Gives the pages past keep back to the system; 1 if there were any. A worker calls it when
+ * it falls idle after a large request, not at every request's end: a burst of large requests
+ * reuses warm pages instead of faulting them in again each time. Not while a request runs. */
+int json_pool_release(void);
 
 /* 1 while a request's values come from the pool. */
 int json_pool_active(void);

@@ -301,20 +301,26 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
 int docstore_documents(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *f, json_t **out, struct purser_error *err)
 {
+    /* the rows in an arena of their own, gone once decoded: a large revision's text is not
+     * kept beside its documents for the rest of the request */
+    struct docstore_ctx scratch = *ctx;
     struct store_rows rows;
     struct row *list;
     size_t count;
-    int rc = select_rows(ctx, id, f, 1, &list, &count, &rows, err);
+    int rc;
     *out = NULL;
-    if (rc)
-        return rc;
-    if (!(*out = json_array()))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < count; i++)
-        if (!rc)
-            json_array_append_new(*out, list[i].doc);
-        else
-            json_decref(list[i].doc);
+    if (!(scratch.arena = arena_new()))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!(rc = select_rows(&scratch, id, f, 1, &list, &count, &rows, err))) {
+        if (!(*out = json_array()))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        for (size_t i = 0; i < count; i++)
+            if (!rc)
+                json_array_append_new(*out, list[i].doc);
+            else
+                json_decref(list[i].doc);
+    }
+    arena_free(scratch.arena);
     return rc;
 }
 
