@@ -276,28 +276,20 @@ static int check_singleton(const struct entry *entries, size_t n, struct purser_
 static int content_columns(struct write *w, const struct document *d, struct store_value *cols,
                            unsigned char *random_sha, struct purser_error *err)
 {
-    char *meta = json_text(json_object_get(d->doc, "metadata"), JSON_COMPACT);
-    char *data = json_text(json_object_get(d->doc, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
-    char *meta_copy = meta ? arena_strdup(w->ctx->arena, meta) : NULL;
+    /* metadata and data as hashed (document_prepare): keys sorted, as Deckhand emits them */
+    char *data = NULL;
     int rc = 0;
 
-    free(meta);
-    if (!meta_copy || !data) {
-        free(data);
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    }
-    cols[0] = STORE_STR(meta_copy);
+    cols[0] = STORE_STR(d->metadata_json);
     if (!d->encrypted) {
-        char *copy = arena_strdup(w->ctx->arena, data);
-        free(data);
-        if (!copy)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        cols[1] = STORE_BLOB(copy, strlen(copy));
+        cols[1] = STORE_BLOB(d->data_json, strlen(d->data_json));
         cols[2] = STORE_NULLV;
         cols[3] = STORE_BLOB((const char *)d->content_sha256, 32);
         cols[4] = STORE_STR(w->yaml[d - w->docs]);
         return 0;
     }
+    if (!(data = document_canonical(json_object_get(d->doc, "data"))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     {
         size_t aad_len = 0, sealed_len = 0;
         char *aad = document_aad(w->ctx->arena, w->ctx->org_id, d->schema, d->layer, d->name,

@@ -404,7 +404,9 @@ char *document_canonical(const json_t *value)
     return json_text(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
-static int content_hash(struct document *d)
+/* The content hash, and the canonical metadata and data kept for storing (one encoding; an
+ * encrypted document's data is not kept: it is sealed from its own encoding, then wiped). */
+static int content_hash(struct arena *arena, struct document *d)
 {
     char *meta = document_canonical(json_object_get(d->doc, "metadata"));
     char *data = document_canonical(json_object_get(d->doc, "data"));
@@ -413,12 +415,14 @@ static int content_hash(struct document *d)
 
     if (meta && data && !buf_adds(&b, d->schema) && !buf_addc(&b, '\0') &&
         !buf_adds(&b, d->layer) && !buf_addc(&b, '\0') && !buf_adds(&b, d->name) &&
-        !buf_addc(&b, '\0') && !buf_adds(&b, meta) && !buf_addc(&b, '\0') && !buf_adds(&b, data)) {
+        !buf_addc(&b, '\0') && !buf_adds(&b, meta) && !buf_addc(&b, '\0') && !buf_adds(&b, data) &&
+        (d->metadata_json = arena_strdup(arena, meta)) &&
+        (d->encrypted || (d->data_json = arena_strdup(arena, data)))) {
         crypto_sha256(d->content_sha256, b.data, b.len);
         rc = 0;
     }
+    crypto_free_secret(data); /* an encrypted document's data is a secret */
     free(meta);
-    free(data);
     buf_release(&b);
     return rc;
 }
@@ -487,7 +491,7 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
     }
     json_decref(faults);
     for (size_t i = 0; i < n; i++)
-        if (content_hash(&list[i]))
+        if (content_hash(arena, &list[i]))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (check_duplicates(arena, list, n, err))
         return err ? err->code : PURSER_EEXISTS;

@@ -36,6 +36,8 @@ struct document {
     int abstract;
     int encrypted;
     unsigned char content_sha256[32]; /* identity, metadata and data in canonical form */
+    const char *metadata_json;        /* metadata and data in that form (arena memory): */
+    const char *data_json;            /* what is hashed is what is stored (NULL: encrypted) */
 };
 
 /* Checks and prepares every document of docs (an array, as yaml_codec_parse gives it),
