@@ -144,6 +144,9 @@ ok !grep({ ($_->{version} // '') ne 'v1' || !defined $_->{metadata}{name} } @doc
 my ($member) = grep { $_->{kind} eq 'Member' && $_->{metadata}{name} eq 'exuser' } @docs;
 is_deeply $member->{spec}{roles}, ['operator'], '  a member with her roles';
 like $member->{spec}{user}{keys}[0]{public_key}, qr/BEGIN PUBLIC KEY/, '  and her public key';
+is_deeply [ map { $_->{name} } @{ $member->{spec}{user}{keys} } ], [ 'default', 'laptop' ], '  every one of her keys, by name';
+my ($exported_client) = grep { $_->{kind} eq 'Client' } @docs;
+is_deeply [ map { $_->{name} } @{ $exported_client->{spec}{keys} } ], ['default'], '  a client with its own key, not a member\'s';
 my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
 is scalar(keys %{ $artifact->{spec}{files} }), 2, '  an artifact with its files';
 my ($cluster) = grep { $_->{kind} eq 'Cluster' && $_->{metadata}{name} eq 'c-east' } @docs;

@@ -118,6 +118,13 @@ json_t *identity_expiration_json(const char *cell)
     return json_sprintf("%.10sT%.8sZ", cell, cell + 11);
 }
 
+/* A public key as Chef shows one: {name, public_key, expiration_date}. */
+json_t *identity_key_json(const char *name, const char *public_key, const char *expires_at)
+{
+    return json_pack("{s:s, s:s, s:o}", "name", name, "public_key", public_key, "expiration_date",
+                     identity_expiration_json(expires_at));
+}
+
 /* Parses Chef's expiration_date ("infinity" or ISO 8601 UTC) into a DATETIME parameter. */
 int identity_expiration_param(const char *text, char out[20], int *infinite,
                               struct purser_error *err)

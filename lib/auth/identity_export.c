@@ -6,23 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A principal's public keys: [{name, public_key, expiration_date}]. */
-static int keys_export(struct store *store, struct arena *arena, const char *principal_id,
-                       json_t **out, struct purser_error *err)
+/* The public keys of the organization's members and clients, in one query:
+ * {"principal id": [{name, public_key, expiration_date}]}. */
+static int keys_export(struct store *store, struct arena *arena, long long oid, json_t **out,
+                       struct purser_error *err)
 {
     struct store_rows rows;
-    struct store_value p = STORE_STR(principal_id);
+    struct store_value p[] = {STORE_INT(oid), STORE_INT(oid)};
     int rc = store_query(store, arena, &rows,
-                         "SELECT name, public_key, expires_at FROM principal_keys WHERE "
-                         "principal_id = ? ORDER BY name",
-                         &p, 1, err);
-    *out = json_array();
-    for (size_t i = 0; !rc && i < rows.count; i++)
-        json_array_append_new(*out,
-                              json_pack("{s:s, s:s, s:o}", "name", store_cell(&rows, i, 0),
-                                        "public_key", store_cell(&rows, i, 1), "expiration_date",
-                                        identity_expiration_json(store_cell(&rows, i, 2))));
+                         "SELECT principal_id, name, public_key, expires_at FROM principal_keys"
+                         " WHERE principal_id IN (SELECT principal_id FROM memberships WHERE"
+                         " org_id = ?) OR principal_id IN (SELECT id FROM principals WHERE kind ="
+                         " 'client' AND org_id = ?) ORDER BY principal_id, name",
+                         p, 2, err);
+    *out = json_object();
+    for (size_t i = 0; !rc && i < rows.count; i++) {
+        json_t *list = json_object_get(*out, store_cell(&rows, i, 0));
+        if (!list)
+            json_object_set_new(*out, store_cell(&rows, i, 0), list = json_array());
+        json_array_append_new(list,
+                              identity_key_json(store_cell(&rows, i, 1), store_cell(&rows, i, 2),
+                                                store_cell(&rows, i, 3)));
+    }
     return rc;
+}
+
+/* The keys of principal id from keys_export's answer (a new reference; [] when none). */
+static json_t *keys_of(const json_t *keys, const char *id)
+{
+    json_t *list = json_object_get(keys, id);
+    return list ? json_incref(list) : json_array();
 }
 
 int identity_org_principals(struct store *store, struct arena *arena, const char *org,
@@ -30,9 +43,12 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
 {
     struct store_rows users, rows;
     long long oid;
+    json_t *keys = NULL;
     int rc = identity_org_id(store, arena, org, &oid, err);
     *members = json_array();
     *clients = json_array();
+    if (!rc)
+        rc = keys_export(store, arena, oid, &keys, err);
     if (!rc) {
         struct store_value id = STORE_INT(oid);
         rc = store_query(store, arena, &users,
@@ -44,19 +60,19 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
                          &id, 1, err);
     }
     for (size_t i = 0; !rc && i < users.count; i++) {
-        json_t *keys, *roles = json_array();
+        json_t *roles = json_array();
         char *list = arena_strdup(arena, store_cell(&users, i, 8)), *save = NULL;
         for (char *r = list ? strtok_r(list, ",", &save) : NULL; r; r = strtok_r(NULL, ",", &save))
             json_array_append_new(roles, json_string(r));
-        rc = keys_export(store, arena, store_cell(&users, i, 0), &keys, err);
-        json_array_append_new(
-            *members,
-            json_pack("{s:s, s:o, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
-                      store_cell(&users, i, 1), "roles", roles, "user", "display_name",
-                      store_cell(&users, i, 2), "first_name", store_cell(&users, i, 3), "last_name",
-                      store_cell(&users, i, 4), "email", store_cell(&users, i, 5), "labels",
-                      identity_labels_value(store_cell(&users, i, 6)), "active",
-                      strcmp(store_cell(&users, i, 7), "1") == 0, "keys", keys));
+        json_array_append_new(*members,
+                              json_pack("{s:s, s:o, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
+                                        store_cell(&users, i, 1), "roles", roles, "user",
+                                        "display_name", store_cell(&users, i, 2), "first_name",
+                                        store_cell(&users, i, 3), "last_name",
+                                        store_cell(&users, i, 4), "email", store_cell(&users, i, 5),
+                                        "labels", identity_labels_value(store_cell(&users, i, 6)),
+                                        "active", strcmp(store_cell(&users, i, 7), "1") == 0,
+                                        "keys", keys_of(keys, store_cell(&users, i, 0))));
     }
     if (!rc) { /* not the organization's own validator: every organization gets one */
         struct store_value p[] = {
@@ -67,14 +83,14 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
                          p, 2, err);
     }
     for (size_t i = 0; !rc && i < rows.count; i++) {
-        json_t *keys;
-        rc = keys_export(store, arena, store_cell(&rows, i, 0), &keys, err);
         json_array_append_new(
             *clients, json_pack("{s:s, s:b, s:o, s:b, s:o}", "name", store_cell(&rows, i, 1),
                                 "validator", strcmp(store_cell(&rows, i, 2), "1") == 0, "labels",
                                 identity_labels_value(store_cell(&rows, i, 3)), "active",
-                                strcmp(store_cell(&rows, i, 4), "1") == 0, "keys", keys));
+                                strcmp(store_cell(&rows, i, 4), "1") == 0, "keys",
+                                keys_of(keys, store_cell(&rows, i, 0))));
     }
+    json_decref(keys);
     if (rc) {
         json_decref(*members);
         json_decref(*clients);

@@ -469,9 +469,8 @@ int identity_key_get(struct store *store, struct arena *arena, long long princip
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "key '%s' not found", key);
-    *out = json_pack("{s:s, s:s, s:o}", "name", store_cell(&rows, 0, 0), "public_key",
-                     store_cell(&rows, 0, 1), "expiration_date",
-                     identity_expiration_json(store_cell(&rows, 0, 2)));
+    *out = identity_key_json(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1),
+                             store_cell(&rows, 0, 2));
     return 0;
 }
 

@@ -43,6 +43,9 @@ json_t *identity_url(const char *base, const char *a, const char *b, const char 
 /* "infinity" for NULL, else the DATETIME cell as ISO 8601 UTC: a new reference. */
 json_t *identity_expiration_json(const char *cell);
 
+/* {name, public_key, expiration_date} of a key from its columns (expires_at NULL: infinity). */
+json_t *identity_key_json(const char *name, const char *public_key, const char *expires_at);
+
 /* Parses Chef's expiration_date ("infinity", NULL or ISO 8601 UTC) into a DATETIME parameter in
  * out (*infinite set when there is no expiry); PURSER_EINVAL naming expiration_date. */
 int identity_expiration_param(const char *text, char out[20], int *infinite,
