@@ -37,10 +37,8 @@ static void *pool_malloc(size_t size)
         P.free_list[c] = *(void **)p;
     } else {
         if ((size_t)(P.bump_end[c] - P.bump[c]) < c << 3) {
-            if ((size_t)(P.limit - P.next) < POOL_PAGE) {
-                P.stats.fallback++;
-                return malloc(size);
-            }
+            if ((size_t)(P.limit - P.next) < POOL_PAGE)
+                return malloc(size); /* the region is full: malloc's, freed by free() */
             P.bump[c] = P.next;
             P.bump_end[c] = P.next + POOL_PAGE;
             P.next += POOL_PAGE;
@@ -49,8 +47,7 @@ static void *pool_malloc(size_t size)
         p = P.bump[c];
         P.bump[c] += c << 3;
     }
-    if ((P.stats.in_use += c << 3) > P.stats.peak)
-        P.stats.peak = P.stats.in_use;
+    P.stats.in_use += c << 3;
     return p;
 }
 
@@ -137,7 +134,6 @@ void json_pool_end(void)
     if (!P.installed || !P.active)
         return;
     P.active = 0;
-    P.stats.requests++;
     P.stats.in_use = 0;
     memset(P.free_list, 0, sizeof(P.free_list));
     memset(P.bump, 0, sizeof(P.bump));

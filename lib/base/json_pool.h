@@ -28,11 +28,8 @@
 #include <stddef.h>
 
 struct json_pool_stats {
-    size_t in_use;   /* pool bytes handed out and not yet freed, this request */
-    size_t peak;     /* the most pool bytes in use at once since install */
-    size_t fallback; /* allocations that went to malloc because the region was full */
-    size_t last;     /* the pool pages the last request ended with, in bytes */
-    unsigned long requests;
+    size_t in_use; /* pool bytes handed out and not yet freed, this request */
+    size_t last;   /* the pool pages the last request ended with, in bytes */
 };
 
 /* Installs the pool as jansson's allocator, reserving reserve bytes of address space (no
