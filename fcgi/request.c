@@ -3,7 +3,7 @@
 
 #include "codec/yaml_codec.h"
 
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/log.h"
 #include "base/utf8.h"
 #include "url.h"

@@ -4,6 +4,7 @@
  * returns near where it was; with the check on, a value kept past its request crashes at its first
  * use. */
 #include "base/json_pool.h"
+#include "base/json_text.h"
 #include "tap.h"
 
 #include <signal.h>

@@ -6,7 +6,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 
 #include <ctype.h>
 #include <stdio.h>

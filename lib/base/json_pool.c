@@ -166,13 +166,3 @@ struct json_pool_stats json_pool_stats(void)
 {
     return P.stats;
 }
-
-char *json_text(const json_t *value, size_t flags)
-{
-    int was = P.active;
-    char *text;
-    P.active = 0; /* the dump's buffers and its text from malloc: the caller free()s it */
-    text = json_dumps(value, flags);
-    P.active = was;
-    return text;
-}

@@ -12,7 +12,8 @@
  * The rule this asks of the code: no jansson value made during a request outlives it. What
  * lives across requests (the configuration, the RBAC policy, the keyring) is made before the
  * first request; caches keep text (lru), never jansson values. Text from json_dumps() must be
- * released with free(), so it is made outside the pool: call json_text() instead.
+ * released with free(), so it cannot come from the pool: call json_text() (base/json_text.h),
+ * whose text comes from malloc.
  *
  * With check on (PURSER_POOL_CHECK=1 in the environment, as the test stacks run), each request
  * gets fresh addresses and the previous request's pages become unreadable, so a value kept
@@ -51,8 +52,5 @@ int json_pool_release(void);
 int json_pool_active(void);
 
 struct json_pool_stats json_pool_stats(void);
-
-/* json_dumps(), with the text allocated by malloc (free() it) whether or not a pool is on. */
-char *json_text(const json_t *value, size_t flags);
 
 #endif

@@ -2,7 +2,7 @@
 #include "base/log.h"
 
 #include "base/buf.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/utf8.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
 
 #include "auth/keyring.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

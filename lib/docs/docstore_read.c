@@ -5,7 +5,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/utf8.h"
 
 #include <stdio.h>
@@ -13,12 +13,20 @@
 #include <string.h>
 #include <time.h>
 
-/* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory). */
+/* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory);
+ * concatenated, not formatted: the list makes one for each revision. */
 static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
                           const char *name)
 {
-    char *url = arena_sprintf(ctx->arena, "%s/revisions/%lld%s%s",
-                              ctx->base_url ? ctx->base_url : "", id, what, name);
+    char digits[24], *p = digits + sizeof(digits);
+    unsigned long long u = id < 0 ? 0 : (unsigned long long)id;
+    char *url;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    url = arena_concat(ctx->arena, ctx->base_url ? ctx->base_url : "", "/revisions/", p, what,
+                       name, (const char *)NULL);
     return url ? url : "";
 }
 
@@ -90,24 +98,45 @@ static void facts_add(json_t *map, const char *key, json_t *value)
     json_array_append_new(list, value);
 }
 
+/* Policy rows in the list's order: by revision, then by name. */
+static int policy_row_order(const void *a, const void *b)
+{
+    const char *const *x = a, *const *y = b;
+    long long rx = atoll(x[0]), ry = atoll(y[0]);
+    return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x[1], y[1]);
+}
+
 static int facts_read(const struct docstore_ctx *ctx, long long from, long long to, int with_tags,
                       struct revision_facts *f, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
-    struct store_rows tags = {0}, policies, latest;
+    struct store_rows tags = {0}, policies, latest = {0};
+    const char **sorted = NULL;
     int rc = with_tags ? docstore_query(ctx, &tags,
                                         "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
                                         "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
                                         p, 3, err)
                        : 0;
+    /* unordered: sorting the few rows here spares the server a temporary table */
     if (!rc)
         rc = docstore_query(ctx, &policies,
                             "SELECT m.revision_id, c.name, c.data FROM doc_revision_documents m "
                             "JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
                             "m.schema_name LIKE 'deckhand/ValidationPolicy/%' AND m.revision_id "
-                            "BETWEEN ? AND ? ORDER BY m.revision_id, c.name",
+                            "BETWEEN ? AND ?",
                             p, 3, err);
-    if (!rc)
+    if (!rc && policies.count) {
+        /* the latest entries matter only where a policy names validations: between the first
+         * and the last revision that has one (without a policy, no query at all) */
+        sorted = arena_calloc(ctx->arena, policies.count, 3 * sizeof(*sorted));
+        if (!sorted)
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        for (size_t i = 0; i < policies.count; i++)
+            for (int c = 0; c < 3; c++)
+                sorted[i * 3 + c] = store_cell(&policies, i, c);
+        qsort(sorted, policies.count, 3 * sizeof(*sorted), policy_row_order);
+        p[1] = STORE_INT(atoll(sorted[0]));
+        p[2] = STORE_INT(atoll(sorted[(policies.count - 1) * 3]));
         rc = docstore_query(ctx, &latest,
                             "SELECT revision_id, name, status, TIMESTAMPDIFF(SECOND, created_at, "
                             "UTC_TIMESTAMP(6)) FROM (SELECT revision_id, name, status, created_at, "
@@ -115,6 +144,7 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
                             "DESC) AS n FROM doc_validations WHERE org_id = ? AND revision_id "
                             "BETWEEN ? AND ?) v WHERE n = 1",
                             p, 3, err);
+    }
     if (rc)
         return rc;
     f->tags = json_object();
@@ -123,8 +153,7 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     for (size_t i = 0; i < tags.count; i++)
         facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
     for (size_t i = 0; i < policies.count; i++)
-        facts_add(f->policies, store_cell(&policies, i, 0),
-                  json_pack("[s, s]", store_cell(&policies, i, 1), store_cell(&policies, i, 2)));
+        facts_add(f->policies, sorted[i * 3], json_pack("[s, s]", sorted[i * 3 + 1], sorted[i * 3 + 2]));
     for (size_t i = 0; i < latest.count; i++) {
         char *key = arena_concat(ctx->arena, store_cell(&latest, i, 0), " ",
                                  store_cell(&latest, i, 1), (const char *)NULL);
@@ -221,21 +250,32 @@ static json_t *revision_json(const struct docstore_ctx *ctx, const struct revisi
     json_t *buckets = json_loads(store_cell(rows, i, 2), 0, &jerr);
     json_t *tags = !detail ? json_incref(json_object_get(facts->tags, store_cell(rows, i, 0)))
                            : tags_of(ctx, id, detail, err);
-    int all_ok = 1;
-    json_t *policies;
+    int all_ok = 1, bad = 0;
+    json_t *policies, *out;
     if (!detail && !tags)
         tags = json_array();
     policies = tags ? policy_statuses(ctx, facts, id, &all_ok) : NULL;
-    if (!buckets || !tags || !policies) {
+    /* built member by member (json_pack's format parsing and checks were a quarter of a
+     * list); each set runs, so each value is either kept or released */
+    if (!buckets || !tags || !policies || !(out = json_object())) {
         json_decref(buckets);
         json_decref(tags);
         json_decref(policies);
-        return NULL;
+        return err->code ? NULL : oom(err);
     }
-    return json_pack("{s:I, s:s, s:s, s:o, s:o, s:o, s:s}", "id", (json_int_t)id, "url",
-                     url_of(ctx, id, "", ""), "createdAt", store_cell(rows, i, 1), "buckets",
-                     buckets, "tags", tags, "validationPolicies", policies, "status",
-                     all_ok ? "succeeded" : "failed");
+    bad |= json_object_set_new_nocheck(out, "id", json_integer(id));
+    bad |= json_object_set_new_nocheck(out, "url", json_string(url_of(ctx, id, "", "")));
+    bad |= json_object_set_new_nocheck(out, "createdAt", json_string(store_cell(rows, i, 1)));
+    bad |= json_object_set_new_nocheck(out, "buckets", buckets);
+    bad |= json_object_set_new_nocheck(out, "tags", tags);
+    bad |= json_object_set_new_nocheck(out, "validationPolicies", policies);
+    bad |= json_object_set_new_nocheck(out, "status",
+                                       json_string_nocheck(all_ok ? "succeeded" : "failed"));
+    if (bad) {
+        json_decref(out);
+        return oom(err);
+    }
+    return out;
 }
 
 /* A page token of the revision list: "r<id>" of the last revision given, base64url. */

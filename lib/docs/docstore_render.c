@@ -5,7 +5,7 @@
 #include "codec/jsondiff.h"
 #include "codec/jsonpath.h"
 #include "codec/jsonschema.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/lru.h"
 #include "docs/render.h"
 #include "codec/yaml_codec.h"

@@ -3,7 +3,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/utf8.h"
 #include "codec/yaml_codec.h"
 

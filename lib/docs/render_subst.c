@@ -2,7 +2,7 @@
  * destinations by path, pattern and list, with PCRE2. */
 #include "docs/render_private.h"
 
-#include "base/json_pool.h"
+#include "base/json_text.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 
 #include "auth/identity.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "store/events.h"
 
 #include <ctype.h>

@@ -2,7 +2,7 @@
 #include "policy/cookbook.h"
 
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "auth/identity.h"
 #include "policy/policy_lock.h"
 #include "store/events.h"

@@ -6,7 +6,7 @@
 #include "auth/identity.h"
 #include "base/buf.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "policy/policy_lock.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "store/events.h"
 
 #include "auth/identity.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "policy/policy_lock.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #include "resource/resource.h"
 
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/log.h"
 #include "base/utf8.h"
 #include "codec/json_check.h"

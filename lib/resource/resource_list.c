@@ -4,7 +4,7 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "resource/selector.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* events.c: appending to and reading the event log (events.h). */
 #include "store/events.h"
 
-#include "base/json_pool.h"
+#include "base/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* events_publish.c: committed events posted to nginx's nchan publisher (events.h), so that
  * readers waiting with wait= are held by nginx, not by a purser worker. */
-#include "base/json_pool.h"
+#include "base/json_text.h"
 #include "base/log.h"
 #include "store/events.h"
 
