@@ -4,6 +4,7 @@
 #include "auth/chef_auth.h"
 #include "base/utf8.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "router.h"
 
 #include <stdio.h>
@@ -91,25 +92,30 @@ static int authenticate_chef(struct request *req)
     const char **keys = NULL;
     size_t key_count = 0, which;
     int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
-    if (rc)
+    if (rc) {
+        metrics_add(METRIC_AUTH_CHEF_HEADERS, 1);
         return rc;
-    if (!utf8_valid(signed_req.user_id, strlen(signed_req.user_id))) /* no such name exists */
+    }
+    /* a name that is not UTF-8 names no one */
+    rc = utf8_valid(signed_req.user_id, strlen(signed_req.user_id))
+             ? identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
+                                  request_org(req), signed_req.user_id, &req->who, &keys,
+                                  &key_count, &req->err)
+             : PURSER_ENOTFOUND;
+    if (rc == PURSER_ENOTFOUND) {
+        metrics_add(METRIC_AUTH_UNKNOWN_PRINCIPAL, 1);
         return purser_error_set(&req->err, PURSER_EUNAUTH,
                                 "Failed to authenticate as '%s'. Ensure that your node_name and "
                                 "client key are correct.",
                                 quoted(req, signed_req.user_id));
-    rc = identity_requestor(req->svc->store, req->svc->auth_cache, req->arena,
-                            request_org(req), signed_req.user_id, &req->who, &keys,
-                            &key_count, &req->err);
-    if (rc == PURSER_ENOTFOUND)
-        return purser_error_set(&req->err, PURSER_EUNAUTH,
-                                "Failed to authenticate as '%s'. Ensure that your node_name and "
-                                "client key are correct.",
-                                quoted(req, signed_req.user_id));
+    }
     if (rc)
         return rc;
-    return chef_auth_verify(&signed_req, version, keys, key_count, req->svc->key_cache, &which,
-                            &req->err);
+    rc = chef_auth_verify(&signed_req, version, keys, key_count, req->svc->key_cache, &which,
+                          &req->err);
+    if (rc == PURSER_EUNAUTH)
+        metrics_add(METRIC_AUTH_SIGNATURE, 1);
+    return rc;
 }
 
 static int from_loopback(struct request *req)
@@ -118,15 +124,24 @@ static int from_loopback(struct request *req)
     return addr && (strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0);
 }
 
+int auth_open_route(struct request *req)
+{
+    return (req->route->flags & ROUTE_OPEN) ||
+           ((req->route->flags & ROUTE_LOOPBACK) && req->svc->config->metrics_open_loopback &&
+            from_loopback(req));
+}
+
 int auth_authenticate(struct request *req, int development_mode)
 {
     const char *authorization = request_header(req, "Authorization");
     int rc;
 
-    if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0)
+    if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
         rc = identity_token_principal(req->svc->store, req->svc->auth_cache,
                                       req->arena, authorization + 7, &req->who, &req->err);
-    else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
+        if (rc == PURSER_EUNAUTH)
+            metrics_add(METRIC_AUTH_TOKEN, 1);
+    } else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
              request_header(req, "X-Ops-Timestamp") || request_header(req, "X-Ops-Content-Hash") ||
              request_header(req, "X-Ops-Authorization-1"))
         rc = authenticate_chef(req);
@@ -134,10 +149,12 @@ int auth_authenticate(struct request *req, int development_mode)
         req->who =
             (struct principal){.id = 0, .is_user = 1, .name = "development", .server_admin = 1};
         rc = 0;
-    } else
+    } else {
+        metrics_add(METRIC_AUTH_MISSING, 1);
         rc = purser_error_set(&req->err, PURSER_EUNAUTH,
                               "missing credentials: sign the request (Chef) or send "
                               "'Authorization: Bearer TOKEN'");
+    }
     if (rc)
         return rc;
     req->authenticated = 1;
@@ -177,6 +194,7 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
 
 static void log_denial(struct request *req, const char *action)
 {
+    metrics_add(METRIC_RBAC_DENIED, 1);
     json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "request_id", req->request_id,
                                "principal", req->principal, "action", action, "path", req->path,
                                "organization", request_org(req));

@@ -10,6 +10,7 @@ int health_deep(struct request *req);
 
 /* docs.c: the OpenAPI document of the route table */
 int docs_openapi(struct request *req);
+int metrics_answer(struct request *req);
 
 /* organizations.c */
 int org_list(struct request *req);

@@ -1,7 +1,12 @@
-/* health.c: GET /healthz (the process answers) and GET /healthz/deep (database and schema). */
+/* health.c: GET /healthz (the process answers), GET /healthz/deep (database and schema) and
+ * GET /metrics (Prometheus). */
+#include "base/metrics.h"
+#include "config/config.h"
 #include "store/migrate.h"
 #include "handlers.h"
+#include "router.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int health_live(struct request *req)
@@ -27,5 +32,22 @@ int health_deep(struct request *req)
         json_pack("{s:s, s:s, s:i}", "status", "ok", "database", "ok", "schema_version", current);
     rc = respond_json(req, 200, body, "Cache-Control: no-store\r\n");
     json_decref(body);
+    return rc;
+}
+
+int metrics_answer(struct request *req)
+{
+    static struct metrics_route *names; /* the route table's patterns and methods, made once */
+    struct buf text = BUF_INIT;
+    int rc;
+    if (!names && (names = calloc(route_count, sizeof(*names))))
+        for (size_t i = 0; i < route_count; i++)
+            names[i] = (struct metrics_route){routes[i].pattern, routes[i].method};
+    if (!names || metrics_text(&text, names, route_count, PURSER_VERSION))
+        rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    else
+        rc = respond_text(req, 200, "text/plain; version=0.0.4; charset=utf-8", buf_cstr(&text),
+                          text.len, "Cache-Control: no-store\r\n");
+    buf_release(&text);
     return rc;
 }

@@ -9,6 +9,7 @@
  */
 #include "config/config.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "router.h"
 #include "worker.h"
 
@@ -82,6 +83,7 @@ static int spawn(struct master *m)
         _exit(status);
     }
     m->children[m->child_count++] = (struct child){pid, m->generation, 0, 0};
+    metrics_set(METRIC_WORKERS_ALIVE, (long long)m->child_count);
     return 0;
 }
 
@@ -127,16 +129,25 @@ static void reap(struct master *m)
         for (size_t i = 0; i < m->child_count; i++) {
             if (m->children[i].pid != pid)
                 continue;
+            const struct child *c = &m->children[i];
+            int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL) {
                 json_t *fields = json_pack("{s:i, s:i}", "worker", (int)pid, "signal",
                                            WTERMSIG(status));
                 log_message("error", "worker crashed; replacing it", fields);
                 json_decref(fields);
-            } else if (!m->children[i].stop_deadline &&
-                       !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+            } else if (!c->stop_deadline && !clean) {
                 log_pid("worker died; replacing it", pid);
             }
+            /* why it goes, for purser_worker_restarts_total (a shutdown is no restart) */
+            if (!c->stop_deadline && !(clean && c->retiring))
+                metrics_add(METRIC_WORKER_RESTART_CRASHED, 1);
+            else if (clean && c->retiring && !c->stop_deadline)
+                metrics_add(METRIC_WORKER_RESTART_RETIRED, 1);
+            else if (c->generation != m->generation && !m->stopping)
+                metrics_add(METRIC_WORKER_RESTART_RELOAD, 1);
             m->children[i] = m->children[--m->child_count];
+            metrics_set(METRIC_WORKERS_ALIVE, (long long)m->child_count);
             break;
         }
     }
@@ -229,6 +240,9 @@ static int supervise(struct master *m)
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGUSR1);
     sigprocmask(SIG_BLOCK, &set, NULL);
+    /* counters every worker adds to, inherited by each (GET /metrics) */
+    if (metrics_init(route_count))
+        log_message("warning", "no shared memory for metrics; GET /metrics shows none", NULL);
     fill_workers(m);
     for (;;) {
         struct timespec tick = {0, 200 * 1000000L};

@@ -32,6 +32,10 @@ const struct route routes[] = {
     {"GET", "/healthz/deep", NULL, H(health_deep), ROUTE_OPEN,
      "Readiness: database reachable and schema current"},
     {"GET", "/docs", NULL, H(docs_openapi), ROUTE_OPEN, "This API as an OpenAPI 3 document"},
+    {"GET", "/metrics", "read_metrics", H(metrics_answer), ROUTE_LOOPBACK,
+     "Counters in Prometheus' text format, for the whole process: requests by route, method and "
+     "status, latency, database errors and retries, caches, authentication failures, RBAC "
+     "denials, workers (open to loopback clients unless http.metrics_open_loopback is off)"},
 
     /* organizations */
     {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations"},

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/json_pool.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "auth.h"
 #include "request.h"
 #include "router.h"
@@ -39,8 +40,6 @@ struct worker {
 
 static volatile sig_atomic_t stop_requested;
 
-
-
 /* Reads the keyring named in the configuration; without one, encrypted documents are refused
  * (503) rather than stored in clear. */
 static void load_keyring(struct worker *w)
@@ -60,11 +59,6 @@ static void on_stop_signal(int sig)
     (void)sig;
     stop_requested = 1;
 }
-
-
-
-
-
 
 static double now_ms(void)
 {
@@ -195,9 +189,9 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         rc = auth_api_version(&req);
     if (!rc)
         rc = request_read_body(&req);
-    if (!rc && !(req.route->flags & ROUTE_OPEN))
+    if (!rc && !auth_open_route(&req))
         rc = auth_authenticate(&req, w->svc.config->development_mode);
-    if (!rc && !(req.route->flags & ROUTE_OPEN))
+    if (!rc && !auth_open_route(&req))
         rc = auth_authorize(&req, w->svc.policy);
     if (!rc) {
         store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
@@ -212,6 +206,8 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         respond_error(&req, rc);
     }
     log_request(&req, started);
+    metrics_request(req.route ? (size_t)(req.route - routes) : (size_t)-1, req.status,
+                    (now_ms() - started) / 1000.0);
     json_decref(req.error_details);
     /* With all of the input read, the connection is closed plainly; libfcgi's lingering close
      * (shutdown, wait for nginx's end, read, close) is kept for a request refused before its
@@ -285,6 +281,9 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     w.svc.render_limits = &w.render_limits;
     if (cfg->cache_rendered > 0)
         w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
+    lru_count_as(w.svc.revision_cache, METRIC_CACHE_REVISION_HIT);
+    lru_count_as(w.svc.auth_cache, METRIC_CACHE_AUTH_HIT);
+    lru_count_as(w.svc.render_cache, METRIC_CACHE_RENDERED_HIT);
     if (cfg->pool_reserve_bytes > 0) /* made before the first request: see json_pool.h */
         json_pool_install((size_t)cfg->pool_reserve_bytes, (size_t)cfg->pool_keep_bytes);
     int busy = 0; /* the last accept succeeded: under load another connection is waiting */

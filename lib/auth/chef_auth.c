@@ -3,6 +3,7 @@
 
 #include "base/crypto.h"
 #include "base/hash.h"
+#include "base/metrics.h"
 
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
@@ -243,9 +244,11 @@ static struct key_entry *key_lookup(struct chef_key_cache *c, const char *pem,
     e = &c->slots[hash_fnv1a(pem, strlen(pem)) & c->mask];
     if (e->pem && strcmp(e->pem, pem) == 0) {
         c->stats.hits++;
+        metrics_add(METRIC_CACHE_CHEF_KEY_HIT, 1);
         return e;
     }
     c->stats.misses++;
+    metrics_add(METRIC_CACHE_CHEF_KEY_MISS, 1);
     return key_entry_fill(e, pem) ? e : NULL;
 }
 

@@ -3,6 +3,7 @@
 #include "base/hash.h"
 
 #include "base/err.h"
+#include "base/metrics.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct lru {
     unsigned ttl;
     struct entry *newest, *oldest;
     struct lru_stats stats;
+    int metric; /* the hit counter of base/metrics.h (the miss is the next one); -1: none */
 };
 
 struct lru *lru_new(size_t capacity, unsigned ttl)
@@ -32,6 +34,7 @@ struct lru *lru_new(size_t capacity, unsigned ttl)
     c->capacity = capacity ? capacity : 1;
     c->bucket_count = 2 * c->capacity + 1;
     c->ttl = ttl;
+    c->metric = -1;
     if (!(c->buckets = calloc(c->bucket_count, sizeof(*c->buckets)))) {
         free(c);
         return NULL;
@@ -103,15 +106,21 @@ const char *lru_get(struct lru *c, const char *key, size_t *len, time_t now)
     struct entry *e = *slot;
     if (!e) {
         c->stats.misses++;
+        if (c->metric >= 0)
+            metrics_add((enum metric)(c->metric + 1), 1);
         return NULL;
     }
     if (now >= e->expires) {
         c->stats.expirations++;
         c->stats.misses++;
+        if (c->metric >= 0)
+            metrics_add((enum metric)(c->metric + 1), 1);
         remove_entry(c, slot);
         return NULL;
     }
     c->stats.hits++;
+    if (c->metric >= 0)
+        metrics_add((enum metric)c->metric, 1);
     unlink_recency(c, e);
     push_newest(c, e);
     if (len)
@@ -154,4 +163,10 @@ size_t lru_count(const struct lru *c)
 void lru_get_stats(const struct lru *c, struct lru_stats *out)
 {
     *out = c->stats;
+}
+
+void lru_count_as(struct lru *c, int hit_metric)
+{
+    if (c)
+        c->metric = hit_metric;
 }

@@ -32,4 +32,8 @@ void lru_clear(struct lru *cache);
 size_t lru_count(const struct lru *cache);
 void lru_get_stats(const struct lru *cache, struct lru_stats *out);
 
+/* Counts the cache's hits in base/metrics.h's counter hit_metric and its misses in the one
+ * after it (METRIC_CACHE_*_HIT); accepts NULL. */
+void lru_count_as(struct lru *cache, int hit_metric);
+
 #endif

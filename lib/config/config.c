@@ -43,6 +43,8 @@ static const struct option options[] = {
         "largest request body; larger ones get 413"),
     OPT("http", "retry_after", OPT_INT, retry_after, "5", 1, 3600,
         "Retry-After seconds on 503 when the database is unreachable"),
+    OPT("http", "metrics_open_loopback", OPT_BOOL, metrics_open_loopback, "true", 0, 0,
+        "GET /metrics answers loopback clients without credentials (others need read_metrics)"),
     OPT("database", "socket", OPT_STRING, db_socket, "", 0, 0,
         "MariaDB unix socket; empty = TCP to host and port"),
     OPT("database", "host", OPT_STRING, db_host, "127.0.0.1", 0, 0, "MariaDB host"),

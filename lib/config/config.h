@@ -8,6 +8,9 @@
 #ifndef PURSER_CONFIG_H
 #define PURSER_CONFIG_H
 
+/* The release this source is (purser_build_info in GET /metrics). */
+#define PURSER_VERSION "0.9.0"
+
 #include "base/buf.h"
 #include "base/err.h"
 
@@ -34,6 +37,7 @@ struct purser_config {
     char *db_name;
     long db_connect_timeout; /* seconds */
     /* auth */
+    int metrics_open_loopback; /* GET /metrics without credentials from loopback */
     int development_mode; /* unauthenticated requests act as a server admin (loopback only) */
     /* cache (per worker) */
     long cache_revisions; /* policy revision bodies kept */

@@ -2,6 +2,7 @@
 #include "store/store.h"
 
 #include "base/crypto.h"
+#include "base/metrics.h"
 
 #include <errmsg.h>
 #include <jansson.h>
@@ -28,6 +29,7 @@ struct cached_stmt {
 
 struct store {
     MYSQL *conn; /* NULL while disconnected */
+    int connected_before; /* a connection was made once: the next one is a reconnect */
     int in_txn;
     unsigned long clock;
     struct cached_stmt cache[STMT_CACHE_SIZE];
@@ -152,6 +154,11 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
 {
     s->stats.errors++;
     s->last_error = code;
+    metrics_add(code == ER_LOCK_DEADLOCK        ? METRIC_DB_ERROR_DEADLOCK
+                : code == ER_LOCK_WAIT_TIMEOUT  ? METRIC_DB_ERROR_LOCK_WAIT
+                : is_connection_error(code)     ? METRIC_DB_ERROR_CONNECTION
+                                                : METRIC_DB_ERROR_OTHER,
+                1);
     if (is_connection_error(code)) {
         /* text lives in the statement or connection that disconnect() frees: format first */
         int rc = purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
@@ -217,6 +224,7 @@ int store_connect(struct store *s, struct purser_error *err)
         free(password);
         mysql_close(conn);
         s->stats.errors++;
+        metrics_add(METRIC_DB_ERROR_CONNECTION, 1);
         return rc;
     }
     if (password)
@@ -229,6 +237,9 @@ int store_connect(struct store *s, struct purser_error *err)
         return rc;
     }
     s->conn = conn;
+    if (s->connected_before)
+        metrics_add(METRIC_DB_RECONNECT, 1);
+    s->connected_before = 1;
     s->max_packet = 0;
     if (!mysql_real_query(conn, "SELECT @@max_allowed_packet", 27)) {
         MYSQL_RES *res = mysql_store_result(conn);
@@ -532,6 +543,10 @@ int store_txn(struct store *s, int attempts,
         if (attempt) {
             unsigned char jitter = 0;
             s->stats.txn_retries++;
+            metrics_add(s->last_error == ER_LOCK_DEADLOCK       ? METRIC_DB_RETRY_DEADLOCK
+                        : s->last_error == ER_LOCK_WAIT_TIMEOUT ? METRIC_DB_RETRY_LOCK_WAIT
+                                                                : METRIC_DB_RETRY_CONNECTION,
+                        1);
             crypto_random(&jitter, 1); /* racing writers must not retry in step */
             pause_ms((5L << (attempt < 6 ? attempt : 6)) + jitter % 20);
         }

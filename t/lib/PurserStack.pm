@@ -53,6 +53,7 @@ sub start {
     local $ENV{PURSER_DEVELOPMENT} = $opt{development} ? 1 : 0;
     local $ENV{PURSER_AUTH_TTL} = $opt{auth_ttl} // 1;
     local $ENV{PURSER_CACHE_RENDERED} = $opt{cache_rendered} // 16;
+    local $ENV{PURSER_METRICS_LOOPBACK} = $opt{metrics_loopback} // 1;
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
