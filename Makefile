@@ -35,7 +35,7 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 
 STATE ?= var
 
-.PHONY: all deps ready build run stop test clean
+.PHONY: all deps ready build run stop test clean install install-files
 .SECONDARY:
 all: build
 
@@ -110,6 +110,53 @@ PROVE_FLAGS ?=
 
 test: ready
 	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(TESTS) $(sort $(wildcard t/[0-9]*.t))
+
+# make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (README "Production"):
+# the programs, the admin pages, the default policy, an example configuration, the nginx
+# site and its snippets, the systemd unit and its user. What an operator edits (the
+# configuration, the policy, the nginx site) is not overwritten when it is already there.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(SYSCONFDIR)/systemd/system
+SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
+# the unit's RuntimeDirectory: the sockets of purser-fcgi and nchan
+RUNDIR ?= /run/purser
+BINDIR := $(PREFIX)/bin
+SBINDIR := $(PREFIX)/sbin
+SHAREDIR := $(PREFIX)/share/purser
+DOCDIR := $(PREFIX)/share/doc/purser
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+            -e 's|@SHAREDIR@|$(SHAREDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+            -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@RUNDIR@|$(RUNDIR)|g'
+# install-if-absent MODE SOURCE TARGET
+KEEP = install_keep() { if [ -e "$$3" ]; then echo "install: keeping $$3"; \
+                        else install -m "$$1" "$$2" "$$3"; fi; }; install_keep
+
+install: ready
+	@$(MAKE) --no-print-directory install-files
+
+install-files: $(BUILD)/purser-fcgi $(BUILD)/purser
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SHAREDIR)/policies \
+	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/purser \
+	  $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available $(DESTDIR)$(SYSCONFDIR)/nginx/snippets \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 755 $(BUILD)/purser $(DESTDIR)$(BINDIR)/purser
+	install -m 755 $(BUILD)/purser-fcgi $(DESTDIR)$(SBINDIR)/purser-fcgi
+	rm -rf $(DESTDIR)$(SHAREDIR)/admin && cp -R nginx/admin $(DESTDIR)$(SHAREDIR)/admin
+	chmod -R u=rwX,go=rX $(DESTDIR)$(SHAREDIR)/admin
+	install -m 644 policies/default.yaml $(DESTDIR)$(SHAREDIR)/policies/default.yaml
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(SUBST) dist/purser.yaml.in > $(DESTDIR)$(DOCDIR)/examples/purser.yaml
+	$(SUBST) nginx/purser-site.conf.in > $(DESTDIR)$(DOCDIR)/examples/nginx-site.conf
+	$(SUBST) dist/purser-fcgi.service.in > $(DESTDIR)$(UNITDIR)/purser-fcgi.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/purser-fcgi.service
+	install -m 644 dist/purser.sysusers $(DESTDIR)$(SYSUSERSDIR)/purser.conf
+	install -m 644 nginx/fastcgi-purser.params $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-fastcgi.conf
+	tools/watch-locations $(RUNDIR)/nchan.sock > $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-watch.conf
+	@$(KEEP) 640 $(DESTDIR)$(DOCDIR)/examples/purser.yaml $(DESTDIR)$(SYSCONFDIR)/purser/purser.yaml
+	@$(KEEP) 644 policies/default.yaml $(DESTDIR)$(SYSCONFDIR)/purser/policy.yaml
+	@$(KEEP) 644 $(DESTDIR)$(DOCDIR)/examples/nginx-site.conf $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available/purser
+	@echo "installed under $(DESTDIR)$(PREFIX) and $(DESTDIR)$(SYSCONFDIR); next: README, Production"
 
 clean:
 	rm -rf build

@@ -16,12 +16,14 @@
 #include <errno.h>
 #include <fcgiapp.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <mysql.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -201,7 +203,7 @@ static void enforce_deadlines(struct master *m)
             kill(m->children[i].pid, SIGKILL);
 }
 
-static int open_socket(const char *path, int backlog)
+static int open_socket(const char *path, int backlog, const char *group)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     int probe, fd;
@@ -224,6 +226,16 @@ static int open_socket(const char *path, int backlog)
     if (fd < 0) {
         fprintf(stderr, "purser-fcgi: cannot listen on %s: %s\n", path, strerror(errno));
         return -1;
+    }
+    if (*group) { /* nginx's group may connect, no one else (a member of it, as systemd runs us) */
+        struct group *g = getgrnam(group);
+        if (!g || chown(path, (uid_t)-1, g->gr_gid) || chmod(path, 0660)) {
+            fprintf(stderr, "purser-fcgi: cannot give %s to group %s (fcgi.socket_group): %s\n",
+                    path, group, g ? strerror(errno) : "no such group");
+            close(fd);
+            unlink(path);
+            return -1;
+        }
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -311,7 +323,7 @@ int main(int argc, char **argv)
         return 1;
     }
     FCGX_Init();
-    if ((m.listen_fd = open_socket(m.cfg.fcgi_socket, (int)m.cfg.fcgi_backlog)) < 0)
+    if ((m.listen_fd = open_socket(m.cfg.fcgi_socket, (int)m.cfg.fcgi_backlog, m.cfg.fcgi_socket_group)) < 0)
         return 1;
     {
         json_t *fields = json_pack("{s:s, s:i}", "socket", m.cfg.fcgi_socket, "workers",

@@ -29,6 +29,9 @@ struct option {
 static const struct option options[] = {
     OPT("fcgi", "socket", OPT_STRING, fcgi_socket, "var/run/purser-fcgi.sock", 0, 0,
         "unix socket the FastCGI master listens on (nginx's fastcgi_pass)"),
+    OPT("fcgi", "socket_group", OPT_STRING, fcgi_socket_group, "", 0, 0,
+        "group given the socket, mode 0660 (nginx's, www-data, in a production install); empty = "
+        "the process's own, mode from its umask"),
     OPT("fcgi", "backlog", OPT_INT, fcgi_backlog, "128", 1, 65535, "listen backlog"),
     OPT("fcgi", "workers", OPT_INT, workers, "0", 0, 256, "worker processes; 0 = one per CPU"),
     OPT("fcgi", "max_requests", OPT_INT, max_requests, "10000", 0, 1000000000,

@@ -19,6 +19,7 @@
 struct purser_config {
     /* fcgi: the FastCGI master and its workers */
     char *fcgi_socket;     /* unix socket path nginx connects to */
+    char *fcgi_socket_group; /* its group (mode 0660); empty: the process's own */
     long fcgi_backlog;     /* listen() backlog */
     long workers;          /* worker processes; 0 = one per CPU */
     long max_requests;     /* a worker exits after this many requests (0 = never) */
