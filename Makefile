@@ -35,7 +35,7 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 
 STATE ?= var
 
-.PHONY: all deps ready build run stop test clean install install-files
+.PHONY: all deps ready build run stop test clean install install-files fuzz fuzz-build
 .SECONDARY:
 all: build
 
@@ -109,6 +109,7 @@ PROVE ?= prove
 PROVE_FLAGS ?=
 
 test: ready
+	@$(MAKE) --no-print-directory fuzz-build
 	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(TESTS) $(sort $(wildcard t/[0-9]*.t))
 
 # make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (README "Production"):
@@ -157,6 +158,53 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser
 	@$(KEEP) 644 policies/default.yaml $(DESTDIR)$(SYSCONFDIR)/purser/policy.yaml
 	@$(KEEP) 644 $(DESTDIR)$(DOCDIR)/examples/nginx-site.conf $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available/purser
 	@echo "installed under $(DESTDIR)$(PREFIX) and $(DESTDIR)$(SYSCONFDIR); next: README, Production"
+
+# libFuzzer targets (t/fuzz/*.c, seeds in t/fuzz/corpus/<target>/): the library built again
+# by clang with libFuzzer, AddressSanitizer and UBSan in build/fuzz. `make fuzz` fuzzes each
+# target for FUZZ_SECONDS (new inputs in build/fuzz/corpus/, crashes in build/fuzz/crashes/);
+# `make test` builds them and t/0009 replays every seed.
+FUZZ_DIR := build/fuzz
+FUZZ_SRC := $(sort $(wildcard t/fuzz/*.c))
+FUZZ_TARGETS := $(FUZZ_SRC:t/fuzz/%.c=$(FUZZ_DIR)/fuzz-%)
+FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS = -O1 -g -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Wno-unused-function -Ilib \
+              $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link $(PKG_CFLAGS)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/migrations.o $(FUZZ_DIR)/fcgi/router.o \
+            $(FUZZ_DIR)/fcgi/url.o $(FUZZ_DIR)/fcgi/routes-table.o
+FUZZ_SECONDS ?= 60
+
+$(FUZZ_DIR)/%.o: %.c $(wildcard lib/*/*.h fcgi/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/migrations.o: $(BUILD)/migrations.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -DROUTES_TABLE_ONLY -c -o $@ $<
+
+$(FUZZ_DIR)/libpurser-fuzz.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz-%: t/fuzz/%.c t/fuzz/fuzz.h $(FUZZ_DIR)/libpurser-fuzz.a
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libpurser-fuzz.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: ready
+	@$(MAKE) --no-print-directory fuzz-build
+	@mkdir -p $(FUZZ_DIR)/crashes
+	@for t in $(FUZZ_SRC:t/fuzz/%.c=%); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$t- $(FUZZ_DIR)/corpus/$$t t/fuzz/corpus/$$t \
+	    2>&1 | grep -E '^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|artifact_prefix)' \
+	    || true; \
+	done
+	@ls $(FUZZ_DIR)/crashes | grep . && { echo "fuzz: crashes in $(FUZZ_DIR)/crashes"; exit 1; } || echo "fuzz: no crash"
 
 clean:
 	rm -rf build

@@ -77,5 +77,30 @@ int main(int argc, char **argv)
         free(names[i]);
     }
     tap_ok(total >= 500, "%zu suite tests run", total);
+    {
+        /* found by fuzzing (t/fuzz/corpus/jsonschema/crash-ref-to-itself): a schema whose $ref
+         * leads back to itself without going into the instance overflowed the stack. Now the
+         * loop is a failure of that $ref: alone it makes the instance invalid; beside a
+         * branch that holds ({}), anyOf still passes. */
+        const char *loops[] = {"{\"$ref\": \"#\"}", "{\"anyOf\": [{\"$ref\": \"\"}, {}]}"};
+        const int want[] = {0, 1};
+        for (size_t i = 0; i < sizeof(loops) / sizeof(loops[0]); i++) {
+            json_t *schema = json_loads(loops[i], 0, NULL), *errors = json_array();
+            json_t *one = json_real(1.5);
+            struct jsonschema *s = NULL;
+            struct purser_error err;
+            int compiled = !jsonschema_compile(&s, schema, &err);
+            int ok = compiled ? jsonschema_validate(s, one, errors, 10) : -1;
+            const char *msg =
+                json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+            tap_ok(compiled && ok == want[i] && (want[i] || (msg && strstr(msg, "refers to itself"))),
+                   "%s: %s (%s), no stack overflow", loops[i], ok ? "valid" : "invalid",
+                   msg ? msg : "no message");
+            jsonschema_free(s);
+            json_decref(schema);
+            json_decref(errors);
+            json_decref(one);
+        }
+    }
     return tap_done();
 }

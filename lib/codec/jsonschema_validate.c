@@ -25,7 +25,12 @@ struct check {
     struct jsonschema *s;
     json_t *errors;
     size_t max;
+    unsigned depth; /* schemas entered and not yet left: a $ref may lead back to itself */
 };
+
+/* Deeper than any instance (YAML's max_depth is 200) needs, through $refs and combinators;
+ * a schema that refers to itself without going into the instance stops here. */
+#define MAX_DEPTH 2000
 
 static void format_where(struct buf *b, const struct where *w)
 {
@@ -115,7 +120,7 @@ static int valid(struct check *c, struct node *n, const json_t *v, const struct 
 /* Validity under a subschema without collecting its failures (anyOf, oneOf, not). */
 static int quietly(struct check *c, struct node *n, const json_t *v, const struct where *w)
 {
-    struct check q = {.s = c->s};
+    struct check q = {.s = c->s, .depth = c->depth};
     return valid(&q, n, v, w);
 }
 
@@ -273,7 +278,20 @@ static int valid_combinators(struct check *c, struct node *n, const json_t *v,
     return ok;
 }
 
+static int valid_here(struct check *c, struct node *n, const json_t *v, const struct where *w);
+
 static int valid(struct check *c, struct node *n, const json_t *v, const struct where *w)
+{
+    int ok;
+    if (c->depth >= MAX_DEPTH)
+        return fail(c, n, w, "$ref", "the schema refers to itself without end");
+    c->depth++;
+    ok = valid_here(c, n, v, w);
+    c->depth--;
+    return ok;
+}
+
+static int valid_here(struct check *c, struct node *n, const json_t *v, const struct where *w)
 {
     unsigned type = type_of(v);
     int ok = 1;
