@@ -113,6 +113,8 @@ int jsonpath_compile(struct jsonpath **out, const char *text, struct purser_erro
                                                        : "too many steps";
         if (what) {
             int rc = syntax(err, text, at, what);
+            if (path->count < cap) /* a step that failed after its key was read ("['k'" without ']') */
+                free(path->steps[path->count].key);
             jsonpath_free(path);
             return rc;
         }
