@@ -154,11 +154,12 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
 {
     s->stats.errors++;
     s->last_error = code;
-    metrics_add(code == ER_LOCK_DEADLOCK        ? METRIC_DB_ERROR_DEADLOCK
-                : code == ER_LOCK_WAIT_TIMEOUT  ? METRIC_DB_ERROR_LOCK_WAIT
-                : is_connection_error(code)     ? METRIC_DB_ERROR_CONNECTION
-                                                : METRIC_DB_ERROR_OTHER,
-                1);
+    if (code != ER_DUP_ENTRY) /* a duplicate is an answer (409), not a fault of the database */
+        metrics_add(code == ER_LOCK_DEADLOCK       ? METRIC_DB_ERROR_DEADLOCK
+                    : code == ER_LOCK_WAIT_TIMEOUT ? METRIC_DB_ERROR_LOCK_WAIT
+                    : is_connection_error(code)    ? METRIC_DB_ERROR_CONNECTION
+                                                   : METRIC_DB_ERROR_OTHER,
+                    1);
     if (is_connection_error(code)) {
         /* text lives in the statement or connection that disconnect() frees: format first */
         int rc = purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
