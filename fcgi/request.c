@@ -181,26 +181,15 @@ static const char *api_version_header(struct request *req)
     return *slot ? *slot : "";
 }
 
-/* The decimal digits of v in buf. */
-static const char *decimal(char buf[24], unsigned long long v)
-{
-    char *p = buf + 23;
-    *p = '\0';
-    do
-        *--p = (char)('0' + v % 10);
-    while (v /= 10);
-    return p;
-}
-
 int respond_text(struct request *req, int status, const char *content_type, const char *text,
                  size_t len, const char *extra_headers)
 {
     int head_only = strcmp(req->method, "HEAD") == 0;
     char status_text[24], length_text[24];
     /* concatenated, not formatted: this runs for every answer */
-    char *head = arena_concat(req->arena, "Status: ", decimal(status_text, (unsigned long long)status),
+    char *head = arena_concat(req->arena, "Status: ", decimal_text(status_text, (unsigned long long)status),
                               " ", http_reason(status), "\r\nContent-Type: ", content_type,
-                              "\r\nContent-Length: ", decimal(length_text, len),
+                              "\r\nContent-Length: ", decimal_text(length_text, len),
                               "\r\nX-Request-Id: ", req->request_id,
                               "\r\nX-Ops-Server-API-Version: ", api_version_header(req), "\r\n",
                               extra_headers ? extra_headers : "", "\r\n", (const char *)NULL);

@@ -81,10 +81,10 @@ static void new_request_id(char out[17])
 
 /* The request's line, written by hand (no JSON objects to build on the hot path) and held
  * back with the others until the worker goes idle (log.h). */
-static void log_request(struct request *req, double started)
+static void log_request(struct request *req, double ms)
 {
     char ts[40];
-    long us = (long)((now_ms() - started) * 1000.0);
+    long us = (long)(ms * 1000.0);
     struct buf b = BUF_INIT;
     int rc;
     log_timestamp(ts, sizeof(ts));
@@ -189,10 +189,11 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         rc = auth_api_version(&req);
     if (!rc)
         rc = request_read_body(&req);
-    if (!rc && !auth_open_route(&req))
+    if (!rc && !auth_open_route(&req)) {
         rc = auth_authenticate(&req, w->svc.config->development_mode);
-    if (!rc && !auth_open_route(&req))
-        rc = auth_authorize(&req, w->svc.policy);
+        if (!rc)
+            rc = auth_authorize(&req, w->svc.policy);
+    }
     if (!rc) {
         store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
         rc = req.route->handler(&req);
@@ -205,9 +206,12 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);
     }
-    log_request(&req, started);
-    metrics_request(req.route ? (size_t)(req.route - routes) : (size_t)-1, req.status,
-                    (now_ms() - started) / 1000.0);
+    {
+        double ms = now_ms() - started;
+        log_request(&req, ms);
+        metrics_request(req.route ? (size_t)(req.route - routes) : (size_t)-1, req.status,
+                        ms / 1000.0);
+    }
     json_decref(req.error_details);
     /* With all of the input read, the connection is closed plainly; libfcgi's lingering close
      * (shutdown, wait for nginx's end, read, close) is kept for a request refused before its

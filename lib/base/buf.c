@@ -110,3 +110,13 @@ char *buf_detach(struct buf *b, size_t *len_out)
     b->cap = 0;
     return out;
 }
+
+const char *decimal_text(char out[24], unsigned long long v)
+{
+    char *p = out + 23;
+    *p = '\0';
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    return p;
+}

@@ -43,6 +43,10 @@ void buf_reset(struct buf *b);
 /* Frees the memory and returns the buffer to BUF_INIT (keeping its limit). Accepts NULL. */
 void buf_release(struct buf *b);
 
+/* The decimal digits of v, written at the end of out (NUL-terminated); returns where they
+ * start. For hot paths that build text by concatenation instead of formatting. */
+const char *decimal_text(char out[24], unsigned long long v);
+
 /* Hands the contents to the caller (free() it; never NULL unless out of memory) and resets
  * the buffer to empty. *len_out (if not NULL) gets the length. */
 char *buf_detach(struct buf *b, size_t *len_out);

@@ -131,17 +131,11 @@ static int put_value(struct buf *out, const json_t *v, size_t flags, int depth)
     case JSON_NULL: return put(out, "null", 4);
     case JSON_TRUE: return put(out, "true", 4);
     case JSON_FALSE: return put(out, "false", 5);
-    case JSON_INTEGER: {
-        /* digits from the end: this runs for every number of every answer */
+    case JSON_INTEGER: { /* not formatted: this runs for every number of every answer */
         json_int_t n = json_integer_value(v);
-        unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
-        char *p = text + sizeof(text);
-        do
-            *--p = (char)('0' + u % 10);
-        while (u /= 10);
-        if (n < 0)
-            *--p = '-';
-        return put(out, p, (size_t)(text + sizeof(text) - p));
+        const char *digits = decimal_text(
+            text, n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n);
+        return (n < 0 && put(out, "-", 1)) || put(out, digits, strlen(digits)) ? -1 : 0;
     }
     case JSON_REAL: { /* rare: jansson's own digits, whichever way its build makes them */
         size_t n = json_dumpb(v, text, sizeof(text), JSON_ENCODE_ANY | (flags & 0xF800));

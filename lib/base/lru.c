@@ -104,18 +104,14 @@ const char *lru_get(struct lru *c, const char *key, size_t *len, time_t now)
 {
     struct entry **slot = slot_of(c, key);
     struct entry *e = *slot;
-    if (!e) {
+    if (!e || now >= e->expires) {
         c->stats.misses++;
         if (c->metric >= 0)
             metrics_add((enum metric)(c->metric + 1), 1);
-        return NULL;
-    }
-    if (now >= e->expires) {
-        c->stats.expirations++;
-        c->stats.misses++;
-        if (c->metric >= 0)
-            metrics_add((enum metric)(c->metric + 1), 1);
-        remove_entry(c, slot);
+        if (e) {
+            c->stats.expirations++;
+            remove_entry(c, slot);
+        }
         return NULL;
     }
     c->stats.hits++;

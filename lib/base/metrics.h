@@ -16,7 +16,8 @@
 #include <stddef.h>
 
 enum metric {
-    /* database errors, by kind, and transactions run again after one */
+    /* database errors, by kind, and transactions run again after one (both in the order
+     * deadlock, lock wait, connection: the store adds its error's kind to the first) */
     METRIC_DB_ERROR_DEADLOCK,
     METRIC_DB_ERROR_LOCK_WAIT,
     METRIC_DB_ERROR_CONNECTION,

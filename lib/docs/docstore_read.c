@@ -18,15 +18,10 @@
 static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
                           const char *name)
 {
-    char digits[24], *p = digits + sizeof(digits);
-    unsigned long long u = id < 0 ? 0 : (unsigned long long)id;
-    char *url;
-    *--p = '\0';
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    url = arena_concat(ctx->arena, ctx->base_url ? ctx->base_url : "", "/revisions/", p, what,
-                       name, (const char *)NULL);
+    char digits[24];
+    char *url = arena_concat(ctx->arena, ctx->base_url ? ctx->base_url : "", "/revisions/",
+                             decimal_text(digits, id < 0 ? 0 : (unsigned long long)id), what,
+                             name, (const char *)NULL);
     return url ? url : "";
 }
 

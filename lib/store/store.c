@@ -148,6 +148,16 @@ static int is_retryable(unsigned code)
     return code == ER_LOCK_DEADLOCK || code == ER_LOCK_WAIT_TIMEOUT;
 }
 
+/* An error's kind as base/metrics.h counts it: 0 deadlock, 1 lock wait, 2 connection, 3
+ * other (the order of METRIC_DB_ERROR_* and METRIC_DB_RETRY_*). */
+static int error_kind(unsigned code)
+{
+    return code == ER_LOCK_DEADLOCK       ? 0
+           : code == ER_LOCK_WAIT_TIMEOUT ? 1
+           : is_connection_error(code)    ? 2
+                                          : 3;
+}
+
 /* Maps a server error to purser's codes. The message keeps MariaDB's text, which names the
  * table or key but never a value bound by us. */
 static int db_error(struct store *s, unsigned code, const char *text, struct purser_error *err)
@@ -155,11 +165,7 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
     s->stats.errors++;
     s->last_error = code;
     if (code != ER_DUP_ENTRY) /* a duplicate is an answer (409), not a fault of the database */
-        metrics_add(code == ER_LOCK_DEADLOCK       ? METRIC_DB_ERROR_DEADLOCK
-                    : code == ER_LOCK_WAIT_TIMEOUT ? METRIC_DB_ERROR_LOCK_WAIT
-                    : is_connection_error(code)    ? METRIC_DB_ERROR_CONNECTION
-                                                   : METRIC_DB_ERROR_OTHER,
-                    1);
+        metrics_add(METRIC_DB_ERROR_DEADLOCK + error_kind(code), 1);
     if (is_connection_error(code)) {
         /* text lives in the statement or connection that disconnect() frees: format first */
         int rc = purser_error_set(err, PURSER_EUNAVAIL, "database unavailable: %s", text);
@@ -544,10 +550,8 @@ int store_txn(struct store *s, int attempts,
         if (attempt) {
             unsigned char jitter = 0;
             s->stats.txn_retries++;
-            metrics_add(s->last_error == ER_LOCK_DEADLOCK       ? METRIC_DB_RETRY_DEADLOCK
-                        : s->last_error == ER_LOCK_WAIT_TIMEOUT ? METRIC_DB_RETRY_LOCK_WAIT
-                                                                : METRIC_DB_RETRY_CONNECTION,
-                        1);
+            /* (only those three end an attempt that is run again) */
+            metrics_add(METRIC_DB_RETRY_DEADLOCK + error_kind(s->last_error), 1);
             crypto_random(&jitter, 1); /* racing writers must not retry in step */
             pause_ms((5L << (attempt < 6 ? attempt : 6)) + jitter % 20);
         }
