@@ -135,12 +135,16 @@ void store_free(struct store *s)
     free(s);
 }
 
-/* Errors after which the connection is unusable and a new one may succeed. */
+/* Errors after which the connection is unusable and a new one may succeed. A Galera node
+ * that is joining, or cut off from the cluster's majority, refuses every statement with
+ * ER_UNKNOWN_COM_ERROR ("WSREP has not yet prepared node for application use"): the
+ * database is unavailable there until it has caught up. */
 static int is_connection_error(unsigned code)
 {
     return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
            code == CR_CONN_HOST_ERROR || code == ER_CONNECTION_KILLED ||
-           code == CR_SERVER_LOST_EXTENDED || code == ER_SERVER_SHUTDOWN;
+           code == CR_SERVER_LOST_EXTENDED || code == ER_SERVER_SHUTDOWN ||
+           code == ER_UNKNOWN_COM_ERROR;
 }
 
 static int is_retryable(unsigned code)

@@ -34,7 +34,8 @@ sub build {
     return $b =~ m{^/} ? $b : root() . "/$b";
 }
 
-# new(workers => 2, max_body => 1048576, max_requests => 10000, development => 0)
+# new(workers => 2, max_body => 1048576, max_requests => 10000, development => 0,
+#     db_socket => PATH, db_password_file => PATH, secrets_from => DIR)
 sub new {
     my ($class, %opt) = @_;
     my $dir = tempdir('purser-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
@@ -54,6 +55,10 @@ sub start {
     local $ENV{PURSER_AUTH_TTL} = $opt{auth_ttl} // 1;
     local $ENV{PURSER_CACHE_RENDERED} = $opt{cache_rendered} // 16;
     local $ENV{PURSER_METRICS_LOOPBACK} = $opt{metrics_loopback} // 1;
+    # another MariaDB (a Galera node) and another stack's keyring and admin (t/9005)
+    local $ENV{PURSER_DB_SOCKET} = $opt{db_socket} // '';
+    local $ENV{PURSER_DB_PASSWORD_FILE} = $opt{db_password_file} // '';
+    local $ENV{PURSER_SECRETS_FROM} = $opt{secrets_from} // '';
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
