@@ -7,7 +7,8 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use IO::Socket::UNIX;
-use Time::HiRes qw(sleep);
+use Time::HiRes qw(sleep time);
+use POSIX ();
 use PurserStack;
 
 # --- SIGHUP: new configuration, new workers --------------------------------------------
@@ -44,6 +45,42 @@ is_deeply [ $s->worker_pids ], \@new, 'an invalid configuration on SIGHUP change
 ok scalar(grep { /reload refused/ && /nonsense_section/ } $s->log_lines('purser-fcgi.log')),
     'and the refusal is logged with the key at fault';
 is $s->get('/healthz')->{status}, 200, 'still serving';
+
+# --- SIGHUP under load: no request fails ------------------------------------------------
+# Four clients make authenticated requests (a database read each) without pause while the
+# master is told to reload ten times; every worker replaced finishes its request first and
+# its replacement takes the queue, so every answer is a 200.
+{
+    my $file = $s->dir . '/purser.yaml';
+    open my $in, '<', $file or die;
+    my $cfg = do { local $/; <$in> };
+    $cfg =~ s/nonsense_section:\n  x: 1\n// or die 'no broken section';
+    open my $out, '>', $file or die;
+    print $out $cfg;
+}
+my $org = $s->env('PURSER_ORG');
+my @clients;
+for my $c (1 .. 4) {
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        $SIG{INT} = $SIG{TERM} = 'DEFAULT';
+        my ($n, $bad) = (0, 0);
+        my $until = time + 4;
+        while (time < $until) {
+            my ($r) = $s->api('GET', "/organizations/$org");
+            $n++;
+            $bad++ if $r->{status} != 200;
+        }
+        POSIX::_exit($bad ? 1 : $n > 5 ? 0 : 2);
+    }
+    push @clients, $pid;
+}
+my $master_pid = $s->master_pid;
+for (1 .. 10) { sleep 0.3; kill 'HUP', $master_pid }
+my @exits = map { waitpid($_, 0); $? >> 8 } @clients;
+is_deeply \@exits, [0, 0, 0, 0], 'ten reloads under load: four clients got only 200s';
+is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 11,
+    'and each reload replaced the workers (one before, ten under load)';
 
 # --- the whole stack stops, leaving nothing behind --------------------------------------
 my @pids = ($s->master_pid, $s->worker_pids, $s->pidfile('nginx'),
