@@ -69,6 +69,27 @@ static int insert_then_fail(struct store *store, void *ctx, struct purser_error 
     return purser_error_set(err, PURSER_EINVAL, "the handler refuses");
 }
 
+struct each_seen {
+    size_t rows;
+    int in_order, one_each;
+    long stop_at; /* fail at this row (-1: never) */
+};
+
+static int each_row(void *arg, const struct store_rows *row, struct purser_error *err)
+{
+    struct each_seen *seen = arg;
+    long i = atol(store_cell(row, 0, 0));
+    if (!seen->rows)
+        seen->in_order = seen->one_each = 1;
+    seen->rows++;
+    seen->in_order &= i == (long)seen->rows;
+    seen->one_each &= row->count == 1 && row->lengths[1] == (size_t)(5000 + i) &&
+                      store_cell(row, 0, 1)[5000 + i - 1] == 'x';
+    if ((long)seen->rows == seen->stop_at)
+        return purser_error_set(err, PURSER_EINVAL, "stop");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct purser_config cfg;
@@ -122,6 +143,25 @@ int main(int argc, char **argv)
         tap_is_int(store_query(store, arena, &rows, "SELECT NULL", NULL, 0, &err), 0,
                    "select NULL");
         tap_ok(rows.count == 1 && store_cell(&rows, 0, 0) == NULL, "SQL NULL reads as a NULL cell");
+    }
+    {
+        /* Rows one at a time: 300 of them, each with a cell past the inline buffer, in order;
+         * a callback that stops early ends the query and leaves the connection usable. */
+        struct each_seen seen = {0, 0, 0, -1};
+        struct store_value p[] = {STORE_INT(300)};
+        const char *sql = "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+                          " SELECT i, REPEAT('x', 5000 + i) FROM n ORDER BY i";
+        tap_is_int(store_query_each(store, sql, p, 1, each_row, &seen, &err), 0,
+                   "store_query_each runs a query");
+        tap_is_int((long)seen.rows, 300, "and hands over every row");
+        tap_ok(seen.in_order && seen.one_each, "one at a time, in order, each cell whole");
+        seen = (struct each_seen){0, 0, 0, 10};
+        tap_is_int(store_query_each(store, sql, p, 1, each_row, &seen, &err), PURSER_EINVAL,
+                   "a callback's error stops it and is returned");
+        tap_is_int((long)seen.rows, 10, "after the row that failed");
+        tap_is_int(store_query(store, arena, &rows, "SELECT 7", NULL, 0, &err), 0,
+                   "the connection serves the next query");
+        tap_is_str(store_cell(&rows, 0, 0), "7", "with its own answer");
     }
     tap_is_int(store_query(store, arena, &rows, "SELECT nonsense FROM nowhere", NULL, 0, &err),
                PURSER_EINTERNAL, "a bad statement is an internal error");

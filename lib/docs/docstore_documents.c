@@ -246,16 +246,33 @@ static void add_yaml_head(json_t *doc, const char *yaml, size_t len)
         json_object_set_new(doc, DOCSTORE_YAML_HEAD, json_stringn(yaml, (size_t)(data - yaml) + 1));
 }
 
-/* Runs the query and orders and limits the rows; decodes documents when want_json or when
- * a sort key needs them. *out is an arena array of *count rows. */
+/* The document of a row (a new reference), or NULL with err set. */
+static json_t *row_document(const struct docstore_ctx *ctx, const struct docstore_filter *f,
+                            const struct row *r, struct purser_error *err)
+{
+    json_t *data = row_data(ctx, f, r, err), *doc;
+    if (!data)
+        return NULL;
+    if (!(doc = docstore_document_json(cell(r, C_SCHEMA), cell(r, C_METADATA), data,
+                                       cell(r, C_BUCKET), atoll(cell(r, C_SINCE))))) {
+        purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    if (f->with_yaml_head && cell(r, C_YAML))
+        add_yaml_head(doc, cell(r, C_YAML), cell_len(r, C_YAML));
+    return doc;
+}
+
+/* Runs the query and orders and limits the rows; decodes documents only when a sort key
+ * needs them. *out is an arena array of *count rows. */
 static int select_rows(const struct docstore_ctx *ctx, long long id,
-                       const struct docstore_filter *f, int want_json, struct row **out,
-                       size_t *count, struct store_rows *rows, struct purser_error *err)
+                       const struct docstore_filter *f, struct row **out, size_t *count,
+                       struct store_rows *rows, struct purser_error *err)
 {
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     struct row *list;
-    int rc, with_yaml = !want_json && !needs_documents(f);
+    int rc, with_yaml = !needs_documents(f);
 
     *out = NULL;
     *count = 0;
@@ -274,16 +291,11 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
         list[i] = (struct row){.rows = rows, .i = i};
         if (with_yaml)
             continue;
-        json_t *data = row_data(ctx, f, &list[i], err);
-        if (!data || !(list[i].doc = docstore_document_json(
-                           cell(&list[i], C_SCHEMA), cell(&list[i], C_METADATA), data,
-                           cell(&list[i], C_BUCKET), atoll(cell(&list[i], C_SINCE))))) {
+        if (!(list[i].doc = row_document(ctx, f, &list[i], err))) {
             for (size_t j = 0; j < i; j++)
                 json_decref(list[j].doc);
-            return data ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : err->code;
+            return err->code;
         }
-        if (f->with_yaml_head && cell(&list[i], C_YAML))
-            add_yaml_head(list[i].doc, cell(&list[i], C_YAML), cell_len(&list[i], C_YAML));
     }
     sort_filter = f;
     if (f->sort_count || f->descending)
@@ -298,29 +310,49 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
     return 0;
 }
 
+/* docstore_documents' rows, decoded one by one as they arrive. */
+struct decode {
+    const struct docstore_ctx *ctx;
+    const struct docstore_filter *f;
+    json_t *docs;
+};
+
+static int decode_row(void *arg, const struct store_rows *rows, struct purser_error *err)
+{
+    struct decode *d = arg;
+    struct row r = {.rows = rows, .i = 0};
+    json_t *doc = row_document(d->ctx, d->f, &r, err);
+    if (!doc)
+        return err->code;
+    return json_array_append_new(d->docs, doc) ? purser_error_set(err, PURSER_EINTERNAL, "oom")
+                                               : 0;
+}
+
 int docstore_documents(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *f, json_t **out, struct purser_error *err)
 {
-    /* the rows in an arena of their own, gone once decoded: a large revision's text is not
-     * kept beside its documents for the rest of the request */
-    struct docstore_ctx scratch = *ctx;
-    struct store_rows rows;
-    struct row *list;
-    size_t count;
+    /* each row is decoded as it comes from the server and dropped: a large revision's text
+     * never sits whole in memory beside its documents */
+    struct decode d = {ctx, f, json_array()};
+    struct buf sql = BUF_INIT;
+    struct docstore_params p = {.n = 0};
     int rc;
     *out = NULL;
-    if (!(scratch.arena = arena_new()))
+    if (!d.docs)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!(rc = select_rows(&scratch, id, f, 1, &list, &count, &rows, err))) {
-        if (!(*out = json_array()))
-            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        for (size_t i = 0; i < count; i++)
-            if (!rc)
-                json_array_append_new(*out, list[i].doc);
-            else
-                json_decref(list[i].doc);
-    }
-    arena_free(scratch.arena);
+    if ((rc = docstore_revision_check(ctx, id, err)))
+        ;
+    else if (build_query(ctx, id, f, 0, &sql, &p))
+        rc = purser_error_set(err, PURSER_EINVAL, "too many filter values");
+    else
+        rc = store_query_each(ctx->store, buf_cstr(&sql), p.v, p.n, decode_row, &d, err);
+    buf_release(&sql);
+    if (!rc && docstore_sort_json(d.docs, f))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (rc)
+        json_decref(d.docs);
+    else
+        *out = d.docs;
     return rc;
 }
 
@@ -384,7 +416,7 @@ int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
     size_t used = 0, count = 0;
     struct store_rows rows;
     struct row *list;
-    int rc = select_rows(ctx, id, f, 0, &list, &count, &rows, err);
+    int rc = select_rows(ctx, id, f, &list, &count, &rows, err);
 
     memset(cache, 0, sizeof(cache));
     for (size_t i = 0; !rc && i < count; i++) {

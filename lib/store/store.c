@@ -368,9 +368,19 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
 #define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */
 
 /* Reads every row of an executed statement into out (arena memory). */
+/* Rows handed one at a time to fn (store_query_each). */
+struct row_sink {
+    int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err);
+    void *ctx;
+};
+
+/* Reads the result's rows into out, their cells in arena; with a sink, each row instead goes
+ * to the sink alone (out->count 1), its cells in an arena of its own freed after the call. */
 static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
-                     struct arena *arena, struct store_rows *out, struct purser_error *err)
+                     struct arena *arena, struct store_rows *out, const struct row_sink *sink,
+                     struct purser_error *err)
 {
+    struct arena *row_arena = NULL;
     size_t columns, cap = 0;
     MYSQL_BIND *binds = NULL;
     unsigned long *lengths = NULL;
@@ -405,10 +415,19 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
     if (mysql_stmt_bind_result(stmt, binds))
         return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
     while ((status = mysql_stmt_fetch(stmt)) == 0 || status == MYSQL_DATA_TRUNCATED) {
+        struct arena *cells_arena = arena;
+        if (sink) { /* one row at a time */
+            if (!(row_arena = arena_new())) {
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+                break;
+            }
+            cells_arena = row_arena;
+            out->count = cap = 0;
+        }
         if (out->count == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            char **cells = arena_calloc(arena, ncap * columns, sizeof(*cells));
-            size_t *lens = arena_calloc(arena, ncap * columns, sizeof(*lens));
+            char **cells = arena_calloc(cells_arena, ncap * columns, sizeof(*cells));
+            size_t *lens = arena_calloc(cells_arena, ncap * columns, sizeof(*lens));
             if (!cells || !lens) {
                 rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
                 break;
@@ -426,7 +445,7 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
             char *cell;
             if (nulls[c])
                 continue;
-            if (!(cell = arena_alloc(arena, lengths[c] + 1))) {
+            if (!(cell = arena_alloc(cells_arena, lengths[c] + 1))) {
                 rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
                 break;
             }
@@ -450,7 +469,17 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
         if (rc)
             break;
         out->count++;
+        if (sink) {
+            rc = sink->fn(sink->ctx, out, err);
+            arena_free(row_arena);
+            row_arena = NULL;
+            if (rc)
+                break;
+        }
     }
+    arena_free(row_arena);
+    if (sink)
+        memset(out, 0, sizeof(*out));
     if (!rc && status == 1)
         rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
     if (s->conn)
@@ -462,7 +491,8 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
  * again and tries once more. Results are read by fetch_all when arena is not NULL. */
 static int run(struct store *s, struct arena *arena, struct store_rows *rows, const char *sql,
                const struct store_value *params, size_t n, unsigned long long *affected,
-               unsigned long long *insert_id, struct purser_error *err)
+               unsigned long long *insert_id, const struct row_sink *sink,
+               struct purser_error *err)
 {
     for (int attempt = 0;; attempt++) {
         MYSQL_STMT *stmt = NULL;
@@ -483,11 +513,12 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
             if (insert_id)
                 *insert_id = mysql_stmt_insert_id(stmt);
             if (arena)
-                rc = fetch_all(s, stmt, cached, arena, rows, err);
+                rc = fetch_all(s, stmt, cached, arena, rows, sink, err);
             else
                 mysql_stmt_free_result(stmt);
         }
-        if (rc != PURSER_EUNAVAIL || was_in_txn || attempt >= 1 || s->conn)
+        /* (a sink that has seen rows must not see them again) */
+        if (rc != PURSER_EUNAVAIL || was_in_txn || attempt >= 1 || s->conn || sink)
             return rc;
     }
 }
@@ -496,13 +527,29 @@ int store_exec(struct store *s, const char *sql, const struct store_value *param
                unsigned long long *affected, unsigned long long *insert_id,
                struct purser_error *err)
 {
-    return run(s, NULL, NULL, sql, params, n, affected, insert_id, err);
+    return run(s, NULL, NULL, sql, params, n, affected, insert_id, NULL, err);
 }
 
 int store_query(struct store *s, struct arena *arena, struct store_rows *out, const char *sql,
                 const struct store_value *params, size_t n, struct purser_error *err)
 {
-    return run(s, arena, out, sql, params, n, NULL, NULL, err);
+    return run(s, arena, out, sql, params, n, NULL, NULL, NULL, err);
+}
+
+int store_query_each(struct store *s, const char *sql, const struct store_value *params,
+                     size_t n, int (*fn)(void *ctx, const struct store_rows *row,
+                                         struct purser_error *err),
+                     void *ctx, struct purser_error *err)
+{
+    struct row_sink sink = {fn, ctx};
+    struct store_rows one;
+    struct arena *arena = arena_new(); /* (the result's bindings) */
+    int rc;
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    rc = run(s, arena, &one, sql, params, n, NULL, NULL, &sink, err);
+    arena_free(arena);
+    return rc;
 }
 
 int store_ping(struct store *s, struct purser_error *err)

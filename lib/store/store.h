@@ -69,6 +69,14 @@ int store_exec(struct store *store, const char *sql, const struct store_value *p
 int store_query(struct store *store, struct arena *arena, struct store_rows *out, const char *sql,
                 const struct store_value *params, size_t nparams, struct purser_error *err);
 
+/* Runs a query and hands its rows to fn one at a time, as they come from the server (none
+ * is kept: a large result never sits whole in memory). row holds one row (count 1) whose
+ * cells live until fn returns. A nonzero return from fn stops the query and is returned. */
+int store_query_each(struct store *store, const char *sql, const struct store_value *params,
+                     size_t nparams,
+                     int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err),
+                     void *ctx, struct purser_error *err);
+
 /* Runs fn inside one transaction: commit when it returns 0, rollback otherwise. When the
  * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
  * timeout (1205), or the connection was lost before commit, the whole transaction runs
