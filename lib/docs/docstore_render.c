@@ -294,14 +294,20 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
         json_t *copy;
         const json_t *paths = json_array_get(secrets, i), *p;
         size_t j;
+        int sealed;
         if (!passes(doc, f))
             continue;
+        sealed = f->redact &&
+                 strcmp(str(json_object_get(json_object_get(doc, "metadata"), "storagePolicy")),
+                        "encrypted") == 0;
+        if (!sealed && !(f->redact && json_array_size(paths))) { /* as rendered: shared */
+            json_array_append(out, (json_t *)doc);
+            continue;
+        }
         copy = json_copy((json_t *)doc);
-        if (f->redact &&
-            strcmp(str(json_object_get(json_object_get(doc, "metadata"), "storagePolicy")),
-                   "encrypted") == 0)
+        if (sealed)
             json_object_set_new(copy, "data", json_string(REDACTED));
-        else if (f->redact && json_array_size(paths)) {
+        else {
             json_t *data = json_deep_copy(json_object_get(doc, "data"));
             json_array_foreach(paths, j, p) {
                 struct jsonpath *path = NULL;
