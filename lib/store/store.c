@@ -367,7 +367,6 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
 
 #define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */
 
-/* Reads every row of an executed statement into out (arena memory). */
 /* Rows handed one at a time to fn (store_query_each). */
 struct row_sink {
     int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err);

@@ -71,7 +71,8 @@ int store_query(struct store *store, struct arena *arena, struct store_rows *out
 
 /* Runs a query and hands its rows to fn one at a time, as they come from the server (none
  * is kept: a large result never sits whole in memory). row holds one row (count 1) whose
- * cells live until fn returns. A nonzero return from fn stops the query and is returned. */
+ * cells live until fn returns. A nonzero return from fn stops the query and is returned.
+ * fn must not use the store: the connection is busy with the result until the last row. */
 int store_query_each(struct store *store, const char *sql, const struct store_value *params,
                      size_t nparams,
                      int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err),
