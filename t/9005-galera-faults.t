@@ -150,22 +150,20 @@ waitpid $_, 0 for @writers;
 @writers = ();
 
 # Every answer: 2xx, or 503 with Retry-After. Never 500, never a dropped connection.
-my (%acked, %tried, $unavailable, @bad);
+my (%acked, %tried, @bad);
+my ($total, $acks, $unavailable) = (0, 0, 0);
 for my $x ('a', 'b') {
     for my $kind (sort keys %write) {
         for my $e (read_log($x, $kind)) {
             push @{ $tried{$x}{$kind} }, $e;
-            if ($e->{status} =~ /^2/) { push @{ $acked{$x}{$kind} }, $e->{what} }
+            $total++;
+            if ($e->{status} =~ /^2/) { push @{ $acked{$x}{$kind} }, $e->{what}; $acks++ }
             elsif ($e->{status} == 503 && $e->{retry_after} =~ /^\d+$/) { $unavailable++ }
             else { push @bad, "$x $kind #$e->{i}: $e->{status} $e->{why}" }
         }
     }
 }
-my $total = 0;
-$total += @{ $tried{$_->[0]}{$_->[1]} } for map { my $x = $_; map { [ $x, $_ ] } keys %write } 'a', 'b';
-my $acks = 0;
-$acks += @{ $acked{$_->[0]}{$_->[1]} // [] } for map { my $x = $_; map { [ $x, $_ ] } keys %write } 'a', 'b';
-diag "$total requests, $acks acknowledged, " . ($unavailable // 0) . ' answered 503 with Retry-After';
+diag "$total requests, $acks acknowledged, $unavailable answered 503 with Retry-After";
 is_deeply \@bad, [], 'no request was answered anything but 2xx or 503 with Retry-After'
     or diag join "\n", grep { /"level":"error"/ } map { $_->log_lines('purser-fcgi.log') } $sa, $sb;
 ok $unavailable, 'requests through stack B while node 2 was away were answered 503 with Retry-After';
