@@ -102,6 +102,46 @@ for (1 .. 4) { # every worker answers at least once
     is $d->[0]{data}{a}, 2, "the new revision 1 renders anew (request $_)";
 }
 
+# Documents with equal parts share them while the revision is read (base/json_intern.h):
+# layering, a substitution and a redaction into one must leave the others as they were.
+{
+    my $same = "{config: {url: none, port: 1}, list: [a, b]}";
+    my $to_url = "  substitutions:\n    - src: {schema: deckhand/Passphrase/v1, name: twin-pass, path: .}\n"
+        . "      dest: {path: .config.url}\n";
+    my $layered = sub {
+        my ($name) = @_;
+        return "---\nschema: example/Twin/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: $name\n"
+            . "  labels: {twin: child}\n  layeringDefinition:\n    abstract: false\n    layer: site\n"
+            . "    parentSelector: {twin: parent}\n    actions: [{method: merge, path: .config}]\n"
+            . "data: {config: {port: 2}}\n";
+    };
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/twins/documents',
+        doc('deckhand/Passphrase/v1', 'twin-pass', $secret, encrypted => 1)
+        . "---\nschema: example/Twin/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: parent\n"
+        . "  labels: {twin: parent}\n  layeringDefinition: {abstract: false, layer: global}\ndata: $same\n"
+        . doc('example/Twin/v1', 'plain-a', $same) . doc('example/Twin/v1', 'plain-b', $same)
+        . doc('example/Twin/v1', 'substituted', $same, subs => $to_url)
+        . $layered->('layered-a') . $layered->('layered-b'));
+    is $r->{status}, 200, 'documents with equal data, metadata parts and status: stored';
+    my $twins = $d->[0]{status}{revision};
+    for my $query ('?schema=example/Twin', '?schema=example/Twin&cleartext-secrets=false') {
+        ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$twins/rendered-documents$query");
+        my %twin = map { $_->{metadata}{name} => $_->{data} } @$d;
+        my $url = $query =~ /cleartext/ ? '[redacted]' : $secret;
+        is_deeply $twin{substituted}, { config => { url => $url, port => 1 }, list => [qw(a b)] },
+            "$query: the substituted one has the value";
+        is_deeply $twin{$_}, { config => { url => 'none', port => 2 }, list => [qw(a b)] },
+            "$query: $_ has its parent's data merged with its own"
+            for 'layered-a', 'layered-b';
+        is_deeply $twin{$_}, { config => { url => 'none', port => 1 }, list => [qw(a b)] },
+            "$query: $_ is as stored"
+            for 'plain-a', 'plain-b', 'parent';
+    }
+    ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$twins/documents?schema=example/Twin&metadata.name=plain-a");
+    is_deeply $d->[0]{data}, { config => { url => 'none', port => 1 }, list => [qw(a b)] },
+        'and the stored document after rendering is unchanged';
+}
+
 # A DataSchema that is no valid schema: 400 naming it.
 ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/bad-schema/documents',
     "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Bad/v1\n"

@@ -78,6 +78,9 @@ struct docstore_filter {
     int redact;  /* cleartext-secrets=false: encrypted data replaced */
     int with_yaml_head; /* docstore_documents: keep each stored YAML's schema and metadata
                            lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
+    int shared_values;  /* docstore_documents: equal parts of the documents (metadata, data,
+                           status and everything inside them) are one shared value
+                           (base/json_intern.h): read-only, copy before changing any */
 };
 
 #define DOCSTORE_YAML_HEAD "\001yaml-head"

@@ -2,6 +2,8 @@
  * JSON values or as the YAML the API sends (cleartext documents as stored at write time). */
 #include "docs/docstore_private.h"
 
+#include "base/json_intern.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,7 +317,18 @@ struct decode {
     const struct docstore_ctx *ctx;
     const struct docstore_filter *f;
     json_t *docs;
+    struct json_intern *shared; /* f->shared_values */
 };
+
+/* Replaces the document's parts (its YAML head aside, which no other shares) by the shared
+ * equal ones. */
+static void share_parts(struct json_intern *shared, json_t *doc)
+{
+    for (void *it = json_object_iter(doc); it; it = json_object_iter_next(doc, it))
+        if (strcmp(json_object_iter_key(it), DOCSTORE_YAML_HEAD) != 0)
+            json_object_iter_set_new(doc, it,
+                                     json_intern(shared, json_incref(json_object_iter_value(it))));
+}
 
 static int decode_row(void *arg, const struct store_rows *rows, struct purser_error *err)
 {
@@ -324,6 +337,8 @@ static int decode_row(void *arg, const struct store_rows *rows, struct purser_er
     json_t *doc = row_document(d->ctx, d->f, &r, err);
     if (!doc)
         return err->code;
+    if (d->shared)
+        share_parts(d->shared, doc);
     return json_array_append_new(d->docs, doc) ? purser_error_set(err, PURSER_EINTERNAL, "oom")
                                                : 0;
 }
@@ -333,13 +348,15 @@ int docstore_documents(const struct docstore_ctx *ctx, long long id,
 {
     /* each row is decoded as it comes from the server and dropped: a large revision's text
      * never sits whole in memory beside its documents */
-    struct decode d = {ctx, f, json_array()};
+    struct decode d = {ctx, f, json_array(), f->shared_values ? json_intern_new() : NULL};
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     int rc;
     *out = NULL;
-    if (!d.docs)
+    if (!d.docs || (f->shared_values && !d.shared)) {
+        json_decref(d.docs);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
     if ((rc = docstore_revision_check(ctx, id, err)))
         ;
     else if (build_query(ctx, id, f, 0, &sql, &p))
@@ -347,6 +364,7 @@ int docstore_documents(const struct docstore_ctx *ctx, long long id,
     else
         rc = store_query_each(ctx->store, buf_cstr(&sql), p.v, p.n, decode_row, &d, err);
     buf_release(&sql);
+    json_intern_free(d.shared); /* (the documents keep what they use) */
     if (!rc && docstore_sort_json(d.docs, f))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (rc)

@@ -190,7 +190,8 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
 static int render_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
                            json_t **messages, struct purser_error *err)
 {
-    struct docstore_filter all = {.abstract = -1, .limit = -1, .with_yaml_head = 1};
+    struct docstore_filter all = {.abstract = -1, .limit = -1, .with_yaml_head = 1,
+                                  .shared_values = 1}; /* (rendering only reads them) */
     json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
     int rc = docstore_documents(ctx, id, &all, &docs, err);
     size_t i;
