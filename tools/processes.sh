@@ -1,9 +1,12 @@
 # Helpers shared by tools/stack and tools/galera (sourced, not run).
 
-# free_port: a TCP port nothing listens on at 127.0.0.1.
-free_port() {
-  perl -MIO::Socket::INET -e 'my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 1, ReuseAddr => 1) or die "no free port: $!\n"; print $s->sockport, "\n"'
+# free_ports N: N distinct TCP ports nothing listens on at 127.0.0.1, one per line. They are
+# held open together while chosen, so one call never names a port twice (two calls may).
+free_ports() {
+  perl -MIO::Socket::INET -e 'my @s = map { IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 1, ReuseAddr => 1) or die "no free port: $!\n" } 1 .. $ARGV[0]; print $_->sockport, "\n" for @s' "$1"
 }
+
+free_port() { free_ports 1; }
 
 # running PID: the process exists and is not a zombie waiting for its parent.
 running() {
