@@ -69,6 +69,37 @@ static int insert_then_fail(struct store *store, void *ctx, struct purser_error 
     return purser_error_set(err, PURSER_EINVAL, "the handler refuses");
 }
 
+/* Attempt 1 inserts a row on an id that is taken (what Galera's auto-increment does while the
+ * cluster's membership changes) or reports a conflict of its own; attempt 2 inserts it. With
+ * twice_key, every attempt inserts a name that is taken instead: an answer, never retried. */
+struct conflict_test {
+    int attempts, own, twice_key;
+};
+
+static int insert_after_conflict(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct conflict_test *t = ctx;
+    if (t->twice_key)
+        return store_exec(store, "INSERT INTO t_autoinc (name) VALUES ('first')", NULL, 0, NULL,
+                          NULL, err);
+    if (++t->attempts == 1 && t->own)
+        return store_conflict(store, "a test", err);
+    if (t->attempts == 1)
+        return store_exec(store, "INSERT INTO t_autoinc (id, name) VALUES (1, 'again')", NULL, 0,
+                          NULL, NULL, err);
+    {
+        struct store_value own = STORE_INT(t->own);
+        return store_exec(store, "INSERT INTO t_autoinc (name) VALUES (CONCAT('after-', ?))",
+                          &own, 1, NULL, NULL, err);
+    }
+}
+
+static int always_conflict(struct store *store, void *ctx, struct purser_error *err)
+{
+    ++*(int *)ctx;
+    return store_conflict(store, "a test", err);
+}
+
 struct each_seen {
     size_t rows;
     int in_order, one_each;
@@ -222,6 +253,51 @@ int main(int argc, char **argv)
         store_query(store, arena, &rows, "SELECT value FROM settings WHERE name = ?", &key, 1,
                     &err);
         tap_is_str(store_cell(&rows, 0, 0), "updated", "and its write landed");
+    }
+
+    /* A duplicate auto-increment id, and a conflict the transaction reports itself, run the
+     * transaction again; a duplicate of any other key is the caller's answer. */
+    {
+        struct arena *a = arena_new();
+        tap_is_int(store_exec(store, "CREATE TABLE t_autoinc (id BIGINT AUTO_INCREMENT PRIMARY "
+                                     "KEY, name VARCHAR(32) NOT NULL UNIQUE) ENGINE=InnoDB",
+                              NULL, 0, NULL, NULL, &err),
+                   0, "a table with an auto-increment id");
+        store_exec(store, "INSERT INTO t_autoinc (name) VALUES ('first')", NULL, 0, NULL, NULL,
+                   &err);
+        for (int own = 0; own < 2; own++) {
+            struct conflict_test t = {0, own, 0};
+            struct store_stats after;
+            store_get_stats(store, &stats);
+            rc = store_txn(store, 0, insert_after_conflict, &t, &err);
+            store_get_stats(store, &after);
+            tap_is_int(rc, 0, "%s: the transaction succeeds",
+                       own ? "store_conflict" : "an id taken twice");
+            tap_is_int(t.attempts, 2, "  on its second attempt");
+            tap_is_int(after.txn_retries, stats.txn_retries + 1, "  counted as a retry");
+            struct store_value name = STORE_STR(own ? "after-1" : "after-0");
+            store_query(store, a, &rows, "SELECT COUNT(*) FROM t_autoinc WHERE name = ?", &name, 1,
+                        &err);
+            tap_is_str(store_cell(&rows, 0, 0), "1", "  its row is there once");
+        }
+        {
+            struct conflict_test t = {0, 0, 1};
+            store_get_stats(store, &stats);
+            tap_is_int(store_txn(store, 0, insert_after_conflict, &t, &err), PURSER_EEXISTS,
+                       "a name taken (a UNIQUE key): already exists");
+            {
+                struct store_stats after;
+                store_get_stats(store, &after);
+                tap_is_int(after.txn_retries, stats.txn_retries, "  and not tried again");
+            }
+        }
+        {
+            int tries = 0;
+            tap_is_int(store_txn(store, 3, always_conflict, &tries, &err), PURSER_EUNAVAIL,
+                       "a conflict on every attempt: unavailable (503) in the end");
+            tap_is_int(tries, 3, "  after the attempts asked for");
+        }
+        arena_free(a);
     }
 
     /* With the server gone, calls fail as unavailable. */

@@ -432,6 +432,13 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
                      " ON DUPLICATE KEY UPDATE id = id", 10, p, news, err);
     if (!rc)
         rc = content_ids(w, entries, n, shas, err);
+    /* Each new content is there now, inserted or found. One that is neither was lost to the
+     * upsert: Galera gave its auto-increment id twice (the INSERT met another content on the
+     * PRIMARY key and "updated" it), or a concurrent writer's row was not yet in this
+     * transaction's snapshot. Both pass when the transaction runs again. */
+    for (size_t i = 0; !rc && i < n; i++)
+        if (entries[i].is_new && !entries[i].content_id)
+            rc = store_conflict(w->ctx->store, "a new document content was not stored", err);
     if (!rc)
         rc = write_labels(w, entries, n, err);
     return rc;

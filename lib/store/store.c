@@ -4,6 +4,7 @@
 #include "base/crypto.h"
 #include "base/metrics.h"
 
+#include <ctype.h>
 #include <errmsg.h>
 #include <jansson.h>
 #include <mysql.h>
@@ -162,10 +163,38 @@ static int error_kind(unsigned code)
                                           : 3;
 }
 
+/* Galera hands an auto-increment id out twice while the cluster's membership changes (each
+ * node's auto_increment_offset and increment are set anew, and a node that has just rejoined
+ * may count from behind: MDEV-7129). The INSERT then meets a row that is not its own on the
+ * PRIMARY key: "Duplicate entry '123' for key 'PRIMARY'". In purser's schema every primary key
+ * of one column is an AUTO_INCREMENT id that no statement sets (keys of several columns show
+ * as 'a-b'), so a plain number there can only be that. */
+static int id_taken_twice(unsigned code, const char *text)
+{
+    const char *p = "Duplicate entry '";
+    size_t n = strlen(p);
+    if (code != ER_DUP_ENTRY || strncmp(text, p, n) != 0 || !isdigit((unsigned char)text[n]))
+        return 0;
+    for (p = text + n; isdigit((unsigned char)*p); p++)
+        ;
+    return strcmp(p, "' for key 'PRIMARY'") == 0;
+}
+
+int store_conflict(struct store *s, const char *what, struct purser_error *err)
+{
+    s->stats.errors++;
+    s->last_error = ER_LOCK_DEADLOCK; /* run again, as after a certification conflict */
+    metrics_add(METRIC_DB_ERROR_DEADLOCK, 1);
+    return purser_error_set(err, PURSER_EUNAVAIL, "database conflict: %s", what);
+}
+
 /* Maps a server error to purser's codes. The message keeps MariaDB's text, which names the
  * table or key but never a value bound by us. */
 static int db_error(struct store *s, unsigned code, const char *text, struct purser_error *err)
 {
+    if (id_taken_twice(code, text))
+        return store_conflict(s, "an auto-increment id was taken twice (a cluster membership "
+                                 "change)", err);
     s->stats.errors++;
     s->last_error = code;
     if (code != ER_DUP_ENTRY) /* a duplicate is an answer (409), not a fault of the database */

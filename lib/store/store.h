@@ -78,6 +78,13 @@ int store_query_each(struct store *store, const char *sql, const struct store_va
                      int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err),
                      void *ctx, struct purser_error *err);
 
+/* For fn of store_txn: the attempt met a change it cannot resolve itself (a concurrent write
+ * it could not see, a row that was not its own): PURSER_EUNAVAIL, and store_txn runs the
+ * transaction again as after a deadlock (what stays after the last attempt is a 503). what
+ * says which, for the log. A duplicate auto-increment id (Galera, while the cluster's
+ * membership changes) is such a conflict too. */
+int store_conflict(struct store *store, const char *what, struct purser_error *err);
+
 /* Runs fn inside one transaction: commit when it returns 0, rollback otherwise. When the
  * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
  * timeout (1205), or the connection was lost before commit, the whole transaction runs
