@@ -31,8 +31,20 @@ struct json_intern *json_intern_new(void);
  * only when value is NULL. When the table cannot grow, value is returned unshared. */
 json_t *json_intern(struct json_intern *t, json_t *value);
 
+/* JSON text (len bytes) decoded as json_loadb(text, len, JSON_DECODE_ANY) decodes it, straight
+ * into shared values: a value seen before costs no memory, and is not even made. A new
+ * reference, or NULL where jansson refuses the text. */
+json_t *json_intern_loadb(struct json_intern *t, const char *text, size_t len);
+
+/* The shared string of len bytes at s (a new reference); NULL when they are not UTF-8. */
+json_t *json_intern_stringn(struct json_intern *t, const char *s, size_t len);
+
 /* Distinct values held. */
 size_t json_intern_count(const struct json_intern *t);
+
+/* How many texts json_intern_loadb left to jansson: those it refuses, and the rare ones this
+ * decoder does not read itself (a number longer than 63 characters). */
+size_t json_intern_handed_over(const struct json_intern *t);
 
 /* Drops the table's references (values still referenced elsewhere live on). NULL is fine. */
 void json_intern_free(struct json_intern *t);

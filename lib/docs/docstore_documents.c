@@ -218,9 +218,10 @@ static int needs_documents(const struct docstore_filter *f)
     return 0;
 }
 
-/* The document's data: decoded, opened (encrypted) or redacted. A new reference or NULL. */
+/* The document's data: decoded, opened (encrypted) or redacted, its parts shared through
+ * shared when it is not NULL. A new reference or NULL. */
 static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_filter *f,
-                        const struct row *r, struct purser_error *err)
+                        const struct row *r, struct json_intern *shared, struct purser_error *err)
 {
     json_error_t jerr;
     json_t *data = NULL;
@@ -231,9 +232,10 @@ static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_fi
                                atoi(cell(r, C_KEY)), cell(r, C_DATA), cell_len(r, C_DATA), &data,
                                err))
             return NULL;
-        return data;
+        return shared ? json_intern(shared, data) : data;
     }
-    data = json_loadb(cell(r, C_DATA), cell_len(r, C_DATA), JSON_DECODE_ANY, &jerr);
+    data = shared ? json_intern_loadb(shared, cell(r, C_DATA), cell_len(r, C_DATA))
+                  : json_loadb(cell(r, C_DATA), cell_len(r, C_DATA), JSON_DECODE_ANY, &jerr);
     if (!data)
         purser_error_set(err, PURSER_EINTERNAL, "a stored document is not JSON");
     return data;
@@ -248,15 +250,36 @@ static void add_yaml_head(json_t *doc, const char *yaml, size_t len)
         json_object_set_new(doc, DOCSTORE_YAML_HEAD, json_stringn(yaml, (size_t)(data - yaml) + 1));
 }
 
-/* The document of a row (a new reference), or NULL with err set. */
+/* The document of a row (a new reference), or NULL with err set; with shared, its parts
+ * (schema, metadata, data, status and all within) are the table's shared values, read
+ * straight from the stored text. */
 static json_t *row_document(const struct docstore_ctx *ctx, const struct docstore_filter *f,
-                            const struct row *r, struct purser_error *err)
+                            const struct row *r, struct json_intern *shared,
+                            struct purser_error *err)
 {
-    json_t *data = row_data(ctx, f, r, err), *doc;
+    json_t *data = row_data(ctx, f, r, shared, err), *doc;
     if (!data)
         return NULL;
-    if (!(doc = docstore_document_json(cell(r, C_SCHEMA), cell(r, C_METADATA), data,
-                                       cell(r, C_BUCKET), atoll(cell(r, C_SINCE))))) {
+    if (shared) {
+        json_t *status = json_pack("{s:s, s:I}", "bucket", cell(r, C_BUCKET), "revision",
+                                   (json_int_t)atoll(cell(r, C_SINCE)));
+        json_t *meta = json_intern_loadb(shared, cell(r, C_METADATA), cell_len(r, C_METADATA));
+        doc = meta && status ? json_pack("{s:o, s:o, s:o, s:o}", "schema",
+                                         json_intern_stringn(shared, cell(r, C_SCHEMA),
+                                                             cell_len(r, C_SCHEMA)),
+                                         "metadata", meta, "data", data, "status",
+                                         json_intern(shared, status))
+                             : NULL;
+        if (!meta || !status) {
+            json_decref(meta);
+            json_decref(status);
+            json_decref(data);
+        }
+    } else {
+        doc = docstore_document_json(cell(r, C_SCHEMA), cell(r, C_METADATA), data,
+                                     cell(r, C_BUCKET), atoll(cell(r, C_SINCE)));
+    }
+    if (!doc) {
         purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         return NULL;
     }
@@ -293,7 +316,7 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
         list[i] = (struct row){.rows = rows, .i = i};
         if (with_yaml)
             continue;
-        if (!(list[i].doc = row_document(ctx, f, &list[i], err))) {
+        if (!(list[i].doc = row_document(ctx, f, &list[i], NULL, err))) {
             for (size_t j = 0; j < i; j++)
                 json_decref(list[j].doc);
             return err->code;
@@ -320,25 +343,13 @@ struct decode {
     struct json_intern *shared; /* f->shared_values */
 };
 
-/* Replaces the document's parts (its YAML head aside, which no other shares) by the shared
- * equal ones. */
-static void share_parts(struct json_intern *shared, json_t *doc)
-{
-    for (void *it = json_object_iter(doc); it; it = json_object_iter_next(doc, it))
-        if (strcmp(json_object_iter_key(it), DOCSTORE_YAML_HEAD) != 0)
-            json_object_iter_set_new(doc, it,
-                                     json_intern(shared, json_incref(json_object_iter_value(it))));
-}
-
 static int decode_row(void *arg, const struct store_rows *rows, struct purser_error *err)
 {
     struct decode *d = arg;
     struct row r = {.rows = rows, .i = 0};
-    json_t *doc = row_document(d->ctx, d->f, &r, err);
+    json_t *doc = row_document(d->ctx, d->f, &r, d->shared, err);
     if (!doc)
         return err->code;
-    if (d->shared)
-        share_parts(d->shared, doc);
     return json_array_append_new(d->docs, doc) ? purser_error_set(err, PURSER_EINTERNAL, "oom")
                                                : 0;
 }
@@ -418,7 +429,7 @@ static int row_yaml(const struct docstore_ctx *ctx, const struct docstore_filter
                    : 0;
     /* encrypted: the metadata is in column C_YAML + 1 */
     meta = json_loads(store_cell(r->rows, r->i, C_YAML + 1), 0, &jerr);
-    data = meta ? row_data(ctx, f, r, err) : NULL;
+    data = meta ? row_data(ctx, f, r, NULL, err) : NULL;
     rc = meta && data ? document_yaml(out, cell(r, C_SCHEMA), meta, data, err)
                       : purser_error_set(err, PURSER_EINTERNAL, "a stored document is unreadable");
     json_decref(meta);
