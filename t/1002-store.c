@@ -217,6 +217,18 @@ int main(int argc, char **argv)
         tap_is_int(after.connects, stats.connects + 1, "it made one new connection");
     }
 
+    /* A statement the server refuses is an internal error naming the statement, with its
+     * placeholders, never the values bound to them. */
+    {
+        struct store_value v = STORE_STR("value-never-logged");
+        rc = store_exec(store, "UPDATE no_such_table SET value = ? WHERE 1", &v, 1, NULL, NULL,
+                        &err);
+        tap_is_int(rc, PURSER_EINTERNAL, "a statement on a missing table: internal error");
+        tap_ok(strstr(err.message, "(in UPDATE no_such_table SET value = ? WHERE 1)") != NULL &&
+                   !strstr(err.message, "value-never-logged"),
+               "  its message names the statement, not the value: %s", err.message);
+    }
+
     /* A transaction whose handler fails is rolled back. */
     rc = store_txn(store, 0, insert_then_fail, NULL, &err);
     tap_is_int(rc, PURSER_EINVAL, "a failing transaction returns the handler's error");

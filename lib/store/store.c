@@ -36,6 +36,7 @@ struct store {
     struct cached_stmt cache[STMT_CACHE_SIZE];
     struct store_stats stats;
     unsigned last_error; /* the server's code for the most recent failure */
+    const char *statement; /* the SQL being run (placeholders, never values), for the log */
     char *socket, *host, *user, *password_file, *name;
     unsigned port, connect_timeout;
     unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
@@ -209,7 +210,10 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
         return purser_error_set(err, PURSER_EEXISTS, "already exists");
     if (is_retryable(code))
         return purser_error_set(err, PURSER_EUNAVAIL, "database busy (%u): %s", code, text);
-    return purser_error_set(err, PURSER_EINTERNAL, "database error %u: %s", code, text);
+    /* (an internal error is logged, never answered: the statement says where) */
+    return purser_error_set(err, PURSER_EINTERNAL, "database error %u: %s (in %.120s)", code,
+                            code || *text ? text : "none reported",
+                            s->statement ? s->statement : "the session");
 }
 
 static char *read_password(const char *path)
@@ -522,6 +526,7 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
                unsigned long long *insert_id, const struct row_sink *sink,
                struct purser_error *err)
 {
+    s->statement = sql;
     for (int attempt = 0;; attempt++) {
         MYSQL_STMT *stmt = NULL;
         struct cached_stmt *cached = NULL;
@@ -546,8 +551,10 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
                 mysql_stmt_free_result(stmt);
         }
         /* (a sink that has seen rows must not see them again) */
-        if (rc != PURSER_EUNAVAIL || was_in_txn || attempt >= 1 || s->conn || sink)
+        if (rc != PURSER_EUNAVAIL || was_in_txn || attempt >= 1 || s->conn || sink) {
+            s->statement = NULL; /* (sql may not outlive the call) */
             return rc;
+        }
     }
 }
 
@@ -596,9 +603,12 @@ int store_ping(struct store *s, struct purser_error *err)
 
 static int simple_query(struct store *s, const char *sql, struct purser_error *err)
 {
+    int rc = 0;
+    s->statement = sql;
     if (mysql_real_query(s->conn, sql, strlen(sql)))
-        return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
-    return 0;
+        rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+    s->statement = NULL;
+    return rc;
 }
 
 static void pause_ms(long ms)
@@ -640,8 +650,9 @@ int store_txn(struct store *s, int attempts,
         s->last_error = 0;
         notices_flush(s, 0); /* (a retried attempt starts with none) */
         rc = fn(s, ctx, err);
-        if (!rc && s->conn && mysql_commit(s->conn))
+        if (!rc && s->conn && (s->statement = "COMMIT") && mysql_commit(s->conn))
             rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+        s->statement = NULL;
         if (rc && s->conn)
             mysql_rollback(s->conn);
         s->in_txn = 0;
