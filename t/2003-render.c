@@ -9,6 +9,7 @@
 #include "docs/render.h"
 #include "codec/yaml_codec.h"
 #include "cases.h"
+#include "codec/jsonpath.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -184,6 +185,47 @@ static void real_site(void)
     free(text);
 }
 
+/* jsonpath_unshare: what a change at a path would touch becomes the changer's own, and
+ * nothing else is copied. */
+static void unshare_checks(void)
+{
+    struct jsonpath *path = NULL, *top = NULL;
+    json_t *shared = json_loads("{\"a\":{\"b\":{\"c\":1},\"x\":[1]},\"y\":{}}", 0, NULL);
+    json_t *mine = json_incref(shared), *was_a = json_object_get(shared, "a");
+    json_t *was_b = json_object_get(was_a, "b"), *was_y = json_object_get(shared, "y");
+    struct purser_error err;
+    jsonpath_compile(&path, ".a.b.c", &err);
+    jsonpath_compile(&top, ".a.b", &err);
+    tap_is_int(jsonpath_unshare(path, &mine, 0), 0, "unshare .a.b.c in a value held twice");
+    tap_ok(mine != shared && json_object_get(mine, "a") != was_a &&
+               json_object_get(json_object_get(mine, "a"), "b") != was_b,
+           "  the root, .a and .a.b are copies of their own");
+    tap_ok(json_object_get(mine, "y") == was_y &&
+               json_object_get(json_object_get(mine, "a"), "x") == json_object_get(was_a, "x"),
+           "  what is off the path is still shared");
+    jsonpath_set(path, &mine, json_integer(2), &err);
+    tap_is_int(json_integer_value(json_object_get(was_b, "c")), 1,
+               "  a change there leaves the other holder's value as it was");
+    {
+        json_t *b = json_object_get(json_object_get(mine, "a"), "b");
+        json_t *again = mine;
+        tap_is_int(jsonpath_unshare(path, &mine, 0), 0, "unshare again");
+        tap_ok(mine == again && json_object_get(json_object_get(mine, "a"), "b") == b,
+               "  what is its own already is not copied again");
+    }
+    {
+        json_t *inner = json_incref(json_object_get(json_object_get(mine, "a"), "b"));
+        jsonpath_unshare(top, &mine, 1);
+        tap_ok(json_object_get(json_object_get(mine, "a"), "b") != inner,
+               "with whole, the value at the path is made its own too");
+        json_decref(inner);
+    }
+    jsonpath_free(path);
+    jsonpath_free(top);
+    json_decref(mine);
+    json_decref(shared);
+}
+
 int main(int argc, char **argv)
 {
     char **names;
@@ -195,5 +237,6 @@ int main(int argc, char **argv)
         run_case(names[i]);
     cases_free(names, n);
     real_site();
+    unshare_checks();
     return tap_done();
 }

@@ -199,6 +199,40 @@ int jsonpath_set(const struct jsonpath *path, json_t **root, json_t *value,
     return 0;
 }
 
+static int is_container(const json_t *v)
+{
+    return json_is_object(v) || json_is_array(v);
+}
+
+int jsonpath_unshare(const struct jsonpath *path, json_t **root, int whole)
+{
+    size_t depth = whole ? path->count : path->count ? path->count - 1 : 0;
+    json_t *cur;
+    if ((!path->count && !whole) || !is_container(*root))
+        return 0;
+    if ((*root)->refcount > 1) {
+        json_t *own = json_copy(*root);
+        if (!own)
+            return -1;
+        json_decref(*root);
+        *root = own;
+    }
+    cur = *root;
+    for (size_t i = 0; i < depth; i++) {
+        json_t *next = child(cur, &path->steps[i]);
+        if (!is_container(next))
+            return 0;
+        if (next->refcount > 1) {
+            json_t *own = json_copy(next);
+            if (!own || put(cur, &path->steps[i], own))
+                return -1;
+            next = own;
+        }
+        cur = next;
+    }
+    return 0;
+}
+
 int jsonpath_delete(const struct jsonpath *path, json_t **root, struct purser_error *err)
 {
     json_t *parent = *root;

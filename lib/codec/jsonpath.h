@@ -38,6 +38,14 @@ json_t *jsonpath_get(const struct jsonpath *path, json_t *root);
 int jsonpath_set(const struct jsonpath *path, json_t **root, json_t *value,
                  struct purser_error *err);
 
+/* Readies *root for a change at path when its values may be shared (held by more than one
+ * parent: a reference count above one). *root and each container on the way to the value at
+ * path (with whole, that value too) that is shared is replaced, in its parent, by a shallow
+ * copy (json_copy) of its own, so that jsonpath_set or jsonpath_delete at path (with whole, a
+ * change anywhere inside the value) changes nothing held elsewhere. Steps that are not there
+ * are left to the change itself. -1 when out of memory. */
+int jsonpath_unshare(const struct jsonpath *path, json_t **root, int whole);
+
 /* Removes the value at path (PURSER_ENOTFOUND when there is none; the root is emptied). */
 int jsonpath_delete(const struct jsonpath *path, json_t **root, struct purser_error *err);
 

@@ -115,8 +115,8 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     d->actions = json_object_get(ld, "actions");
     d->subs = json_object_get(meta, "substitutions");
     d->original = json_object_get(doc, "data");
-    /* shared until layering or a substitution changes it: most documents are read, not
-     * written, and a copy of every one would cost more than the rendering itself */
+    /* shared, as every value of the render is: a change makes its own copy of what it
+     * changes, and only that (jsonpath_unshare), so most of a site's data is never copied */
     d->data = json_incref(d->original ? (json_t *)d->original : json_null());
     d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
     return d->data ? 0 : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
@@ -322,17 +322,34 @@ static int build_edges(struct render *r, struct rdoc *d)
 
 /* ---- layering ---- */
 
-static void deep_merge(json_t *into, const json_t *from)
+/* Merges from into into (which is this document's own) as Deckhand does: mappings key by
+ * key, anything else replaced. What comes from the child is shared, not copied: rendering
+ * never changes a value in place unless it is the document's own (jsonpath_unshare). */
+static int merge_into(json_t *into, const json_t *from)
 {
     const char *key;
     json_t *v;
     json_object_foreach ((json_t *)from, key, v) {
         json_t *have = json_object_get(into, key);
-        if (json_is_object(have) && json_is_object(v))
-            deep_merge(have, v);
-        else
-            json_object_set_new(into, key, json_deep_copy(v));
+        if (json_is_object(have) && json_is_object(v)) {
+            if (have->refcount > 1) { /* shared: a copy of its own first */
+                json_t *own = json_copy(have);
+                if (!own || json_object_set_new(into, key, own))
+                    return -1;
+                have = own;
+            }
+            if (merge_into(have, v))
+                return -1;
+        } else if (json_object_set(into, key, v)) {
+            return -1;
+        }
     }
+    return 0;
+}
+
+static int out_of_memory(struct render *r)
+{
+    return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
 }
 
 static int missing_key(struct render *r, const struct rdoc *d, const char *method, const char *path)
@@ -356,6 +373,8 @@ static int apply_action(struct render *r, struct rdoc *d, const json_t *action, 
     if (!path)
         return r->err->code;
     if (strcmp(method, "delete") == 0) {
+        if (jsonpath_unshare(path, rendered, 0))
+            return out_of_memory(r);
         if (jsonpath_delete(path, rendered, r->err))
             return missing_key(r, d, method, text);
         return 0;
@@ -366,7 +385,9 @@ static int apply_action(struct render *r, struct rdoc *d, const json_t *action, 
     if (strcmp(method, "merge") == 0) {
         json_t *from_parent = jsonpath_get(path, *rendered);
         if (json_is_object(from_parent) && json_is_object(from_child)) {
-            deep_merge(from_parent, from_child);
+            if (jsonpath_unshare(path, rendered, 1) ||
+                merge_into(jsonpath_get(path, *rendered), from_child))
+                return out_of_memory(r);
             return 0;
         }
     } else if (strcmp(method, "replace") != 0) {
@@ -374,7 +395,9 @@ static int apply_action(struct render *r, struct rdoc *d, const json_t *action, 
                                 "Method in %s is invalid for document [%s, %s] %s.", method,
                                 d->schema, d->layer, d->name);
     }
-    return jsonpath_set(path, rendered, json_deep_copy(from_child), r->err);
+    if (jsonpath_unshare(path, rendered, 0))
+        return out_of_memory(r);
+    return jsonpath_set(path, rendered, json_incref(from_child), r->err);
 }
 
 static int layer(struct render *r, struct rdoc *d)
@@ -385,7 +408,8 @@ static int layer(struct render *r, struct rdoc *d)
     const json_t *action;
     if (!from || !json_array_size(d->actions))
         return 0;
-    rendered = json_deep_copy(from->data);
+    /* the parent's data, shared: each action makes its own only what it changes */
+    rendered = json_incref(from->data);
     json_array_foreach (d->actions, i, action) {
         if (apply_action(r, d, action, &rendered)) {
             json_decref(rendered);
@@ -398,16 +422,11 @@ static int layer(struct render *r, struct rdoc *d)
     return 0;
 }
 
-/* Makes d's data its own before a substitution writes into it. */
+/* Before substitutions write into d's data: from here on it counts as made by the render
+ * (render.max_output_bytes). Each write makes its own what it changes (jsonpath_unshare). */
 int render_own_data(struct render *r, struct rdoc *d)
 {
-    json_t *copy;
-    if (d->owned)
-        return 0;
-    if (!(copy = json_deep_copy(d->data)))
-        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    json_decref(d->data);
-    d->data = copy;
+    (void)r;
     d->owned = 1;
     return 0;
 }

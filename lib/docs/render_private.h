@@ -17,7 +17,8 @@ struct rdoc {
     const char *schema, *name, *layer;
     int layer_index; /* -1: not layered */
     int abstract, control, replacement, encrypted, done;
-    int owned; /* data is this document's own copy (else it is the input's, shared) */
+    int owned; /* data was made by layering or substitution (render.max_output_bytes counts
+                  it); its values may still be shared with others' */
     const json_t *labels, *selector, *actions, *subs, *original;
     json_t *data; /* rendered so far (owned) */
     struct rdoc *parent, *replaced_by;
@@ -64,7 +65,8 @@ const char *render_str(const json_t *v);
 /* The concrete document a substitution's src names (schema and name), or NULL with r->err set. */
 struct rdoc *render_source_of(struct render *r, const json_t *src);
 
-/* Gives d its own copy of its data before it is changed (it shares the input's until then). */
+/* Marks d's data as made by the render before substitutions write into it (each write makes
+ * its own what it changes: jsonpath_unshare). */
 int render_own_data(struct render *r, struct rdoc *d);
 
 /* Frees the patterns compiled during the render. */

@@ -198,8 +198,10 @@ static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest,
     if (secret)
         json_array_append_new(d->secret_paths ? d->secret_paths : (d->secret_paths = json_array()),
                               json_string(text));
-    if (!pattern)
-        return jsonpath_set(path, &d->data, json_deep_copy(value), r->err);
+    if (jsonpath_unshare(path, &d->data, 0))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (!pattern) /* (shared: written into later only through a copy of its own) */
+        return jsonpath_set(path, &d->data, json_incref(value), r->err);
     target = jsonpath_get(path, d->data);
     if (!(re = regex(r, pattern)))
         return r->err->code;
@@ -224,7 +226,14 @@ static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest,
                                   pattern_failure(r, prc));
     } else {
         json_t *depth = json_object_get(recurse, "depth");
-        int prc = replace_within(r, re, target, with,
+        int prc;
+        /* every string under target may change: all of it this document's own */
+        if (jsonpath_set(path, &d->data, json_deep_copy(target), r->err)) {
+            free(with);
+            return r->err->code;
+        }
+        target = jsonpath_get(path, d->data);
+        prc = replace_within(r, re, target, with,
                                  json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
         if (prc)
             rc = purser_error_set(r->err, PURSER_EINVAL,
