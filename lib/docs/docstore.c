@@ -588,8 +588,15 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return write_answer(w, answer_bucket, w->latest, err);
     if ((rc = write_revision_row(w, entries, n, err)) || (rc = write_contents(w, entries, n, err)) ||
         (rc = write_members(w, entries, n, err)) ||
-        (rc = record_schema_validation(w->ctx, w->revision, err)))
+        (rc = record_schema_validation(w->ctx, w->revision, err))) {
+        /* Every key written from here on is this revision's, under the head's lock: one that
+         * is taken already was written by a transaction this one's reads did not see (a
+         * Galera node applying the cluster's writes behind), not an answer for the client. */
+        if (rc == PURSER_EEXISTS)
+            rc = store_conflict(w->ctx->store, "a row of the new revision was there already",
+                                err);
         return rc;
+    }
     return write_answer(w, answer_bucket, w->revision, err);
 }
 

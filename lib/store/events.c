@@ -57,6 +57,8 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
                         "INSERT INTO events (org_id, seq, kind, name, op, revision, actor, at, "
                         "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         p, 9, NULL, NULL, err);
+        if (rc == PURSER_EEXISTS) /* a number the counter's lock should have made ours */
+            rc = store_conflict(store, "an event number was taken already", err);
     }
     if (!rc) /* published once the transaction commits (events_publish) */
         store_notice(store, json_pack("{s:I, s:I, s:o}", "org", (json_int_t)org_id, "seq",
