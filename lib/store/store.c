@@ -216,6 +216,20 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
                             s->statement ? s->statement : "the session");
 }
 
+/* A prepared statement's failure. Connector/C leaves the statement's own error empty for some
+ * (an error packet in the middle of a result's rows, seen when Galera aborted the transaction
+ * while its rows were read): then the connection's error is the one, and when neither says
+ * anything the session is in a state nobody reported, so it is dropped like a lost connection
+ * (a transaction runs again on a new one). */
+static int stmt_failed(struct store *s, MYSQL_STMT *stmt, struct purser_error *err)
+{
+    if (mysql_stmt_errno(stmt))
+        return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+    if (s->conn && mysql_errno(s->conn))
+        return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+    return db_error(s, CR_SERVER_LOST, "the statement failed and no error was reported", err);
+}
+
 static char *read_password(const char *path)
 {
     char buf[512];
@@ -342,7 +356,7 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (mysql_stmt_prepare(stmt, sql, strlen(sql))) {
-        int rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        int rc = stmt_failed(s, stmt, err);
         mysql_stmt_close(stmt);
         free(copy);
         return rc;
@@ -392,7 +406,7 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
         }
     }
     if (n && mysql_stmt_bind_param(stmt, binds))
-        rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        rc = stmt_failed(s, stmt, err);
     if (binds != inline_binds)
         free(binds);
     return rc;
@@ -445,7 +459,7 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
         binds[c].is_null = &nulls[c];
     }
     if (mysql_stmt_bind_result(stmt, binds))
-        return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        return stmt_failed(s, stmt, err);
     while ((status = mysql_stmt_fetch(stmt)) == 0 || status == MYSQL_DATA_TRUNCATED) {
         struct arena *cells_arena = arena;
         if (sink) { /* one row at a time */
@@ -490,7 +504,7 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
                 one.buffer = cell;
                 one.buffer_length = lengths[c] + 1;
                 if (mysql_stmt_fetch_column(stmt, &one, (unsigned)c, 0)) {
-                    rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+                    rc = stmt_failed(s, stmt, err);
                     break;
                 }
             }
@@ -513,7 +527,7 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
     if (sink)
         memset(out, 0, sizeof(*out));
     if (!rc && status == 1)
-        rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+        rc = stmt_failed(s, stmt, err);
     if (s->conn)
         mysql_stmt_free_result(stmt);
     return rc;
@@ -539,7 +553,7 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
         if (!rc)
             rc = bind_params(s, stmt, params, n, err);
         if (!rc && mysql_stmt_execute(stmt))
-            rc = db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
+            rc = stmt_failed(s, stmt, err);
         if (!rc) {
             if (affected)
                 *affected = mysql_stmt_affected_rows(stmt);
