@@ -178,6 +178,12 @@ int main(int argc, char **argv)
                        json_object_get(x, "n") == json_object_get(y, "n"),
                    "their equal parts: one value each");
             tap_ok(z == x, "the same text again: the same value");
+            {
+                json_t *built = json_intern(u, parse(one));
+                tap_ok(built == x, "and a value passed to json_intern: the same one (its hashes "
+                                   "agree with the reader's)");
+                json_decref(built);
+            }
             json_decref(x);
             json_decref(y);
             json_decref(z);

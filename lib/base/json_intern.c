@@ -37,55 +37,104 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdULL;
 }
 
-/* The hash of a value whose children are shared already: containers hash their children's
- * addresses, so equal children must be the same value. */
+/* The hashes of each kind, for a value (hash_of) and for what the decoder has read before it
+ * makes a value (which must agree): scalars by their content, containers by their keys and
+ * their children's addresses, so equal children must be the same value already. */
+static uint64_t hash_string(const char *s, size_t n)
+{
+    return mix((uint64_t)JSON_STRING + 1, hash_fnv1a(s, n));
+}
+
+static uint64_t hash_integer(json_int_t i)
+{
+    return mix((uint64_t)JSON_INTEGER + 1, (uint64_t)i);
+}
+
+static uint64_t hash_real(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    return mix((uint64_t)JSON_REAL + 1, bits);
+}
+
+static uint64_t hash_container_start(int object)
+{
+    return (uint64_t)(object ? JSON_OBJECT : JSON_ARRAY) + 1;
+}
+
+/* h with one child more (key NULL in an array). */
+static uint64_t hash_child(uint64_t h, const char *key, size_t key_len, const json_t *child)
+{
+    if (key)
+        h = mix(h, hash_fnv1a(key, key_len));
+    return mix(h, (uint64_t)(uintptr_t)child);
+}
+
 static uint64_t hash_of(const json_t *v)
 {
-    uint64_t h = (uint64_t)json_typeof(v) + 1;
+    uint64_t h;
     json_t *child;
     size_t i;
     switch (json_typeof(v)) {
     case JSON_STRING:
-        return mix(h, hash_fnv1a(json_string_value(v), json_string_length(v)));
+        return hash_string(json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        return mix(h, (uint64_t)json_integer_value(v));
-    case JSON_REAL: {
-        double d = json_real_value(v);
-        uint64_t bits;
-        memcpy(&bits, &d, sizeof(bits));
-        return mix(h, bits);
-    }
+        return hash_integer(json_integer_value(v));
+    case JSON_REAL:
+        return hash_real(json_real_value(v));
     case JSON_OBJECT:
+        h = hash_container_start(1);
         for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it))
-            h = mix(mix(h, hash_fnv1a(json_object_iter_key(it), json_object_iter_key_len(it))),
-                    (uint64_t)(uintptr_t)json_object_iter_value(it));
+            h = hash_child(h, json_object_iter_key(it), json_object_iter_key_len(it),
+                           json_object_iter_value(it));
         return h;
     case JSON_ARRAY:
+        h = hash_container_start(0);
         json_array_foreach (v, i, child)
-            h = mix(h, (uint64_t)(uintptr_t)child);
+            h = hash_child(h, NULL, 0, child);
         return h;
     default:
-        return h;
+        return (uint64_t)json_typeof(v) + 1;
     }
 }
 
+struct span { /* a string's bytes: in the text, or decoded into copy */
+    const char *s;
+    size_t n;
+    char *copy;
+};
+
+static int eq_string(const json_t *have, const void *cand)
+{
+    const struct span *s = cand;
+    return json_is_string(have) && json_string_length(have) == s->n &&
+           memcmp(json_string_value(have), s->s, s->n) == 0;
+}
+
+static int eq_integer(const json_t *have, const void *cand)
+{
+    return json_is_integer(have) && json_integer_value(have) == *(const json_int_t *)cand;
+}
+
+static int eq_real(const json_t *have, const void *cand)
+{
+    double x = json_is_real(have) ? json_real_value(have) : 0;
+    return json_is_real(have) && memcmp(&x, cand, sizeof(x)) == 0;
+}
+
+/* Two values equal as the table compares them (containers: the same children). */
 static int same(const json_t *a, const json_t *b)
 {
-    if (json_typeof(a) != json_typeof(b))
-        return 0;
-    switch (json_typeof(a)) {
+    switch (json_typeof(b)) {
     case JSON_STRING:
-        return json_string_length(a) == json_string_length(b) &&
-               memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
+        return eq_string(a, &(struct span){json_string_value(b), json_string_length(b), NULL});
     case JSON_INTEGER:
-        return json_integer_value(a) == json_integer_value(b);
-    case JSON_REAL: {
-        double x = json_real_value(a), y = json_real_value(b);
-        return memcmp(&x, &y, sizeof(x)) == 0;
-    }
+        return eq_integer(a, &(json_int_t){json_integer_value(b)});
+    case JSON_REAL:
+        return eq_real(a, &(double){json_real_value(b)});
     case JSON_OBJECT: {
         void *i = json_object_iter((json_t *)a), *j = json_object_iter((json_t *)b);
-        if (json_object_size(a) != json_object_size(b))
+        if (!json_is_object(a) || json_object_size(a) != json_object_size(b))
             return 0;
         for (; i && j; i = json_object_iter_next((json_t *)a, i),
                        j = json_object_iter_next((json_t *)b, j))
@@ -97,7 +146,7 @@ static int same(const json_t *a, const json_t *b)
         return !i && !j;
     }
     case JSON_ARRAY:
-        if (json_array_size(a) != json_array_size(b))
+        if (!json_is_array(a) || json_array_size(a) != json_array_size(b))
             return 0;
         for (size_t k = 0; k < json_array_size(a); k++)
             if (json_array_get(a, k) != json_array_get(b, k))
@@ -197,12 +246,6 @@ struct decoder {
     int depth;
     struct item *items; /* the children of every container open, innermost last */
     size_t count, cap;
-};
-
-struct span { /* a string's bytes: in the text, or decoded into copy */
-    const char *s;
-    size_t n;
-    char *copy;
 };
 
 #define MAX_DEPTH 2048 /* jansson's */
@@ -337,32 +380,14 @@ static int read_string(struct decoder *d, struct span *out)
     return unescape(start, (size_t)(d->p - 1 - start), out);
 }
 
-static int eq_string(const json_t *have, const void *cand)
-{
-    const struct span *s = cand;
-    return json_is_string(have) && json_string_length(have) == s->n &&
-           memcmp(json_string_value(have), s->s, s->n) == 0;
-}
-
 static json_t *shared_string(struct json_intern *t, const struct span *s)
 {
-    uint64_t h = mix((uint64_t)JSON_STRING + 1, hash_fnv1a(s->s, s->n));
+    uint64_t h = hash_string(s->s, s->n);
     json_t *v = find(t, h, eq_string, s);
     if (v || !(v = json_stringn(s->s, s->n))) /* (not UTF-8: NULL) */
         return v;
     add(t, h, v);
     return v;
-}
-
-static int eq_integer(const json_t *have, const void *cand)
-{
-    return json_is_integer(have) && json_integer_value(have) == *(const json_int_t *)cand;
-}
-
-static int eq_real(const json_t *have, const void *cand)
-{
-    double x = json_is_real(have) ? json_real_value(have) : 0;
-    return json_is_real(have) && memcmp(&x, cand, sizeof(x)) == 0;
 }
 
 static json_t *read_number(struct decoder *d)
@@ -406,16 +431,14 @@ static json_t *read_number(struct decoder *d)
         json_int_t i = strtoll(text, NULL, 10);
         if (errno == ERANGE)
             return NULL; /* too big: jansson refuses it */
-        h = mix((uint64_t)JSON_INTEGER + 1, (uint64_t)i);
+        h = hash_integer(i);
         if (!(v = find(d->t, h, eq_integer, &i)) && (v = json_integer(i)))
             add(d->t, h, v);
     } else {
         double x = strtod(text, NULL);
-        uint64_t bits;
         if (errno == ERANGE && (x == HUGE_VAL || x == -HUGE_VAL))
             return NULL; /* overflow: jansson refuses it */
-        memcpy(&bits, &x, sizeof(bits));
-        h = mix((uint64_t)JSON_REAL + 1, bits);
+        h = hash_real(x);
         if (!(v = find(d->t, h, eq_real, &x)) && (v = json_real(x)))
             add(d->t, h, v);
     }
@@ -483,12 +506,10 @@ static json_t *read_value(struct decoder *d);
 static json_t *close_container(struct decoder *d, size_t base, int object)
 {
     struct slice c = {d->items ? d->items + base : NULL, d->count - base}; /* (none yet: NULL) */
-    uint64_t h = (uint64_t)(object ? JSON_OBJECT : JSON_ARRAY) + 1;
+    uint64_t h = hash_container_start(object);
     json_t *v;
-    for (size_t k = 0; k < c.n; k++)
-        h = object ? mix(mix(h, hash_fnv1a(c.items[k].key, c.items[k].key_len)),
-                         (uint64_t)(uintptr_t)c.items[k].value)
-                   : mix(h, (uint64_t)(uintptr_t)c.items[k].value);
+    for (size_t k = 0; k < c.n; k++) /* (an array's items have no key) */
+        h = hash_child(h, c.items[k].key, c.items[k].key_len, c.items[k].value);
     if ((v = find(d->t, h, object ? eq_object : eq_array, &c))) {
         pop_to(d, base);
         return v;

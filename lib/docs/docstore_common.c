@@ -121,20 +121,6 @@ int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a sealed record is not JSON");
 }
 
-json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
-                               const char *bucket, long long revision)
-{
-    json_error_t jerr;
-    json_t *meta = json_loads(metadata_text, 0, &jerr);
-    if (!meta || !data) {
-        json_decref(meta);
-        json_decref(data);
-        return NULL;
-    }
-    return json_pack("{s:s, s:o, s:o, s:{s:s, s:I}}", "schema", schema, "metadata", meta, "data",
-                     data, "status", "bucket", bucket, "revision", (json_int_t)revision);
-}
-
 int docstore_param(struct docstore_params *p, struct store_value v)
 {
     if (p->n == sizeof(p->v) / sizeof(p->v[0]))

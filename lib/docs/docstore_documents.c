@@ -218,12 +218,25 @@ static int needs_documents(const struct docstore_filter *f)
     return 0;
 }
 
+/* Stored JSON text decoded: its parts shared through shared when that is not NULL. */
+static json_t *decode(struct json_intern *shared, const char *text, size_t len)
+{
+    json_error_t jerr;
+    return shared ? json_intern_loadb(shared, text, len)
+                  : json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+}
+
+/* value (a new reference, NULL passes), or its shared equal when shared is not NULL. */
+static json_t *share(struct json_intern *shared, json_t *value)
+{
+    return shared ? json_intern(shared, value) : value;
+}
+
 /* The document's data: decoded, opened (encrypted) or redacted, its parts shared through
  * shared when it is not NULL. A new reference or NULL. */
 static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_filter *f,
                         const struct row *r, struct json_intern *shared, struct purser_error *err)
 {
-    json_error_t jerr;
     json_t *data = NULL;
     if (atoi(cell(r, C_ENCRYPTED))) {
         if (f->redact)
@@ -232,11 +245,9 @@ static json_t *row_data(const struct docstore_ctx *ctx, const struct docstore_fi
                                atoi(cell(r, C_KEY)), cell(r, C_DATA), cell_len(r, C_DATA), &data,
                                err))
             return NULL;
-        return shared ? json_intern(shared, data) : data;
+        return share(shared, data);
     }
-    data = shared ? json_intern_loadb(shared, cell(r, C_DATA), cell_len(r, C_DATA))
-                  : json_loadb(cell(r, C_DATA), cell_len(r, C_DATA), JSON_DECODE_ANY, &jerr);
-    if (!data)
+    if (!(data = decode(shared, cell(r, C_DATA), cell_len(r, C_DATA))))
         purser_error_set(err, PURSER_EINTERNAL, "a stored document is not JSON");
     return data;
 }
@@ -257,28 +268,16 @@ static json_t *row_document(const struct docstore_ctx *ctx, const struct docstor
                             const struct row *r, struct json_intern *shared,
                             struct purser_error *err)
 {
-    json_t *data = row_data(ctx, f, r, shared, err), *doc;
+    json_t *data = row_data(ctx, f, r, shared, err), *meta, *doc = NULL;
     if (!data)
         return NULL;
-    if (shared) {
-        json_t *status = json_pack("{s:s, s:I}", "bucket", cell(r, C_BUCKET), "revision",
-                                   (json_int_t)atoll(cell(r, C_SINCE)));
-        json_t *meta = json_intern_loadb(shared, cell(r, C_METADATA), cell_len(r, C_METADATA));
-        doc = meta && status ? json_pack("{s:o, s:o, s:o, s:o}", "schema",
-                                         json_intern_stringn(shared, cell(r, C_SCHEMA),
-                                                             cell_len(r, C_SCHEMA)),
-                                         "metadata", meta, "data", data, "status",
-                                         json_intern(shared, status))
-                             : NULL;
-        if (!meta || !status) {
-            json_decref(meta);
-            json_decref(status);
-            json_decref(data);
-        }
-    } else {
-        doc = docstore_document_json(cell(r, C_SCHEMA), cell(r, C_METADATA), data,
-                                     cell(r, C_BUCKET), atoll(cell(r, C_SINCE)));
-    }
+    if ((meta = decode(shared, cell(r, C_METADATA), cell_len(r, C_METADATA))))
+        doc = json_pack("{s:o, s:o, s:o, s:o}", "schema", share(shared, json_string(cell(r, C_SCHEMA))),
+                        "metadata", meta, "data", data, "status",
+                        share(shared, json_pack("{s:s, s:I}", "bucket", cell(r, C_BUCKET),
+                                                "revision", (json_int_t)atoll(cell(r, C_SINCE)))));
+    else
+        json_decref(data);
     if (!doc) {
         purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         return NULL;

@@ -46,11 +46,6 @@ int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const
                        const char *name, int key_id, const char *sealed, size_t sealed_len,
                        json_t **out, struct purser_error *err);
 
-/* A document for an answer: {schema, metadata, data, status: {bucket, revision}} built from
- * stored metadata and data texts (data borrowed as a value, or parsed from text). */
-json_t *docstore_document_json(const char *schema, const char *metadata_text, json_t *data,
-                               const char *bucket, long long revision);
-
 /* The bound values of a query built from filters. */
 struct docstore_params {
     struct store_value v[256];
