@@ -9,12 +9,12 @@
  * body already sent) when it is not a version purser speaks. */
 int auth_api_version(struct request *req);
 
-/* Establishes req->who from a bearer token, a Chef signed request, or (development mode, from
- * loopback) as a server admin. PURSER_EUNAUTH / PURSER_EINVAL with Chef's messages. */
 /* 1 when the route is answered without credentials: an open route, or a loopback one
  * (ROUTE_LOOPBACK) asked from loopback. */
 int auth_open_route(struct request *req);
 
+/* Establishes req->who from a bearer token, a Chef signed request, or (development mode, from
+ * loopback) as a server admin. PURSER_EUNAUTH / PURSER_EINVAL with Chef's messages. */
 int auth_authenticate(struct request *req, int development_mode);
 
 /* Checks the route's action for req->who in the organization of the URL; logs a denial. */
