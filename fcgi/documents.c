@@ -57,31 +57,32 @@ static int revision_context(struct request *req, struct docstore_ctx *ctx, long 
     return rc ? rc : revision_param(req, "id", id);
 }
 
-/* The body as a YAML stream (an array of documents, empty for an empty body). 415 unless it
- * is sent as application/x-yaml (or application/yaml). */
-/* Reads, checks and writes a payload of documents into bucket. */
+/* Reads, checks and writes a payload of documents into bucket, the body parsed as it is
+ * written (docstore_write_stream). */
 static int write_documents(struct request *req, const char *bucket, enum docstore_mode mode)
 {
     struct docstore_ctx ctx;
-    struct document *docs = NULL;
-    size_t count = 0;
-    json_t *stream = NULL;
+    struct docstore_stream s;
     struct buf out = BUF_INIT;
+    struct purser_error err;
     int rc = doc_context(req, &ctx);
 
     if (!rc)
-        rc = request_yaml(req, &stream);
-    if (!rc)
-        rc = document_prepare(req->arena, stream, &docs, &count, &req->error_details, &req->err);
-    for (size_t i = 0; !rc && i < count; i++)
-        if (docs[i].encrypted)
-            rc = auth_require(req, "write_encrypted_document");
-    if (!rc)
-        rc = docstore_write(&ctx, bucket, mode, docs, count, &out, &req->err);
-    if (!rc)
+        rc = request_yaml_type(req);
+    if (rc)
+        return rc;
+    rc = docstore_write_stream(&ctx, bucket, mode, req->body ? req->body : "", req->body_len,
+                               req->svc->document_yaml, &out, &s, &err);
+    req->error_details = s.messages;
+    if (rc && s.parse_failed)
+        rc = request_yaml_failed(req, &err);
+    else if (rc && s.needs_write_encrypted && (rc = auth_require(req, "write_encrypted_document")) == 0)
+        rc = purser_error_set(&req->err, PURSER_EDENIED, "%s", err.message);
+    else if (rc)
+        req->err = err;
+    else
         rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
     buf_release(&out);
-    json_decref(stream);
     return rc;
 }
 

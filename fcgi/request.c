@@ -383,26 +383,38 @@ void respond_error(struct request *req, int rc)
     json_decref(body);
 }
 
-int request_yaml(struct request *req, json_t **out)
+int request_yaml_type(struct request *req)
 {
     const char *type = request_env(req, "CONTENT_TYPE");
     size_t len = type ? strcspn(type, "; ") : 0;
-    *out = NULL;
     if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
                                     (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
         return purser_error_set(&req->err, HTTP_EMEDIATYPE,
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");
+    return 0;
+}
+
+int request_yaml_failed(struct request *req, const struct purser_error *parse)
+{
+    if (parse->line)
+        return purser_error_set(&req->err, parse->code, "the body %s: line %d, column %d: %.180s",
+                                parse->code == PURSER_ETOOLARGE ? "is over a limit"
+                                                                : "is not valid YAML",
+                                parse->line, parse->column, parse->message);
+    req->err = *parse;
+    return parse->code;
+}
+
+int request_yaml(struct request *req, json_t **out)
+{
     struct purser_error parse;
+    int rc = request_yaml_type(req);
+    *out = NULL;
+    if (rc)
+        return rc;
     if (yaml_codec_parse(out, req->body ? req->body : "", req->body_len, req->svc->document_yaml,
-                         &parse)) {
-        if (parse.line)
-            return purser_error_set(&req->err, parse.code, "the body %s: line %d, column %d: %.180s",
-                                    parse.code == PURSER_ETOOLARGE ? "is over a limit"
-                                                                   : "is not valid YAML",
-                                    parse.line, parse.column, parse.message);
-        req->err = parse;
-        return parse.code;
-    }
+                         &parse))
+        return request_yaml_failed(req, &parse);
     return 0;
 }

@@ -125,6 +125,11 @@ int request_json(struct request *req, json_t **out);
  * parsed within the document API's limits: *out a list of documents. */
 int request_yaml(struct request *req, json_t **out);
 
+/* request_yaml's parts, for a body parsed elsewhere: 415 unless the body is sent as YAML; and
+ * the answer for the parser's failure (its line and column in the message). */
+int request_yaml_type(struct request *req);
+int request_yaml_failed(struct request *req, const struct purser_error *parse);
+
 /* "https://host:port": the base of absolute URLs in answers. */
 const char *request_base_url(struct request *req);
 

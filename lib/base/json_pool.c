@@ -26,11 +26,15 @@ static struct {
     struct json_pool_stats stats;
 } P;
 
+/* The pool is the installing thread's (the worker's); values other threads make (a document
+ * write's store thread) come from malloc. */
+static __thread int pool_thread;
+
 static void *pool_malloc(size_t size)
 {
     size_t c;
     char *p;
-    if (!P.active || size > SMALL_MAX)
+    if (!P.active || size > SMALL_MAX || !pool_thread)
         return malloc(size);
     c = size ? (size + 7) >> 3 : 1;
     if ((p = P.free_list[c])) {
@@ -68,6 +72,8 @@ static void pool_free(void *ptr)
         }
         return; /* its page was dropped with the request: nothing to give back */
     }
+    if (!pool_thread)
+        return; /* the free lists are the pool thread's: the page goes with the request */
     c = P.page_class[(size_t)(p - P.base) / POOL_PAGE];
     *(void **)p = P.free_list[c];
     P.free_list[c] = p;
@@ -109,6 +115,7 @@ int json_pool_install(size_t reserve, size_t keep)
     P.start = P.next = P.high = P.base;
     P.keep = keep - keep % POOL_PAGE;
     P.installed = 1;
+    pool_thread = 1;
     json_set_alloc_funcs(pool_malloc, pool_free);
     return 0;
 }

@@ -20,6 +20,9 @@
  * past its request crashes the worker at its first use instead of reading reused memory; a
  * pool value freed after its request aborts with a message.
  *
+ * The pool is the installing thread's: values another thread makes come from malloc, and a
+ * pool value another thread frees stays in its page until the request ends.
+ *
  * Off under AddressSanitizer and with PURSER_ARENA_MALLOC=1, so that those see every value.
  */
 #ifndef PURSER_JSON_POOL_H

@@ -51,6 +51,14 @@ extern const struct yaml_limits yaml_limits_documents;
 int yaml_codec_parse(json_t **out, const char *text, size_t len, const struct yaml_limits *limits,
                      struct purser_error *err);
 
+/* yaml_codec_parse, calling each(ctx, doc, index) as soon as each document is complete (doc
+ * is the element of the array being built, borrowed; the callback may change it in place).
+ * A nonzero return stops the parse with that code (PURSER_EINTERNAL: "out of memory"). */
+int yaml_codec_parse_each(json_t **out, const char *text, size_t len,
+                          const struct yaml_limits *limits,
+                          int (*each)(void *ctx, json_t *doc, size_t index), void *ctx,
+                          struct purser_error *err);
+
 /* Appends the YAML stream of the documents in the array `docs` to out: each document begins
  * with "---", mappings and sequences in block style, keys in their stored order, strings
  * quoted whenever their plain form would read back as something else, multi-line strings as

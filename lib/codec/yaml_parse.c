@@ -50,6 +50,8 @@ struct parse {
     size_t anchor_count, anchor_cap;
     size_t nodes;
     size_t alias_nodes; /* of nodes, those that aliases added */
+    int (*each)(void *ctx, json_t *doc, size_t index); /* yaml_codec_parse_each's */
+    void *each_ctx;
 };
 
 /* A PURSER_EINVAL at mark: "message" or "message 'subject'". */
@@ -390,7 +392,9 @@ static int on_event(struct parse *ps, yaml_event_t *ev)
         if (json_array_append_new(ps->docs, ps->root ? ps->root : json_null()))
             return PURSER_EINTERNAL;
         ps->root = NULL;
-        return 0;
+        return ps->each ? ps->each(ps->each_ctx, json_array_get(ps->docs, json_array_size(ps->docs) - 1),
+                                   json_array_size(ps->docs) - 1)
+                        : 0;
     case YAML_SCALAR_EVENT: return on_scalar(ps, ev);
     case YAML_ALIAS_EVENT: return on_alias(ps, ev);
     case YAML_SEQUENCE_START_EVENT: return on_start(ps, ev, 0);
@@ -437,7 +441,16 @@ static int syntax_error(struct parse *ps, yaml_parser_t *parser, const char *tex
 int yaml_codec_parse(json_t **out, const char *text, size_t len, const struct yaml_limits *limits,
                      struct purser_error *err)
 {
-    struct parse ps = {.limits = limits ? limits : &yaml_limits_default, .err = err};
+    return yaml_codec_parse_each(out, text, len, limits, NULL, NULL, err);
+}
+
+int yaml_codec_parse_each(json_t **out, const char *text, size_t len,
+                          const struct yaml_limits *limits,
+                          int (*each)(void *ctx, json_t *doc, size_t index), void *ctx,
+                          struct purser_error *err)
+{
+    struct parse ps = {.limits = limits ? limits : &yaml_limits_default, .err = err,
+                       .each = each, .each_ctx = ctx};
     yaml_parser_t parser;
     yaml_event_t event;
     int rc = 0, done = 0;

@@ -5,20 +5,55 @@
 
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/hash.h"
 #include "base/json_text.h"
 #include "base/utf8.h"
 #include "auth/keyring.h"
 #include "codec/yaml_codec.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BATCH_ROWS 500
+#define FEED_BLOCK 256 /* items per block of a feed */
+#define FEED_BATCH 125 /* documents the parser hands the writer at a time */
+
+/* What write_txn returns, past the error codes, for store_txn to roll back: */
+#define WRITE_UNCHANGED 1 /* nothing changed: no revision (the answer is in out) */
+#define WRITE_ABANDONED 2 /* the payload failed while it was being written */
+
+/* One payload document and its YAML (data redacted if sealed), as the writer reads it. */
+struct item {
+    const struct document *doc;
+    char *yaml;           /* NULL for a Tombstone */
+    struct document own;  /* the document, when the feed's parser checked it */
+};
+
+/* The payload on its way to the writer. A write of a parsed stream runs the writer (the
+ * store's transaction) in a thread of its own while the caller's thread parses, checks and
+ * emits the documents, so that MariaDB stores each batch while the next is parsed. The parser
+ * fills items in order and publishes them under lock (ready); the writer reads the items
+ * below ready without it. Blocks never move, and the block table only grows (a new copy, the
+ * old kept in the arena), so what the writer has seen stays valid. */
+enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
+struct feed {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    int threaded;
+    struct item **blocks;
+    size_t block_cap;
+    size_t count; /* items filled (the parser's alone) */
+    size_t ready; /* items published */
+    enum feed_state state;
+};
 
 /* One document of the revision being written. */
 struct entry {
     const struct document *doc; /* NULL when carried from the previous revision */
+    const char *yaml;           /* its YAML (data redacted if sealed) */
     const struct member *member; /* the previous revision's row, or NULL */
     long long content_id, bucket_id, since;
     int is_new; /* its content must be stored */
@@ -28,16 +63,79 @@ struct write {
     const struct docstore_ctx *ctx;
     const char *bucket;
     enum docstore_mode mode;
-    const struct document *docs;
-    size_t count;
+    struct feed *feed;
     const char *delete_schema, *delete_name; /* DELETE documents/{schema}/{name} */
     long long bucket_id, latest, revision;
     struct member *members;
     size_t member_count;
     const struct member **sorted; /* members by identity */
-    char **yaml;                  /* per payload document: its YAML (data redacted if sealed) */
     struct buf *out;
+    /* this attempt's: */
+    int changed, any_payload;
+    const char *layering, *layering_layer; /* the first LayeringPolicy of the revision */
+    const char *second_schema, *second_layer, *second_name; /* a second one */
 };
+
+static struct item *feed_item(struct item *const *blocks, size_t i)
+{
+    return &blocks[i / FEED_BLOCK][i % FEED_BLOCK];
+}
+
+/* Waits until items from `from` on are published or the feed ends. *until: the items
+ * published; *blocks: the block table to read them through. */
+static enum feed_state feed_wait(struct feed *f, size_t from, size_t *until,
+                                 struct item *const **blocks)
+{
+    enum feed_state state;
+    if (f->threaded)
+        pthread_mutex_lock(&f->lock);
+    while (f->threaded && f->ready == from && f->state == FEED_OPEN)
+        pthread_cond_wait(&f->more, &f->lock);
+    *until = f->ready;
+    *blocks = f->blocks;
+    state = f->state;
+    if (f->threaded)
+        pthread_mutex_unlock(&f->lock);
+    return state;
+}
+
+/* Publishes the items filled so far, and ends the feed when state is not FEED_OPEN. */
+static void feed_publish(struct feed *f, enum feed_state state)
+{
+    if (f->threaded)
+        pthread_mutex_lock(&f->lock);
+    f->ready = f->count;
+    if (f->state == FEED_OPEN)
+        f->state = state;
+    if (f->threaded) {
+        pthread_cond_signal(&f->more);
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
+/* The next item to fill, in a block of its own when needed; NULL when out of memory. */
+static struct item *feed_next(struct feed *f, struct arena *arena)
+{
+    size_t block = f->count / FEED_BLOCK;
+    if (block == f->block_cap) {
+        size_t cap = f->block_cap ? f->block_cap * 2 : 16;
+        struct item **table = arena_alloc(arena, cap * sizeof(*table));
+        if (!table)
+            return NULL;
+        if (f->block_cap)
+            memcpy(table, f->blocks, f->block_cap * sizeof(*table));
+        if (f->threaded)
+            pthread_mutex_lock(&f->lock);
+        f->blocks = table;
+        f->block_cap = cap;
+        if (f->threaded)
+            pthread_mutex_unlock(&f->lock);
+    }
+    if (f->count % FEED_BLOCK == 0 &&
+        !(f->blocks[block] = arena_calloc(arena, FEED_BLOCK, sizeof(struct item))))
+        return NULL;
+    return feed_item(f->blocks, f->count);
+}
 
 /* Runs "prefix VALUES (?,..),(?,..) suffix" over rows of width parameters, in batches. */
 static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const char *suffix,
@@ -178,13 +276,31 @@ static int same_secret(struct write *w, const struct member *m, const struct doc
     return 0;
 }
 
-/* Decides for each payload document whether it is new, changed or unchanged, and marks the
- * previous rows it replaces or deletes. */
-static int plan_documents(struct write *w, struct entry *entries, size_t *entry_count,
-                          int *changed, struct purser_error *err)
+/* The first two LayeringPolicy documents of the new revision (Deckhand allows one). */
+static void note_layering(struct write *w, const char *schema, const char *layer,
+                          const char *name)
 {
-    for (size_t i = 0; i < w->count; i++) {
-        const struct document *d = &w->docs[i];
+    if (!document_schema_is(schema, "deckhand/LayeringPolicy"))
+        return;
+    if (!w->layering) {
+        w->layering = name;
+        w->layering_layer = layer;
+    } else if (!w->second_name) {
+        w->second_schema = schema;
+        w->second_layer = layer;
+        w->second_name = name;
+    }
+}
+
+/* Decides for each payload document of items [from, to) whether it is new, changed or
+ * unchanged, and marks the previous rows it replaces or deletes. */
+static int plan_documents(struct write *w, struct item *const *items, size_t from, size_t to,
+                          struct entry *entries, size_t *entry_count, struct purser_error *err)
+{
+    int *changed = &w->changed;
+    for (size_t i = from; i < to; i++) {
+        const struct item *it = feed_item(items, i);
+        const struct document *d = it->doc;
         const struct member *m;
         struct entry *e;
         int same;
@@ -203,7 +319,10 @@ static int plan_documents(struct write *w, struct entry *entries, size_t *entry_
             continue;
         }
         e = &entries[(*entry_count)++];
-        *e = (struct entry){.doc = d, .bucket_id = w->bucket_id, .since = w->revision, .is_new = 1};
+        *e = (struct entry){.doc = d, .yaml = it->yaml, .bucket_id = w->bucket_id,
+                            .since = w->revision, .is_new = 1};
+        w->any_payload = 1;
+        note_layering(w, d->schema, d->layer, d->name);
         if (!(m = find_member(w, d->schema, d->layer, d->name))) {
             *changed = 1;
             continue;
@@ -226,9 +345,10 @@ static int plan_documents(struct write *w, struct entry *entries, size_t *entry_
     return 0;
 }
 
-/* Rows of the previous revision that stay: *changed when any is dropped. */
-static void plan_carried(struct write *w, struct entry *entries, size_t *entry_count, int *changed)
+/* Rows of the previous revision that stay: w->changed when any is dropped. */
+static void plan_carried(struct write *w, struct entry *entries, size_t *entry_count)
 {
+    int *changed = &w->changed;
     for (size_t j = 0; j < w->member_count; j++) {
         struct member *m = &w->members[j];
         int in_bucket = m->bucket_id == w->bucket_id;
@@ -245,38 +365,30 @@ static void plan_carried(struct write *w, struct entry *entries, size_t *entry_c
                                                    .content_id = m->content_id,
                                                    .bucket_id = m->bucket_id,
                                                    .since = m->since};
+        note_layering(w, m->schema, m->layer, m->name);
     }
 }
 
 /* Deckhand allows one LayeringPolicy: 409 when the new revision would hold two. */
-static int check_singleton(const struct entry *entries, size_t n, struct purser_error *err)
+static int check_singleton(const struct write *w, struct purser_error *err)
 {
-    const char *first = NULL, *first_layer = "";
-    for (size_t i = 0; i < n; i++) {
-        const char *schema = entries[i].doc ? entries[i].doc->schema : entries[i].member->schema;
-        const char *name = entries[i].doc ? entries[i].doc->name : entries[i].member->name;
-        if (!document_schema_is(schema, "deckhand/LayeringPolicy"))
-            continue;
-        if (!first) {
-            first = name;
-            first_layer = entries[i].doc ? entries[i].doc->layer : entries[i].member->layer;
-        } else
-            return purser_error_set(
-                err, PURSER_EEXISTS,
-                "A singleton document [%s, %s] %s already exists in the system. The new "
-                "document(s) [%s, %s] %s cannot be created. To create a document with a new "
-                "name, delete the current one first.",
-                schema, first_layer, first, schema,
-                entries[i].doc ? entries[i].doc->layer : entries[i].member->layer, name);
-    }
-    return 0;
+    if (!w->second_name)
+        return 0;
+    return purser_error_set(
+        err, PURSER_EEXISTS,
+        "A singleton document [%s, %s] %s already exists in the system. The new "
+        "document(s) [%s, %s] %s cannot be created. To create a document with a new "
+        "name, delete the current one first.",
+        w->second_schema, w->layering_layer, w->layering, w->second_schema, w->second_layer,
+        w->second_name);
 }
 
 /* The metadata and data columns of a new content: data sealed when encrypted. */
-static int content_columns(struct write *w, const struct document *d, struct store_value *cols,
+static int content_columns(struct write *w, const struct entry *e, struct store_value *cols,
                            unsigned char *random_sha, struct purser_error *err)
 {
     /* metadata and data as hashed (document_prepare): keys sorted, as Deckhand emits them */
+    const struct document *d = e->doc;
     char *data = NULL;
     int rc = 0;
 
@@ -285,7 +397,7 @@ static int content_columns(struct write *w, const struct document *d, struct sto
         cols[1] = STORE_BLOB(d->data_json, strlen(d->data_json));
         cols[2] = STORE_NULLV;
         cols[3] = STORE_BLOB((const char *)d->content_sha256, 32);
-        cols[4] = STORE_STR(w->yaml[d - w->docs]);
+        cols[4] = STORE_STR(e->yaml);
         return 0;
     }
     if (!(data = document_canonical(json_object_get(d->doc, "data"))))
@@ -409,7 +521,7 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
             continue;
         if (!(random_sha = arena_alloc(w->ctx->arena, 32)))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        if ((rc = content_columns(w, d, cols, random_sha, err)))
+        if ((rc = content_columns(w, &entries[i], cols, random_sha, err)))
             return rc;
         shas[i] = (const unsigned char *)cols[3].str;
         row[0] = STORE_INT(w->ctx->org_id);
@@ -444,13 +556,14 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
     return rc;
 }
 
-/* The sorted JSON array of the buckets entries belong to. */
+/* The sorted JSON array of the buckets of the new revision: the payload's (when it holds
+ * documents) and those of the rows carried (entries). */
 static char *bucket_names(struct write *w, const struct entry *entries, size_t n)
 {
     json_t *names = json_array();
     char *text, *copy;
-    for (size_t i = 0; i < n; i++) {
-        const char *b = entries[i].doc ? w->bucket : entries[i].member->bucket;
+    for (size_t i = w->any_payload ? 0 : 1; i <= n; i++) {
+        const char *b = i == 0 ? w->bucket : entries[i - 1].member->bucket;
         size_t at = 0, size = json_array_size(names);
         int found = 0;
         for (; at < size; at++) {
@@ -470,18 +583,32 @@ static char *bucket_names(struct write *w, const struct entry *entries, size_t n
     return copy;
 }
 
-static int write_revision_row(struct write *w, const struct entry *entries, size_t n,
-                          struct purser_error *err)
+/* The new revision's row, first: its documents refer to it. Its buckets come at the end
+ * (finish_revision), once they are known. */
+static int insert_revision(struct write *w, struct purser_error *err)
 {
-    char *buckets = bucket_names(w, entries, n);
-    struct store_value head[] = {STORE_INT(w->revision + 1), STORE_INT(w->ctx->org_id)};
     struct store_value rev[] = {STORE_INT(w->ctx->org_id), STORE_INT(w->revision),
-                                STORE_STR(w->ctx->principal), STORE_STR(buckets ? buckets : "[]")};
+                                STORE_STR(w->ctx->principal)};
+    return docstore_exec(w->ctx,
+                         "INSERT INTO doc_revisions (org_id, id, created_by, buckets)"
+                         " VALUES (?, ?, ?, '[]')",
+                         rev, 3, NULL, err);
+}
+
+/* The revision's buckets (the payload's and those of carried, the rows it keeps), the head
+ * moved past it, and its event. */
+static int finish_revision(struct write *w, const struct entry *carried, size_t n,
+                           struct purser_error *err)
+{
+    char *buckets = bucket_names(w, carried, n);
+    struct store_value head[] = {STORE_INT(w->revision + 1), STORE_INT(w->ctx->org_id)};
+    struct store_value rev[] = {STORE_STR(buckets ? buckets : "[]"), STORE_INT(w->ctx->org_id),
+                                STORE_INT(w->revision)};
     int rc = docstore_exec(w->ctx, "UPDATE doc_heads SET next_revision = ? WHERE org_id = ?", head, 2, NULL, err);
     if (!rc)
         rc = docstore_exec(w->ctx,
-                  "INSERT INTO doc_revisions (org_id, id, created_by, buckets) VALUES (?, ?, ?, ?)",
-                  rev, 4, NULL, err);
+                           "UPDATE doc_revisions SET buckets = ? WHERE org_id = ? AND id = ?",
+                           rev, 3, NULL, err);
     if (!rc) { /* the event names the revision and the buckets it changed */
         char *id = arena_sprintf(w->ctx->arena, "%lld", w->revision);
         json_t *detail = json_pack("{s:o}", "buckets", json_loads(buckets ? buckets : "[]", 0, NULL));
@@ -532,17 +659,18 @@ static int record_schema_validation(const struct docstore_ctx *ctx, long long re
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
-static int write_answer(struct write *w, const char *bucket, long long revision,
-                        struct purser_error *err)
+static int write_answer(struct write *w, struct item *const *items, size_t count,
+                        const char *bucket, long long revision, struct purser_error *err)
 {
     struct buf status = BUF_INIT;
     int rc = document_status_yaml(&status, bucket, revision, err), any = 0;
     buf_reset(w->out);
-    for (size_t i = 0; !rc && i < w->count; i++) {
-        if (w->docs[i].kind == DOCUMENT_TOMBSTONE)
+    for (size_t i = 0; !rc && i < count; i++) {
+        const struct item *it = feed_item(items, i);
+        if (!it->yaml)
             continue;
         any = 1;
-        if (buf_adds(w->out, "---\n") || buf_adds(w->out, w->yaml[i]) ||
+        if (buf_adds(w->out, "---\n") || buf_adds(w->out, it->yaml) ||
             buf_add(w->out, status.data, status.len))
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
@@ -553,15 +681,46 @@ static int write_answer(struct write *w, const char *bucket, long long revision,
     return rc;
 }
 
+/* rc of a write of the new revision's rows. Every key written from the revision row on is
+ * this revision's, under the head's lock: one that is taken already was written by a
+ * transaction this one's reads did not see (a Galera node applying the cluster's writes
+ * behind), not an answer for the client. */
+static int written(struct write *w, int rc, struct purser_error *err)
+{
+    if (rc == PURSER_EEXISTS)
+        return store_conflict(w->ctx->store, "a row of the new revision was there already", err);
+    return rc;
+}
+
+/* Stores the payload documents of items [from, to): their new contents and their rows. */
+static int write_items(struct write *w, struct item *const *items, size_t from, size_t to,
+                       struct purser_error *err)
+{
+    struct entry *entries = arena_calloc(w->ctx->arena, to - from, sizeof(*entries));
+    size_t n = 0;
+    int rc;
+    if (!entries)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if ((rc = plan_documents(w, items, from, to, entries, &n, err)))
+        return rc;
+    if ((rc = written(w, write_contents(w, entries, n, err), err)))
+        return rc;
+    return written(w, write_members(w, entries, n, err), err);
+}
+
 static int write_txn(struct store *store, void *arg, struct purser_error *err)
 {
     struct write *w = arg;
-    size_t n = 0, capacity;
-    struct entry *entries;
+    struct entry *carried;
+    struct item *const *items = NULL;
     const char *answer_bucket = w->bucket;
-    int changed = 0, rc;
+    size_t n = 0, done = 0, until;
+    enum feed_state state;
+    int rc;
 
     (void)store;
+    w->changed = w->any_payload = 0;
+    w->layering = w->second_name = NULL;
     if ((rc = lock_head(w, err)) || (rc = load_previous(w, err)))
         return rc;
     if (w->delete_schema && !(answer_bucket = find_member_by_name(w)))
@@ -569,12 +728,23 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
                                 w->delete_schema, w->delete_name);
     if (w->bucket && (rc = bucket_id(w, err)))
         return rc;
-    capacity = w->count + w->member_count;
-    if (!(entries = arena_calloc(w->ctx->arena, capacity ? capacity : 1, sizeof(*entries))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if ((rc = plan_documents(w, entries, &n, &changed, err)))
+    if ((rc = written(w, insert_revision(w, err), err)))
         return rc;
-    plan_carried(w, entries, &n, &changed);
+    /* the payload, batch by batch as the parser hands it over */
+    while ((state = feed_wait(w->feed, done, &until, &items)) != FEED_FAILED &&
+           (done < until || state == FEED_OPEN))
+        for (; done < until; done += n) {
+            n = until - done < BATCH_ROWS ? until - done : BATCH_ROWS;
+            if ((rc = write_items(w, items, done, done + n, err)))
+                return rc;
+        }
+    if (state == FEED_FAILED)
+        return WRITE_ABANDONED;
+    n = 0;
+    if (!(carried = arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1,
+                                 sizeof(*carried))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    plan_carried(w, carried, &n);
     for (size_t i = 0; i < w->member_count && !w->ctx->write_encrypted; i++)
         if (w->members[i].drop && w->members[i].encrypted && !w->members[i].kept)
             return purser_error_set(err, PURSER_EDENIED,
@@ -582,46 +752,53 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
                                     "needs write_encrypted_document",
                                     w->members[i].schema, w->members[i].layer,
                                     w->members[i].name);
-    if ((rc = check_singleton(entries, n, err)))
+    if ((rc = check_singleton(w, err)))
         return rc;
-    if (!changed)
-        return write_answer(w, answer_bucket, w->latest, err);
-    if ((rc = write_revision_row(w, entries, n, err)) || (rc = write_contents(w, entries, n, err)) ||
-        (rc = write_members(w, entries, n, err)) ||
-        (rc = record_schema_validation(w->ctx, w->revision, err))) {
-        /* Every key written from here on is this revision's, under the head's lock: one that
-         * is taken already was written by a transaction this one's reads did not see (a
-         * Galera node applying the cluster's writes behind), not an answer for the client. */
-        if (rc == PURSER_EEXISTS)
-            rc = store_conflict(w->ctx->store, "a row of the new revision was there already",
-                                err);
-        return rc;
+    if (!w->changed) { /* no revision: the transaction is rolled back */
+        rc = write_answer(w, items, done, answer_bucket, w->latest, err);
+        return rc ? rc : WRITE_UNCHANGED;
     }
-    return write_answer(w, answer_bucket, w->revision, err);
+    if ((rc = written(w, write_members(w, carried, n, err), err)) ||
+        (rc = written(w, finish_revision(w, carried, n, err), err)) ||
+        (rc = written(w, record_schema_validation(w->ctx, w->revision, err), err)))
+        return rc;
+    return write_answer(w, items, done, answer_bucket, w->revision, err);
 }
 
-/* Each payload document's YAML, emitted once: stored with its content, and the answer. */
-static int emit_payload(struct write *w, struct purser_error *err)
+/* Runs the write's transaction; a write that changes nothing succeeds without a revision. */
+static int run_write(struct write *w, struct purser_error *err)
 {
-    w->yaml = arena_calloc(w->ctx->arena, w->count ? w->count : 1, sizeof(*w->yaml));
-    if (!w->yaml)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < w->count; i++) {
-        const struct document *d = &w->docs[i];
-        struct buf text = BUF_INIT;
-        json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
-        int rc;
-        if (d->kind == DOCUMENT_TOMBSTONE)
-            continue;
-        rc = document_yaml(&text, d->schema, json_object_get(d->doc, "metadata"),
-                           redacted ? redacted : json_object_get(d->doc, "data"), err);
-        json_decref(redacted);
-        if (!rc && !(w->yaml[i] = arena_strndup(w->ctx->arena, buf_cstr(&text), text.len)))
-            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        buf_release(&text);
-        if (rc)
-            return rc;
-    }
+    int rc = store_txn(w->ctx->store, 0, write_txn, w, err);
+    return rc == WRITE_UNCHANGED ? 0 : rc;
+}
+
+/* A document's YAML as the API answers and stores it (data redacted if sealed), in arena. */
+static char *item_yaml(struct arena *arena, const struct document *d, struct purser_error *err)
+{
+    struct buf text = BUF_INIT;
+    json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
+    char *yaml = NULL;
+    if (!document_yaml(&text, d->schema, json_object_get(d->doc, "metadata"),
+                       redacted ? redacted : json_object_get(d->doc, "data"), err) &&
+        !(yaml = arena_strndup(arena, buf_cstr(&text), text.len)))
+        purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_decref(redacted);
+    buf_release(&text);
+    return yaml;
+}
+
+/* What the store requires of a payload before it is written: a bucket name it can hold, and
+ * a keyring for any document to seal. */
+static int payload_check(const struct docstore_ctx *ctx, const char *bucket,
+                         const struct document *d, struct purser_error *err)
+{
+    if (!d)
+        return document_name_check("bucket name", bucket, err);
+    if (d->encrypted && !ctx->keyring)
+        return purser_error_set(err, PURSER_EUNAVAIL,
+                                "no keyring is configured: document [%s] %s cannot be "
+                                "stored encrypted",
+                                d->schema, d->name);
     return 0;
 }
 
@@ -629,29 +806,225 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
                    const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err)
 {
-    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .docs = docs, .count = count,
-                      .out = out};
-    int rc;
+    struct feed feed = {.state = FEED_DONE};
+    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
+    int rc = payload_check(ctx, bucket, NULL, err);
 
-    if ((rc = document_name_check("bucket name", bucket, err)))
-        return rc;
-    for (size_t i = 0; i < count; i++)
-        if (docs[i].encrypted && !ctx->keyring)
-            return purser_error_set(err, PURSER_EUNAVAIL,
-                                    "no keyring is configured: document [%s] %s cannot be "
-                                    "stored encrypted",
-                                    docs[i].schema, docs[i].name);
-    if ((rc = emit_payload(&w, err)))
-        return rc;
-    return store_txn(ctx->store, 0, write_txn, &w, err);
+    for (size_t i = 0; !rc && i < count; i++)
+        rc = payload_check(ctx, bucket, &docs[i], err);
+    for (size_t i = 0; !rc && i < count; i++) {
+        struct item *it = feed_next(&feed, ctx->arena);
+        if (!it)
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        it->doc = &docs[i];
+        if (docs[i].kind != DOCUMENT_TOMBSTONE && !(it->yaml = item_yaml(ctx->arena, &docs[i], err)))
+            return err->code;
+        feed.ready = ++feed.count;
+    }
+    return rc ? rc : run_write(&w, err);
 }
 
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
                              const char *name, struct buf *out, struct purser_error *err)
 {
-    struct write w = {.ctx = ctx, .mode = DOCSTORE_POST, .delete_schema = schema,
+    struct feed feed = {.state = FEED_DONE};
+    struct write w = {.ctx = ctx, .mode = DOCSTORE_POST, .feed = &feed, .delete_schema = schema,
                       .delete_name = name, .out = out};
-    return store_txn(ctx->store, 0, write_txn, &w, err);
+    return run_write(&w, err);
+}
+
+/* ---- writing a stream as it is parsed ---- */
+
+/* The parser's side of docstore_write_stream. */
+struct parser {
+    struct write *w;
+    struct feed *feed;
+    struct arena *arena; /* the parser's own: the writer allocates in ctx->arena */
+    json_t *faults;
+    int stopped;         /* the writer was told to stop (the payload failed) */
+    int sealed_denied;   /* an encrypted document, without write_encrypted */
+    struct purser_error err;
+    /* identities seen, to stop the writer at a duplicate (document_check_duplicates names
+     * it once the stream is read): an open-addressing table of documents */
+    const struct document **seen;
+    size_t seen_cap, seen_count;
+};
+
+/* Tells the writer the payload failed: it stops and rolls back. */
+static void parser_stop(struct parser *p)
+{
+    if (!p->stopped)
+        feed_publish(p->feed, FEED_FAILED);
+    p->stopped = 1;
+}
+
+static uint64_t identity_hash(const struct document *d)
+{
+    uint64_t h = hash_fnv1a(d->schema, strlen(d->schema) + 1);
+    h ^= hash_fnv1a(d->layer, strlen(d->layer) + 1) * 31;
+    return h ^ hash_fnv1a(d->name, strlen(d->name)) * 131;
+}
+
+/* 1 when d's identity was seen before, 0 when it is new, -1 when out of memory. */
+static int seen_before(struct parser *p, const struct document *d)
+{
+    size_t i;
+    if (2 * (p->seen_count + 1) > p->seen_cap) {
+        size_t cap = p->seen_cap ? p->seen_cap * 2 : 1024;
+        const struct document **table = arena_calloc(p->arena, cap, sizeof(*table));
+        if (!table)
+            return -1;
+        for (size_t j = 0; j < p->seen_cap; j++)
+            if (p->seen[j]) {
+                for (i = identity_hash(p->seen[j]) & (cap - 1); table[i]; i = (i + 1) & (cap - 1))
+                    ;
+                table[i] = p->seen[j];
+            }
+        p->seen = table;
+        p->seen_cap = cap;
+    }
+    for (i = identity_hash(d) & (p->seen_cap - 1); p->seen[i]; i = (i + 1) & (p->seen_cap - 1))
+        if (document_identity_compare(d->schema, d->name, d->layer, p->seen[i]->schema,
+                                      p->seen[i]->name, p->seen[i]->layer) == 0)
+            return 1;
+    p->seen[i] = d;
+    p->seen_count++;
+    return 0;
+}
+
+/* yaml_codec_parse_each's callback: checks the document, emits its YAML and hands it to the
+ * writer. A document that fails stops the writer; the parse goes on to find every fault. */
+static int parsed(void *arg, json_t *doc, size_t index)
+{
+    struct parser *p = arg;
+    struct feed *f = p->feed;
+    struct item *it = feed_next(f, p->arena);
+    struct document *d;
+    int dup;
+
+    if (!it || document_check(p->arena, doc, index, p->faults, &it->own))
+        return PURSER_EINTERNAL;
+    d = &it->own;
+    it->doc = d;
+    f->count++;
+    if (json_array_size(p->faults))
+        parser_stop(p);
+    if (p->stopped)
+        return 0;
+    if ((dup = seen_before(p, d)) < 0)
+        return PURSER_EINTERNAL;
+    if (d->encrypted && !p->w->ctx->write_encrypted)
+        p->sealed_denied = 1;
+    if (dup || p->sealed_denied || payload_check(p->w->ctx, p->w->bucket, d, &p->err)) {
+        parser_stop(p);
+        return 0;
+    }
+    if (d->kind != DOCUMENT_TOMBSTONE && !(it->yaml = item_yaml(p->arena, d, &p->err)))
+        return PURSER_EINTERNAL;
+    if (f->count - f->ready >= FEED_BATCH)
+        feed_publish(f, FEED_OPEN);
+    return 0;
+}
+
+/* Why the payload fails, in the order the checks of a payload read whole would find it:
+ * its YAML, its documents' faults, an identity given twice, a document sealed without
+ * write_encrypted, the bucket name, the keyring. 0 when it does not. */
+static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *parse_err,
+                           struct docstore_stream *s, struct purser_error *err)
+{
+    const struct document **all;
+    struct feed *f = p->feed;
+    if (parse_rc) {
+        s->parse_failed = 1;
+        *err = *parse_err;
+        return parse_rc;
+    }
+    if (json_array_size(p->faults)) {
+        s->messages = json_incref(p->faults);
+        return document_faults(p->faults, err);
+    }
+    if (!(all = arena_alloc(p->arena, (f->count ? f->count : 1) * sizeof(*all))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < f->count; i++)
+        all[i] = feed_item(f->blocks, i)->doc;
+    if (document_check_duplicates(p->arena, all, f->count, err))
+        return err->code;
+    if (p->sealed_denied) {
+        s->needs_write_encrypted = 1;
+        return purser_error_set(err, PURSER_EDENIED,
+                                "writing an encrypted document needs write_encrypted_document");
+    }
+    if (payload_check(p->w->ctx, p->w->bucket, NULL, err))
+        return err->code;
+    for (size_t i = 0; i < f->count; i++)
+        if (payload_check(p->w->ctx, p->w->bucket, all[i], err))
+            return err->code;
+    return 0;
+}
+
+struct writer {
+    struct write *w;
+    struct purser_error err;
+    int rc;
+};
+
+static void *writer_main(void *arg)
+{
+    struct writer *t = arg;
+    t->rc = run_write(t->w, &t->err);
+    return NULL;
+}
+
+int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
+                          enum docstore_mode mode, const char *text, size_t len,
+                          const struct yaml_limits *limits, struct buf *out,
+                          struct docstore_stream *s, struct purser_error *err)
+{
+    struct feed feed = {.threaded = 1};
+    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
+    struct parser p = {.w = &w, .feed = &feed, .arena = arena_new(), .faults = json_array()};
+    struct writer t = {.w = &w};
+    struct purser_error parse_err;
+    json_t *stream = NULL;
+    pthread_t thread;
+    sigset_t all, old;
+    int started, rc;
+
+    memset(s, 0, sizeof(*s));
+    if (!p.arena || !p.faults) {
+        arena_free(p.arena);
+        json_decref(p.faults);
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    pthread_mutex_init(&feed.lock, NULL);
+    pthread_cond_init(&feed.more, NULL);
+    if (payload_check(ctx, bucket, NULL, &p.err))
+        parser_stop(&p);
+    /* the writer takes no signal: the worker's handlers stay on this thread */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    started = pthread_create(&thread, NULL, writer_main, &t) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!started)
+        feed.threaded = 0; /* no thread: the writer runs once the stream is read */
+
+    rc = yaml_codec_parse_each(&stream, text, len, limits, parsed, &p, &parse_err);
+    rc = payload_verdict(&p, rc, &parse_err, s, err);
+    feed_publish(&feed, rc ? FEED_FAILED : FEED_DONE);
+    if (started)
+        pthread_join(thread, NULL);
+    else if (!rc)
+        writer_main(&t);
+    if (!rc && (rc = t.rc))
+        *err = t.err;
+    if (rc == WRITE_ABANDONED) /* (only a failed payload stops the writer) */
+        rc = purser_error_set(err, PURSER_EINTERNAL, "the document write stopped");
+    json_decref(stream);
+    json_decref(p.faults);
+    arena_free(p.arena);
+    pthread_cond_destroy(&feed.more);
+    pthread_mutex_destroy(&feed.lock);
+    return rc;
 }
 
 static int purge_txn(struct store *store, void *arg, struct purser_error *err)
@@ -745,9 +1118,12 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     }
     if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
         return rc;
-    if ((rc = write_revision_row(w, entries, n, err)) || (rc = write_members(w, entries, n, err)))
-        return rc;
-    return 0;
+    w->any_payload = 0;
+    return (rc = written(w, insert_revision(w, err), err)) ||
+                   (rc = written(w, write_members(w, entries, n, err), err)) ||
+                   (rc = written(w, finish_revision(w, entries, n, err), err))
+               ? rc
+               : 0;
 }
 
 int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out,

@@ -14,6 +14,7 @@
 
 #include "base/arena.h"
 #include "base/buf.h"
+#include "codec/yaml_codec.h"
 #include "docs/document.h"
 #include "base/err.h"
 #include "store/store.h"
@@ -51,6 +52,26 @@ enum docstore_mode {
 int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,
                    const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err);
+
+/* What docstore_write_stream tells about a payload that failed. */
+struct docstore_stream {
+    json_t *messages;          /* the documents' faults (a new array the caller owns), or NULL */
+    int parse_failed;          /* the error is the YAML parser's (it has a line and column) */
+    int needs_write_encrypted; /* PURSER_EDENIED: a document is to be sealed, and ctx does not
+                                  have write_encrypted */
+};
+
+/* docstore_write of the YAML stream text (yaml_codec_parse_each with limits), checked by
+ * document_check: the store writes each batch of documents while the next is parsed, in a
+ * thread of its own (its transaction rolled back when the payload fails). The payload's
+ * failures come first and in the order a payload checked whole would show them: its YAML, its
+ * documents' faults (s->messages), an identity given twice, a document to seal without
+ * ctx->write_encrypted, the bucket name, the keyring; then the store's, as docstore_write's.
+ * The caller's thread must not use ctx->store or ctx->arena until it returns. */
+int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
+                          enum docstore_mode mode, const char *text, size_t len,
+                          const struct yaml_limits *limits, struct buf *out,
+                          struct docstore_stream *s, struct purser_error *err);
 
 /* Deletes every document of schema and name (any layer, any bucket) in a new revision;
  * PURSER_ENOTFOUND when the latest revision has none. out as docstore_write's. */

@@ -447,14 +447,13 @@ static int identity_compare(const void *a, const void *b)
     return document_identity_compare(x->schema, x->name, x->layer, y->schema, y->name, y->layer);
 }
 
-static int check_duplicates(struct arena *arena, struct document *docs, size_t n,
-                            struct purser_error *err)
+int document_check_duplicates(struct arena *arena, const struct document *const *docs, size_t n,
+                              struct purser_error *err)
 {
     const struct document **order = arena_alloc(arena, (n ? n : 1) * sizeof(*order));
     if (!order)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        order[i] = &docs[i];
+    memcpy(order, docs, n * sizeof(*order));
     qsort(order, n, sizeof(*order), identity_compare);
     for (size_t i = 1; i < n; i++)
         if (identity_compare(&order[i - 1], &order[i]) == 0)
@@ -464,36 +463,53 @@ static int check_duplicates(struct arena *arena, struct document *docs, size_t n
     return 0;
 }
 
+int document_check(struct arena *arena, json_t *doc, size_t index, json_t *faults,
+                   struct document *out)
+{
+    struct check c = {.messages = faults, .index = index + 1};
+    check_one(&c, doc, out);
+    if (json_array_size(faults) == 0 && content_hash(arena, out))
+        return PURSER_EINTERNAL;
+    return 0;
+}
+
+int document_faults(json_t *faults, struct purser_error *err)
+{
+    return purser_error_set(err, PURSER_EINVAL,
+                            "%zu documents failed schema validation; the first: %s",
+                            json_array_size(faults),
+                            json_string_value(json_object_get(json_array_get(faults, 0),
+                                                              "message")));
+}
+
 int document_prepare(struct arena *arena, json_t *docs, struct document **out, size_t *count,
                      json_t **messages, struct purser_error *err)
 {
     size_t n = json_array_size(docs);
     struct document *list = arena_calloc(arena, n ? n : 1, sizeof(*list));
+    const struct document **order = arena_alloc(arena, (n ? n : 1) * sizeof(*order));
     json_t *faults = json_array();
 
     *out = NULL;
     *messages = NULL;
-    if (!list || !faults) {
+    if (!list || !order || !faults) {
         json_decref(faults);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         struct check c = {.messages = faults, .index = i + 1};
         check_one(&c, json_array_get(docs, i), &list[i]);
+        order[i] = &list[i];
     }
     if (json_array_size(faults)) {
         *messages = faults;
-        return purser_error_set(err, PURSER_EINVAL,
-                                "%zu documents failed schema validation; the first: %s",
-                                json_array_size(faults),
-                                json_string_value(json_object_get(json_array_get(faults, 0),
-                                                                  "message")));
+        return document_faults(faults, err);
     }
     json_decref(faults);
     for (size_t i = 0; i < n; i++)
         if (content_hash(arena, &list[i]))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (check_duplicates(arena, list, n, err))
+    if (document_check_duplicates(arena, order, n, err))
         return err ? err->code : PURSER_EEXISTS;
     *out = list;
     *count = n;

@@ -48,6 +48,19 @@ struct document {
 int document_prepare(struct arena *arena, json_t *docs, struct document **out, size_t *count,
                      json_t **messages, struct purser_error *err);
 
+/* document_prepare one document at a time, for a stream checked as it is parsed: checks doc
+ * (the index-th of the stream, from 0) into *out, appending its faults to faults, and takes
+ * its content hash while faults is still empty. PURSER_EINTERNAL when out of memory. */
+int document_check(struct arena *arena, json_t *doc, size_t index, json_t *faults,
+                   struct document *out);
+
+/* The PURSER_EINVAL document_prepare answers for faults (not empty). */
+int document_faults(json_t *faults, struct purser_error *err);
+
+/* PURSER_EEXISTS naming the first identity (schema, layer, name) given twice among docs. */
+int document_check_duplicates(struct arena *arena, const struct document *const *docs, size_t n,
+                              struct purser_error *err);
+
 /* The compact JSON of value with keys sorted (the form hashes are taken of); malloc'd. */
 char *document_canonical(const json_t *value);
 
