@@ -51,9 +51,9 @@ extern const struct yaml_limits yaml_limits_documents;
 int yaml_codec_parse(json_t **out, const char *text, size_t len, const struct yaml_limits *limits,
                      struct purser_error *err);
 
-/* yaml_codec_parse, calling each(ctx, doc, index) as soon as each document is complete (doc
- * is the element of the array being built, borrowed; the callback may change it in place).
- * A nonzero return stops the parse with that code (PURSER_EINTERNAL: "out of memory"). */
+/* yaml_codec_parse, handing each document to each(ctx, doc, index) as soon as it is complete
+ * instead of to *out (which stays an empty array): the callback owns doc (and must release
+ * it). A nonzero return stops the parse with that code (PURSER_EINTERNAL: "out of memory"). */
 int yaml_codec_parse_each(json_t **out, const char *text, size_t len,
                           const struct yaml_limits *limits,
                           int (*each)(void *ctx, json_t *doc, size_t index), void *ctx,

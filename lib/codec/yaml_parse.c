@@ -52,6 +52,7 @@ struct parse {
     size_t alias_nodes; /* of nodes, those that aliases added */
     int (*each)(void *ctx, json_t *doc, size_t index); /* yaml_codec_parse_each's */
     void *each_ctx;
+    size_t handed; /* documents handed to each */
 };
 
 /* A PURSER_EINVAL at mark: "message" or "message 'subject'". */
@@ -388,13 +389,13 @@ static int on_event(struct parse *ps, yaml_event_t *ev)
         anchors_clear(ps);
         ps->root = NULL;
         return 0;
-    case YAML_DOCUMENT_END_EVENT:
-        if (json_array_append_new(ps->docs, ps->root ? ps->root : json_null()))
-            return PURSER_EINTERNAL;
+    case YAML_DOCUMENT_END_EVENT: {
+        json_t *doc = ps->root ? ps->root : json_null();
         ps->root = NULL;
-        return ps->each ? ps->each(ps->each_ctx, json_array_get(ps->docs, json_array_size(ps->docs) - 1),
-                                   json_array_size(ps->docs) - 1)
-                        : 0;
+        if (ps->each)
+            return ps->each(ps->each_ctx, doc, ps->handed++);
+        return json_array_append_new(ps->docs, doc) ? PURSER_EINTERNAL : 0;
+    }
     case YAML_SCALAR_EVENT: return on_scalar(ps, ev);
     case YAML_ALIAS_EVENT: return on_alias(ps, ev);
     case YAML_SEQUENCE_START_EVENT: return on_start(ps, ev, 0);

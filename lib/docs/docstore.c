@@ -27,9 +27,11 @@
 
 /* One payload document and its YAML (data redacted if sealed), as the writer reads it. */
 struct item {
-    const struct document *doc;
-    char *yaml;           /* NULL for a Tombstone */
-    struct document own;  /* the document, when the feed's parser checked it */
+    const struct document *doc; /* its doc (the JSON) is NULL once read, unless sealed */
+    char *yaml;                 /* NULL for a Tombstone */
+    const char **labels;        /* metadata.labels: key, value, key, value, ... */
+    size_t label_count;
+    struct document own;        /* the document, when the feed's parser checked it */
 };
 
 /* The payload on its way to the writer. A write of a parsed stream runs the writer (the
@@ -53,6 +55,7 @@ struct feed {
 /* One document of the revision being written. */
 struct entry {
     const struct document *doc; /* NULL when carried from the previous revision */
+    const struct item *item;    /* the payload's, with doc */
     const char *yaml;           /* its YAML (data redacted if sealed) */
     const struct member *member; /* the previous revision's row, or NULL */
     long long content_id, bucket_id, since;
@@ -319,7 +322,7 @@ static int plan_documents(struct write *w, struct item *const *items, size_t fro
             continue;
         }
         e = &entries[(*entry_count)++];
-        *e = (struct entry){.doc = d, .yaml = it->yaml, .bucket_id = w->bucket_id,
+        *e = (struct entry){.doc = d, .item = it, .yaml = it->yaml, .bucket_id = w->bucket_id,
                             .since = w->revision, .is_new = 1};
         w->any_payload = 1;
         note_layering(w, d->schema, d->layer, d->name);
@@ -479,24 +482,17 @@ static int write_labels(struct write *w, const struct entry *entries, size_t n,
     struct store_value *p;
     for (size_t i = 0; i < n; i++)
         if (entries[i].is_new)
-            count += json_object_size(
-                json_object_get(json_object_get(entries[i].doc->doc, "metadata"), "labels"));
+            count += entries[i].item->label_count;
     if (!count)
         return 0;
     if (!(p = arena_alloc(w->ctx->arena, count * 3 * sizeof(*p))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const char *key;
-        json_t *v;
-        if (!entries[i].is_new)
-            continue;
-        json_object_foreach(json_object_get(json_object_get(entries[i].doc->doc, "metadata"),
-                                            "labels"),
-                            key, v) {
-            char *text = yaml_codec_key_text_in(w->ctx->arena, v);
+        const struct item *it = entries[i].item;
+        for (size_t l = 0; entries[i].is_new && l < it->label_count; l++) {
             p[at++] = STORE_INT(entries[i].content_id);
-            p[at++] = STORE_STR(key);
-            p[at++] = STORE_STR(text ? text : "");
+            p[at++] = STORE_STR(it->labels[2 * l]);
+            p[at++] = STORE_STR(it->labels[2 * l + 1]);
         }
     }
     return insert_rows(w->ctx, "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
@@ -773,7 +769,8 @@ static int run_write(struct write *w, struct purser_error *err)
 }
 
 /* A document's YAML as the API answers and stores it (data redacted if sealed), in arena. */
-static char *item_yaml(struct arena *arena, const struct document *d, struct purser_error *err)
+static char *document_answer_yaml(struct arena *arena, const struct document *d,
+                                  struct purser_error *err)
 {
     struct buf text = BUF_INIT;
     json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
@@ -785,6 +782,30 @@ static char *item_yaml(struct arena *arena, const struct document *d, struct pur
     json_decref(redacted);
     buf_release(&text);
     return yaml;
+}
+
+/* What the writer needs of an item's document besides the document: its YAML and labels. */
+static int item_fill(struct arena *arena, struct item *it, struct purser_error *err)
+{
+    const struct document *d = it->doc;
+    json_t *labels = json_object_get(json_object_get(d->doc, "metadata"), "labels");
+    const char *key;
+    json_t *v;
+    size_t at = 0;
+    if (d->kind != DOCUMENT_TOMBSTONE && !(it->yaml = document_answer_yaml(arena, d, err)))
+        return err->code;
+    if (!(it->label_count = json_object_size(labels)))
+        return 0;
+    if (!(it->labels = arena_alloc(arena, 2 * it->label_count * sizeof(*it->labels))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_object_foreach (labels, key, v) {
+        char *text = yaml_codec_key_text_in(arena, v);
+        it->labels[at++] = arena_strdup(arena, key);
+        it->labels[at++] = text ? text : "";
+        if (!it->labels[at - 2])
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    return 0;
 }
 
 /* What the store requires of a payload before it is written: a bucket name it can hold, and
@@ -817,7 +838,7 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
         if (!it)
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         it->doc = &docs[i];
-        if (docs[i].kind != DOCUMENT_TOMBSTONE && !(it->yaml = item_yaml(ctx->arena, &docs[i], err)))
+        if (item_fill(ctx->arena, it, err))
             return err->code;
         feed.ready = ++feed.count;
     }
@@ -844,6 +865,7 @@ struct parser {
     int stopped;         /* the writer was told to stop (the payload failed) */
     int sealed_denied;   /* an encrypted document, without write_encrypted */
     struct purser_error err;
+    json_t *sealed;      /* the documents to seal, kept whole for the writer */
     /* identities seen, to stop the writer at a duplicate (document_check_duplicates names
      * it once the stream is read): an open-addressing table of documents */
     const struct document **seen;
@@ -892,23 +914,32 @@ static int seen_before(struct parser *p, const struct document *d)
     return 0;
 }
 
-/* yaml_codec_parse_each's callback: checks the document, emits its YAML and hands it to the
- * writer. A document that fails stops the writer; the parse goes on to find every fault. */
-static int parsed(void *arg, json_t *doc, size_t index)
+/* The document's identity in the parser's arena: its JSON goes once it is read. */
+static int own_identity(struct parser *p, struct document *d)
 {
-    struct parser *p = arg;
+    return (d->schema && !(d->schema = arena_strdup(p->arena, d->schema))) ||
+           (d->name && !(d->name = arena_strdup(p->arena, d->name))) ||
+           (d->layer && !(d->layer = arena_strdup(p->arena, d->layer)));
+}
+
+/* Checks, emits and hands to the writer one parsed document. */
+static int take_document(struct parser *p, json_t *doc, size_t index)
+{
     struct feed *f = p->feed;
     struct item *it = feed_next(f, p->arena);
     struct document *d;
     int dup;
 
-    if (!it || document_check(p->arena, doc, index, p->faults, &it->own))
+    if (!it || document_check(p->arena, doc, index, p->faults, &it->own) ||
+        own_identity(p, &it->own))
         return PURSER_EINTERNAL;
     d = &it->own;
     it->doc = d;
     f->count++;
     if (json_array_size(p->faults))
         parser_stop(p);
+    if (!d->encrypted)
+        d->doc = NULL; /* (read below through doc, freed after) */
     if (p->stopped)
         return 0;
     if ((dup = seen_before(p, d)) < 0)
@@ -919,11 +950,27 @@ static int parsed(void *arg, json_t *doc, size_t index)
         parser_stop(p);
         return 0;
     }
-    if (d->kind != DOCUMENT_TOMBSTONE && !(it->yaml = item_yaml(p->arena, d, &p->err)))
+    d->doc = doc;
+    if (item_fill(p->arena, it, &p->err))
+        return PURSER_EINTERNAL;
+    if (!d->encrypted)
+        d->doc = NULL;
+    if (d->encrypted && json_array_append(p->sealed, doc))
         return PURSER_EINTERNAL;
     if (f->count - f->ready >= FEED_BATCH)
         feed_publish(f, FEED_OPEN);
     return 0;
+}
+
+/* yaml_codec_parse_each's callback: each document is read into its item, then freed (unless
+ * it is to be sealed), so that the jansson values of one document are reused by the next. A
+ * document that fails stops the writer; the parse goes on to find every fault. */
+static int parsed(void *arg, json_t *doc, size_t index)
+{
+    struct parser *p = arg;
+    int rc = take_document(p, doc, index);
+    json_decref(doc);
+    return rc;
 }
 
 /* Why the payload fails, in the order the checks of a payload read whole would find it:
@@ -982,7 +1029,8 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
 {
     struct feed feed = {.threaded = 1};
     struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
-    struct parser p = {.w = &w, .feed = &feed, .arena = arena_new(), .faults = json_array()};
+    struct parser p = {.w = &w, .feed = &feed, .arena = arena_new(), .faults = json_array(),
+                       .sealed = json_array()};
     struct writer t = {.w = &w};
     struct purser_error parse_err;
     json_t *stream = NULL;
@@ -991,9 +1039,10 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     int started, rc;
 
     memset(s, 0, sizeof(*s));
-    if (!p.arena || !p.faults) {
+    if (!p.arena || !p.faults || !p.sealed) {
         arena_free(p.arena);
         json_decref(p.faults);
+        json_decref(p.sealed);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     pthread_mutex_init(&feed.lock, NULL);
@@ -1021,6 +1070,7 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
         rc = purser_error_set(err, PURSER_EINTERNAL, "the document write stopped");
     json_decref(stream);
     json_decref(p.faults);
+    json_decref(p.sealed);
     arena_free(p.arena);
     pthread_cond_destroy(&feed.more);
     pthread_mutex_destroy(&feed.lock);
