@@ -88,6 +88,61 @@ static void run_failure(const char *name, const char *input, size_t len, char *s
     }
 }
 
+/* yaml_codec_parse_each's callback: keeps each document it is handed, in order. */
+struct handed {
+    json_t *docs;
+    size_t next;
+    int out_of_order;
+};
+
+static int take(void *ctx, json_t *doc, size_t index)
+{
+    struct handed *h = ctx;
+    h->out_of_order |= index != h->next++;
+    return json_array_append_new(h->docs, doc) ? PURSER_EINTERNAL : 0;
+}
+
+static int refuse_second(void *ctx, json_t *doc, size_t index)
+{
+    (void)ctx;
+    json_decref(doc);
+    return index == 1 ? PURSER_EINTERNAL : 0;
+}
+
+/* yaml_codec_parse_each hands each document over as it is read, the same values as
+ * yaml_codec_parse's and its messages the same. */
+static void test_parse_each(void)
+{
+    const char *text = "a: 1\n---\n- x\n- {y: 2}\n---\n'z'\n", *dup = "---\na: 1\n---\nb: 1\nb: 2\n";
+    struct handed h = {.docs = json_array()};
+    struct purser_error err, whole_err;
+    json_t *out = NULL, *whole = NULL;
+
+    tap_is_int(yaml_codec_parse_each(&out, text, strlen(text), NULL, take, &h, &err), 0,
+               "parse_each: parses");
+    tap_ok(yaml_codec_parse(&whole, text, strlen(text), NULL, &whole_err) == 0 &&
+               json_equal(h.docs, whole),
+           "parse_each: hands over the documents yaml_codec_parse gives");
+    tap_ok(!h.out_of_order && h.next == 3, "parse_each: each once, indexes in order");
+    tap_is_int((int)json_array_size(out), 0, "parse_each: *out keeps none of them");
+    json_decref(out);
+    json_decref(whole);
+    json_array_clear(h.docs);
+    h.next = 0;
+    out = whole = NULL;
+    tap_is_int(yaml_codec_parse_each(&out, dup, strlen(dup), &yaml_limits_documents, take, &h,
+                                     &err),
+               PURSER_EINVAL, "parse_each: a key twice is refused");
+    yaml_codec_parse(&whole, dup, strlen(dup), &yaml_limits_documents, &whole_err);
+    tap_is_str(err.message, whole_err.message, "parse_each: with yaml_codec_parse's message");
+    tap_ok(strstr(err.message, "in document 2") != NULL, "parse_each: naming document 2");
+    tap_ok(out == NULL, "parse_each: no result after a failure");
+    tap_is_int(yaml_codec_parse_each(&out, text, strlen(text), NULL, refuse_second, NULL, &err),
+               PURSER_EINTERNAL, "parse_each: the callback's failure stops the parse");
+    tap_ok(out == NULL, "parse_each: and leaves no result");
+    json_decref(h.docs);
+}
+
 int main(int argc, char **argv)
 {
     char **names;
@@ -113,6 +168,7 @@ int main(int argc, char **argv)
     }
     cases_free(names, count);
     tap_ok(cases >= 40, "at least 40 cases ran (%zu)", cases);
+    test_parse_each();
     {
         /* A key given twice: refused by default even with the same value; the document API's
          * limits take an equal repeat once and refuse a different one, naming key and document. */

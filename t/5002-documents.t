@@ -189,6 +189,61 @@ is $r->{status}, 400, 'an unknown status: 400';
     is $r->{status}, 200, 'the same key twice with the same value is accepted';
 }
 
+# ---- large payloads: the store writes each batch while the next is parsed; a payload that
+# fails late (a fault, an identity twice, bad YAML, another bucket's document, all past the
+# first batches) is rolled back whole ----
+{
+    my $big = join '', map { doc("big-$_", labels => ["n: \"$_\""]) } 1 .. 600;
+    my $latest = sub {
+        my ($r, $d) = $s->yaml('GET', '/api/v1.0/revisions');
+        my @ids = map { $_->{id} } @{ $d->[0]{results} };
+        return $ids[-1];
+    };
+    my $held = sub { scalar @{ names_at($latest->()) } };
+    my $before = $held->();
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/big/documents', $big);
+    is $r->{status}, 200, 'PUT of 600 documents';
+    is scalar @$d, 600, '  answers all 600';
+    is $d->[599]{metadata}{name}, 'big-600', '  in the order sent';
+    my $rev = $d->[0]{status}{revision};
+    is $held->(), $before + 600, '  the revision holds them';
+    ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/documents?metadata.label=n=577");
+    is_deeply [ map { $_->{metadata}{name} } @$d ], ['big-577'], '  their labels are stored';
+    my $count = revisions_count();
+    ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/big/documents', $big);
+    is $r->{status}, 200, 'the same 600 again';
+    is $d->[0]{status}{revision}, $rev, '  no new revision';
+    is revisions_count(), $count, '  none was made';
+
+    my $late = sub { # the 600 documents, each changed, with $_[0] done to the list
+        my @docs = map { doc("big-$_", data => "  value: changed-$_") } 1 .. 600;
+        $_[0]->(\@docs);
+        return join '', @docs;
+    };
+    my @cases = (
+        ['a fault in document 590', 400, qr/schema must look like/,
+         sub { $_[0][589] =~ s/schema: example\/Kind\/v1/schema: nonsense/ }],
+        ['document 550 given twice', 409, qr/\[example\/Kind\/v1, site\] big-5 appears more than once/,
+         sub { $_[0][549] = doc('big-5') }],
+        ['bad YAML at the end', 400, qr/line \d{4}/, sub { push @{ $_[0] }, "---\n[unclosed\n" }],
+    );
+    for my $c (@cases) {
+        my ($what, $status, $message, $change) = @$c;
+        ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/big/documents', $late->($change));
+        is $r->{status}, $status, "$what: $status";
+        like $d->[0]{message}, $message, '  naming it';
+        is revisions_count(), $count, '  no revision was made';
+    }
+    ($r, $d) = $s->yaml('POST', '/api/v1.0/documents?bucket=big2',
+                        join('', map { doc("big2-$_") } 1 .. 400) . doc('big-300'));
+    is $r->{status}, 409, "a POST whose last document is another bucket's: 409";
+    like $d->[0]{message}, qr/big-300 already exists in bucket: big/, '  naming it';
+    is revisions_count(), $count, '  no revision was made';
+    is $held->(), $before + 600, '  the latest revision holds what it held';
+    ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/documents?metadata.name=big-590");
+    is $d->[0]{data}{value}, 'big-590', '  the documents as they were';
+}
+
 # ---- RBAC: a reader reads but cannot write or purge; an outsider cannot read ----
 my %token;
 for my $u (['reader-u', 'reader'], ['outsider-u', undef]) {

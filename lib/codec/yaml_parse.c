@@ -185,7 +185,7 @@ static int set_key(struct parse *ps, struct frame *f, json_t *value, const yaml_
                                        (int)mark->column + 1,
                                        "duplicate key '%s' in document %zu (keys of a mapping "
                                        "are unique)",
-                                       key, json_array_size(ps->docs) + 1);
+                                       key, json_array_size(ps->docs) + ps->handed + 1);
     }
     return json_object_set(f->container, key, value) ? PURSER_EINTERNAL : 0;
 }
