@@ -7,6 +7,7 @@
 #include "base/json_text.h"
 #include "tap.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,26 @@ static int kept_value_child(void)
         const json_t *volatile got = json_object_get(kept, "k"); /* this read must fault */
         return got ? 0 : 0;
     }
+}
+
+/* Another thread, during a request: makes a value, and frees its own and the pool thread's. */
+struct other {
+    json_t *pool_value; /* made by the pool thread, freed here */
+    size_t in_use_before, in_use_after;
+    int ok;
+};
+
+static void *other_thread(void *arg)
+{
+    struct other *o = arg;
+    json_t *mine;
+    o->in_use_before = json_pool_stats().in_use;
+    mine = json_pack("{s:s, s:[i, i]}", "made", "by another thread", "list", 1, 2);
+    o->in_use_after = json_pool_stats().in_use;
+    o->ok = mine && json_is_string(json_object_get(mine, "made"));
+    json_decref(mine);
+    json_decref(o->pool_value);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -101,6 +122,27 @@ int main(int argc, char **argv)
     json_decref(v);
     json_pool_end();
     tap_ok(!json_pool_active(), "not active after end");
+
+    /* the pool is its thread's: another thread's values are malloc's, and a pool value it
+     * frees stays out of the free lists (which only the pool thread touches) */
+    {
+        struct other o = {0};
+        pthread_t t;
+        json_t *next;
+        json_pool_begin();
+        o.pool_value = json_pack("{s:s}", "made", "by the pool thread");
+        again = o.pool_value;
+        tap_ok(pthread_create(&t, NULL, other_thread, &o) == 0 && pthread_join(t, NULL) == 0 &&
+                   o.ok,
+               "another thread made values during the request");
+        tap_ok(o.in_use_after == o.in_use_before,
+               "its values are not pool memory (%zu bytes in use before, %zu after)",
+               o.in_use_before, o.in_use_after);
+        next = json_pack("{s:s}", "made", "by the pool thread");
+        tap_ok(next != again, "a pool value another thread freed is not handed out again");
+        json_decref(next);
+        json_pool_end();
+    }
 
     /* a large request, then back */
     json_pool_begin();
