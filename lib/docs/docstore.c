@@ -235,6 +235,8 @@ static int bucket_id(struct write *w, struct purser_error *err)
     if (!rc)
         rc = docstore_query(w->ctx, &rows, "SELECT id FROM doc_buckets WHERE org_id = ? AND name = ?", p, 2,
                    err);
+    if (!rc && rows.count == 0) /* (document_name_check keeps names the column cannot hold out) */
+        rc = purser_error_set(err, PURSER_EINVAL, "bucket name '%.64s' cannot be stored", w->bucket);
     if (!rc)
         w->bucket_id = atoll(store_cell(&rows, 0, 0));
     return rc;
@@ -1048,11 +1050,11 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     pthread_mutex_init(&feed.lock, NULL);
     pthread_cond_init(&feed.more, NULL);
     if (payload_check(ctx, bucket, NULL, &p.err))
-        parser_stop(&p);
+        parser_stop(&p); /* (no writer: the payload is read for its errors only) */
     /* the writer takes no signal: the worker's handlers stay on this thread */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    started = pthread_create(&thread, NULL, writer_main, &t) == 0;
+    started = !p.stopped && pthread_create(&thread, NULL, writer_main, &t) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!started)
         feed.threaded = 0; /* no thread: the writer runs once the stream is read */
