@@ -56,7 +56,6 @@ struct feed {
 struct entry {
     const struct document *doc; /* NULL when carried from the previous revision */
     const struct item *item;    /* the payload's, with doc */
-    const char *yaml;           /* its YAML (data redacted if sealed) */
     const struct member *member; /* the previous revision's row, or NULL */
     long long content_id, bucket_id, since;
     int is_new; /* its content must be stored */
@@ -324,7 +323,7 @@ static int plan_documents(struct write *w, struct item *const *items, size_t fro
             continue;
         }
         e = &entries[(*entry_count)++];
-        *e = (struct entry){.doc = d, .item = it, .yaml = it->yaml, .bucket_id = w->bucket_id,
+        *e = (struct entry){.doc = d, .item = it, .bucket_id = w->bucket_id,
                             .since = w->revision, .is_new = 1};
         w->any_payload = 1;
         note_layering(w, d->schema, d->layer, d->name);
@@ -402,7 +401,7 @@ static int content_columns(struct write *w, const struct entry *e, struct store_
         cols[1] = STORE_BLOB(d->data_json, strlen(d->data_json));
         cols[2] = STORE_NULLV;
         cols[3] = STORE_BLOB((const char *)d->content_sha256, 32);
-        cols[4] = STORE_STR(e->yaml);
+        cols[4] = STORE_STR(e->item->yaml);
         return 0;
     }
     if (!(data = document_canonical(json_object_get(d->doc, "data"))))
@@ -810,13 +809,10 @@ static int item_fill(struct arena *arena, struct item *it, struct purser_error *
     return 0;
 }
 
-/* What the store requires of a payload before it is written: a bucket name it can hold, and
- * a keyring for any document to seal. */
-static int payload_check(const struct docstore_ctx *ctx, const char *bucket,
-                         const struct document *d, struct purser_error *err)
+/* A keyring for a document to seal. */
+static int keyring_check(const struct docstore_ctx *ctx, const struct document *d,
+                         struct purser_error *err)
 {
-    if (!d)
-        return document_name_check("bucket name", bucket, err);
     if (d->encrypted && !ctx->keyring)
         return purser_error_set(err, PURSER_EUNAVAIL,
                                 "no keyring is configured: document [%s] %s cannot be "
@@ -831,10 +827,10 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
 {
     struct feed feed = {.state = FEED_DONE};
     struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
-    int rc = payload_check(ctx, bucket, NULL, err);
+    int rc = document_name_check("bucket name", bucket, err);
 
     for (size_t i = 0; !rc && i < count; i++)
-        rc = payload_check(ctx, bucket, &docs[i], err);
+        rc = keyring_check(ctx, &docs[i], err);
     for (size_t i = 0; !rc && i < count; i++) {
         struct item *it = feed_next(&feed, ctx->arena);
         if (!it)
@@ -940,27 +936,20 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
     f->count++;
     if (json_array_size(p->faults))
         parser_stop(p);
-    if (!d->encrypted)
-        d->doc = NULL; /* (read below through doc, freed after) */
     if (p->stopped)
         return 0;
     if ((dup = seen_before(p, d)) < 0)
         return PURSER_EINTERNAL;
     if (d->encrypted && !p->w->ctx->write_encrypted)
         p->sealed_denied = 1;
-    if (dup || p->sealed_denied || payload_check(p->w->ctx, p->w->bucket, d, &p->err)) {
+    if (dup || p->sealed_denied || keyring_check(p->w->ctx, d, &p->err)) {
         parser_stop(p);
         return 0;
     }
-    d->doc = doc;
     if (item_fill(p->arena, it, &p->err))
         return PURSER_EINTERNAL;
-    if (!d->encrypted)
-        d->doc = NULL;
     if (d->encrypted && json_array_append(p->sealed, doc))
         return PURSER_EINTERNAL;
-    if (f->count - f->ready >= FEED_BATCH)
-        feed_publish(f, FEED_OPEN);
     return 0;
 }
 
@@ -970,8 +959,13 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
 static int parsed(void *arg, json_t *doc, size_t index)
 {
     struct parser *p = arg;
+    struct feed *f = p->feed;
     int rc = take_document(p, doc, index);
+    if (f->count > index && !feed_item(f->blocks, index)->own.encrypted)
+        feed_item(f->blocks, index)->own.doc = NULL; /* (unpublished yet: the writer never sees it) */
     json_decref(doc);
+    if (!rc && !p->stopped && f->count - f->ready >= FEED_BATCH)
+        feed_publish(f, FEED_OPEN);
     return rc;
 }
 
@@ -988,6 +982,9 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
         *err = *parse_err;
         return parse_rc;
     }
+    if (!p->stopped) /* every document passed as it came: none faulty, none twice (seen_before),
+                        none sealed without the right or a keyring, the bucket name good */
+        return 0;
     if (json_array_size(p->faults)) {
         s->messages = json_incref(p->faults);
         return document_faults(p->faults, err);
@@ -1003,10 +1000,10 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
         return purser_error_set(err, PURSER_EDENIED,
                                 "writing an encrypted document needs write_encrypted_document");
     }
-    if (payload_check(p->w->ctx, p->w->bucket, NULL, err))
+    if (document_name_check("bucket name", p->w->bucket, err))
         return err->code;
     for (size_t i = 0; i < f->count; i++)
-        if (payload_check(p->w->ctx, p->w->bucket, all[i], err))
+        if (keyring_check(p->w->ctx, all[i], err))
             return err->code;
     return 0;
 }
@@ -1049,7 +1046,7 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     }
     pthread_mutex_init(&feed.lock, NULL);
     pthread_cond_init(&feed.more, NULL);
-    if (payload_check(ctx, bucket, NULL, &p.err))
+    if (document_name_check("bucket name", bucket, &p.err))
         parser_stop(&p); /* (no writer: the payload is read for its errors only) */
     /* the writer takes no signal: the worker's handlers stay on this thread */
     sigfillset(&all);
