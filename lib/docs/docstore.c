@@ -139,10 +139,16 @@ static struct item *feed_next(struct feed *f, struct arena *arena)
     return feed_item(f->blocks, f->count);
 }
 
-/* Runs "prefix VALUES (?,..),(?,..) suffix" over rows of width parameters, in batches. */
-static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const char *suffix,
-                       size_t width, const struct store_value *params, size_t rows,
-                       struct purser_error *err)
+/* What a batch of insert_rows_returning returned: rows [from, from + k) of the input. */
+typedef int (*returned_fn)(void *arg, size_t from, size_t k, const struct store_rows *rows,
+                           struct purser_error *err);
+
+/* Runs "prefix VALUES (?,..),(?,..) suffix" over rows of width parameters, in batches; with
+ * got, suffix ends in RETURNING and got reads each batch's rows. */
+static int insert_rows_returning(const struct docstore_ctx *ctx, const char *prefix,
+                                 const char *suffix, size_t width,
+                                 const struct store_value *params, size_t rows, returned_fn got,
+                                 void *arg, struct purser_error *err)
 {
     for (size_t done = 0; done < rows;) {
         size_t k = rows - done < BATCH_ROWS ? rows - done : BATCH_ROWS;
@@ -155,16 +161,28 @@ static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const
             rc = rc || buf_addc(&sql, ')');
         }
         rc = rc || buf_adds(&sql, suffix);
-        if (rc)
+        if (rc) {
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        else
+        } else if (got) {
+            struct store_rows out;
+            rc = docstore_query(ctx, &out, buf_cstr(&sql), params + done * width, k * width, err);
+            rc = rc ? rc : got(arg, done, k, &out, err);
+        } else {
             rc = docstore_exec(ctx, buf_cstr(&sql), params + done * width, k * width, NULL, err);
+        }
         buf_release(&sql);
         if (rc)
             return rc;
         done += k;
     }
     return 0;
+}
+
+static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const char *suffix,
+                       size_t width, const struct store_value *params, size_t rows,
+                       struct purser_error *err)
+{
+    return insert_rows_returning(ctx, prefix, suffix, width, params, rows, NULL, NULL, err);
 }
 
 /* ---- writing ---- */
@@ -433,44 +451,26 @@ static int content_columns(struct write *w, const struct entry *e, struct store_
     return rc;
 }
 
-/* Reads back the ids of the contents just stored, by their hashes. */
-static int content_ids(struct write *w, struct entry *entries, size_t n,
-                       const unsigned char **shas, struct purser_error *err)
+/* The new contents of a write_contents, in the order of their rows. */
+struct new_contents {
+    struct entry **entries;
+    const unsigned char **shas;
+};
+
+/* Takes the ids of a batch of new contents from the rows its upsert returned (id, hash: in
+ * the order of the VALUES, each checked by its hash). */
+static int content_ids(void *arg, size_t from, size_t k, const struct store_rows *rows,
+                       struct purser_error *err)
 {
-    size_t news = 0;
-    for (size_t i = 0; i < n; i++)
-        if (entries[i].is_new)
-            news++;
-    for (size_t done = 0, i = 0; done < news;) {
-        size_t k = news - done < BATCH_ROWS ? news - done : BATCH_ROWS, got = 0;
-        struct store_value *p = arena_alloc(w->ctx->arena, (k + 1) * sizeof(*p));
-        struct entry **batch = arena_alloc(w->ctx->arena, k * sizeof(*batch));
-        struct buf sql = BUF_INIT;
-        struct store_rows rows;
-        int rc;
-        if (!p || !batch)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        p[0] = STORE_INT(w->ctx->org_id);
-        buf_adds(&sql, "SELECT id, content_sha256 FROM doc_contents WHERE org_id = ? AND "
-                       "content_sha256 IN (");
-        for (; got < k; i++) {
-            if (!entries[i].is_new)
-                continue;
-            batch[got] = &entries[i];
-            p[got + 1] = STORE_BLOB((const char *)shas[i], 32);
-            buf_adds(&sql, got ? ",?" : "?");
-            got++;
-        }
-        buf_addc(&sql, ')');
-        rc = docstore_query(w->ctx, &rows, buf_cstr(&sql), p, k + 1, err);
-        buf_release(&sql);
-        if (rc)
-            return rc;
-        for (size_t r = 0; r < rows.count; r++)
-            for (size_t b = 0; b < k; b++)
-                if (memcmp(shas[batch[b] - entries], store_cell(&rows, r, 1), 32) == 0)
-                    batch[b]->content_id = atoll(store_cell(&rows, r, 0));
-        done += k;
+    struct new_contents *nc = arg;
+    (void)err;
+    for (size_t r = 0; r < rows->count; r++) {
+        const char *sha = store_cell(rows, r, 1);
+        size_t b = r < k && memcmp(nc->shas[from + r], sha, 32) == 0 ? r : 0;
+        while (b < k && memcmp(nc->shas[from + b], sha, 32) != 0)
+            b++;
+        if (b < k)
+            nc->entries[from + b]->content_id = atoll(store_cell(rows, r, 0));
     }
     return 0;
 }
@@ -505,10 +505,11 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
 {
     size_t news = 0;
     struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 10 * sizeof(*p));
-    const unsigned char **shas = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*shas));
+    struct new_contents nc = {arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.entries)),
+                              arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.shas))};
     int rc;
 
-    if (!p || !shas)
+    if (!p || !nc.entries || !nc.shas)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct document *d = entries[i].doc;
@@ -520,7 +521,8 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         if ((rc = content_columns(w, &entries[i], cols, random_sha, err)))
             return rc;
-        shas[i] = (const unsigned char *)cols[3].str;
+        nc.entries[news] = &entries[i];
+        nc.shas[news] = (const unsigned char *)cols[3].str;
         row[0] = STORE_INT(w->ctx->org_id);
         row[1] = cols[3];
         row[2] = STORE_STR(d->schema);
@@ -535,16 +537,15 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
     }
     if (!news)
         return 0;
-    rc = insert_rows(w->ctx,
-                     "INSERT INTO doc_contents (org_id, content_sha256, schema_name, layer, name,"
-                     " encrypted, key_id, metadata, data, yaml)",
-                     " ON DUPLICATE KEY UPDATE id = id", 10, p, news, err);
-    if (!rc)
-        rc = content_ids(w, entries, n, shas, err);
-    /* Each new content is there now, inserted or found. One that is neither was lost to the
-     * upsert: Galera gave its auto-increment id twice (the INSERT met another content on the
-     * PRIMARY key and "updated" it), or a concurrent writer's row was not yet in this
-     * transaction's snapshot. Both pass when the transaction runs again. */
+    rc = insert_rows_returning(w->ctx,
+                               "INSERT INTO doc_contents (org_id, content_sha256, schema_name,"
+                               " layer, name, encrypted, key_id, metadata, data, yaml)",
+                               " ON DUPLICATE KEY UPDATE id = id RETURNING id, content_sha256", 10,
+                               p, news, content_ids, &nc, err);
+    /* Each new content is there now, inserted or found (the upsert returns the row it met, a
+     * concurrent writer's too). One that is neither was lost to the upsert: Galera gave its
+     * auto-increment id twice (the INSERT met another content on the PRIMARY key, "updated"
+     * it and returned it). That passes when the transaction runs again. */
     for (size_t i = 0; !rc && i < n; i++)
         if (entries[i].is_new && !entries[i].content_id)
             rc = store_conflict(w->ctx->store, "a new document content was not stored", err);
