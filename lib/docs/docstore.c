@@ -21,6 +21,12 @@
 #define FEED_BLOCK 256 /* items per block of a feed */
 #define FEED_BATCH 125 /* documents the parser hands the writer at a time */
 
+/* The rows of a revision and labels of a content refer to rows the write inserted, or read
+ * under the organization's head lock (which purge and every writer take first): their
+ * foreign keys are not looked up again for each row (a lookup and a shared lock per row, the
+ * parents already held). Their ON DELETE CASCADE stays. */
+#define WRITTEN_ROWS "SET STATEMENT foreign_key_checks = 0 FOR "
+
 /* What write_txn returns, past the error codes, for store_txn to roll back: */
 #define WRITE_UNCHANGED 1 /* nothing changed: no revision (the answer is in out) */
 #define WRITE_ABANDONED 2 /* the payload failed while it was being written */
@@ -496,7 +502,8 @@ static int write_labels(struct write *w, const struct entry *entries, size_t n,
             p[at++] = STORE_STR(it->labels[2 * l + 1]);
         }
     }
-    return insert_rows(w->ctx, "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
+    return insert_rows(w->ctx,
+                       WRITTEN_ROWS "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
                        "", 3, p, at / 3, err);
 }
 
@@ -638,7 +645,7 @@ static int write_members(struct write *w, const struct entry *entries, size_t n,
         row[9] = STORE_INT(e->doc ? e->doc->encrypted : e->member->encrypted);
     }
     return insert_rows(w->ctx,
-                       "INSERT INTO doc_revision_documents (org_id, revision_id, content_id,"
+                       WRITTEN_ROWS "INSERT INTO doc_revision_documents (org_id, revision_id, content_id,"
                        " bucket_id, since_revision, schema_name, layer, name, abstract, encrypted)",
                        "", 10, p, n, err);
 }
