@@ -503,7 +503,8 @@ static int write_labels(struct write *w, const struct entry *entries, size_t n,
         }
     }
     return insert_rows(w->ctx,
-                       WRITTEN_ROWS "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
+                       WRITTEN_ROWS
+                       "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
                        "", 3, p, at / 3, err);
 }
 
@@ -645,7 +646,8 @@ static int write_members(struct write *w, const struct entry *entries, size_t n,
         row[9] = STORE_INT(e->doc ? e->doc->encrypted : e->member->encrypted);
     }
     return insert_rows(w->ctx,
-                       WRITTEN_ROWS "INSERT INTO doc_revision_documents (org_id, revision_id, content_id,"
+                       WRITTEN_ROWS
+                       "INSERT INTO doc_revision_documents (org_id, revision_id, content_id,"
                        " bucket_id, since_revision, schema_name, layer, name, abstract, encrypted)",
                        "", 10, p, n, err);
 }
