@@ -69,7 +69,10 @@ for my $c (1 .. 4) {
         while (time < $until) {
             my ($r) = $s->api('GET', "/organizations/$org");
             $n++;
-            $bad++ if $r->{status} != 200;
+            next if $r->{status} == 200;
+            $bad++;
+            print STDERR "# client $c: $r->{status} "
+                . substr($r->{body} // '', 0, 300) . "\n";
         }
         POSIX::_exit($bad ? 1 : $n > 5 ? 0 : 2);
     }
