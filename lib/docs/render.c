@@ -98,28 +98,68 @@ static int layer_index(const json_t *order, const char *layer)
     return -1;
 }
 
+static int is_key(const char *key, size_t len, const char *want)
+{
+    return len == strlen(want) && memcmp(key, want, len) == 0;
+}
+
+/* Reads what the render needs of doc, each of its mappings walked once: over a big set the
+ * render is bound by memory, and a walk visits each member once where a lookup by key visits
+ * the table too. */
 static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
 {
-    const json_t *meta = json_object_get(doc, "metadata");
-    const json_t *ld = json_object_get(meta, "layeringDefinition");
+    const char *key, *schema = "", *name = "", *layer = "";
+    size_t len;
+    json_t *v;
+    const json_t *meta = NULL, *ld = NULL;
     d->doc = doc;
-    d->schema = render_str(json_object_get(doc, "schema"));
-    d->name = render_str(json_object_get(meta, "name"));
-    d->layer = render_str(json_object_get(ld, "layer"));
-    d->control = strcmp(render_str(json_object_get(meta, "schema")), "metadata/Control/v1") == 0;
-    d->abstract = json_is_true(json_object_get(ld, "abstract"));
-    d->replacement = json_is_true(json_object_get(meta, "replacement"));
-    d->encrypted = strcmp(render_str(json_object_get(meta, "storagePolicy")), "encrypted") == 0;
-    d->labels = json_object_get(meta, "labels");
-    d->selector = json_object_get(ld, "parentSelector");
-    d->actions = json_object_get(ld, "actions");
-    d->subs = json_object_get(meta, "substitutions");
-    d->original = json_object_get(doc, "data");
+    json_object_keylen_foreach ((json_t *)doc, key, len, v) {
+        if (is_key(key, len, "schema"))
+            schema = render_str(v);
+        else if (is_key(key, len, "metadata"))
+            meta = v;
+        else if (is_key(key, len, "data"))
+            d->original = v;
+    }
+    json_object_keylen_foreach ((json_t *)meta, key, len, v) {
+        if (is_key(key, len, "name"))
+            name = render_str(v);
+        else if (is_key(key, len, "schema"))
+            d->control = strcmp(render_str(v), "metadata/Control/v1") == 0;
+        else if (is_key(key, len, "layeringDefinition"))
+            ld = v;
+        else if (is_key(key, len, "replacement"))
+            d->replacement = json_is_true(v);
+        else if (is_key(key, len, "storagePolicy"))
+            d->encrypted = strcmp(render_str(v), "encrypted") == 0;
+        else if (is_key(key, len, "labels"))
+            d->labels = v;
+        else if (is_key(key, len, "substitutions"))
+            d->subs = v;
+    }
+    json_object_keylen_foreach ((json_t *)ld, key, len, v) {
+        if (is_key(key, len, "layer"))
+            layer = render_str(v);
+        else if (is_key(key, len, "abstract"))
+            d->abstract = json_is_true(v);
+        else if (is_key(key, len, "parentSelector"))
+            d->selector = v;
+        else if (is_key(key, len, "actions"))
+            d->actions = v;
+    }
+    d->schema = arena_strdup(r->arena, schema);
+    d->name = arena_strdup(r->arena, name);
+    d->layer = arena_strdup(r->arena, layer);
     /* shared, as every value of the render is: a change makes its own copy of what it
      * changes, and only that (jsonpath_unshare), so most of a site's data is never copied */
     d->data = json_incref(d->original ? (json_t *)d->original : json_null());
-    d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
-    return d->data ? 0 : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (!d->schema || !d->name || !d->layer || !d->data)
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    /* Deckhand's LayeringPolicy: the one of the lowest name when there are more */
+    if (document_schema_is(d->schema, "deckhand/LayeringPolicy") &&
+        (!r->policy || strcmp(d->name, r->policy->name) < 0))
+        r->policy = d;
+    return 0;
 }
 
 static int check_layer(struct render *r, const struct rdoc *d)
@@ -256,7 +296,8 @@ static int index_source(struct render *r, struct rdoc *d)
     return 0;
 }
 
-struct rdoc *render_source_of(struct render *r, const json_t *src)
+/* The concrete document a substitution's src names (schema and name), or NULL. */
+static struct rdoc *source_of(struct render *r, const json_t *src)
 {
     size_t n;
     char *k = key3(r->arena, render_str(json_object_get(src, "schema")),
@@ -267,6 +308,11 @@ struct rdoc *render_source_of(struct render *r, const json_t *src)
 }
 
 /* ---- the dependency graph ---- */
+
+static int out_of_memory(struct render *r)
+{
+    return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+}
 
 static int depend(struct render *r, struct rdoc *user, struct rdoc *on)
 {
@@ -300,9 +346,12 @@ static int build_edges(struct render *r, struct rdoc *d)
         return 0;
     if (ancestor(d) && depend(r, d, ancestor(d)))
         return r->err->code;
+    if (json_array_size(d->subs) &&
+        !(d->sources = arena_alloc(r->arena, json_array_size(d->subs) * sizeof(*d->sources))))
+        return out_of_memory(r);
     json_array_foreach (d->subs, i, sub) {
         const json_t *src = json_object_get(sub, "src");
-        struct rdoc *from = render_source_of(r, src);
+        struct rdoc *from = source_of(r, src);
         if (!from)
             return purser_error_set(r->err, PURSER_EEXISTS,
                                     "Required substitution source document [%s] %s was not "
@@ -316,6 +365,7 @@ static int build_edges(struct render *r, struct rdoc *d)
                                      "replaced by another document.");
         if (depend(r, d, from))
             return r->err->code;
+        d->sources[i] = from;
     }
     return 0;
 }
@@ -345,11 +395,6 @@ static int merge_into(json_t *into, const json_t *from)
         }
     }
     return 0;
-}
-
-static int out_of_memory(struct render *r)
-{
-    return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
 }
 
 static int missing_key(struct render *r, const struct rdoc *d, const char *method, const char *path)
@@ -579,29 +624,25 @@ static int output(struct render *r, json_t **out, json_t **secret_paths)
     return 0;
 }
 
-static const json_t *find_policy(const json_t *docs)
-{
-    const json_t *best = NULL, *d;
-    size_t i;
-    json_array_foreach (docs, i, d) {
-        const char *schema = render_str(json_object_get(d, "schema"));
-        const char *name = render_str(json_object_get(json_object_get(d, "metadata"), "name"));
-        if (document_schema_is(schema, "deckhand/LayeringPolicy") &&
-            (!best || strcmp(name, render_str(json_object_get(json_object_get(best, "metadata"),
-                                                              "name"))) < 0))
-            best = d;
-    }
-    return best;
-}
-
-static int prepare(struct render *r, const json_t *docs)
+static int prepare(struct render *r, const json_t *docs, const json_t *fallback_policy)
 {
     struct rdoc **order;
     int rc = 0;
+    const json_t *policy;
     for (size_t i = 0; !rc && i < r->count; i++)
         rc = read_document(r, &r->docs[i], json_array_get(docs, i));
-    if (rc || !(order = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*order))))
-        return rc ? rc : purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    if (rc)
+        return rc;
+    if (!(policy = r->policy ? r->policy->doc : fallback_policy))
+        return purser_error_set(r->err, PURSER_EEXISTS,
+                                "Required LayeringPolicy was not found for layering.");
+    r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
+    for (size_t i = 0; i < r->count; i++) {
+        struct rdoc *d = &r->docs[i];
+        d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
+    }
+    if (!(order = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*order))))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < r->count; i++)
         order[i] = &r->docs[i];
     qsort(order, r->count, sizeof(*order), by_identity);
@@ -633,14 +674,11 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
                      struct purser_error *err)
 {
     struct render *r = calloc(1, sizeof(*r));
-    const json_t *policy = find_policy(docs);
     int rc;
 
     *out = NULL;
     if (secret_paths)
         *secret_paths = NULL;
-    if (!policy)
-        policy = fallback_policy;
     if (!r || !(r->arena = arena_new()) || !(r->paths = jsonpath_cache_new())) {
         if (r)
             arena_free(r->arena);
@@ -650,14 +688,10 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
     r->err = err;
     r->limits = limits ? limits : &render_limits_default;
     r->count = json_array_size(docs);
-    r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
-    if (!policy)
-        rc = purser_error_set(err, PURSER_EEXISTS,
-                              "Required LayeringPolicy was not found for layering.");
-    else if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))))
+    if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
-        rc = prepare(r, docs);
+        rc = prepare(r, docs, fallback_policy);
     if (!rc)
         rc = render_in_order(r);
     if (!rc)

@@ -22,6 +22,7 @@ struct rdoc {
     const json_t *labels, *selector, *actions, *subs, *original;
     json_t *data; /* rendered so far (owned) */
     struct rdoc *parent, *replaced_by;
+    struct rdoc **sources; /* each substitution's source document, as build_edges found it */
     struct rdoc **users; /* the documents that wait for this one */
     size_t nusers, users_cap, waiting, rank;
     json_t *secret_paths;
@@ -42,7 +43,8 @@ struct render {
     struct arena *arena;
     struct rdoc *docs;
     size_t count;
-    const json_t *order; /* layerOrder */
+    const json_t *order;       /* layerOrder */
+    const struct rdoc *policy; /* the LayeringPolicy among the documents, if any */
     struct slot *labels[BUCKETS], *sources[BUCKETS];
     struct jsonpath_cache *paths;
     struct slot *regexes[64];
@@ -61,9 +63,6 @@ int render_slot_add(struct arena *arena, struct slot *s, struct rdoc *d);
 
 /* A JSON string's value, or NULL for anything else. */
 const char *render_str(const json_t *v);
-
-/* The concrete document a substitution's src names (schema and name), or NULL with r->err set. */
-struct rdoc *render_source_of(struct render *r, const json_t *src);
 
 /* Marks d's data as made by the render before substitutions write into it (each write makes
  * its own what it changes: jsonpath_unshare). */

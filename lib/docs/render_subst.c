@@ -253,8 +253,8 @@ int render_substitute(struct render *r, struct rdoc *d)
         return r->err->code;
     json_array_foreach (d->subs, i, sub) {
         const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
-        struct rdoc *from = render_source_of(r, src);
-        json_t *value = from ? source_value(r, d, from, src) : NULL;
+        struct rdoc *from = d->sources[i];
+        json_t *value = source_value(r, d, from, src);
         int rc = 0;
         if (!value)
             return r->err->code;
