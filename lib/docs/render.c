@@ -296,15 +296,49 @@ static int index_source(struct render *r, struct rdoc *d)
     return 0;
 }
 
-/* The concrete document a substitution's src names (schema and name), or NULL. */
-static struct rdoc *source_of(struct render *r, const json_t *src)
+/* The concrete document a substitution's src names, or NULL. */
+static struct rdoc *source_of(struct render *r, const char *schema, const char *name)
 {
     size_t n;
-    char *k = key3(r->arena, render_str(json_object_get(src, "schema")),
-                   render_str(json_object_get(src, "name")), NULL, &n);
+    char *k = key3(r->arena, schema, name, NULL, &n);
     struct slot *s = k ? render_slot_for(r->arena, r->sources, BUCKETS, k, n, 0) : NULL;
     struct rdoc *d = s && s->count ? s->items[0] : NULL;
     return d && d->replaced_by ? d->replaced_by : d;
+}
+
+/* Reads substitution sub of d into s (each of its mappings walked once) and finds its source
+ * document: 0, or an error naming the source not found. */
+static int read_substitution(struct render *r, const struct rdoc *d, const json_t *sub,
+                             struct rsub *s)
+{
+    const char *key, *schema = "", *name = "";
+    size_t len;
+    json_t *v, *src = NULL;
+    json_object_keylen_foreach ((json_t *)sub, key, len, v) {
+        if (is_key(key, len, "src"))
+            src = v;
+        else if (is_key(key, len, "dest"))
+            s->dest = v;
+    }
+    s->path = "";
+    json_object_keylen_foreach (src, key, len, v) {
+        if (is_key(key, len, "schema"))
+            schema = render_str(v);
+        else if (is_key(key, len, "name"))
+            name = render_str(v);
+        else if (is_key(key, len, "path"))
+            s->path = render_str(v);
+        else if (is_key(key, len, "pattern"))
+            s->pattern = json_string_value(v);
+        else if (is_key(key, len, "match_group"))
+            s->group = json_integer_value(v);
+    }
+    if (!(s->from = source_of(r, schema, name)))
+        return purser_error_set(r->err, PURSER_EEXISTS,
+                                "Required substitution source document [%s] %s was not "
+                                "found, yet is referenced by [%s, %s] %s.",
+                                schema, name, d->schema, d->layer, d->name);
+    return 0;
 }
 
 /* ---- the dependency graph ---- */
@@ -347,25 +381,20 @@ static int build_edges(struct render *r, struct rdoc *d)
     if (ancestor(d) && depend(r, d, ancestor(d)))
         return r->err->code;
     if (json_array_size(d->subs) &&
-        !(d->sources = arena_alloc(r->arena, json_array_size(d->subs) * sizeof(*d->sources))))
+        !(d->subst = arena_calloc(r->arena, json_array_size(d->subs), sizeof(*d->subst))))
         return out_of_memory(r);
     json_array_foreach (d->subs, i, sub) {
-        const json_t *src = json_object_get(sub, "src");
-        struct rdoc *from = source_of(r, src);
-        if (!from)
-            return purser_error_set(r->err, PURSER_EEXISTS,
-                                    "Required substitution source document [%s] %s was not "
-                                    "found, yet is referenced by [%s, %s] %s.",
-                                    render_str(json_object_get(src, "schema")),
-                                    render_str(json_object_get(src, "name")), d->schema, d->layer,
-                                    d->name);
+        struct rdoc *from;
+        if (read_substitution(r, d, sub, &d->subst[i]))
+            return r->err->code;
+        from = d->subst[i].from;
         if (from->replacement && from->replaced_by)
             return replacement_fault(r, from,
                                      "A replacement document cannot itself be "
                                      "replaced by another document.");
         if (depend(r, d, from))
             return r->err->code;
-        d->sources[i] = from;
+        d->nsubst = i + 1;
     }
     return 0;
 }
@@ -600,6 +629,23 @@ static int render_in_order(struct render *r)
     return rendered == r->count ? 0 : cycle(r);
 }
 
+/* A new document: doc's members, its data the rendered one (what doc had is never touched). */
+static json_t *with_data(const json_t *doc, json_t *data)
+{
+    json_t *out = json_object(), *v;
+    const char *key;
+    size_t len;
+    int set = 0;
+    json_object_keylen_foreach ((json_t *)doc, key, len, v) {
+        if (is_key(key, len, "data"))
+            set = 1, v = data;
+        json_object_setn_nocheck(out, key, len, v);
+    }
+    if (!set)
+        json_object_set(out, "data", data);
+    return out;
+}
+
 static int output(struct render *r, json_t **out, json_t **secret_paths)
 {
     struct rdoc **sorted = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*sorted));
@@ -614,8 +660,9 @@ static int output(struct render *r, json_t **out, json_t **secret_paths)
     if (secret_paths)
         *secret_paths = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_t *doc = json_copy((json_t *)sorted[i]->doc);
-        json_object_set(doc, "data", sorted[i]->data);
+        const struct rdoc *d = sorted[i];
+        json_t *doc = d->owned || !d->original ? with_data(d->doc, d->data)
+                                               : json_incref((json_t *)d->doc);
         json_array_append_new(*out, doc);
         if (secret_paths)
             json_array_append(*secret_paths,

@@ -12,6 +12,15 @@
 #include <jansson.h>
 #include <pcre2.h>
 
+/* A substitution as the graph was built: its source document and what to take of it. */
+struct rsub {
+    struct rdoc *from;
+    const char *path;    /* src.path */
+    const char *pattern; /* src.pattern, or NULL */
+    json_int_t group;    /* src.match_group */
+    const json_t *dest;
+};
+
 struct rdoc {
     const json_t *doc;
     const char *schema, *name, *layer;
@@ -22,7 +31,8 @@ struct rdoc {
     const json_t *labels, *selector, *actions, *subs, *original;
     json_t *data; /* rendered so far (owned) */
     struct rdoc *parent, *replaced_by;
-    struct rdoc **sources; /* each substitution's source document, as build_edges found it */
+    struct rsub *subst; /* the substitutions, read when the graph was built */
+    size_t nsubst;
     struct rdoc **users; /* the documents that wait for this one */
     size_t nusers, users_cap, waiting, rank;
     json_t *secret_paths;

@@ -64,12 +64,12 @@ static const char *pattern_failure(struct render *r, int rc)
     return arena_strdup(r->arena, text);
 }
 
-/* The value a substitution copies: the source's data at src.path (the whole data when it is
+/* The value substitution s copies: its source's data at src.path (the whole data when it is
  * not a mapping or list), narrowed by src.pattern and match_group. A new reference. */
-static json_t *source_value(struct render *r, const struct rdoc *d, const struct rdoc *from,
-                            const json_t *src)
+static json_t *source_value(struct render *r, const struct rdoc *d, const struct rsub *s)
 {
-    const char *text = render_str(json_object_get(src, "path")), *pattern;
+    const char *text = s->path, *pattern = s->pattern;
+    const struct rdoc *from = s->from;
     const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
     json_t *v;
     if (!path)
@@ -84,7 +84,7 @@ static json_t *source_value(struct render *r, const struct rdoc *d, const struct
                          text, from->schema, from->layer, from->name, d->schema, d->layer, d->name);
         return NULL;
     }
-    if (!(pattern = json_string_value(json_object_get(src, "pattern"))))
+    if (!pattern)
         return json_incref(v);
     if (!json_is_string(v)) {
         purser_error_set(r->err, PURSER_EINVAL,
@@ -95,7 +95,7 @@ static json_t *source_value(struct render *r, const struct rdoc *d, const struct
     {
         pcre2_code *re = regex(r, pattern);
         pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
-        json_int_t group = json_integer_value(json_object_get(src, "match_group"));
+        json_int_t group = s->group;
         int rc = md ? pcre2_match(re, (PCRE2_SPTR)json_string_value(v), json_string_length(v), 0, 0,
                                   md, match_context(r))
                     : -1;
@@ -247,14 +247,12 @@ static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest,
 
 int render_substitute(struct render *r, struct rdoc *d)
 {
-    size_t i;
-    const json_t *sub;
-    if (json_array_size(d->subs) && render_own_data(r, d))
+    if (d->nsubst && render_own_data(r, d))
         return r->err->code;
-    json_array_foreach (d->subs, i, sub) {
-        const json_t *src = json_object_get(sub, "src"), *dest = json_object_get(sub, "dest");
-        struct rdoc *from = d->sources[i];
-        json_t *value = source_value(r, d, from, src);
+    for (size_t i = 0; i < d->nsubst; i++) {
+        const struct rsub *s = &d->subst[i];
+        const json_t *dest = s->dest;
+        json_t *value = source_value(r, d, s);
         int rc = 0;
         if (!value)
             return r->err->code;
@@ -263,10 +261,10 @@ int render_substitute(struct render *r, struct rdoc *d)
             const json_t *one;
             json_array_foreach (dest, j, one) {
                 if (!rc)
-                    rc = substitute_into(r, d, one, value, from->encrypted);
+                    rc = substitute_into(r, d, one, value, s->from->encrypted);
             }
         } else
-            rc = substitute_into(r, d, dest, value, from->encrypted);
+            rc = substitute_into(r, d, dest, value, s->from->encrypted);
         json_decref(value);
         if (rc)
             return rc;
