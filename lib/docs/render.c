@@ -103,15 +103,139 @@ static int is_key(const char *key, size_t len, const char *want)
     return len == strlen(want) && memcmp(key, want, len) == 0;
 }
 
-/* Reads what the render needs of doc, each of its mappings walked once: over a big set the
- * render is bound by memory, and a walk visits each member once where a lookup by key visits
- * the table too. */
+static const char *kept_string(struct render *r, const json_t *v)
+{
+    return arena_strdup(r->arena, render_str(v));
+}
+
+/* A layering action's method and path (text: checked when the action is applied). */
+static int read_actions(struct render *r, struct rdoc *d, const json_t *actions)
+{
+    size_t i;
+    const json_t *action;
+    if (!json_array_size(actions))
+        return 0;
+    if (!(d->acts = arena_calloc(r->arena, json_array_size(actions), sizeof(*d->acts))))
+        return -1;
+    json_array_foreach (actions, i, action) {
+        struct raction *a = &d->acts[i];
+        const char *key;
+        size_t len;
+        json_t *v;
+        a->method = a->path = "";
+        json_object_keylen_foreach ((json_t *)action, key, len, v) {
+            if (is_key(key, len, "method") && !(a->method = kept_string(r, v)))
+                return -1;
+            if (is_key(key, len, "path") && !(a->path = kept_string(r, v)))
+                return -1;
+        }
+        d->nacts = i + 1;
+    }
+    return 0;
+}
+
+/* A substitution destination: path, pattern, recurse. */
+static int read_dest(struct render *r, struct rdest *dest, const json_t *object)
+{
+    const char *key;
+    size_t len;
+    json_t *v;
+    dest->path = "";
+    json_object_keylen_foreach ((json_t *)object, key, len, v) {
+        if (is_key(key, len, "path") && !(dest->path = kept_string(r, v)))
+            return -1;
+        if (is_key(key, len, "pattern") && json_is_string(v) && !(dest->pattern = kept_string(r, v)))
+            return -1;
+        if (is_key(key, len, "recurse"))
+            dest->recurse = v;
+    }
+    return 0;
+}
+
+/* A substitution: its source's identity (found once the sources are indexed), what to take of
+ * it and where to put it (one destination or a list). */
+static int read_substitution(struct render *r, struct rsub *s, const json_t *sub)
+{
+    const char *key, *schema = "", *name = "";
+    size_t len;
+    json_t *v, *src = NULL, *dest = NULL;
+    json_object_keylen_foreach ((json_t *)sub, key, len, v) {
+        if (is_key(key, len, "src"))
+            src = v;
+        else if (is_key(key, len, "dest"))
+            dest = v;
+    }
+    s->path = "";
+    json_object_keylen_foreach (src, key, len, v) {
+        if (is_key(key, len, "schema"))
+            schema = render_str(v);
+        else if (is_key(key, len, "name"))
+            name = render_str(v);
+        else if (is_key(key, len, "path") && !(s->path = kept_string(r, v)))
+            return -1;
+        else if (is_key(key, len, "pattern") && json_is_string(v) &&
+                 !(s->pattern = kept_string(r, v)))
+            return -1;
+        else if (is_key(key, len, "match_group"))
+            s->group = json_integer_value(v);
+    }
+    if (!(s->source = key3(r->arena, schema, name, NULL, &s->source_len)))
+        return -1;
+    s->ndests = json_is_array(dest) ? json_array_size(dest) : 1;
+    if (s->ndests && !(s->dests = arena_calloc(r->arena, s->ndests, sizeof(*s->dests))))
+        return -1;
+    for (size_t i = 0; i < s->ndests; i++)
+        if (read_dest(r, &s->dests[i], json_is_array(dest) ? json_array_get(dest, i) : dest))
+            return -1;
+    return 0;
+}
+
+static int read_substitutions(struct render *r, struct rdoc *d, const json_t *subs)
+{
+    size_t i;
+    const json_t *sub;
+    if (!json_array_size(subs))
+        return 0;
+    if (!(d->subst = arena_calloc(r->arena, json_array_size(subs), sizeof(*d->subst))))
+        return -1;
+    json_array_foreach (subs, i, sub) {
+        if (read_substitution(r, &d->subst[i], sub))
+            return -1;
+        d->nsubst = i + 1;
+    }
+    return 0;
+}
+
+/* Each label as its index keys it: "schema\0key\0value". */
+static int read_labels(struct render *r, struct rdoc *d, const json_t *labels)
+{
+    const char *key;
+    json_t *v;
+    size_t n = 0;
+    if (!json_object_size(labels))
+        return 0;
+    if (!(d->label_keys = arena_alloc(r->arena, json_object_size(labels) * sizeof(*d->label_keys))) ||
+        !(d->label_lens = arena_alloc(r->arena, json_object_size(labels) * sizeof(*d->label_lens))))
+        return -1;
+    json_object_foreach ((json_t *)labels, key, v) {
+        if (!(d->label_keys[n] = key3(r->arena, d->schema, key, scalar_text(r->arena, v),
+                                      &d->label_lens[n])))
+            return -1;
+        d->nlabels = ++n;
+    }
+    return 0;
+}
+
+/* Reads what the render needs of doc, each of its mappings walked once and in the order the
+ * documents lie in memory: over a big set the render is bound by memory, and a walk visits
+ * each member once where a lookup by key visits the table too. What later passes read (names,
+ * actions, substitutions, label keys) is kept together in the render's arena. */
 static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
 {
     const char *key, *schema = "", *name = "", *layer = "";
     size_t len;
     json_t *v;
-    const json_t *meta = NULL, *ld = NULL;
+    const json_t *meta = NULL, *ld = NULL, *labels = NULL, *subs = NULL, *actions = NULL;
     d->doc = doc;
     json_object_keylen_foreach ((json_t *)doc, key, len, v) {
         if (is_key(key, len, "schema"))
@@ -133,9 +257,9 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
         else if (is_key(key, len, "storagePolicy"))
             d->encrypted = strcmp(render_str(v), "encrypted") == 0;
         else if (is_key(key, len, "labels"))
-            d->labels = v;
+            d->labels = labels = v;
         else if (is_key(key, len, "substitutions"))
-            d->subs = v;
+            subs = v;
     }
     json_object_keylen_foreach ((json_t *)ld, key, len, v) {
         if (is_key(key, len, "layer"))
@@ -145,7 +269,7 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
         else if (is_key(key, len, "parentSelector"))
             d->selector = v;
         else if (is_key(key, len, "actions"))
-            d->actions = v;
+            actions = v;
     }
     d->schema = arena_strdup(r->arena, schema);
     d->name = arena_strdup(r->arena, name);
@@ -153,7 +277,8 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     /* shared, as every value of the render is: a change makes its own copy of what it
      * changes, and only that (jsonpath_unshare), so most of a site's data is never copied */
     d->data = json_incref(d->original ? (json_t *)d->original : json_null());
-    if (!d->schema || !d->name || !d->layer || !d->data)
+    if (!d->schema || !d->name || !d->layer || !d->data || read_actions(r, d, actions) ||
+        read_substitutions(r, d, subs) || read_labels(r, d, labels))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     /* Deckhand's LayeringPolicy: the one of the lowest name when there are more */
     if (document_schema_is(d->schema, "deckhand/LayeringPolicy") &&
@@ -174,14 +299,11 @@ static int check_layer(struct render *r, const struct rdoc *d)
 
 static int index_labels(struct render *r, struct rdoc *d)
 {
-    const char *key;
-    json_t *v;
     if (d->layer_index < 0)
         return 0;
-    json_object_foreach ((json_t *)d->labels, key, v) {
-        size_t n;
-        char *k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n);
-        struct slot *s = k ? render_slot_for(r->arena, r->labels, BUCKETS, k, n, 1) : NULL;
+    for (size_t i = 0; i < d->nlabels; i++) {
+        struct slot *s =
+            render_slot_for(r->arena, r->labels, BUCKETS, d->label_keys[i], d->label_lens[i], 1);
         if (!s || render_slot_add(r->arena, s, d))
             return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     }
@@ -297,48 +419,11 @@ static int index_source(struct render *r, struct rdoc *d)
 }
 
 /* The concrete document a substitution's src names, or NULL. */
-static struct rdoc *source_of(struct render *r, const char *schema, const char *name)
+static struct rdoc *source_of(struct render *r, const struct rsub *sub)
 {
-    size_t n;
-    char *k = key3(r->arena, schema, name, NULL, &n);
-    struct slot *s = k ? render_slot_for(r->arena, r->sources, BUCKETS, k, n, 0) : NULL;
+    struct slot *s = render_slot_for(r->arena, r->sources, BUCKETS, sub->source, sub->source_len, 0);
     struct rdoc *d = s && s->count ? s->items[0] : NULL;
     return d && d->replaced_by ? d->replaced_by : d;
-}
-
-/* Reads substitution sub of d into s (each of its mappings walked once) and finds its source
- * document: 0, or an error naming the source not found. */
-static int read_substitution(struct render *r, const struct rdoc *d, const json_t *sub,
-                             struct rsub *s)
-{
-    const char *key, *schema = "", *name = "";
-    size_t len;
-    json_t *v, *src = NULL;
-    json_object_keylen_foreach ((json_t *)sub, key, len, v) {
-        if (is_key(key, len, "src"))
-            src = v;
-        else if (is_key(key, len, "dest"))
-            s->dest = v;
-    }
-    s->path = "";
-    json_object_keylen_foreach (src, key, len, v) {
-        if (is_key(key, len, "schema"))
-            schema = render_str(v);
-        else if (is_key(key, len, "name"))
-            name = render_str(v);
-        else if (is_key(key, len, "path"))
-            s->path = render_str(v);
-        else if (is_key(key, len, "pattern"))
-            s->pattern = json_string_value(v);
-        else if (is_key(key, len, "match_group"))
-            s->group = json_integer_value(v);
-    }
-    if (!(s->from = source_of(r, schema, name)))
-        return purser_error_set(r->err, PURSER_EEXISTS,
-                                "Required substitution source document [%s] %s was not "
-                                "found, yet is referenced by [%s, %s] %s.",
-                                schema, name, d->schema, d->layer, d->name);
-    return 0;
 }
 
 /* ---- the dependency graph ---- */
@@ -374,27 +459,25 @@ static struct rdoc *ancestor(const struct rdoc *d)
 
 static int build_edges(struct render *r, struct rdoc *d)
 {
-    size_t i;
-    const json_t *sub;
     if (d->control)
         return 0;
     if (ancestor(d) && depend(r, d, ancestor(d)))
         return r->err->code;
-    if (json_array_size(d->subs) &&
-        !(d->subst = arena_calloc(r->arena, json_array_size(d->subs), sizeof(*d->subst))))
-        return out_of_memory(r);
-    json_array_foreach (d->subs, i, sub) {
-        struct rdoc *from;
-        if (read_substitution(r, d, sub, &d->subst[i]))
-            return r->err->code;
-        from = d->subst[i].from;
+    for (size_t i = 0; i < d->nsubst; i++) {
+        struct rsub *sub = &d->subst[i];
+        struct rdoc *from = sub->from = source_of(r, sub);
+        if (!from) /* (its key is "schema\0name") */
+            return purser_error_set(r->err, PURSER_EEXISTS,
+                                    "Required substitution source document [%s] %s was not "
+                                    "found, yet is referenced by [%s, %s] %s.",
+                                    sub->source, sub->source + strlen(sub->source) + 1, d->schema,
+                                    d->layer, d->name);
         if (from->replacement && from->replaced_by)
             return replacement_fault(r, from,
                                      "A replacement document cannot itself be "
                                      "replaced by another document.");
         if (depend(r, d, from))
             return r->err->code;
-        d->nsubst = i + 1;
     }
     return 0;
 }
@@ -437,10 +520,10 @@ static int missing_key(struct render *r, const struct rdoc *d, const char *metho
                             d->name);
 }
 
-static int apply_action(struct render *r, struct rdoc *d, const json_t *action, json_t **rendered)
+static int apply_action(struct render *r, struct rdoc *d, const struct raction *action,
+                        json_t **rendered)
 {
-    const char *method = render_str(json_object_get(action, "method"));
-    const char *text = render_str(json_object_get(action, "path"));
+    const char *method = action->method, *text = action->path;
     const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
     json_t *from_child;
 
@@ -478,14 +561,12 @@ static int layer(struct render *r, struct rdoc *d)
 {
     struct rdoc *from = ancestor(d);
     json_t *rendered;
-    size_t i;
-    const json_t *action;
-    if (!from || !json_array_size(d->actions))
+    if (!from || !d->nacts)
         return 0;
     /* the parent's data, shared: each action makes its own only what it changes */
     rendered = json_incref(from->data);
-    json_array_foreach (d->actions, i, action) {
-        if (apply_action(r, d, action, &rendered)) {
+    for (size_t i = 0; i < d->nacts; i++) {
+        if (apply_action(r, d, &d->acts[i], &rendered)) {
             json_decref(rendered);
             return r->err->code;
         }

@@ -12,13 +12,31 @@
 #include <jansson.h>
 #include <pcre2.h>
 
-/* A substitution as the graph was built: its source document and what to take of it. */
+/* What the render reads of a document is read once, in the order the documents lie in memory,
+ * and kept in its arena (render.c's read_document): */
+
+/* a layering action (method and path as given: checked when it is applied), */
+struct raction {
+    const char *method, *path;
+};
+
+/* a substitution's destination, */
+struct rdest {
+    const char *path;
+    const char *pattern;   /* or NULL */
+    const json_t *recurse; /* or NULL */
+};
+
+/* and a substitution: its source (found once the sources are indexed) and what to take of it. */
 struct rsub {
+    const char *source; /* "schema\0name", as the source index keys documents */
+    size_t source_len;
     struct rdoc *from;
     const char *path;    /* src.path */
     const char *pattern; /* src.pattern, or NULL */
     json_int_t group;    /* src.match_group */
-    const json_t *dest;
+    struct rdest *dests; /* one, or dest's list */
+    size_t ndests;
 };
 
 struct rdoc {
@@ -28,10 +46,14 @@ struct rdoc {
     int abstract, control, replacement, encrypted, done;
     int owned; /* data was made by layering or substitution (render.max_output_bytes counts
                   it); its values may still be shared with others' */
-    const json_t *labels, *selector, *actions, *subs, *original;
+    const json_t *labels, *selector, *original;
+    struct raction *acts;
+    size_t nacts;
+    char **label_keys; /* "schema\0key\0value" of each label, for the label index */
+    size_t *label_lens, nlabels;
     json_t *data; /* rendered so far (owned) */
     struct rdoc *parent, *replaced_by;
-    struct rsub *subst; /* the substitutions, read when the graph was built */
+    struct rsub *subst; /* metadata.substitutions */
     size_t nsubst;
     struct rdoc **users; /* the documents that wait for this one */
     size_t nusers, users_cap, waiting, rank;

@@ -181,12 +181,11 @@ static int replace_within(struct render *r, pcre2_code *re, json_t *v, const cha
     return 0;
 }
 
-static int substitute_into(struct render *r, struct rdoc *d, const json_t *dest, json_t *value,
-                           int secret)
+static int substitute_into(struct render *r, struct rdoc *d, const struct rdest *dest,
+                           json_t *value, int secret)
 {
-    const char *text = render_str(json_object_get(dest, "path"));
-    const char *pattern = json_string_value(json_object_get(dest, "pattern"));
-    const json_t *recurse = json_object_get(dest, "recurse");
+    const char *text = dest->path, *pattern = dest->pattern;
+    const json_t *recurse = dest->recurse;
     const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
     json_t *target;
     pcre2_code *re;
@@ -251,20 +250,12 @@ int render_substitute(struct render *r, struct rdoc *d)
         return r->err->code;
     for (size_t i = 0; i < d->nsubst; i++) {
         const struct rsub *s = &d->subst[i];
-        const json_t *dest = s->dest;
         json_t *value = source_value(r, d, s);
         int rc = 0;
         if (!value)
             return r->err->code;
-        if (json_is_array(dest)) {
-            size_t j;
-            const json_t *one;
-            json_array_foreach (dest, j, one) {
-                if (!rc)
-                    rc = substitute_into(r, d, one, value, s->from->encrypted);
-            }
-        } else
-            rc = substitute_into(r, d, dest, value, s->from->encrypted);
+        for (size_t j = 0; !rc && j < s->ndests; j++)
+            rc = substitute_into(r, d, &s->dests[j], value, s->from->encrypted);
         json_decref(value);
         if (rc)
             return rc;
