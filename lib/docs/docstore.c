@@ -420,12 +420,14 @@ static int content_columns(struct write *w, const struct entry *e, struct store_
     char *data = NULL;
     int rc = 0;
 
-    cols[0] = STORE_STR(d->metadata_json);
+    /* (bytes, as their columns are: the server takes them as they are, where a string is
+     * scanned for its characters first) */
+    cols[0] = STORE_BLOB(d->metadata_json, strlen(d->metadata_json));
     if (!d->encrypted) {
         cols[1] = STORE_BLOB(d->data_json, strlen(d->data_json));
         cols[2] = STORE_NULLV;
         cols[3] = STORE_BLOB((const char *)d->content_sha256, 32);
-        cols[4] = STORE_STR(e->item->yaml);
+        cols[4] = STORE_BLOB(e->item->yaml, strlen(e->item->yaml));
         return 0;
     }
     if (!(data = document_canonical(json_object_get(d->doc, "data"))))
