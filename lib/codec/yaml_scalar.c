@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* text is one of words (its first byte compared first: every scalar read or written asks). */
 static int text_is(const char *text, size_t len, const char *const *words)
 {
+    char first = len ? text[0] : '\0';
     for (; *words; words++)
-        if (strlen(*words) == len && memcmp(*words, text, len) == 0)
+        if ((*words)[0] == first && strlen(*words) == len && memcmp(*words, text, len) == 0)
             return 1;
     return 0;
 }
@@ -138,13 +140,13 @@ enum yaml_scalar_kind yaml_scalar_kind(const char *text, size_t len)
     static const char *const specials[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
                                            "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
                                            ".NaN",  ".NAN",  NULL};
-    if (text_is(text, len, nulls))
+    if (len <= 4 && text_is(text, len, nulls))
         return YAML_SCALAR_NULL;
     if (len == 0 || !strchr("-+0123456789.yYnNtTfFoO", text[0]))
         return YAML_SCALAR_STRING;
-    if (text_is(text, len, bools))
+    if (len <= 5 && text_is(text, len, bools))
         return YAML_SCALAR_BOOL;
-    if (text_is(text, len, specials))
+    if (len >= 4 && len <= 5 && text_is(text, len, specials))
         return YAML_SCALAR_SPECIAL_FLOAT;
     if (is_int(text, len))
         return YAML_SCALAR_INT;
