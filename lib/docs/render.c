@@ -144,7 +144,8 @@ static int read_dest(struct render *r, struct rdest *dest, const json_t *object)
     json_object_keylen_foreach ((json_t *)object, key, len, v) {
         if (is_key(key, len, "path") && !(dest->path = kept_string(r, v)))
             return -1;
-        if (is_key(key, len, "pattern") && json_is_string(v) && !(dest->pattern = kept_string(r, v)))
+        if (is_key(key, len, "pattern") && json_is_string(v) &&
+            !(dest->pattern = kept_string(r, v)))
             return -1;
         if (is_key(key, len, "recurse"))
             dest->recurse = v;
@@ -211,11 +212,11 @@ static int read_labels(struct render *r, struct rdoc *d, const json_t *labels)
 {
     const char *key;
     json_t *v;
-    size_t n = 0;
-    if (!json_object_size(labels))
+    size_t n = 0, count = json_object_size(labels);
+    if (!count)
         return 0;
-    if (!(d->label_keys = arena_alloc(r->arena, json_object_size(labels) * sizeof(*d->label_keys))) ||
-        !(d->label_lens = arena_alloc(r->arena, json_object_size(labels) * sizeof(*d->label_lens))))
+    if (!(d->label_keys = arena_alloc(r->arena, count * sizeof(*d->label_keys))) ||
+        !(d->label_lens = arena_alloc(r->arena, count * sizeof(*d->label_lens))))
         return -1;
     json_object_foreach ((json_t *)labels, key, v) {
         if (!(d->label_keys[n] = key3(r->arena, d->schema, key, scalar_text(r->arena, v),
@@ -421,7 +422,8 @@ static int index_source(struct render *r, struct rdoc *d)
 /* The concrete document a substitution's src names, or NULL. */
 static struct rdoc *source_of(struct render *r, const struct rsub *sub)
 {
-    struct slot *s = render_slot_for(r->arena, r->sources, BUCKETS, sub->source, sub->source_len, 0);
+    struct slot *s =
+        render_slot_for(r->arena, r->sources, BUCKETS, sub->source, sub->source_len, 0);
     struct rdoc *d = s && s->count ? s->items[0] : NULL;
     return d && d->replaced_by ? d->replaced_by : d;
 }
