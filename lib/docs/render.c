@@ -113,9 +113,9 @@ static int read_actions(struct render *r, struct rdoc *d, const json_t *actions)
 {
     size_t i;
     const json_t *action;
-    if (!json_array_size(actions))
+    if (!(d->nacts = json_array_size(actions)))
         return 0;
-    if (!(d->acts = arena_calloc(r->arena, json_array_size(actions), sizeof(*d->acts))))
+    if (!(d->acts = arena_calloc(r->arena, d->nacts, sizeof(*d->acts))))
         return -1;
     json_array_foreach (actions, i, action) {
         struct raction *a = &d->acts[i];
@@ -129,7 +129,6 @@ static int read_actions(struct render *r, struct rdoc *d, const json_t *actions)
             if (is_key(key, len, "path") && !(a->path = kept_string(r, v)))
                 return -1;
         }
-        d->nacts = i + 1;
     }
     return 0;
 }
@@ -195,14 +194,13 @@ static int read_substitutions(struct render *r, struct rdoc *d, const json_t *su
 {
     size_t i;
     const json_t *sub;
-    if (!json_array_size(subs))
+    if (!(d->nsubst = json_array_size(subs)))
         return 0;
-    if (!(d->subst = arena_calloc(r->arena, json_array_size(subs), sizeof(*d->subst))))
+    if (!(d->subst = arena_calloc(r->arena, d->nsubst, sizeof(*d->subst))))
         return -1;
     json_array_foreach (subs, i, sub) {
         if (read_substitution(r, &d->subst[i], sub))
             return -1;
-        d->nsubst = i + 1;
     }
     return 0;
 }
@@ -212,17 +210,17 @@ static int read_labels(struct render *r, struct rdoc *d, const json_t *labels)
 {
     const char *key;
     json_t *v;
-    size_t n = 0, count = json_object_size(labels);
-    if (!count)
+    size_t n = 0;
+    if (!(d->nlabels = json_object_size(labels)))
         return 0;
-    if (!(d->label_keys = arena_alloc(r->arena, count * sizeof(*d->label_keys))) ||
-        !(d->label_lens = arena_alloc(r->arena, count * sizeof(*d->label_lens))))
+    if (!(d->label_keys = arena_alloc(r->arena, d->nlabels * sizeof(*d->label_keys))) ||
+        !(d->label_lens = arena_alloc(r->arena, d->nlabels * sizeof(*d->label_lens))))
         return -1;
     json_object_foreach ((json_t *)labels, key, v) {
         if (!(d->label_keys[n] = key3(r->arena, d->schema, key, scalar_text(r->arena, v),
                                       &d->label_lens[n])))
             return -1;
-        d->nlabels = ++n;
+        n++;
     }
     return 0;
 }
