@@ -33,7 +33,8 @@
 
 /* One payload document and its YAML (data redacted if sealed), as the writer reads it. */
 struct item {
-    const struct document *doc; /* its doc (the JSON) is NULL once read, unless sealed */
+    const struct document *doc; /* its doc (the JSON): see struct feed */
+    json_t *json;               /* the parser's reference to own.doc, until released */
     char *yaml;                 /* NULL for a Tombstone */
     const char **labels;        /* metadata.labels: key, value, key, value, ... */
     size_t label_count;
@@ -45,7 +46,11 @@ struct item {
  * emits the documents, so that MariaDB stores each batch while the next is parsed. The parser
  * fills items in order and publishes them under lock (ready); the writer reads the items
  * below ready without it. Blocks never move, and the block table only grows (a new copy, the
- * old kept in the arena), so what the writer has seen stays valid. */
+ * old kept in the arena), so what the writer has seen stays valid.
+ * The writer takes each document's content hash (document_hash, from its JSON) as it comes,
+ * off the parser's thread, then marks it hashed (hashed, atomic): from there on the writer
+ * reads only what the hash kept, and the parser releases the JSON (a sealed document's stays,
+ * in the parser's list of them, for the writer to seal). */
 enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
 struct feed {
     pthread_mutex_t lock;
@@ -55,6 +60,7 @@ struct feed {
     size_t block_cap;
     size_t count; /* items filled (the parser's alone) */
     size_t ready; /* items published */
+    size_t hashed; /* items the writer has hashed (atomic: written by the writer alone) */
     enum feed_state state;
 };
 
@@ -710,6 +716,14 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
     int rc;
     if (!entries)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = from; i < to; i++) { /* (once: a transaction run again finds them hashed) */
+        struct item *it = feed_item(items, i);
+        if (it->doc == &it->own && !it->own.metadata_json &&
+            document_hash(w->ctx->arena, &it->own))
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (to > __atomic_load_n(&w->feed->hashed, __ATOMIC_RELAXED))
+        __atomic_store_n(&w->feed->hashed, to, __ATOMIC_RELEASE);
     if ((rc = plan_documents(w, items, from, to, entries, &n, err)))
         return rc;
     if ((rc = written(w, write_contents(w, entries, n, err), err)))
@@ -876,6 +890,7 @@ struct parser {
     int sealed_denied;   /* an encrypted document, without write_encrypted */
     struct purser_error err;
     json_t *sealed;      /* the documents to seal, kept whole for the writer */
+    size_t released;     /* items whose JSON the parser has released */
     /* identities seen, to stop the writer at a duplicate (document_check_duplicates names
      * it once the stream is read): an open-addressing table of documents */
     const struct document **seen;
@@ -940,8 +955,10 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
     struct document *d;
     int dup;
 
-    if (!it || document_check(p->arena, doc, index, p->faults, &it->own) ||
-        own_identity(p, &it->own))
+    if (!it)
+        return PURSER_EINTERNAL;
+    document_check(doc, index, p->faults, &it->own);
+    if (own_identity(p, &it->own))
         return PURSER_EINTERNAL;
     d = &it->own;
     it->doc = d;
@@ -965,19 +982,38 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
     return 0;
 }
 
-/* yaml_codec_parse_each's callback: each document is read into its item, then freed (unless
- * it is to be sealed), so that the jansson values of one document are reused by the next. A
- * document that fails stops the writer; the parse goes on to find every fault. */
+/* Releases the JSON of the items below upto (a sealed document's stays in p->sealed). */
+static void release_json(struct parser *p, size_t upto)
+{
+    for (; p->released < upto; p->released++) {
+        struct item *it = feed_item(p->feed->blocks, p->released);
+        if (!it->own.encrypted)
+            it->own.doc = NULL;
+        json_decref(it->json);
+        it->json = NULL;
+    }
+}
+
+/* yaml_codec_parse_each's callback: each document is read into its item and kept until the
+ * writer has hashed it, then freed, so that the jansson values of one batch are reused by the
+ * next. A document that fails stops the writer; the parse goes on to find every fault, each
+ * document freed as soon as it is read (the writer sees none from the stop on). */
 static int parsed(void *arg, json_t *doc, size_t index)
 {
     struct parser *p = arg;
     struct feed *f = p->feed;
     int rc = take_document(p, doc, index);
-    if (f->count > index && !feed_item(f->blocks, index)->own.encrypted)
-        feed_item(f->blocks, index)->own.doc = NULL; /* (unpublished yet: the writer never sees it) */
-    json_decref(doc);
+    struct item *it = f->count > index ? feed_item(f->blocks, index) : NULL;
+    if (it && !p->stopped) {
+        it->json = doc;
+    } else {
+        if (it && !it->own.encrypted)
+            it->own.doc = NULL;
+        json_decref(doc);
+    }
     if (!rc && !p->stopped && f->count - f->ready >= FEED_BATCH)
         feed_publish(f, FEED_OPEN);
+    release_json(p, __atomic_load_n(&f->hashed, __ATOMIC_ACQUIRE));
     return rc;
 }
 
@@ -1075,6 +1111,7 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
         pthread_join(thread, NULL);
     else if (!rc)
         writer_main(&t);
+    release_json(&p, feed.count);
     if (!rc && (rc = t.rc))
         *err = t.err;
     if (rc == WRITE_ABANDONED) /* (only a failed payload stops the writer) */

@@ -406,7 +406,7 @@ char *document_canonical(const json_t *value)
 
 /* The content hash, and the canonical metadata and data kept for storing (one encoding; an
  * encrypted document's data is not kept: it is sealed from its own encoding, then wiped). */
-static int content_hash(struct arena *arena, struct document *d)
+int document_hash(struct arena *arena, struct document *d)
 {
     char *meta = document_canonical(json_object_get(d->doc, "metadata"));
     char *data = document_canonical(json_object_get(d->doc, "data"));
@@ -463,14 +463,10 @@ int document_check_duplicates(struct arena *arena, const struct document *const 
     return 0;
 }
 
-int document_check(struct arena *arena, json_t *doc, size_t index, json_t *faults,
-                   struct document *out)
+void document_check(json_t *doc, size_t index, json_t *faults, struct document *out)
 {
     struct check c = {.messages = faults, .index = index + 1};
     check_one(&c, doc, out);
-    if (json_array_size(faults) == 0 && content_hash(arena, out))
-        return PURSER_EINTERNAL;
-    return 0;
 }
 
 int document_faults(json_t *faults, struct purser_error *err)
@@ -507,7 +503,7 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
     }
     json_decref(faults);
     for (size_t i = 0; i < n; i++)
-        if (content_hash(arena, &list[i]))
+        if (document_hash(arena, &list[i]))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (document_check_duplicates(arena, order, n, err))
         return err ? err->code : PURSER_EEXISTS;

@@ -49,10 +49,13 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
                      json_t **messages, struct purser_error *err);
 
 /* document_prepare one document at a time, for a stream checked as it is parsed: checks doc
- * (the index-th of the stream, from 0) into *out, appending its faults to faults, and takes
- * its content hash while faults is still empty. PURSER_EINTERNAL when out of memory. */
-int document_check(struct arena *arena, json_t *doc, size_t index, json_t *faults,
-                   struct document *out);
+ * (the index-th of the stream, from 0) into *out, appending its faults to faults. Its content
+ * hash is document_hash's, taken apart (by the thread that stores it). */
+void document_check(json_t *doc, size_t index, json_t *faults, struct document *out);
+
+/* Takes d's content hash and keeps its canonical metadata and data (in arena) for storing.
+ * Reads d->doc only. -1 when out of memory. */
+int document_hash(struct arena *arena, struct document *d);
 
 /* The PURSER_EINVAL document_prepare answers for faults (not empty). */
 int document_faults(json_t *faults, struct purser_error *err);
