@@ -61,6 +61,7 @@ struct feed {
     size_t count; /* items filled (the parser's alone) */
     size_t ready; /* items published */
     size_t hashed; /* items the writer has hashed (atomic: written by the writer alone) */
+    long long revision; /* the revision the writer is writing, once its row is in (locked) */
     enum feed_state state;
 };
 
@@ -84,6 +85,9 @@ struct write {
     size_t member_count;
     const struct member **sorted; /* members by identity */
     struct buf *out;
+    int answer_later; /* the caller writes out, from answer_bucket and answer_revision */
+    const char *answer_bucket;
+    long long answer_revision;
     /* this attempt's: */
     int changed, any_payload;
     const char *layering, *layering_layer; /* the first LayeringPolicy of the revision */
@@ -696,6 +700,15 @@ static int write_answer(struct write *w, struct item *const *items, size_t count
     return rc;
 }
 
+/* The answer of a write that succeeds: written now, or named for the caller (answer_later). */
+static int answer(struct write *w, struct item *const *items, size_t count, const char *bucket,
+                  long long revision, struct purser_error *err)
+{
+    w->answer_bucket = bucket;
+    w->answer_revision = revision;
+    return w->answer_later ? 0 : write_answer(w, items, count, bucket, revision, err);
+}
+
 /* rc of a write of the new revision's rows. Every key written from the revision row on is
  * this revision's, under the head's lock: one that is taken already was written by a
  * transaction this one's reads did not see (a Galera node applying the cluster's writes
@@ -753,6 +766,11 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     if ((rc = written(w, insert_revision(w, err), err)))
         return rc;
+    if (w->feed->threaded) { /* (for the parser's answer, written while this one ends) */
+        pthread_mutex_lock(&w->feed->lock);
+        w->feed->revision = w->revision;
+        pthread_mutex_unlock(&w->feed->lock);
+    }
     /* the payload, batch by batch as the parser hands it over */
     while ((state = feed_wait(w->feed, done, &until, &items)) != FEED_FAILED &&
            (done < until || state == FEED_OPEN))
@@ -778,14 +796,14 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     if ((rc = check_singleton(w, err)))
         return rc;
     if (!w->changed) { /* no revision: the transaction is rolled back */
-        rc = write_answer(w, items, done, answer_bucket, w->latest, err);
+        rc = answer(w, items, done, answer_bucket, w->latest, err);
         return rc ? rc : WRITE_UNCHANGED;
     }
     if ((rc = written(w, write_members(w, carried, n, err), err)) ||
         (rc = written(w, finish_revision(w, carried, n, err), err)) ||
         (rc = written(w, record_schema_validation(w->ctx, w->revision, err), err)))
         return rc;
-    return write_answer(w, items, done, answer_bucket, w->revision, err);
+    return answer(w, items, done, answer_bucket, w->revision, err);
 }
 
 /* Runs the write's transaction; a write that changes nothing succeeds without a revision. */
@@ -1062,6 +1080,21 @@ struct writer {
     int rc;
 };
 
+/* The answer of the whole payload as the revision the writer is writing; that revision, or -1
+ * when the writer has none yet or the answer could not be written. */
+static long long speculate_answer(struct write *w, const char *bucket)
+{
+    struct feed *f = w->feed;
+    struct purser_error ignored;
+    long long revision;
+    pthread_mutex_lock(&f->lock);
+    revision = f->revision ? f->revision : -1;
+    pthread_mutex_unlock(&f->lock);
+    if (revision < 0 || write_answer(w, f->blocks, f->count, bucket, revision, &ignored))
+        return -1;
+    return revision;
+}
+
 static void *writer_main(void *arg)
 {
     struct writer *t = arg;
@@ -1075,7 +1108,8 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
                           struct docstore_stream *s, struct purser_error *err)
 {
     struct feed feed = {.threaded = 1};
-    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
+    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out,
+                      .answer_later = 1};
     struct parser p = {.w = &w, .feed = &feed, .arena = arena_new(), .faults = json_array(),
                        .sealed = json_array()};
     struct writer t = {.w = &w};
@@ -1083,6 +1117,7 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     json_t *stream = NULL;
     pthread_t thread;
     sigset_t all, old;
+    long long speculated = -1;
     int started, rc;
 
     memset(s, 0, sizeof(*s));
@@ -1107,6 +1142,9 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     rc = yaml_codec_parse_each(&stream, text, len, limits, parsed, &p, &parse_err);
     rc = payload_verdict(&p, rc, &parse_err, s, err);
     feed_publish(&feed, rc ? FEED_FAILED : FEED_DONE);
+    if (!rc && started) /* the answer, while the writer ends: its revision, as the writer has it
+                           now; written again below if the write ends with another */
+        speculated = speculate_answer(&w, bucket);
     if (started)
         pthread_join(thread, NULL);
     else if (!rc)
@@ -1114,6 +1152,8 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     release_json(&p, feed.count);
     if (!rc && (rc = t.rc))
         *err = t.err;
+    if (!rc && (speculated != w.answer_revision || w.answer_bucket != bucket))
+        rc = write_answer(&w, feed.blocks, feed.count, w.answer_bucket, w.answer_revision, err);
     if (rc == WRITE_ABANDONED) /* (only a failed payload stops the writer) */
         rc = purser_error_set(err, PURSER_EINTERNAL, "the document write stopped");
     json_decref(stream);
