@@ -1,7 +1,12 @@
 /* render-engine: bench/render's in-process measurements of one YAML bundle: the baseline
  * (parse with purser's codec and emit again) and the rendering engine alone (layering and
  * substitution of the already-parsed documents). Prints "BASELINE_MS RENDER_MS OUT_COUNT",
- * medians of RUNS runs, in CPU milliseconds. Usage: render-engine FILE RUNS. Bench-only code, built by bench/render. */
+ * medians of RUNS runs, in CPU milliseconds. Usage: render-engine FILE RUNS.
+ * render-engine --growth SMALL LARGE ROUNDS: the engine's growth from one bundle to a larger
+ * one, both rendered in each round (three renders of each, the median of three kept), so that
+ * the two are timed under the same load of the machine; prints "SMALL_MS LARGE_MS GROWTH",
+ * the medians over the rounds, GROWTH that of each round's LARGE / SMALL.
+ * Bench-only code, built by bench/render. */
 #include "base/arena.h"
 #include "config/config.h"
 #include "docs/document.h"
@@ -10,6 +15,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* CPU time of this process: steadier than the wall clock on a shared machine. */
@@ -32,6 +38,59 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+/* One bundle parsed and checked for render_documents. */
+static json_t *load(const char *path)
+{
+    struct purser_error err;
+    struct arena *arena = arena_new();
+    struct document *docs;
+    json_t *stream = NULL, *messages = NULL;
+    size_t len, count;
+    char *text;
+    if (!arena || file_read_all(&text, &len, path, 1 << 28, &err) ||
+        yaml_codec_parse(&stream, text, len, &yaml_limits_documents, &err) ||
+        document_prepare(arena, stream, &docs, &count, &messages, &err)) {
+        fprintf(stderr, "render-engine: %s: %s\n", path, err.message);
+        exit(1);
+    }
+    free(text);
+    arena_free(arena);
+    return stream;
+}
+
+/* The median CPU milliseconds of three renders of stream. */
+static double render_ms(json_t *stream)
+{
+    struct purser_error err;
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        json_t *out = NULL;
+        double start = now_ms();
+        if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
+            fprintf(stderr, "render-engine: %s\n", err.message);
+            exit(1);
+        }
+        t[i] = now_ms() - start;
+        json_decref(out);
+    }
+    return median(t, 3);
+}
+
+static int growth(const char *small_path, const char *large_path, int rounds)
+{
+    json_t *small = load(small_path), *large = load(large_path);
+    double s[64], l[64], g[64];
+    for (int i = 0; i < rounds; i++) {
+        s[i] = render_ms(small);
+        l[i] = render_ms(large);
+        g[i] = l[i] / s[i];
+    }
+    printf("%.1f %.1f %.2f\n", median(s, rounds), median(l, rounds), median(g, rounds));
+    json_decref(small);
+    json_decref(large);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct purser_error err;
@@ -44,6 +103,8 @@ int main(int argc, char **argv)
     double base[64], render[64];
     size_t out_count = 0;
 
+    if (argc == 5 && strcmp(argv[1], "--growth") == 0 && atoi(argv[4]) >= 1 && atoi(argv[4]) <= 64)
+        return growth(argv[2], argv[3], atoi(argv[4]));
     if (argc < 2 || runs < 1 || runs > 64 || file_read_all(&text, &len, argv[1], 1 << 28, &err)) {
         fprintf(stderr, "usage: render-engine FILE RUNS (1-64)\n");
         return 2;
