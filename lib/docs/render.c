@@ -727,16 +727,20 @@ static json_t *with_data(const json_t *doc, json_t *data)
     return out;
 }
 
+/* The documents rendered, in identity order: each in its place by its rank (prepare sorted
+ * them once), the abstract and the replaced left out. */
 static int output(struct render *r, json_t **out, json_t **secret_paths)
 {
-    struct rdoc **sorted = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*sorted));
+    struct rdoc **sorted = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*sorted));
     size_t n = 0;
     if (!sorted)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < r->count; i++)
         if (!r->docs[i].abstract && !r->docs[i].replaced_by)
-            sorted[n++] = &r->docs[i];
-    qsort(sorted, n, sizeof(*sorted), by_identity);
+            sorted[r->docs[i].rank] = &r->docs[i];
+    for (size_t i = 0; i < r->count; i++)
+        if (sorted[i])
+            sorted[n++] = sorted[i];
     *out = json_array();
     if (secret_paths)
         *secret_paths = json_array();
