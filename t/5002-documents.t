@@ -143,7 +143,7 @@ is $r->{status}, 400, 'order=sideways: 400';
 ($r, $d) = $s->yaml('POST', "/api/v1.0/revisions/$before/tags/t1", "- a list\n");
 is $r->{status}, 400, 'tag data that is not a mapping: 400';
 
-# ---- labels AND-ed, an indexed filter over many documents ----
+# ---- labels AND-ed ----
 ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/labels/documents',
     doc('l1', labels => ['a: x', 'b: y']) . doc('l2', labels => ['a: x']) . doc('l3', labels => ['rack: 72']));
 my $rl = $d->[0]{status}{revision};
@@ -151,6 +151,34 @@ is_deeply names_at($rl, '&metadata.label=a=x'), [qw(l1 l2)], 'one label';
 is_deeply names_at($rl, '&metadata.label=a=x&metadata.label=b=y'), [qw(l1)], 'two labels AND-ed';
 is_deeply names_at($rl, '&metadata.label=rack=72'), [qw(l3)], 'a number label matches its text';
 is_deeply names_at($rl, '&status.bucket=labels&limit=2&order=desc'), [qw(l3 l2)], 'bucket, order and limit';
+# a label is matched whole, key and value: a value holding '=' or ',' is one value
+($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/labels2/documents',
+    doc('m1', labels => ['a: "b=c"']) . doc('m2', labels => ['"a=b": c']) . doc('m3', labels => ['a: b'])
+    . doc('m4', labels => ["a: \"x,y\\u00e9\""]));
+my $rm = $d->[0]{status}{revision};
+is_deeply names_at($rm, '&metadata.label=a=b=c'), [qw(m1)], 'a value holding =: only the key a';
+is_deeply names_at($rm, '&metadata.label=a=b'), [qw(m3)], '  a shorter value matches itself only';
+is_deeply names_at($rm, '&metadata.label=a=x%2Cy%C3%A9'), [qw(m4)], 'a value holding , and UTF-8';
+is_deeply names_at($rm, '&metadata.label=a=x'), [qw(l1 l2)], '  and not a label that starts it';
+
+# ---- migration 0015: labels a content held in the doc_labels table move into its row ----
+{
+    my $purser = PurserStack::build() . '/purser';
+    my $config = $s->dir . '/purser.yaml';
+    my ($id) = $s->sql("SELECT id FROM doc_contents WHERE name = 'l1'") =~ /(\d+)/;
+    $s->sql('CREATE TABLE doc_labels (content_id BIGINT NOT NULL, label_key VARCHAR(255) NOT NULL,'
+        . ' label_value VARCHAR(1024) NOT NULL, PRIMARY KEY (content_id, label_key))'
+        . ' DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin');
+    $s->sql("INSERT INTO doc_labels VALUES ($id, 'a', 'x'), ($id, 'b', 'y'), ($id, 'kind', 'b=c,d')");
+    $s->sql("UPDATE doc_contents SET labels = NULL WHERE id = $id");
+    $s->sql('DELETE FROM schema_migrations WHERE version = 15');
+    my $out = `'$purser' -c '$config' migrate 2>&1`;
+    is $?, 0, 'migration 0015 run over a label table' or diag $out;
+    is_deeply names_at($rl, '&metadata.label=kind=b%3Dc%2Cd'), [qw(l1)], '  its labels are in the row';
+    is_deeply names_at($rl, '&metadata.label=a=x&metadata.label=b=y'), [qw(l1)],
+        '  every one of them';
+    is $s->sql("SHOW TABLES LIKE 'doc_labels'"), '', '  and the table is gone';
+}
 
 # ---- validations: entries ----
 ($r, $d) = $s->yaml('POST', "/api/v1.0/revisions/$rl/validations/promenade-site-validation",

@@ -21,10 +21,10 @@
 #define FEED_BLOCK 256 /* items per block of a feed */
 #define FEED_BATCH 125 /* documents the parser hands the writer at a time */
 
-/* The rows of a revision and labels of a content refer to rows the write inserted, or read
- * under the organization's head lock (which purge and every writer take first): their
- * foreign keys are not looked up again for each row (a lookup and a shared lock per row, the
- * parents already held). Their ON DELETE CASCADE stays. */
+/* The rows of a revision refer to rows the write inserted, or read under the organization's
+ * head lock (which purge and every writer take first): their foreign keys are not looked up
+ * again for each row (a lookup and a shared lock per row, the parents already held). Their
+ * ON DELETE CASCADE stays. */
 #define WRITTEN_ROWS "SET STATEMENT foreign_key_checks = 0 FOR "
 
 /* What write_txn returns, past the error codes, for store_txn to roll back: */
@@ -493,38 +493,38 @@ static int content_ids(void *arg, size_t from, size_t k, const struct store_rows
     return 0;
 }
 
-/* Labels of the new contents, for the metadata.label filter. */
-static int write_labels(struct write *w, const struct entry *entries, size_t n,
-                        struct purser_error *err)
+/* The labels column of a content (migration 0015): ",HEX(key)=HEX(value),...," in arena, or
+ * NULL when it has none; *out_of_memory set when it could not be written. */
+static const char *labels_column(struct arena *arena, const struct item *it, int *out_of_memory)
 {
-    size_t count = 0, at = 0;
-    struct store_value *p;
-    for (size_t i = 0; i < n; i++)
-        if (entries[i].is_new)
-            count += entries[i].item->label_count;
-    if (!count)
-        return 0;
-    if (!(p = arena_alloc(w->ctx->arena, count * 3 * sizeof(*p))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const struct item *it = entries[i].item;
-        for (size_t l = 0; entries[i].is_new && l < it->label_count; l++) {
-            p[at++] = STORE_INT(entries[i].content_id);
-            p[at++] = STORE_STR(it->labels[2 * l]);
-            p[at++] = STORE_STR(it->labels[2 * l + 1]);
-        }
+    static const char hex[] = "0123456789ABCDEF";
+    size_t size = 2;
+    char *text, *at;
+    if (!it->label_count)
+        return NULL;
+    for (size_t i = 0; i < 2 * it->label_count; i++)
+        size += 2 * strlen(it->labels[i]) + 1;
+    if (!(text = at = arena_alloc(arena, size))) {
+        *out_of_memory = 1;
+        return NULL;
     }
-    return insert_rows(w->ctx,
-                       WRITTEN_ROWS
-                       "INSERT IGNORE INTO doc_labels (content_id, label_key, label_value)",
-                       "", 3, p, at / 3, err);
+    *at++ = ',';
+    for (size_t i = 0; i < 2 * it->label_count; i++) {
+        for (const unsigned char *c = (const unsigned char *)it->labels[i]; *c; c++) {
+            *at++ = hex[*c >> 4];
+            *at++ = hex[*c & 15];
+        }
+        *at++ = i % 2 ? ',' : '=';
+    }
+    *at = '\0';
+    return text;
 }
 
 static int write_contents(struct write *w, struct entry *entries, size_t n,
                           struct purser_error *err)
 {
     size_t news = 0;
-    struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 10 * sizeof(*p));
+    struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 11 * sizeof(*p));
     struct new_contents nc = {arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.entries)),
                               arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.shas))};
     int rc;
@@ -533,8 +533,10 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct document *d = entries[i].doc;
-        struct store_value *row = p + news * 10, cols[5];
+        struct store_value *row = p + news * 11, cols[5];
         unsigned char *random_sha;
+        const char *labels;
+        int out_of_memory = 0;
         if (!entries[i].is_new)
             continue;
         if (!(random_sha = arena_alloc(w->ctx->arena, 32)))
@@ -553,14 +555,18 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         row[7] = cols[0];
         row[8] = cols[1];
         row[9] = cols[4];
+        labels = labels_column(w->ctx->arena, entries[i].item, &out_of_memory);
+        if (out_of_memory)
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        row[10] = labels ? STORE_BLOB(labels, strlen(labels)) : STORE_NULLV;
         news++;
     }
     if (!news)
         return 0;
     rc = insert_rows_returning(w->ctx,
                                "INSERT INTO doc_contents (org_id, content_sha256, schema_name,"
-                               " layer, name, encrypted, key_id, metadata, data, yaml)",
-                               " ON DUPLICATE KEY UPDATE id = id RETURNING id, content_sha256", 10,
+                               " layer, name, encrypted, key_id, metadata, data, yaml, labels)",
+                               " ON DUPLICATE KEY UPDATE id = id RETURNING id, content_sha256", 11,
                                p, news, content_ids, &nc, err);
     /* Each new content is there now, inserted or found (the upsert returns the row it met, a
      * concurrent writer's too). One that is neither was lost to the upsert: Galera gave its
@@ -569,8 +575,6 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
     for (size_t i = 0; !rc && i < n; i++)
         if (entries[i].is_new && !entries[i].content_id)
             rc = store_conflict(w->ctx->store, "a new document content was not stored", err);
-    if (!rc)
-        rc = write_labels(w, entries, n, err);
     return rc;
 }
 
