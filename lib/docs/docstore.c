@@ -19,7 +19,8 @@
 
 #define BATCH_ROWS 500
 #define FEED_BLOCK 256 /* items per block of a feed */
-#define FEED_BATCH 125 /* documents the parser hands the writer at a time */
+#define FEED_PUBLISH 25 /* documents the parser hands the writer at a time (it hashes them) */
+#define FEED_BATCH 125  /* documents the writer stores at a time, the feed still open */
 
 /* The rows of a revision refer to rows the write inserted, or read under the organization's
  * head lock (which purge and every writer take first): their foreign keys are not looked up
@@ -725,6 +726,22 @@ static int written(struct write *w, int rc, struct purser_error *err)
 }
 
 /* Stores the payload documents of items [from, to): their new contents and their rows. */
+/* Takes the content hash of the parser's items [from, to) (once: a transaction run again finds
+ * them hashed), as soon as they come, and tells the parser their JSON may go. */
+static int hash_items(struct write *w, struct item *const *items, size_t from, size_t to,
+                      struct purser_error *err)
+{
+    for (size_t i = from; i < to; i++) {
+        struct item *it = feed_item(items, i);
+        if (it->doc == &it->own && !it->own.metadata_json &&
+            document_hash(w->ctx->arena, &it->own))
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (to > __atomic_load_n(&w->feed->hashed, __ATOMIC_RELAXED))
+        __atomic_store_n(&w->feed->hashed, to, __ATOMIC_RELEASE);
+    return 0;
+}
+
 static int write_items(struct write *w, struct item *const *items, size_t from, size_t to,
                        struct purser_error *err)
 {
@@ -733,14 +750,6 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
     int rc;
     if (!entries)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = from; i < to; i++) { /* (once: a transaction run again finds them hashed) */
-        struct item *it = feed_item(items, i);
-        if (it->doc == &it->own && !it->own.metadata_json &&
-            document_hash(w->ctx->arena, &it->own))
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    }
-    if (to > __atomic_load_n(&w->feed->hashed, __ATOMIC_RELAXED))
-        __atomic_store_n(&w->feed->hashed, to, __ATOMIC_RELEASE);
     if ((rc = plan_documents(w, items, from, to, entries, &n, err)))
         return rc;
     if ((rc = written(w, write_contents(w, entries, n, err), err)))
@@ -754,7 +763,7 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     struct entry *carried;
     struct item *const *items = NULL;
     const char *answer_bucket = w->bucket;
-    size_t n = 0, done = 0, until;
+    size_t n = 0, done = 0, hashed = 0, until;
     enum feed_state state;
     int rc;
 
@@ -775,14 +784,21 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         w->feed->revision = w->revision;
         pthread_mutex_unlock(&w->feed->lock);
     }
-    /* the payload, batch by batch as the parser hands it over */
-    while ((state = feed_wait(w->feed, done, &until, &items)) != FEED_FAILED &&
-           (done < until || state == FEED_OPEN))
+    /* the payload as the parser hands it over: each document hashed at once (its JSON then
+     * goes), its rows stored FEED_BATCH at a time */
+    while ((state = feed_wait(w->feed, hashed, &until, &items)) != FEED_FAILED &&
+           (done < until || state == FEED_OPEN)) {
+        if ((rc = hash_items(w, items, hashed, until, err)))
+            return rc;
+        hashed = until;
+        if (state == FEED_OPEN && until - done < FEED_BATCH)
+            continue;
         for (; done < until; done += n) {
             n = until - done < BATCH_ROWS ? until - done : BATCH_ROWS;
             if ((rc = write_items(w, items, done, done + n, err)))
                 return rc;
         }
+    }
     if (state == FEED_FAILED)
         return WRITE_ABANDONED;
     n = 0;
@@ -1033,7 +1049,7 @@ static int parsed(void *arg, json_t *doc, size_t index)
             it->own.doc = NULL;
         json_decref(doc);
     }
-    if (!rc && !p->stopped && f->count - f->ready >= FEED_BATCH)
+    if (!rc && !p->stopped && f->count - f->ready >= FEED_PUBLISH)
         feed_publish(f, FEED_OPEN);
     release_json(p, __atomic_load_n(&f->hashed, __ATOMIC_ACQUIRE));
     return rc;
