@@ -725,7 +725,6 @@ static int written(struct write *w, int rc, struct purser_error *err)
     return rc;
 }
 
-/* Stores the payload documents of items [from, to): their new contents and their rows. */
 /* Takes the content hash of the parser's items [from, to) (once: a transaction run again finds
  * them hashed), as soon as they come, and tells the parser their JSON may go. */
 static int hash_items(struct write *w, struct item *const *items, size_t from, size_t to,
@@ -742,6 +741,7 @@ static int hash_items(struct write *w, struct item *const *items, size_t from, s
     return 0;
 }
 
+/* Stores the payload documents of items [from, to): their new contents and their rows. */
 static int write_items(struct write *w, struct item *const *items, size_t from, size_t to,
                        struct purser_error *err)
 {
