@@ -589,42 +589,44 @@ int render_own_data(struct render *r, struct rdoc *d)
 /* ---- order and output ---- */
 
 /* A binary heap of ready documents by identity rank: the order is the input's identities',
- * never the input's sequence. */
+ * never the input's sequence. Each entry carries its rank, so that ordering the heap reads
+ * the heap alone, not the documents. */
+struct heap_entry {
+    size_t rank;
+    struct rdoc *doc;
+};
 struct heap {
-    struct rdoc **items;
+    struct heap_entry *items;
     size_t count;
 };
 
 static void heap_push(struct heap *h, struct rdoc *d)
 {
     size_t i = h->count++;
-    h->items[i] = d;
-    while (i && h->items[(i - 1) / 2]->rank > h->items[i]->rank) {
-        struct rdoc *t = h->items[i];
+    struct heap_entry e = {d->rank, d};
+    for (; i && h->items[(i - 1) / 2].rank > e.rank; i = (i - 1) / 2)
         h->items[i] = h->items[(i - 1) / 2];
-        h->items[(i - 1) / 2] = t;
-        i = (i - 1) / 2;
-    }
+    h->items[i] = e;
 }
 
 static struct rdoc *heap_pop(struct heap *h)
 {
-    struct rdoc *top = h->items[0];
+    struct rdoc *top = h->items[0].doc;
+    struct heap_entry last = h->items[--h->count];
     size_t i = 0;
-    h->items[0] = h->items[--h->count];
     for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < h->count && h->items[l]->rank < h->items[m]->rank)
-            m = l;
-        if (l + 1 < h->count && h->items[l + 1]->rank < h->items[m]->rank)
-            m = l + 1;
-        if (m == i)
+        size_t l = 2 * i + 1, m = l;
+        if (l >= h->count)
             break;
-        struct rdoc *t = h->items[i];
+        if (l + 1 < h->count && h->items[l + 1].rank < h->items[l].rank)
+            m = l + 1;
+        if (h->items[m].rank >= last.rank)
+            break;
         h->items[i] = h->items[m];
-        h->items[m] = t;
         i = m;
     }
+    if (h->count)
+        h->items[i] = last;
     return top;
 }
 
@@ -688,8 +690,8 @@ static int count_made(struct render *r, const struct rdoc *d)
 
 static int render_in_order(struct render *r)
 {
-    struct heap h = {.items =
-                         arena_calloc(r->arena, r->count ? r->count : 1, sizeof(struct rdoc *))};
+    struct heap h = {.items = arena_calloc(r->arena, r->count ? r->count : 1,
+                                           sizeof(struct heap_entry))};
     size_t rendered = 0;
     if (!h.items)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
