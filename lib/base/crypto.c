@@ -101,11 +101,11 @@ char *crypto_sha256_base64(const void *data, size_t n)
     return digest_base64(md_sha256(), data, n);
 }
 
-/* Lowercase hex of n bytes into out (2n + 1 bytes). On the request path: no printf. */
-static void to_hex(char *out, const unsigned char *bytes, size_t n)
+void crypto_hex(char *out, const void *data, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
+    const unsigned char *bytes = data;
+    for (size_t i = 0; i < n; i++) { /* (on the request path: no printf) */
         out[2 * i] = digits[bytes[i] >> 4];
         out[2 * i + 1] = digits[bytes[i] & 15];
     }
@@ -117,7 +117,7 @@ void crypto_md5_hex(char out[33], const void *data, size_t n)
     unsigned char bytes[16];
     unsigned int len = 0;
     EVP_Digest(data, n, bytes, &len, md_md5(), NULL);
-    to_hex(out, bytes, 16);
+    crypto_hex(out, bytes, 16);
 }
 
 void crypto_sha256(unsigned char out[32], const void *data, size_t n)
@@ -136,7 +136,7 @@ void crypto_sha256_hex(char out[65], const void *data, size_t n)
 {
     unsigned char bytes[32];
     crypto_sha256(bytes, data, n);
-    to_hex(out, bytes, 32);
+    crypto_hex(out, bytes, 32);
 }
 
 int crypto_random(void *out, size_t n)
@@ -198,7 +198,7 @@ char *crypto_random_hex(size_t n)
     char *out;
     if (n > sizeof(bytes) || crypto_random(bytes, n) || !(out = malloc(2 * n + 1)))
         return NULL;
-    to_hex(out, bytes, n);
+    crypto_hex(out, bytes, n);
     return out;
 }
 

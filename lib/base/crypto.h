@@ -43,6 +43,9 @@ int crypto_random(void *out, size_t n);
 /* A new secret token: "purser_" and 43 base64url characters (256 random bits). */
 char *crypto_new_token(void);
 
+/* Lowercase hex of the n bytes of data into out (2n + 1 bytes). */
+void crypto_hex(char *out, const void *data, size_t n);
+
 /* Lowercase hex of n random bytes (2n characters) into a new string. */
 char *crypto_random_hex(size_t n);
 

@@ -494,27 +494,23 @@ static int content_ids(void *arg, size_t from, size_t k, const struct store_rows
     return 0;
 }
 
-/* The labels column of a content (migration 0015): ",HEX(key)=HEX(value),...," in arena, or
- * NULL when it has none; *out_of_memory set when it could not be written. */
-static const char *labels_column(struct arena *arena, const struct item *it, int *out_of_memory)
+/* The labels column of a content (migration 0015): ",hex(key)=hex(value),...," in arena; ""
+ * when it has none (stored as NULL), NULL when out of memory. */
+static const char *labels_column(struct arena *arena, const struct item *it)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t size = 2;
     char *text, *at;
     if (!it->label_count)
-        return NULL;
+        return "";
     for (size_t i = 0; i < 2 * it->label_count; i++)
         size += 2 * strlen(it->labels[i]) + 1;
-    if (!(text = at = arena_alloc(arena, size))) {
-        *out_of_memory = 1;
+    if (!(text = at = arena_alloc(arena, size)))
         return NULL;
-    }
     *at++ = ',';
     for (size_t i = 0; i < 2 * it->label_count; i++) {
-        for (const unsigned char *c = (const unsigned char *)it->labels[i]; *c; c++) {
-            *at++ = hex[*c >> 4];
-            *at++ = hex[*c & 15];
-        }
+        size_t n = strlen(it->labels[i]);
+        crypto_hex(at, it->labels[i], n);
+        at += 2 * n;
         *at++ = i % 2 ? ',' : '=';
     }
     *at = '\0';
@@ -537,7 +533,6 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         struct store_value *row = p + news * 11, cols[5];
         unsigned char *random_sha;
         const char *labels;
-        int out_of_memory = 0;
         if (!entries[i].is_new)
             continue;
         if (!(random_sha = arena_alloc(w->ctx->arena, 32)))
@@ -556,10 +551,9 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         row[7] = cols[0];
         row[8] = cols[1];
         row[9] = cols[4];
-        labels = labels_column(w->ctx->arena, entries[i].item, &out_of_memory);
-        if (out_of_memory)
+        if (!(labels = labels_column(w->ctx->arena, entries[i].item)))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        row[10] = labels ? STORE_BLOB(labels, strlen(labels)) : STORE_NULLV;
+        row[10] = *labels ? STORE_BLOB(labels, strlen(labels)) : STORE_NULLV;
         news++;
     }
     if (!news)

@@ -39,8 +39,9 @@ static int filter_labels(struct arena *arena, struct buf *sql, struct docstore_p
         char *key = eq ? arena_strndup(arena, labels[i], (size_t)(eq - labels[i])) : NULL;
         if (!key)
             continue;
-        /* (the labels column: ",HEX(key)=HEX(value),...,", migration 0015) */
-        if (buf_adds(sql, " AND LOCATE(CONCAT(',', HEX(?), '=', HEX(?), ','), c.labels) > 0") ||
+        /* (the labels column: ",hex(key)=hex(value),...,", migration 0015) */
+        if (buf_adds(sql, " AND LOCATE(CONCAT(',', LOWER(HEX(?)), '=', LOWER(HEX(?)), ','),"
+                          " c.labels) > 0") ||
             docstore_param(p, STORE_STR(key)) || docstore_param(p, STORE_STR(eq + 1)))
             return -1;
     }
