@@ -58,21 +58,29 @@ static json_t *load(const char *path)
     return stream;
 }
 
+/* The CPU milliseconds of one render of stream; *out_count: the documents it made. */
+static double render_once(json_t *stream, size_t *out_count)
+{
+    struct purser_error err;
+    json_t *out = NULL;
+    double start = now_ms(), ms;
+    if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
+        fprintf(stderr, "render-engine: %s\n", err.message);
+        exit(1);
+    }
+    ms = now_ms() - start;
+    *out_count = json_array_size(out);
+    json_decref(out);
+    return ms;
+}
+
 /* The median CPU milliseconds of three renders of stream. */
 static double render_ms(json_t *stream)
 {
-    struct purser_error err;
+    size_t count;
     double t[3];
-    for (int i = 0; i < 3; i++) {
-        json_t *out = NULL;
-        double start = now_ms();
-        if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
-            fprintf(stderr, "render-engine: %s\n", err.message);
-            exit(1);
-        }
-        t[i] = now_ms() - start;
-        json_decref(out);
-    }
+    for (int i = 0; i < 3; i++)
+        t[i] = render_once(stream, &count);
     return median(t, 3);
 }
 
@@ -94,11 +102,9 @@ static int growth(const char *small_path, const char *large_path, int rounds)
 int main(int argc, char **argv)
 {
     struct purser_error err;
-    struct arena *arena = arena_new();
-    struct document *docs;
-    size_t len, count;
+    size_t len;
     char *text;
-    json_t *stream = NULL, *messages = NULL;
+    json_t *stream;
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     double base[64], render[64];
     size_t out_count = 0;
@@ -122,25 +128,11 @@ int main(int argc, char **argv)
         json_decref(parsed);
         buf_release(&out);
     }
-    if (yaml_codec_parse(&stream, text, len, &yaml_limits_documents, &err) ||
-        document_prepare(arena, stream, &docs, &count, &messages, &err)) {
-        fprintf(stderr, "render-engine: %s\n", err.message);
-        return 1;
-    }
-    for (int i = 0; i < runs; i++) {
-        json_t *out = NULL;
-        double start = now_ms();
-        if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
-            fprintf(stderr, "render-engine: %s\n", err.message);
-            return 1;
-        }
-        render[i] = now_ms() - start;
-        out_count = json_array_size(out);
-        json_decref(out);
-    }
+    stream = load(argv[1]);
+    for (int i = 0; i < runs; i++)
+        render[i] = render_once(stream, &out_count);
     printf("%.1f %.1f %zu\n", median(base, runs), median(render, runs), out_count);
     json_decref(stream);
-    arena_free(arena);
     free(text);
     return 0;
 }
