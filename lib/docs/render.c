@@ -14,14 +14,16 @@
 struct slot *render_slot_for(struct arena *arena, struct slot **table, size_t buckets,
                              const char *key, size_t n, int create)
 {
-    struct slot **head = &table[hash_fnv1a(key, n) % buckets], *s;
+    uint64_t hash = hash_fnv1a(key, n);
+    struct slot **head = &table[hash & (buckets - 1)], *s;
     for (s = *head; s; s = s->next)
-        if (s->key_len == n && memcmp(s->key, key, n) == 0)
+        if (s->hash == hash && s->key_len == n && memcmp(s->key, key, n) == 0)
             return s;
     if (!create || !(s = arena_calloc(arena, 1, sizeof(*s))) || !(s->key = arena_alloc(arena, n)))
         return NULL;
     memcpy(s->key, key, n);
     s->key_len = n;
+    s->hash = hash;
     s->next = *head;
     *head = s;
     return s;
@@ -302,7 +304,7 @@ static int index_labels(struct render *r, struct rdoc *d)
         return 0;
     for (size_t i = 0; i < d->nlabels; i++) {
         struct slot *s =
-            render_slot_for(r->arena, r->labels, BUCKETS, d->label_keys[i], d->label_lens[i], 1);
+            render_slot_for(r->arena, r->labels, r->buckets, d->label_keys[i], d->label_lens[i], 1);
         if (!s || render_slot_add(r->arena, s, d))
             return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     }
@@ -339,7 +341,7 @@ static int find_parent(struct render *r, struct rdoc *d)
         return 0;
     if (!(k = key3(r->arena, d->schema, key, scalar_text(r->arena, v), &n)))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    if (!(s = render_slot_for(r->arena, r->labels, BUCKETS, k, n, 0)))
+    if (!(s = render_slot_for(r->arena, r->labels, r->buckets, k, n, 0)))
         return 0;
     for (size_t i = 0; i < s->count; i++) {
         struct rdoc *c = s->items[i];
@@ -406,7 +408,7 @@ static int index_source(struct render *r, struct rdoc *d)
     if (d->abstract)
         return 0;
     if (!(k = key3(r->arena, d->schema, d->name, NULL, &n)) ||
-        !(s = render_slot_for(r->arena, r->sources, BUCKETS, k, n, 1)))
+        !(s = render_slot_for(r->arena, r->sources, r->buckets, k, n, 1)))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (!s->count)
         return render_slot_add(r->arena, s, d) ? purser_error_set(r->err, PURSER_EINTERNAL, "oom")
@@ -421,7 +423,7 @@ static int index_source(struct render *r, struct rdoc *d)
 static struct rdoc *source_of(struct render *r, const struct rsub *sub)
 {
     struct slot *s =
-        render_slot_for(r->arena, r->sources, BUCKETS, sub->source, sub->source_len, 0);
+        render_slot_for(r->arena, r->sources, r->buckets, sub->source, sub->source_len, 0);
     struct rdoc *d = s && s->count ? s->items[0] : NULL;
     return d && d->replaced_by ? d->replaced_by : d;
 }
@@ -822,7 +824,11 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
     r->err = err;
     r->limits = limits ? limits : &render_limits_default;
     r->count = json_array_size(docs);
-    if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))))
+    for (r->buckets = 64; r->buckets < 2 * r->count; r->buckets *= 2)
+        ;
+    if (!(r->docs = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*r->docs))) ||
+        !(r->labels = arena_calloc(r->arena, r->buckets, sizeof(*r->labels))) ||
+        !(r->sources = arena_calloc(r->arena, r->buckets, sizeof(*r->sources))))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
         rc = prepare(r, docs, fallback_policy);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <pcre2.h>
+#include <stdint.h>
 
 /* What the render reads of a document is read once, in the order the documents lie in memory,
  * and kept in its arena (render.c's read_document): */
@@ -65,11 +66,10 @@ struct slot {
     struct slot *next;
     char *key;
     size_t key_len;
+    uint64_t hash; /* the key's, compared before the key */
     struct rdoc **items;
     size_t count, cap;
 };
-
-#define BUCKETS 4096
 
 struct render {
     struct arena *arena;
@@ -77,7 +77,10 @@ struct render {
     size_t count;
     const json_t *order;       /* layerOrder */
     const struct rdoc *policy; /* the LayeringPolicy among the documents, if any */
-    struct slot *labels[BUCKETS], *sources[BUCKETS];
+    /* the label and source indexes: buckets, a power of two at least twice the documents, so
+     * that a chain stays short however big the set */
+    struct slot **labels, **sources;
+    size_t buckets;
     struct jsonpath_cache *paths;
     struct slot *regexes[64];
     struct purser_error *err;
@@ -86,7 +89,8 @@ struct render {
     size_t made;                /* bytes of data layering and substitution made so far */
 };
 
-/* The slot for key (n bytes, may hold NULs) in table, created when create is set (arena memory). */
+/* The slot for key (n bytes, may hold NULs) in table (buckets: a power of two), created when
+ * create is set (arena memory). */
 struct slot *render_slot_for(struct arena *arena, struct slot **table, size_t buckets,
                              const char *key, size_t n, int create);
 
