@@ -6,6 +6,8 @@
  * one, both rendered in each round (three renders of each, the median of three kept), so that
  * the two are timed under the same load of the machine; prints "SMALL_MS LARGE_MS GROWTH",
  * the medians over the rounds, GROWTH that of each round's LARGE / SMALL.
+ * render-engine --baseline FILE RUNS: the baseline alone, "BASELINE_MS" (bench/render takes
+ * it again beside each request through the API, so that the two share the machine's moment).
  * Bench-only code, built by bench/render. */
 #include "base/arena.h"
 #include "config/config.h"
@@ -99,22 +101,11 @@ static int growth(const char *small_path, const char *large_path, int rounds)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The median CPU milliseconds of runs parses of text with purser's codec, each emitted again. */
+static double baseline_ms(const char *text, size_t len, int runs)
 {
     struct purser_error err;
-    size_t len;
-    char *text;
-    json_t *stream;
-    int runs = argc > 2 ? atoi(argv[2]) : 5;
-    double base[64], render[64];
-    size_t out_count = 0;
-
-    if (argc == 5 && strcmp(argv[1], "--growth") == 0 && atoi(argv[4]) >= 1 && atoi(argv[4]) <= 64)
-        return growth(argv[2], argv[3], atoi(argv[4]));
-    if (argc < 2 || runs < 1 || runs > 64 || file_read_all(&text, &len, argv[1], 1 << 28, &err)) {
-        fprintf(stderr, "usage: render-engine FILE RUNS (1-64)\n");
-        return 2;
-    }
+    double base[64];
     for (int i = 0; i < runs; i++) {
         struct buf out = BUF_INIT;
         json_t *parsed = NULL;
@@ -122,16 +113,43 @@ int main(int argc, char **argv)
         if (yaml_codec_parse(&parsed, text, len, &yaml_limits_documents, &err) ||
             yaml_codec_emit(&out, parsed, &err)) {
             fprintf(stderr, "render-engine: %s\n", err.message);
-            return 1;
+            exit(1);
         }
         base[i] = now_ms() - start;
         json_decref(parsed);
         buf_release(&out);
     }
-    stream = load(argv[1]);
+    return median(base, runs);
+}
+
+int main(int argc, char **argv)
+{
+    struct purser_error err;
+    size_t len;
+    char *text;
+    json_t *stream;
+    int only_baseline = argc == 4 && strcmp(argv[1], "--baseline") == 0;
+    const char *path = argv[only_baseline ? 2 : 1];
+    int runs = argc > 2 ? atoi(argv[only_baseline ? 3 : 2]) : 5;
+    double base, render[64];
+    size_t out_count = 0;
+
+    if (argc == 5 && strcmp(argv[1], "--growth") == 0 && atoi(argv[4]) >= 1 && atoi(argv[4]) <= 64)
+        return growth(argv[2], argv[3], atoi(argv[4]));
+    if (argc < 2 || runs < 1 || runs > 64 || file_read_all(&text, &len, path, 1 << 28, &err)) {
+        fprintf(stderr, "usage: render-engine [--baseline] FILE RUNS (1-64)\n");
+        return 2;
+    }
+    base = baseline_ms(text, len, runs);
+    if (only_baseline) {
+        printf("%.1f\n", base);
+        free(text);
+        return 0;
+    }
+    stream = load(path);
     for (int i = 0; i < runs; i++)
         render[i] = render_once(stream, &out_count);
-    printf("%.1f %.1f %zu\n", median(base, runs), median(render, runs), out_count);
+    printf("%.1f %.1f %zu\n", base, median(render, runs), out_count);
     json_decref(stream);
     free(text);
     return 0;
