@@ -136,9 +136,9 @@ static int check_length(struct request *req, size_t max)
 /* After a write or a refusal (what reads a body, or a render that failed, may have built and
  * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
  * jansson pool, the worker gives memory back once it has been idle for RELEASE_AFTER_MS: the
- * pool's pages past fcgi.pool_keep_bytes, and what malloc holds free beyond 256 KiB, so that
- * one request does not leave the worker big while a burst of large requests still reuses warm
- * pages. Small reads, the hot path, skip it. */
+ * pool's pages past those its small requests use (at most fcgi.pool_keep_bytes), and what
+ * malloc holds free beyond 256 KiB, so that one request does not leave the worker big while a
+ * burst of large requests still reuses warm pages. Small reads, the hot path, skip it. */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();

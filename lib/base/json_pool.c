@@ -13,6 +13,7 @@
 #define SMALL_MAX 1024               /* larger values (long strings, big tables) use malloc */
 #define CLASSES (SMALL_MAX / 8 + 1)  /* class c holds objects of c * 8 bytes */
 #define CHECK_RESERVE ((size_t)64 << 30)
+#define HUGE_PAGE ((size_t)2 << 20) /* the system's transparent huge page */
 
 static struct {
     char *base, *limit;        /* the reserved region */
@@ -20,6 +21,8 @@ static struct {
     char *start, *next;        /* this request's first page; the next unused page */
     char *high;                /* the end of the pages touched since the last release */
     size_t keep;
+    size_t warm; /* the most pages a request that stayed within keep has used: what a release
+                    keeps (the worker's idle working set, not keep itself) */
     void *free_list[CLASSES];
     char *bump[CLASSES], *bump_end[CLASSES];
     int installed, active, check;
@@ -83,7 +86,7 @@ static void pool_free(void *ptr)
 int json_pool_install(size_t reserve, size_t keep)
 {
     const char *debug = getenv("PURSER_ARENA_MALLOC"), *check = getenv("PURSER_POOL_CHECK");
-    size_t pages;
+    size_t pages, huge_from;
 #if defined(__SANITIZE_ADDRESS__)
     return -1;
 #endif
@@ -108,12 +111,18 @@ int json_pool_install(size_t reserve, size_t keep)
         P.base = NULL;
         return -1;
     }
-    /* 2 MiB pages where the system has them: a large request faults in hundreds of pages,
-     * not tens of thousands, each time after the pages went back */
-    madvise(P.base, pages * POOL_PAGE, MADV_HUGEPAGE);
     P.limit = P.base + pages * POOL_PAGE;
     P.start = P.next = P.high = P.base;
     P.keep = keep - keep % POOL_PAGE;
+    /* 2 MiB pages where the system has them past the kept pages: a large request faults in
+     * hundreds of pages, not tens of thousands, each time after the pages went back. Not on
+     * the kept ones, which a release cuts at any page: the system would put the rest of their
+     * 2 MiB back by itself (khugepaged), and the worker would not return to its idle size. */
+    huge_from = (((uintptr_t)P.base + P.keep + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1)) -
+                (uintptr_t)P.base;
+    madvise(P.base, huge_from, MADV_NOHUGEPAGE);
+    if (huge_from < pages * POOL_PAGE)
+        madvise(P.base + huge_from, pages * POOL_PAGE - huge_from, MADV_HUGEPAGE);
     P.installed = 1;
     pool_thread = 1;
     json_set_alloc_funcs(pool_malloc, pool_free);
@@ -149,6 +158,8 @@ void json_pool_end(void)
         P.high = P.next;
     used = (size_t)(P.next - P.start);
     P.stats.last = used;
+    if (!P.check && used <= P.keep && used > P.warm)
+        P.warm = P.stats.warm = used;
     if (P.check) { /* this request's values become unreadable: a kept one crashes at once */
         madvise(P.start, used, MADV_DONTNEED);
         mprotect(P.start, used, PROT_NONE);
@@ -157,10 +168,15 @@ void json_pool_end(void)
 
 int json_pool_release(void)
 {
-    if (!P.installed || P.active || P.check || P.high <= P.base + P.keep)
+    uintptr_t end;
+    if (!P.installed || P.active || P.check || P.high <= P.base + P.warm)
         return 0;
-    madvise(P.base + P.keep, (size_t)(P.high - P.base) - P.keep, MADV_DONTNEED);
-    P.high = P.base + P.keep;
+    /* to the end of the last 2 MiB page touched: the system faulted it in whole, past high */
+    end = ((uintptr_t)P.high + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (end > (uintptr_t)P.limit)
+        end = (uintptr_t)P.limit;
+    madvise(P.base + P.warm, end - (uintptr_t)(P.base + P.warm), MADV_DONTNEED);
+    P.high = P.base + P.warm;
     return 1;
 }
 

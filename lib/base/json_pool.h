@@ -5,9 +5,10 @@
  * between json_pool_begin() and json_pool_end() comes from a reserved region, carved by size
  * class (8-byte steps) and reused within the request through per-class free lists. At
  * json_pool_end() the whole region is dropped at once, without freeing value by value; once
- * the worker is idle, json_pool_release() gives the pages past fcgi.pool_keep_bytes back to
- * the system, so a worker returns to its idle size after a large request, while small
- * requests (and a burst of large ones) reuse warm pages instead of faulting new ones.
+ * the worker is idle, json_pool_release() gives back to the system the pages past those its
+ * small requests use (at most fcgi.pool_keep_bytes), so a worker returns to its idle size
+ * after a large request, while small requests (and a burst of large ones) reuse warm pages
+ * instead of faulting new ones.
  *
  * The rule this asks of the code: no jansson value made during a request outlives it. What
  * lives across requests (the configuration, the RBAC policy, the keyring) is made before the
@@ -34,10 +35,12 @@
 struct json_pool_stats {
     size_t in_use; /* pool bytes handed out and not yet freed, this request */
     size_t last;   /* the pool pages the last request ended with, in bytes */
+    size_t warm;   /* the pages a release keeps: the most a request within keep has used */
 };
 
 /* Installs the pool as jansson's allocator, reserving reserve bytes of address space (no
- * memory until used) and keeping up to keep bytes of warm pages between requests. Returns 0,
+ * memory until used) and keeping warm between requests up to keep bytes of the pages small
+ * requests use. Returns 0,
  * or -1 when the pool is off (debug builds) or the reservation failed; jansson then keeps
  * using malloc, which is always correct. Call once, before the first json_pool_begin(). */
 int json_pool_install(size_t reserve, size_t keep);
@@ -46,9 +49,11 @@ int json_pool_install(size_t reserve, size_t keep);
 void json_pool_begin(void);
 void json_pool_end(void);
 
-/* Gives the pages past keep back to the system; 1 if there were any. A worker calls it when
- * it falls idle after a large request, not at every request's end: a burst of large requests
- * reuses warm pages instead of faulting them in again each time. Not while a request runs. */
+/* Gives back to the system the pages past those the requests that stayed within keep have
+ * used (the worker's idle working set, at most keep); 1 if there were any. A worker calls it
+ * when it falls idle after a large request, not at every request's end: a burst of large
+ * requests reuses warm pages instead of faulting them in again each time. Not while a request
+ * runs. */
 int json_pool_release(void);
 
 /* 1 while a request's values come from the pool. */
