@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     json_pool_end();
     json_pool_release();
     tap_ok(json_pool_release() == 0, "releasing twice: nothing more to give back");
-    malloc_trim(0); /* as the worker does beside the release (jansson's large tables are malloc's) */
+    malloc_trim(0); /* as the worker does beside the release (jansson's big tables are malloc's) */
     idle = resident_kib();
     json_pool_begin();
     v = build(400000);

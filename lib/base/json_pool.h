@@ -40,9 +40,9 @@ struct json_pool_stats {
 
 /* Installs the pool as jansson's allocator, reserving reserve bytes of address space (no
  * memory until used) and keeping warm between requests up to keep bytes of the pages small
- * requests use. Returns 0,
- * or -1 when the pool is off (debug builds) or the reservation failed; jansson then keeps
- * using malloc, which is always correct. Call once, before the first json_pool_begin(). */
+ * requests use. Returns 0, or -1 when the pool is off (debug builds) or the reservation
+ * failed; jansson then keeps using malloc, which is always correct. Call once, before the
+ * first json_pool_begin(). */
 int json_pool_install(size_t reserve, size_t keep);
 
 /* The start and end of a request. Without an installed pool, both do nothing. */
