@@ -87,6 +87,7 @@ int json_pool_install(size_t reserve, size_t keep)
 {
     const char *debug = getenv("PURSER_ARENA_MALLOC"), *check = getenv("PURSER_POOL_CHECK");
     size_t pages, huge_from;
+    uintptr_t kept_end;
 #if defined(__SANITIZE_ADDRESS__)
     return -1;
 #endif
@@ -117,9 +118,13 @@ int json_pool_install(size_t reserve, size_t keep)
     /* 2 MiB pages where the system has them past the kept pages: a large request faults in
      * hundreds of pages, not tens of thousands, each time after the pages went back. Not on
      * the kept ones, which a release cuts at any page: the system would put the rest of their
-     * 2 MiB back by itself (khugepaged), and the worker would not return to its idle size. */
-    huge_from = (((uintptr_t)P.base + P.keep + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1)) -
-                (uintptr_t)P.base;
+     * 2 MiB back by itself (khugepaged), and the worker would not return to its idle size.
+     * Nowhere with the check on, which drops each request's pages where they end: the rest of
+     * the 2 MiB page around that end would stay. */
+    kept_end = (uintptr_t)P.base + P.keep;
+    huge_from =
+        P.check ? pages * POOL_PAGE
+                : ((kept_end + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1)) - (uintptr_t)P.base;
     madvise(P.base, huge_from, MADV_NOHUGEPAGE);
     if (huge_from < pages * POOL_PAGE)
         madvise(P.base + huge_from, pages * POOL_PAGE - huge_from, MADV_HUGEPAGE);
