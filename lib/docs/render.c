@@ -590,9 +590,9 @@ int render_own_data(struct render *r, struct rdoc *d)
 
 /* ---- order and output ---- */
 
-/* A binary heap of ready documents by identity rank: the order is the input's identities',
- * never the input's sequence. Each entry carries its rank, so that ordering the heap reads
- * the heap alone, not the documents. */
+/* The ready documents: in canonical order a binary heap by identity rank (the order is the
+ * input's identities', never the input's sequence), each entry carrying its rank, so that
+ * ordering the heap reads the heap alone, not the documents; otherwise a stack. */
 struct heap_entry {
     size_t rank;
     struct rdoc *doc;
@@ -690,28 +690,61 @@ static int count_made(struct render *r, const struct rdoc *d)
                             d->schema, d->layer, d->name, r->limits->max_output);
 }
 
-static int render_in_order(struct render *r)
+/* Renders every document after what it depends on. By default depth first: the ready ones
+ * taken last in first out, seeded so that they start in the order the documents lie in memory,
+ * so that a document's users are rendered right after it, while its data is still in the
+ * cache (over a big set the render is bound by memory: 10% of the time of 16,000 documents).
+ * What comes out does not depend on the order, only which error is met first: canonical takes
+ * the ready ones by identity rank instead, the order whose first error is the one reported. */
+static int render_in_order(struct render *r, int canonical)
 {
     struct heap h = {.items = arena_calloc(r->arena, r->count ? r->count : 1,
                                            sizeof(struct heap_entry))};
     size_t rendered = 0;
     if (!h.items)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < r->count; i++)
-        if (!r->docs[i].waiting)
-            heap_push(&h, &r->docs[i]);
+    for (size_t i = r->count; i-- > 0;)
+        if (!r->docs[i].waiting) {
+            if (canonical)
+                heap_push(&h, &r->docs[i]);
+            else
+                h.items[h.count++].doc = &r->docs[i];
+        }
     while (h.count) {
-        struct rdoc *d = heap_pop(&h);
+        struct rdoc *d = canonical ? heap_pop(&h) : h.items[--h.count].doc;
         if (!d->control &&
             ((d->parent && layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
             return r->err->code;
         d->done = 1;
         rendered++;
-        for (size_t u = 0; u < d->nusers; u++)
-            if (--d->users[u]->waiting == 0)
+        for (size_t u = 0; u < d->nusers; u++) {
+            if (--d->users[u]->waiting)
+                continue;
+            if (canonical)
                 heap_push(&h, d->users[u]);
+            else
+                h.items[h.count++].doc = d->users[u];
+        }
     }
     return rendered == r->count ? 0 : cycle(r);
+}
+
+/* Undoes a render that stopped at an error, so that it can run again in canonical order. */
+static void render_reset(struct render *r)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        struct rdoc *d = &r->docs[i];
+        json_decref(d->data);
+        json_decref(d->secret_paths);
+        d->data = json_incref(d->original ? (json_t *)d->original : json_null());
+        d->secret_paths = NULL;
+        d->owned = d->done = 0;
+        d->waiting = 0;
+    }
+    for (size_t i = 0; i < r->count; i++)
+        for (size_t u = 0; u < r->docs[i].nusers; u++)
+            r->docs[i].users[u]->waiting++;
+    r->made = 0;
 }
 
 /* A new document: doc's members, its data the rendered one (what doc had is never touched). */
@@ -832,8 +865,10 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
         rc = prepare(r, docs, fallback_policy);
-    if (!rc)
-        rc = render_in_order(r);
+    if (!rc && (rc = render_in_order(r, 0)) && rc != PURSER_EINTERNAL) {
+        render_reset(r); /* the error the canonical order meets first */
+        rc = render_in_order(r, 1);
+    }
     if (!rc)
         rc = output(r, out, secret_paths);
     for (size_t i = 0; r->docs && i < r->count; i++) {
