@@ -227,6 +227,14 @@ static int read_labels(struct render *r, struct rdoc *d, const json_t *labels)
     return 0;
 }
 
+/* A document's data before it is rendered: its own, shared, as every value of the render is:
+ * a change makes its own copy of what it changes, and only that (jsonpath_unshare), so most of
+ * a site's data is never copied. */
+static json_t *starting_data(const struct rdoc *d)
+{
+    return json_incref(d->original ? (json_t *)d->original : json_null());
+}
+
 /* Reads what the render needs of doc, each of its mappings walked once and in the order the
  * documents lie in memory: over a big set the render is bound by memory, and a walk visits
  * each member once where a lookup by key visits the table too. What later passes read (names,
@@ -275,9 +283,7 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     d->schema = arena_strdup(r->arena, schema);
     d->name = arena_strdup(r->arena, name);
     d->layer = arena_strdup(r->arena, layer);
-    /* shared, as every value of the render is: a change makes its own copy of what it
-     * changes, and only that (jsonpath_unshare), so most of a site's data is never copied */
-    d->data = json_incref(d->original ? (json_t *)d->original : json_null());
+    d->data = starting_data(d);
     if (!d->schema || !d->name || !d->layer || !d->data || read_actions(r, d, actions) ||
         read_substitutions(r, d, subs) || read_labels(r, d, labels))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
@@ -590,32 +596,40 @@ int render_own_data(struct render *r, struct rdoc *d)
 
 /* ---- order and output ---- */
 
-/* The ready documents: in canonical order a binary heap by identity rank (the order is the
- * input's identities', never the input's sequence), each entry carrying its rank, so that
- * ordering the heap reads the heap alone, not the documents; otherwise a stack. */
-struct heap_entry {
+/* The ready documents: by_rank, a binary heap by identity rank (the order is the input's
+ * identities', never the input's sequence), each entry carrying its rank, so that ordering the
+ * heap reads the heap alone, not the documents; otherwise a stack (last in, first out). */
+struct ready_entry {
     size_t rank;
     struct rdoc *doc;
 };
-struct heap {
-    struct heap_entry *items;
+struct ready {
+    struct ready_entry *items;
     size_t count;
+    int by_rank;
 };
 
-static void heap_push(struct heap *h, struct rdoc *d)
+static void ready_push(struct ready *h, struct rdoc *d)
 {
     size_t i = h->count++;
-    struct heap_entry e = {d->rank, d};
+    struct ready_entry e = {d->rank, d};
+    if (!h->by_rank) {
+        h->items[i] = e;
+        return;
+    }
     for (; i && h->items[(i - 1) / 2].rank > e.rank; i = (i - 1) / 2)
         h->items[i] = h->items[(i - 1) / 2];
     h->items[i] = e;
 }
 
-static struct rdoc *heap_pop(struct heap *h)
+static struct rdoc *ready_pop(struct ready *h)
 {
     struct rdoc *top = h->items[0].doc;
-    struct heap_entry last = h->items[--h->count];
+    struct ready_entry last;
     size_t i = 0;
+    if (!h->by_rank)
+        return h->items[--h->count].doc;
+    last = h->items[--h->count];
     for (;;) {
         size_t l = 2 * i + 1, m = l;
         if (l >= h->count)
@@ -699,33 +713,25 @@ static int count_made(struct render *r, const struct rdoc *d)
  * error is the one reported. */
 static int render_in_order(struct render *r, int canonical)
 {
-    struct heap h = {.items = arena_calloc(r->arena, r->count ? r->count : 1,
-                                           sizeof(struct heap_entry))};
+    struct ready h = {
+        .items = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(struct ready_entry)),
+        .by_rank = canonical};
     size_t rendered = 0;
     if (!h.items)
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = r->count; i-- > 0;)
-        if (!r->docs[i].waiting) {
-            if (canonical)
-                heap_push(&h, &r->docs[i]);
-            else
-                h.items[h.count++].doc = &r->docs[i];
-        }
+        if (!r->docs[i].waiting)
+            ready_push(&h, &r->docs[i]);
     while (h.count) {
-        struct rdoc *d = canonical ? heap_pop(&h) : h.items[--h.count].doc;
+        struct rdoc *d = ready_pop(&h);
         if (!d->control &&
             ((d->parent && layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
             return r->err->code;
         d->done = 1;
         rendered++;
-        for (size_t u = 0; u < d->nusers; u++) {
-            if (--d->users[u]->waiting)
-                continue;
-            if (canonical)
-                heap_push(&h, d->users[u]);
-            else
-                h.items[h.count++].doc = d->users[u];
-        }
+        for (size_t u = 0; u < d->nusers; u++)
+            if (--d->users[u]->waiting == 0)
+                ready_push(&h, d->users[u]);
     }
     return rendered == r->count ? 0 : cycle(r);
 }
@@ -737,7 +743,7 @@ static void render_reset(struct render *r)
         struct rdoc *d = &r->docs[i];
         json_decref(d->data);
         json_decref(d->secret_paths);
-        d->data = json_incref(d->original ? (json_t *)d->original : json_null());
+        d->data = starting_data(d);
         d->secret_paths = NULL;
         d->owned = d->done = 0;
         d->waiting = 0;
