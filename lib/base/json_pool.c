@@ -20,9 +20,8 @@ static struct {
     unsigned char *page_class; /* the size class of each page of the region */
     char *start, *next;        /* this request's first page; the next unused page */
     char *high;                /* the end of the pages touched since the last release */
-    size_t keep;
-    size_t warm; /* the most pages a request that stayed within keep has used: what a release
-                    keeps (the worker's idle working set, not keep itself) */
+    size_t keep; /* at most what a release keeps: it keeps stats.warm, the most pages a
+                    request that stayed within keep has used (the worker's idle working set) */
     void *free_list[CLASSES];
     char *bump[CLASSES], *bump_end[CLASSES];
     int installed, active, check;
@@ -163,8 +162,8 @@ void json_pool_end(void)
         P.high = P.next;
     used = (size_t)(P.next - P.start);
     P.stats.last = used;
-    if (!P.check && used <= P.keep && used > P.warm)
-        P.warm = P.stats.warm = used;
+    if (!P.check && used <= P.keep && used > P.stats.warm)
+        P.stats.warm = used;
     if (P.check) { /* this request's values become unreadable: a kept one crashes at once */
         madvise(P.start, used, MADV_DONTNEED);
         mprotect(P.start, used, PROT_NONE);
@@ -174,14 +173,14 @@ void json_pool_end(void)
 int json_pool_release(void)
 {
     uintptr_t end;
-    if (!P.installed || P.active || P.check || P.high <= P.base + P.warm)
+    if (!P.installed || P.active || P.check || P.high <= P.base + P.stats.warm)
         return 0;
     /* to the end of the last 2 MiB page touched: the system faulted it in whole, past high */
     end = ((uintptr_t)P.high + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     if (end > (uintptr_t)P.limit)
         end = (uintptr_t)P.limit;
-    madvise(P.base + P.warm, end - (uintptr_t)(P.base + P.warm), MADV_DONTNEED);
-    P.high = P.base + P.warm;
+    madvise(P.base + P.stats.warm, end - (uintptr_t)(P.base + P.stats.warm), MADV_DONTNEED);
+    P.high = P.base + P.stats.warm;
     return 1;
 }
 
