@@ -494,12 +494,13 @@ static int content_ids(void *arg, size_t from, size_t k, const struct store_rows
     return 0;
 }
 
-/* The labels column of a content (migration 0015): ",hex(key)=hex(value),...," in arena; ""
- * when it has none (stored as NULL), NULL when out of memory. */
-static const char *labels_column(struct arena *arena, const struct item *it)
+/* The labels column of a content (migration 0015): ",hex(key)=hex(value),...," in arena, its
+ * length in *len (0 when it has none: stored as NULL); NULL when out of memory. */
+static const char *labels_column(struct arena *arena, const struct item *it, size_t *len)
 {
     size_t size = 2;
     char *text, *at;
+    *len = 0;
     if (!it->label_count)
         return "";
     for (size_t i = 0; i < 2 * it->label_count; i++)
@@ -514,6 +515,7 @@ static const char *labels_column(struct arena *arena, const struct item *it)
         *at++ = i % 2 ? ',' : '=';
     }
     *at = '\0';
+    *len = (size_t)(at - text);
     return text;
 }
 
@@ -533,6 +535,7 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         struct store_value *row = p + news * 11, cols[5];
         unsigned char *random_sha;
         const char *labels;
+        size_t labels_len;
         if (!entries[i].is_new)
             continue;
         if (!(random_sha = arena_alloc(w->ctx->arena, 32)))
@@ -551,9 +554,9 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         row[7] = cols[0];
         row[8] = cols[1];
         row[9] = cols[4];
-        if (!(labels = labels_column(w->ctx->arena, entries[i].item)))
+        if (!(labels = labels_column(w->ctx->arena, entries[i].item, &labels_len)))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        row[10] = *labels ? STORE_BLOB(labels, strlen(labels)) : STORE_NULLV;
+        row[10] = labels_len ? STORE_BLOB(labels, labels_len) : STORE_NULLV;
         news++;
     }
     if (!news)
