@@ -239,6 +239,25 @@ static void install_handlers(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* FCGX_Accept_r with the stop signals held. Having accepted a unix connection, libfcgi waits
+ * (select, up to 2 s) for its first bytes and closes the connection when a signal cuts that
+ * wait short: a reload's SIGTERM at that moment made nginx answer 502 (its writev met EPIPE).
+ * Held, the signal comes once the request is read, and the worker serves it before it stops;
+ * the accept itself does not block (the listening socket is non-blocking). */
+static int accept_request(FCGX_Request *fcgx)
+{
+    sigset_t stops, before;
+    int rc;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigaddset(&stops, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stops, &before);
+    rc = FCGX_Accept_r(fcgx);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    return rc;
+}
+
 int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd)
 {
     struct worker w = {.svc.config = cfg, .svc.policy = policy, .listen_fd = listen_fd};
@@ -316,7 +335,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
             if (n <= 0 || stop_requested)
                 continue;
         }
-        if (FCGX_Accept_r(&fcgx) < 0) {
+        if (accept_request(&fcgx) < 0) {
             busy = 0;
             continue;
         }

@@ -11,6 +11,14 @@ use Time::HiRes qw(sleep time);
 use POSIX ();
 use PurserStack;
 
+# FastCGI records, for the tests that speak to the socket directly
+sub record { my ($type, $content) = @_; pack('CCnnCC', 1, $type, 1, length $content, 0, 0) . $content }
+sub pair {
+    my ($k, $v) = @_;
+    my $len = sub { $_[0] < 128 ? pack('C', $_[0]) : pack('N', $_[0] | 0x80000000) };
+    $len->(length $k) . $len->(length $v) . $k . $v;
+}
+
 # --- SIGHUP: new configuration, new workers --------------------------------------------
 my $s = PurserStack->new(workers => 2);
 my @old = @{ PurserStack::wait_for(5, sub { my @w = $s->worker_pids; @w == 2 ? \@w : undef }) // [] };
@@ -72,7 +80,7 @@ for my $c (1 .. 4) {
             next if $r->{status} == 200;
             $bad++;
             print STDERR "# client $c: $r->{status} "
-                . substr($r->{body} // '', 0, 300) . "\n";
+                . substr($r->{content} // '', 0, 300) . "\n";
         }
         POSIX::_exit($bad ? 1 : $n > 5 ? 0 : 2);
     }
@@ -84,6 +92,35 @@ my @exits = map { waitpid($_, 0); $? >> 8 } @clients;
 is_deeply \@exits, [0, 0, 0, 0], 'ten reloads under load: four clients got only 200s';
 is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 11,
     'and each reload replaced the workers (one before, ten under load)';
+
+# --- a reload while a worker waits for a connection's first bytes -----------------------
+# Having accepted a connection, libfcgi waits (up to 2 s) for its first bytes, and drops the
+# connection if a signal cuts that wait short: nginx then answered 502 to a request made at a
+# reload (its writev failed with EPIPE). The worker holds its stop signal until the accept is
+# done; here the connection is made, the reload comes while the worker waits, and the request
+# is written after it.
+{
+    local $SIG{PIPE} = 'IGNORE';
+    my $waiting = IO::Socket::UNIX->new(Peer => $s->dir . '/run/purser-fcgi.sock',
+                                        Type => SOCK_STREAM)
+        or BAIL_OUT("cannot connect to the FastCGI socket: $!");
+    sleep 0.3; # an idle worker has accepted it and waits for its first bytes
+    kill 'HUP', $s->master_pid;
+    sleep 0.3; # its SIGTERM has come
+    print $waiting record(1, pack('nCx5', 1, 0))
+        . record(4, join '', map { pair(@$_) } ['REQUEST_METHOD', 'GET'],
+                 ['REQUEST_URI', '/healthz'], ['SERVER_PROTOCOL', 'HTTP/1.1'])
+        . record(4, '') . record(5, '');
+    $waiting->flush;
+    my $answer = '';
+    while (1) {
+        my $n = sysread($waiting, my $chunk, 65536);
+        last unless $n;
+        $answer .= $chunk;
+    }
+    like $answer, qr/Status: 200 OK/,
+        'a connection accepted just before a reload is answered after it';
+}
 
 # --- the whole stack stops, leaving nothing behind --------------------------------------
 my @pids = ($s->master_pid, $s->worker_pids, $s->pidfile('nginx'),
@@ -109,12 +146,6 @@ ok !(grep { $_ > 5 } values %served_by), 'none served more than 5';
 # --- SIGTERM finishes the request in flight ---------------------------------------------
 # Speak FastCGI to the socket directly: begin a request and send half of its body, so a
 # worker is inside it when SIGTERM arrives; then send the rest and read the answer.
-sub record { my ($type, $content) = @_; pack('CCnnCC', 1, $type, 1, length $content, 0, 0) . $content }
-sub pair {
-    my ($k, $v) = @_;
-    my $len = sub { $_[0] < 128 ? pack('C', $_[0]) : pack('N', $_[0] | 0x80000000) };
-    $len->(length $k) . $len->(length $v) . $k . $v;
-}
 my $sock = IO::Socket::UNIX->new(Peer => $s->dir . '/run/purser-fcgi.sock', Type => SOCK_STREAM)
     or BAIL_OUT("cannot connect to the FastCGI socket: $!");
 my $params = join '', map { pair(@$_) } ['REQUEST_METHOD', 'GET'], ['REQUEST_URI', '/healthz'],
