@@ -46,11 +46,12 @@ int events_list(struct request *req)
         json_array_size(json_object_get(out, "events")) == 0) {
         /* Nothing yet: nginx waits on the channel of the commit after `last` ("e": its events;
          * "w": a wake-up to read again, for a kinds filter), and answers {events: [], next:
-         * last} at the timeout. */
-        char headers[160];
+         * last} at the timeout; either answer carries this request's X-Request-Id, which the
+         * path ends with. */
+        char headers[180];
         snprintf(headers, sizeof(headers),
-                 "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld\r\n", wait,
-                 kinds && *kinds ? 'w' : 'e', org_id, last, last);
+                 "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld/%s\r\n", wait,
+                 kinds && *kinds ? 'w' : 'e', org_id, last, last, req->request_id);
         json_decref(out);
         return respond_text(req, 200, "application/json", "", 0, headers);
     }

@@ -46,6 +46,14 @@ sub write_later {
     return $pid;
 }
 sub answered_at { open my $fh, '<', $answered_file or return undef; local $/; my $t = <$fh>; $t }
+# The X-Request-Id of an answer nginx gave at the end of a wait, when purser logged a request
+# to the event feed with it (the one that asked for the wait); else undef.
+sub logged_request_id {
+    my ($r) = @_;
+    my $id = $r->{headers}{'x-request-id'} // return undef;
+    return undef unless $id =~ /^[0-9a-f]{16}$/;
+    return (grep { index($_, $id) >= 0 && m{/events} } $s->log_lines('purser-fcgi.log')) ? $id : undef;
+}
 use POSIX ();
 
 my ($r, $d) = feed('since=0');
@@ -69,6 +77,7 @@ is $r->{status}, 200, 'nothing arrives: 200 at the timeout';
 ok $took >= 1.9 && $took < 5, "  after about 2 seconds (took ${\ sprintf '%.2f', $took})";
 is_deeply $d, { events => [], next => $last }, '  an empty page with next';
 is $r->{headers}{'content-type'}, 'application/json', '  as JSON';
+ok logged_request_id($r), '  with the X-Request-Id purser logged for the request that waited';
 
 # ---- woken by the next commit, with its events ----
 my $pid = write_later(1, 'w1');
@@ -82,6 +91,7 @@ my $after = $woke - (answered_at() // 0);
 ok $after < 1, sprintf '  within a second of the write\'s answer (%.3f s)', $after;
 is_deeply [ map { [$_->{seq}, $_->{kind}, $_->{name}, $_->{op}, $_->{actor}] } @{ $d->{events} } ],
     [ [ $last + 1, 'cluster', 'c-w1', 'put', 'admin' ] ], '  with that commit\'s event';
+ok logged_request_id($r), '  and the X-Request-Id purser logged for the request that waited';
 is $d->{next}, $last + 1, '  and next past it';
 my ($r2, $d2) = feed("since=$last");
 is_deeply $d2->{events}, $d->{events}, '  the same event as the log gives';
