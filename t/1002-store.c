@@ -1,6 +1,7 @@
 /* 1002-store: the MariaDB wrapper against a real server: parameters, results, duplicate keys,
  * reconnecting after the connection is killed, transactions and their retry on lock waits.
  * Starts its own stack (tools/stack) in a temporary folder and stops it at exit. */
+#include "base/buf.h"
 #include "config/config.h"
 #include "store/store.h"
 #include "tap.h"
@@ -193,6 +194,44 @@ int main(int argc, char **argv)
         tap_is_int(store_query(store, arena, &rows, "SELECT 7", NULL, 0, &err), 0,
                    "the connection serves the next query");
         tap_is_str(store_cell(&rows, 0, 0), "7", "with its own answer");
+    }
+    {
+        /* Prepared statements with many parameters (a document write's batches): the cache
+         * keeps at most STORE_CACHE_PARAMS of them, and closes the rest on the server too. */
+        struct store_value p[1000];
+        struct store_stats st;
+        struct buf sql = BUF_INIT;
+        long before = -1, after = -1, right = 0;
+        size_t most = 0;
+        for (size_t i = 0; i < 1000; i++)
+            p[i] = STORE_INT((long long)i);
+        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'",
+                         NULL, 0, &err))
+            before = atol(store_cell(&rows, 0, 1));
+        for (int k = 0; k < 40; k++) { /* 40 texts of 1,000 parameters: 40,000 in all */
+            buf_reset(&sql);
+            buf_printf(&sql, "SELECT %d + GREATEST(?", k);
+            for (size_t i = 1; i < 1000; i++)
+                buf_adds(&sql, ", ?");
+            buf_adds(&sql, ")");
+            right += !store_query(store, arena, &rows, buf_cstr(&sql), p, 1000, &err) &&
+                     atoi(store_cell(&rows, 0, 0)) == k + 999;
+            store_get_stats(store, &st);
+            most = st.cached_params > most ? st.cached_params : most;
+        }
+        buf_release(&sql);
+        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'",
+                         NULL, 0, &err))
+            after = atol(store_cell(&rows, 0, 1));
+        tap_is_int(right, 40, "40 statements of 1,000 parameters each answer right");
+        tap_ok(most <= STORE_CACHE_PARAMS && most >= STORE_CACHE_PARAMS - 1000,
+               "the statements kept hold at most STORE_CACHE_PARAMS parameters (most: %zu)", most);
+        tap_ok(before >= 0 && after >= 0 && after - before <= STORE_CACHE_PARAMS / 1000 + 1,
+               "the server holds no more of them (prepared statements %ld before, %ld after)",
+               before, after);
+        store_get_stats(store, &st);
+        tap_ok(st.cached_statements < 40 && st.cached_statements >= STORE_CACHE_PARAMS / 1000,
+               "and the cache keeps the most recent that fit (%zu)", st.cached_statements);
     }
     tap_is_int(store_query(store, arena, &rows, "SELECT nonsense FROM nowhere", NULL, 0, &err),
                PURSER_EINTERNAL, "a bad statement is an internal error");

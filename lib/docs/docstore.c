@@ -782,16 +782,15 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         pthread_mutex_unlock(&w->feed->lock);
     }
     /* the payload as the parser hands it over: each document hashed at once (its JSON then
-     * goes), its rows stored FEED_BATCH at a time */
+     * goes), its rows stored FEED_BATCH at a time (the statements then have one shape, which
+     * the store keeps prepared; only the payload's last ones are fewer) */
     while ((state = feed_wait(w->feed, hashed, &until, &items)) != FEED_FAILED &&
            (done < until || state == FEED_OPEN)) {
         if ((rc = hash_items(w, items, hashed, until, err)))
             return rc;
         hashed = until;
-        if (state == FEED_OPEN && until - done < FEED_BATCH)
-            continue;
-        for (; done < until; done += n) {
-            n = until - done < BATCH_ROWS ? until - done : BATCH_ROWS;
+        for (; done < until && (until - done >= FEED_BATCH || state != FEED_OPEN); done += n) {
+            n = until - done < FEED_BATCH ? until - done : FEED_BATCH;
             if ((rc = write_items(w, items, done, done + n, err)))
                 return rc;
         }

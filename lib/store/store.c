@@ -24,6 +24,7 @@ struct cached_stmt {
     char *sql; /* our copy of the statement's text (callers may build it in an arena) */
     size_t sql_len;
     int columns; /* of its result, -1 until known */
+    size_t params;
     MYSQL_STMT *stmt;
     unsigned long last_used;
 };
@@ -34,6 +35,7 @@ struct store {
     int in_txn;
     unsigned long clock;
     struct cached_stmt cache[STMT_CACHE_SIZE];
+    size_t cached_params; /* of the statements in cache (STORE_CACHE_PARAMS) */
     struct store_stats stats;
     unsigned last_error; /* the server's code for the most recent failure */
     const char *statement; /* the SQL being run (placeholders, never values), for the log */
@@ -108,15 +110,21 @@ int store_new(struct store **out, const struct purser_config *cfg, struct purser
     return 0;
 }
 
+static void stmt_evict(struct store *s, struct cached_stmt *c)
+{
+    if (c->stmt)
+        mysql_stmt_close(c->stmt);
+    free(c->sql);
+    s->cached_params -= c->params;
+    c->stmt = NULL;
+    c->sql = NULL;
+    c->params = 0;
+}
+
 static void disconnect(struct store *s)
 {
-    for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
-        if (s->cache[i].stmt)
-            mysql_stmt_close(s->cache[i].stmt);
-        free(s->cache[i].sql);
-        s->cache[i].stmt = NULL;
-        s->cache[i].sql = NULL;
-    }
+    for (size_t i = 0; i < STMT_CACHE_SIZE; i++)
+        stmt_evict(s, &s->cache[i]);
     if (s->conn)
         mysql_close(s->conn);
     s->conn = NULL;
@@ -333,8 +341,9 @@ static int check_packet(const struct store *s, const char *sql, const struct sto
 static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
                     struct cached_stmt **slot_out, struct purser_error *err)
 {
-    struct cached_stmt *slot = &s->cache[0];
+    struct cached_stmt *slot = NULL;
     MYSQL_STMT *stmt;
+    size_t params;
     char *copy;
 
     size_t sql_len = strlen(sql);
@@ -346,10 +355,6 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
             *slot_out = c;
             return 0;
         }
-        if (!c->stmt || c->last_used < slot->last_used)
-            slot = c;
-        if (!c->stmt)
-            break;
     }
     if (!(copy = strdup(sql)) || !(stmt = mysql_stmt_init(s->conn))) {
         free(copy);
@@ -361,12 +366,28 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
         free(copy);
         return rc;
     }
-    if (slot->stmt)
-        mysql_stmt_close(slot->stmt);
-    free(slot->sql);
+    /* room for it: the least recently used go until a slot is free and its parameters fit
+     * (one alone that does not fit is kept: it is the one in use) */
+    params = mysql_stmt_param_count(stmt);
+    for (;;) {
+        struct cached_stmt *lru = NULL;
+        slot = NULL;
+        for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
+            struct cached_stmt *c = &s->cache[i];
+            if (!c->stmt)
+                slot = slot ? slot : c;
+            else if (!lru || c->last_used < lru->last_used)
+                lru = c;
+        }
+        if (!lru || (slot && s->cached_params + params <= STORE_CACHE_PARAMS))
+            break;
+        stmt_evict(s, lru);
+    }
     slot->sql = copy;
     slot->sql_len = sql_len;
     slot->columns = -1;
+    slot->params = params;
+    s->cached_params += params;
     slot->stmt = stmt;
     slot->last_used = ++s->clock;
     *out = stmt;
@@ -709,4 +730,8 @@ int store_exec_script(struct store *s, const char *sql, struct purser_error *err
 void store_get_stats(const struct store *s, struct store_stats *out)
 {
     *out = s->stats;
+    out->cached_statements = 0;
+    for (size_t i = 0; i < STMT_CACHE_SIZE; i++)
+        out->cached_statements += s->cache[i].stmt != NULL;
+    out->cached_params = s->cached_params;
 }

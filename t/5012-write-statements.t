@@ -1,0 +1,61 @@
+# 5012: what a document write's prepared statements cost (issue 18, item 3: small workers).
+# The writer stores a payload in batches of one size, so that a write of the same size as the
+# one before prepares no new statement; and the statements a connection keeps are bounded by
+# their parameters (STORE_CACHE_PARAMS), so that after writes of thousands of documents the
+# worker returns to near its idle size and purser's connection holds little of MariaDB's
+# memory. (Before: 64 statements of hundreds of rows, 68 MB of the server's memory and 16 MB
+# of the worker's after ten 4,000-document writes.)
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use PurserStack;
+
+my $s = PurserStack->new(workers => 1, max_body => 8 << 20);
+sub rss { my ($pid) = @_; open my $fh, '<', "/proc/$pid/status" or return 0; while (<$fh>) { return $1 if /^VmRSS:\s+(\d+)/ } 0 }
+sub status { my ($name) = @_; my ($v) = $s->sql("SHOW GLOBAL STATUS LIKE '$name'") =~ /(\d+)\s*$/; $v }
+# the most memory any of purser's connections holds in the server now, in bytes
+sub connection_memory {
+    my $v = $s->sql("SELECT MAX(memory_used) FROM information_schema.processlist WHERE user = 'purser'");
+    chomp $v;
+    $v;
+}
+
+# two versions of a generated site bundle of 2,000 documents, every document different
+my @bundles = map { scalar `'@{[PurserStack::root()]}/bench/site-bundle' 2000 $_` } 1, 2;
+ok length($bundles[0]) > 500_000 && length($bundles[1]) > 500_000,
+    'two bundles of 2,000 documents (' . length($bundles[0]) . ' bytes)';
+
+my ($w) = $s->worker_pids;
+my ($r) = $s->yaml('PUT', '/api/v1.0/buckets/warm/documents',
+    "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: warm\n"
+    . "  layeringDefinition:\n    abstract: false\n    layer: site\ndata: {a: 1}\n");
+is $r->{status}, 200, 'a small write, to warm the worker';
+sleep 1;
+my $idle = rss($w);
+
+my @prepared;
+for my $round (1 .. 4) {
+    my $before = status('Com_stmt_prepare');
+    ($r) = $s->yaml('PUT', '/api/v1.0/buckets/site/documents', $bundles[($round - 1) % 2]);
+    is $r->{status}, 200, "write $round of 2,000 documents";
+    push @prepared, status('Com_stmt_prepare') - $before;
+}
+is_deeply [ @prepared[2, 3] ], [0, 0],
+    "the third and fourth writes prepare no statement: the batches have the shapes of the first"
+    . " two (statements prepared by each write: @prepared)";
+
+my $memory = connection_memory();
+ok $memory > 0 && $memory < 16 << 20,
+    sprintf 'purser\'s connection holds %.1f MB of the server\'s memory (at most 16)', $memory / (1 << 20);
+sleep 1; # (the worker gives memory back once idle)
+($r) = $s->get('/healthz');
+sleep 1;
+my $after = rss($w);
+my ($w2) = $s->worker_pids;
+is $w2, $w, 'the same worker served every write';
+ok $after <= $idle + 4096,
+    "and is back near its idle size: RSS $idle kB idle, $after kB after four writes";
+
+PurserStack::finish();
