@@ -4,12 +4,17 @@
  * medians of RUNS runs, in CPU milliseconds. Usage: render-engine FILE RUNS.
  * render-engine --growth SMALL LARGE ROUNDS: the engine's growth from one bundle to a larger
  * one, both rendered in each round (three renders of each, the median of three kept), so that
- * the two are timed under the same load of the machine; prints "SMALL_MS LARGE_MS GROWTH",
- * the medians over the rounds, GROWTH that of each round's LARGE / SMALL.
+ * the two are timed under the same load of the machine; prints "SMALL_MS LARGE_MS GROWTH
+ * MALLOC_GROWTH", the medians over the rounds, GROWTH that of each round's LARGE / SMALL, and
+ * MALLOC_GROWTH the same measured first with malloc instead of the pool.
+ * The renders run as a worker runs them: their jansson values from the per-request pool
+ * (base/json_pool.h, fcgi.pool_reserve_bytes, on by default), begun before each render and
+ * ended after it, the end counted in its time. The baseline's parse and emit use malloc.
  * render-engine --baseline FILE RUNS: the baseline alone, "BASELINE_MS" (bench/render takes
  * it again beside each request through the API, so that the two share the machine's moment).
  * Bench-only code, built by bench/render. */
 #include "base/arena.h"
+#include "base/json_pool.h"
 #include "config/config.h"
 #include "docs/document.h"
 #include "docs/render.h"
@@ -60,20 +65,30 @@ static json_t *load(const char *path)
     return stream;
 }
 
+/* The worker's pool for jansson's values, with the worker's default sizes (config.c). */
+static void install_pool(void)
+{
+    if (json_pool_install((size_t)4 << 30, (size_t)1 << 20)) {
+        fprintf(stderr, "render-engine: the pool could not be installed\n");
+        exit(1);
+    }
+}
+
 /* The CPU milliseconds of one render of stream; *out_count: the documents it made. */
 static double render_once(json_t *stream, size_t *out_count)
 {
     struct purser_error err;
     json_t *out = NULL;
-    double start = now_ms(), ms;
+    double start = now_ms();
+    json_pool_begin(); /* (nothing before the pool is installed) */
     if (render_documents(stream, NULL, NULL, &out, NULL, &err)) {
         fprintf(stderr, "render-engine: %s\n", err.message);
         exit(1);
     }
-    ms = now_ms() - start;
     *out_count = json_array_size(out);
     json_decref(out);
-    return ms;
+    json_pool_end();
+    return now_ms() - start;
 }
 
 /* The median CPU milliseconds of three renders of stream. */
@@ -89,13 +104,21 @@ static double render_ms(json_t *stream)
 static int growth(const char *small_path, const char *large_path, int rounds)
 {
     json_t *small = load(small_path), *large = load(large_path);
-    double s[64], l[64], g[64];
+    double s[64], l[64], g[64], with_malloc;
+    for (int i = 0; i < rounds; i++) { /* with malloc: the pool, once installed, stays */
+        s[i] = render_ms(small);
+        l[i] = render_ms(large);
+        g[i] = l[i] / s[i];
+    }
+    with_malloc = median(g, rounds);
+    install_pool();
     for (int i = 0; i < rounds; i++) {
         s[i] = render_ms(small);
         l[i] = render_ms(large);
         g[i] = l[i] / s[i];
     }
-    printf("%.1f %.1f %.2f\n", median(s, rounds), median(l, rounds), median(g, rounds));
+    printf("%.1f %.1f %.2f %.2f\n", median(s, rounds), median(l, rounds), median(g, rounds),
+           with_malloc);
     json_decref(small);
     json_decref(large);
     return 0;
@@ -147,6 +170,7 @@ int main(int argc, char **argv)
         return 0;
     }
     stream = load(path);
+    install_pool();
     for (int i = 0; i < runs; i++)
         render[i] = render_once(stream, &out_count);
     printf("%.1f %.1f %zu\n", base, median(render, runs), out_count);
