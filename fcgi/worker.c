@@ -39,6 +39,7 @@ struct worker {
 };
 
 static volatile sig_atomic_t stop_requested;
+static sigset_t stop_signals; /* each asks the worker to stop (install_handlers) */
 
 /* Reads the keyring named in the configuration; without one, encrypted documents are refused
  * (503) rather than stored in clear. */
@@ -225,14 +226,17 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
 
 static void install_handlers(void)
 {
+    static const int stops[] = {SIGTERM, SIGHUP, SIGINT};
     struct sigaction sa;
     sigset_t none;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESTART; /* libfcgi's reads and writes must not see EINTR; poll() still does */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    sigemptyset(&stop_signals);
+    for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+        sigaction(stops[i], &sa, NULL);
+        sigaddset(&stop_signals, stops[i]);
+    }
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_DFL);
     sigemptyset(&none);
@@ -246,13 +250,9 @@ static void install_handlers(void)
  * the accept itself does not block (the listening socket is non-blocking). */
 static int accept_request(FCGX_Request *fcgx)
 {
-    sigset_t stops, before;
+    sigset_t before;
     int rc;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigaddset(&stops, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stops, &before);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
     rc = FCGX_Accept_r(fcgx);
     pthread_sigmask(SIG_SETMASK, &before, NULL);
     return rc;

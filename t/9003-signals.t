@@ -18,6 +18,16 @@ sub pair {
     my $len = sub { $_[0] < 128 ? pack('C', $_[0]) : pack('N', $_[0] | 0x80000000) };
     $len->(length $k) . $len->(length $v) . $k . $v;
 }
+sub fcgi_connect {
+    IO::Socket::UNIX->new(Peer => $_[0]->dir . '/run/purser-fcgi.sock', Type => SOCK_STREAM)
+        or BAIL_OUT("cannot connect to the FastCGI socket: $!");
+}
+sub read_all {
+    my ($sock) = @_;
+    my $answer = '';
+    while (sysread($sock, my $chunk, 65536)) { $answer .= $chunk }
+    return $answer;
+}
 
 # --- SIGHUP: new configuration, new workers --------------------------------------------
 my $s = PurserStack->new(workers => 2);
@@ -101,9 +111,7 @@ is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 1
 # is written after it.
 {
     local $SIG{PIPE} = 'IGNORE';
-    my $waiting = IO::Socket::UNIX->new(Peer => $s->dir . '/run/purser-fcgi.sock',
-                                        Type => SOCK_STREAM)
-        or BAIL_OUT("cannot connect to the FastCGI socket: $!");
+    my $waiting = fcgi_connect($s);
     sleep 0.3; # an idle worker has accepted it and waits for its first bytes
     kill 'HUP', $s->master_pid;
     sleep 0.3; # its SIGTERM has come
@@ -112,13 +120,7 @@ is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 1
                  ['REQUEST_URI', '/healthz'], ['SERVER_PROTOCOL', 'HTTP/1.1'])
         . record(4, '') . record(5, '');
     $waiting->flush;
-    my $answer = '';
-    while (1) {
-        my $n = sysread($waiting, my $chunk, 65536);
-        last unless $n;
-        $answer .= $chunk;
-    }
-    like $answer, qr/Status: 200 OK/,
+    like read_all($waiting), qr/Status: 200 OK/,
         'a connection accepted just before a reload is answered after it';
 }
 
@@ -146,8 +148,7 @@ ok !(grep { $_ > 5 } values %served_by), 'none served more than 5';
 # --- SIGTERM finishes the request in flight ---------------------------------------------
 # Speak FastCGI to the socket directly: begin a request and send half of its body, so a
 # worker is inside it when SIGTERM arrives; then send the rest and read the answer.
-my $sock = IO::Socket::UNIX->new(Peer => $s->dir . '/run/purser-fcgi.sock', Type => SOCK_STREAM)
-    or BAIL_OUT("cannot connect to the FastCGI socket: $!");
+my $sock = fcgi_connect($s);
 my $params = join '', map { pair(@$_) } ['REQUEST_METHOD', 'GET'], ['REQUEST_URI', '/healthz'],
     ['CONTENT_LENGTH', '10'], ['SERVER_PROTOCOL', 'HTTP/1.1'];
 print $sock record(1, pack('nCx5', 1, 0)) . record(4, $params) . record(4, '') . record(5, '12345');
@@ -160,12 +161,7 @@ sleep 0.5;
 ok PurserStack::alive($master), 'after SIGTERM the master waits for the request in flight';
 print $sock record(5, '67890') . record(5, '');
 $sock->flush;
-my $answer = '';
-while (1) {
-    my $n = sysread($sock, my $chunk, 65536);
-    last unless $n;
-    $answer .= $chunk;
-}
+my $answer = read_all($sock);
 like $answer, qr/Status: 200 OK/, 'the request in flight got its whole answer';
 like $answer, qr/ok\n/, 'with its body';
 my $gone = PurserStack::wait_for(10, sub { !grep { PurserStack::alive($_) } $master, @workers });

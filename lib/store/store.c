@@ -35,7 +35,6 @@ struct store {
     int in_txn;
     unsigned long clock;
     struct cached_stmt cache[STMT_CACHE_SIZE];
-    size_t cached_params; /* of the statements in cache (STORE_CACHE_PARAMS) */
     struct store_stats stats;
     unsigned last_error; /* the server's code for the most recent failure */
     const char *statement; /* the SQL being run (placeholders, never values), for the log */
@@ -110,12 +109,11 @@ int store_new(struct store **out, const struct purser_config *cfg, struct purser
     return 0;
 }
 
-static void stmt_evict(struct store *s, struct cached_stmt *c)
+static void stmt_evict(struct cached_stmt *c)
 {
     if (c->stmt)
         mysql_stmt_close(c->stmt);
     free(c->sql);
-    s->cached_params -= c->params;
     c->stmt = NULL;
     c->sql = NULL;
     c->params = 0;
@@ -124,7 +122,7 @@ static void stmt_evict(struct store *s, struct cached_stmt *c)
 static void disconnect(struct store *s)
 {
     for (size_t i = 0; i < STMT_CACHE_SIZE; i++)
-        stmt_evict(s, &s->cache[i]);
+        stmt_evict(&s->cache[i]);
     if (s->conn)
         mysql_close(s->conn);
     s->conn = NULL;
@@ -371,23 +369,24 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
     params = mysql_stmt_param_count(stmt);
     for (;;) {
         struct cached_stmt *lru = NULL;
+        size_t held = 0;
         slot = NULL;
         for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
             struct cached_stmt *c = &s->cache[i];
+            held += c->params;
             if (!c->stmt)
                 slot = slot ? slot : c;
             else if (!lru || c->last_used < lru->last_used)
                 lru = c;
         }
-        if (!lru || (slot && s->cached_params + params <= STORE_CACHE_PARAMS))
+        if (!lru || (slot && held + params <= STORE_CACHE_PARAMS))
             break;
-        stmt_evict(s, lru);
+        stmt_evict(lru);
     }
     slot->sql = copy;
     slot->sql_len = sql_len;
     slot->columns = -1;
     slot->params = params;
-    s->cached_params += params;
     slot->stmt = stmt;
     slot->last_used = ++s->clock;
     *out = stmt;
@@ -730,8 +729,9 @@ int store_exec_script(struct store *s, const char *sql, struct purser_error *err
 void store_get_stats(const struct store *s, struct store_stats *out)
 {
     *out = s->stats;
-    out->cached_statements = 0;
-    for (size_t i = 0; i < STMT_CACHE_SIZE; i++)
+    out->cached_statements = out->cached_params = 0;
+    for (size_t i = 0; i < STMT_CACHE_SIZE; i++) {
         out->cached_statements += s->cache[i].stmt != NULL;
-    out->cached_params = s->cached_params;
+        out->cached_params += s->cache[i].params;
+    }
 }
