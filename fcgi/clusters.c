@@ -116,13 +116,13 @@ int cluster_patch(struct request *req)
     return respond_resource(req, rc, 200, out);
 }
 
-int cluster_delete(struct request *req)
+int clusters_delete(struct request *req)
 {
     struct resource_scope s;
     int rc = scope_of(req, &s);
     if (!rc)
-        rc = resource_delete(&cluster_kind, &s, request_param(req, "id"),
-                             request_header(req, "If-Match"), &req->err);
+        rc = cluster_delete(&s, request_param(req, "id"), request_header(req, "If-Match"),
+                            &req->err);
     return rc ? rc : respond_text(req, 204, "application/json", "", 0, NULL);
 }
 

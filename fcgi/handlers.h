@@ -48,7 +48,7 @@ int clusters_create(struct request *req);
 int cluster_get(struct request *req);
 int cluster_replace(struct request *req);
 int cluster_patch(struct request *req);
-int cluster_delete(struct request *req);
+int clusters_delete(struct request *req);
 int cluster_facts_write(struct request *req);
 int cluster_facts_list(struct request *req);
 int cluster_token_new(struct request *req);

@@ -175,15 +175,18 @@ const struct route routes[] = {
      "metadata.revision)"},
     {"PATCH", "/organizations/{org}/clusters/{id}", "write_cluster", H(cluster_patch), 0,
      "Merge-patch a cluster (RFC 7396; If-Match or metadata.revision)"},
-    {"DELETE", "/organizations/{org}/clusters/{id}", "delete_cluster", H(cluster_delete), 0,
-     "Delete a cluster (If-Match when given)"},
+    {"DELETE", "/organizations/{org}/clusters/{id}", "delete_cluster", H(clusters_delete),
+     ROUTE_AUTH_CHANGE,
+     "Delete a cluster (If-Match when given) with its credential: the client its bootstrap "
+     "token made, that client's keys and tokens, and an unredeemed bootstrap token"},
     {"PUT", "/organizations/{org}/clusters/{id}/facts", "write_cluster_facts",
      H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)"},
     {"GET", "/organizations/{org}/clusters/{id}/facts/history", "read_cluster",
      H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first"},
     {"POST", "/organizations/{org}/clusters/{id}/bootstrap-token", "reset_bootstrap_token",
      H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once"},
-    {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN,
+    {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap),
+     ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential"},
 
     /* the event feed */

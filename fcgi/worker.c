@@ -36,6 +36,7 @@ struct worker {
     struct render_limits render_limits; /* svc.render_limits: from the configuration */
     int listen_fd;
     unsigned long served;
+    long long auth_changes; /* METRIC_AUTH_CHANGES when the auth cache was last emptied */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -160,6 +161,18 @@ static unsigned long retirement_after(long max_requests)
     return (unsigned long)max_requests - r % ((unsigned long)max_requests / 5 + 1);
 }
 
+/* Empties the authentication cache when another worker of this process has changed
+ * credentials, memberships or grants since this one last looked (a shared counter: one
+ * atomic read per request). Other hosts' workers see such a change within cache.auth_ttl. */
+static void auth_changes_seen(struct worker *w)
+{
+    long long changes = metrics_get(METRIC_AUTH_CHANGES);
+    if (changes != w->auth_changes) {
+        identity_cache_clear(w->svc.auth_cache);
+        w->auth_changes = changes;
+    }
+}
+
 /* Serves one request; returns its arena, which the caller frees once the answer is sent
  * (tearing down a large request's memory need not delay its answer), or NULL. *heavy is set
  * for a write or a refusal: what may have built and freed a large structure. */
@@ -181,6 +194,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         *heavy = 1;
         return NULL;
     }
+    auth_changes_seen(w);
     rc = parse_target(&req);
     if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
         rc = check_length(&req, (size_t)w->svc.config->max_body_bytes);
@@ -200,8 +214,10 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         rc = req.route->handler(&req);
         store_set_actor(w->svc.store, NULL); /* (the name lives in the request's arena) */
     }
-    if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE))
+    if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE)) {
         identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */
+        metrics_add(METRIC_AUTH_CHANGES, 1);     /* and the others before their next request */
+    }
     if (!req.responded) {              /* a refusal may have answered already (406) */
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");

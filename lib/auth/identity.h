@@ -78,8 +78,16 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
                      struct purser_error *err);
 int identity_org_update(struct store *store, struct arena *arena, const char *org,
                         const json_t *body, json_t **out, struct purser_error *err);
-int identity_org_delete(struct store *store, struct arena *arena, const char *org, json_t **out,
-                        struct purser_error *err);
+/* Deletes the organization named org with everything in it (the SQL cascades, its events
+ * too); *out is what get showed of it. What it holds besides its validator client and its
+ * members is counted first, in the same transaction, which holds back new rows of the
+ * organization until it ends: *contents (may be NULL; a new reference, always set) gets
+ * {kind: count} of the kinds it holds (each resource kind's plural, "clusters"; nodes,
+ * policies, policy_groups, cookbook_artifacts, document_revisions, clients), {} for none.
+ * When it holds any and force is 0, nothing changes: PURSER_EEXISTS "organization 'acme' is
+ * not empty: 2 clusters, 1 node". */
+int identity_org_delete(struct store *store, struct arena *arena, const char *org, int force,
+                        json_t **out, json_t **contents, struct purser_error *err);
 
 /* Users (org NULL) and clients (org named). create takes Chef's body (username or name,
  * display_name, first_name, last_name, email, public_key, create_key, validator) and returns
@@ -139,6 +147,12 @@ int identity_client_credential(struct store *store, const char *org, const char 
                                const char *role, const char *public_key, const char *bearer,
                                const char *description, long long *client_id, char token_id[17],
                                struct purser_error *err);
+
+/* Inside the caller's transaction: removes the client client_id of organization org_id (when
+ * it is still there) with its keys, tokens and memberships, and appends the events of the
+ * client's and each token's deletion (a cluster's credential, when the cluster is deleted). */
+int identity_client_remove(struct store *store, long long org_id, long long client_id,
+                           struct purser_error *err);
 
 /* PATCH of a token: {active} only; *out is the token as listed. */
 int identity_token_update(struct store *store, struct arena *arena, long long principal_id,

@@ -3,6 +3,7 @@
 #include "auth/identity_private.h"
 
 #include "base/crypto.h"
+#include "store/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,33 @@ int identity_client_credential(struct store *store, const char *org, const char 
     }
     if (!rc)
         rc = identity_token_insert(store, *client_id, bearer, description, 0, token_id, err);
+    arena_free(arena);
+    return rc;
+}
+
+int identity_client_remove(struct store *store, long long org_id, long long client_id,
+                           struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows client, tokens;
+    struct store_value p[] = {STORE_INT(client_id), STORE_INT(org_id)};
+    int rc = arena ? store_query(store, arena, &client,
+                                 "SELECT name FROM principals WHERE id = ? AND org_id = ? AND "
+                                 "kind = 'client' FOR UPDATE",
+                                 p, 2, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && client.count == 1)
+        rc = store_query(store, arena, &tokens,
+                         "SELECT id FROM api_tokens WHERE principal_id = ? ORDER BY id", p, 1,
+                         err);
+    if (!rc && client.count == 1) /* its keys, tokens and memberships go with it (cascades) */
+        rc = store_exec(store, "DELETE FROM principals WHERE id = ?", p, 1, NULL, NULL, err);
+    if (!rc && client.count == 1)
+        rc = event_append(store, org_id, "client", store_cell(&client, 0, 0), "delete", NULL,
+                          NULL, err);
+    for (size_t i = 0; !rc && client.count == 1 && i < tokens.count; i++)
+        rc = event_append(store, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL, NULL,
+                          err);
     arena_free(arena);
     return rc;
 }

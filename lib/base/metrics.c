@@ -61,6 +61,10 @@ static const struct {
     {METRIC_AUTH_SIGNATURE, NULL, NULL, NULL, "reason=\"signature\""},
     {METRIC_RBAC_DENIED, "purser_rbac_denials_total", "counter",
      "Authenticated requests the RBAC policy refused (403)", NULL},
+    {METRIC_AUTH_CHANGES, "purser_auth_changes_total", "counter",
+     "Writes that changed credentials, memberships or grants (each empties every worker's "
+     "authentication cache)",
+     NULL},
     {METRIC_WORKERS_ALIVE, "purser_workers", "gauge", "Worker processes alive", NULL},
     {METRIC_WORKER_RESTART_RETIRED, "purser_worker_restarts_total", "counter",
      "Workers replaced, by cause", "cause=\"retired\""},

@@ -42,6 +42,9 @@ enum metric {
     METRIC_AUTH_UNKNOWN_PRINCIPAL, /* signed as a name that does not exist */
     METRIC_AUTH_SIGNATURE,         /* a signature that no key of the principal verifies */
     METRIC_RBAC_DENIED,
+    /* writes that changed who is who or who may do what: a worker that sees this move
+     * empties its authentication cache before its next request (fcgi/worker.c) */
+    METRIC_AUTH_CHANGES,
     /* workers: the gauge the master keeps, and replacements by cause */
     METRIC_WORKERS_ALIVE,
     METRIC_WORKER_RESTART_RETIRED, /* served fcgi.max_requests */

@@ -236,6 +236,31 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     return rc;
 }
 
+/* ---- deleting a cluster ---- */
+
+/* The cluster's credential goes with it: the client its bootstrap token made (status.client_id),
+ * with that client's keys and tokens. An unredeemed bootstrap token goes with the row. */
+static int credential_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
+{
+    const struct resource_scope *s = ctx;
+    struct store_rows rows;
+    struct store_value p = STORE_INT(id);
+    int rc = store_query(store, s->arena, &rows,
+                         "SELECT CAST(JSON_VALUE(status, '$.client_id') AS INTEGER) FROM "
+                         "resources WHERE id = ?",
+                         &p, 1, err);
+    if (rc || rows.count == 0 || !store_cell(&rows, 0, 0))
+        return rc;
+    return identity_client_remove(store, s->org_id, strtoll(store_cell(&rows, 0, 0), NULL, 10),
+                                  err);
+}
+
+int cluster_delete(const struct resource_scope *s, const char *name, const char *if_match,
+                   struct purser_error *err)
+{
+    return resource_delete(&cluster_kind, s, name, if_match, credential_hook, (void *)s, err);
+}
+
 /* ---- dynamic facts ---- */
 
 int cluster_owner_check(const json_t *cluster, long long owner, const char *action,

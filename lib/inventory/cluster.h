@@ -24,6 +24,12 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
                         const char *install_base, json_t **out, struct purser_error *err);
 
+/* Deletes the cluster (if_match as resource_delete) and, in the same transaction, the
+ * credential its bootstrap token made: the client, its keys and tokens, with their events.
+ * An unredeemed bootstrap token dies with the cluster. */
+int cluster_delete(const struct resource_scope *s, const char *name, const char *if_match,
+                   struct purser_error *err);
+
 /* Records facts (any JSON object) as the cluster's status.dynamic_facts and as a new version
  * in its history (author s->actor), keeping the newest `keep`. owner: when nonzero, the
  * principal that must be the cluster's own credential (403 otherwise). *out: the cluster. */

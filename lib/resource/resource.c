@@ -499,9 +499,12 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
     revision = store_cell(&rows, 0, C_REVISION);
     if ((rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err)))
         return rc;
-    if (w->op == 'd') {
+    if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */
         struct store_value p = STORE_INT(id);
-        return store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
+        rc = w->hook ? w->hook(store, id, w->hook_ctx, err) : 0;
+        return rc ? rc
+                  : store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL,
+                               err);
     }
     if (!(current = resource_decode(w->k, &rows, 0)) && w->op != 'r')
         return purser_error_set(err, PURSER_EINTERNAL,
@@ -602,9 +605,16 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
 }
 
 int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const char *if_match, struct purser_error *err)
+                    const char *if_match, resource_hook hook, void *hook_ctx,
+                    struct purser_error *err)
 {
-    struct write w = {.k = k, .s = s, .name = name, .op = 'd', .if_match = if_match};
+    struct write w = {.k = k,
+                      .s = s,
+                      .name = name,
+                      .op = 'd',
+                      .if_match = if_match,
+                      .hook = hook,
+                      .hook_ctx = hook_ctx};
     return run(&w, NULL, err);
 }
 

@@ -75,9 +75,12 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
                    const json_t *patch, const char *if_match, json_t **out,
                    struct purser_error *err);
 
-/* Deletes it; when if_match is given it must be the current revision (412). */
+/* Deletes it; when if_match is given it must be the current revision (412). hook (may be
+ * NULL) runs in the transaction before the row goes, with its id: what the resource owns
+ * outside its own rows (a cluster's client) goes with it. */
 int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const char *if_match, struct purser_error *err);
+                    const char *if_match, resource_hook hook, void *hook_ctx,
+                    struct purser_error *err);
 
 /* Replaces the status members named in members (an object, borrowed) in its own write (a new
  * revision), with its event of kind event_kind (NULL: the resource's). hook as above. */
