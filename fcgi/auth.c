@@ -170,45 +170,68 @@ const char *request_org(const struct request *req)
     return org;
 }
 
-/* Whether the authenticated principal holds action in the request's organization, and
- * (*scope, when not NULL) on everything or only on what it created. */
-static int decide(struct request *req, const struct rbac_policy *policy, const char *action,
-                  enum rbac_scope *scope)
+/* The authenticated principal as the RBAC policy sees it in the request's organization. */
+static int subject_of(struct request *req, struct rbac_subject *subject)
 {
     const char *org = request_org(req);
-    const char **roles = NULL;
-    size_t role_count = 0;
-    struct rbac_subject subject = {
-        .server_admin = req->who.server_admin, .is_user = req->who.is_user, .name = req->who.name};
-    struct rbac_target target = {.user = request_param(req, "user")};
+    struct rbac_grant *grants = NULL;
+    size_t count = 0;
     int rc;
-
+    *subject = (struct rbac_subject){
+        .server_admin = req->who.server_admin, .is_user = req->who.is_user, .name = req->who.name};
     if (org && !req->who.server_admin &&
-        (rc = identity_roles(req->svc->store, req->svc->auth_cache, req->arena,
-                             req->who.id, org, &roles, &role_count, &req->err)))
+        (rc = identity_roles(req->svc->store, req->svc->auth_cache, req->arena, req->who.id, org,
+                             &grants, &count, &req->err)))
         return rc;
-    subject.roles = roles;
-    subject.role_count = role_count;
-    return rbac_decide(policy, &subject, &target, action, scope, &req->err);
+    subject->grants = grants;
+    subject->grant_count = count;
+    return 0;
 }
 
-static void log_denial(struct request *req, const char *action)
+/* Whether the authenticated principal holds action in the request's organization (on group,
+ * a policy group, when not NULL), and (*scope, when not NULL) on everything or only on what it
+ * created. */
+static int decide(struct request *req, const struct rbac_policy *policy, const char *action,
+                  const char *group, enum rbac_scope *scope)
+{
+    struct rbac_subject subject;
+    struct rbac_target target = {.user = request_param(req, "user"), .policy_group = group};
+    int rc = subject_of(req, &subject);
+    return rc ? rc : rbac_decide(policy, &subject, &target, action, scope, &req->err);
+}
+
+static void log_denial(struct request *req, const char *action, const char *group)
 {
     metrics_add(METRIC_RBAC_DENIED, 1);
-    json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "request_id", req->request_id,
+    json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "request_id", req->request_id,
                                "principal", req->principal, "action", action, "path", req->path,
-                               "organization", request_org(req));
+                               "organization", request_org(req), "policy_group", group);
     log_message("warning", "access denied", fields);
     json_decref(fields);
+}
+
+/* Chef's answer to a principal its ACL refuses: "missing read permission" for a read_ action,
+ * else by what the method does ("missing delete permission", "missing update permission"). */
+static int chef_denial(struct request *req, const char *action)
+{
+    const char *what = !strncmp(action, "read_", 5)    ? "read"
+                       : !strcmp(req->method, "DELETE") ? "delete"
+                                                        : "update";
+    return purser_error_set(&req->err, PURSER_EDENIED, "missing %s permission", what);
 }
 
 int auth_authorize(struct request *req, const struct rbac_policy *policy)
 {
     enum rbac_scope scope = RBAC_ALL;
     int owned = (req->route->flags & ROUTE_OWNED) != 0;
-    int rc = decide(req, policy, req->route->action, owned ? &scope : NULL);
-    if (rc == PURSER_EDENIED)
-        log_denial(req, req->route->action);
+    const char *group =
+        (req->route->flags & ROUTE_GROUP) ? request_param(req, "group") : NULL;
+    int rc = decide(req, policy, req->route->action, group, owned ? &scope : NULL);
+    if (rc == PURSER_EDENIED) {
+        log_denial(req, req->route->action, group);
+        if (group && (req->route->flags & ROUTE_CHEF))
+            rc = chef_denial(req, req->route->action);
+    }
     if (!rc && scope == RBAC_OWN)
         req->owner_only = req->who.id;
     return rc;
@@ -216,30 +239,64 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
 
 int auth_allows(struct request *req, const char *action)
 {
+    return auth_allows_group(req, action, NULL);
+}
+
+int auth_allows_group(struct request *req, const char *action, const char *group)
+{
     struct purser_error saved = req->err;
-    int rc = decide(req, req->svc->policy, action, NULL);
+    int rc = decide(req, req->svc->policy, action, group, NULL);
     req->err = saved;
     return rc == 0;
+}
+
+/* Whether a route whose path names a policy group uses action. */
+static int group_action(const char *action)
+{
+    for (size_t i = 0; i < route_count; i++)
+        if ((routes[i].flags & ROUTE_GROUP) && routes[i].action &&
+            strcmp(routes[i].action, action) == 0)
+            return 1;
+    return 0;
 }
 
 json_t *auth_actions(struct request *req)
 {
     struct purser_error saved = req->err;
-    json_t *all = json_array(), *own = json_array(), *description;
+    struct rbac_subject subject;
+    json_t *all = json_array(), *own = json_array(), *groups = json_object(), *description;
     const char *action;
+    if (subject_of(req, &subject))
+        subject = (struct rbac_subject){0};
     json_object_foreach ((json_t *)rbac_actions(req->svc->policy), action, description) {
         enum rbac_scope scope;
-        if (decide(req, req->svc->policy, action, &scope) == 0)
-            json_array_append_new(scope == RBAC_ALL ? all : own, json_string(action));
+        struct rbac_target target = {.user = request_param(req, "user")};
+        char *limits;
+        if (rbac_decide(req->svc->policy, &subject, &target, action, &scope, &req->err))
+            continue;
+        json_array_append_new(scope == RBAC_ALL ? all : own, json_string(action));
+        if (group_action(action) &&
+            (limits = rbac_group_limits(req->svc->policy, &subject, action))) {
+            json_object_set_new(groups, action, identity_split_groups(limits));
+            free(limits);
+        }
     }
     req->err = saved;
-    return json_pack("{s:o, s:o}", "actions", all, "own", own);
+    return json_pack("{s:o, s:o, s:o}", "actions", all, "own", own, "policy_groups", groups);
 }
 
 int auth_require(struct request *req, const char *action)
 {
-    int rc = decide(req, req->svc->policy, action, NULL);
-    if (rc == PURSER_EDENIED)
-        log_denial(req, action);
+    return auth_require_group(req, action, NULL);
+}
+
+int auth_require_group(struct request *req, const char *action, const char *group)
+{
+    int rc = decide(req, req->svc->policy, action, group, NULL);
+    if (rc == PURSER_EDENIED) {
+        log_denial(req, action, group);
+        if (group && req->route && (req->route->flags & ROUTE_CHEF))
+            rc = chef_denial(req, action);
+    }
     return rc;
 }

@@ -25,14 +25,20 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy);
 const char *request_org(const struct request *req);
 
 /* 1 when the authenticated principal also holds action (a check inside a handler, such as
- * read_encrypted_document); nothing is logged. */
+ * read_encrypted_document); nothing is logged. _group: on that policy group (a grant limited
+ * to policy groups holds it only on those it names). */
 int auth_allows(struct request *req, const char *action);
+int auth_allows_group(struct request *req, const char *action, const char *group);
 
-/* 0 when the principal holds action; PURSER_EDENIED (logged, req->err filled) otherwise. */
+/* 0 when the principal holds action (on group); PURSER_EDENIED (logged, req->err filled)
+ * otherwise, in Chef's words ("missing update permission") on a Chef route about a group. */
 int auth_require(struct request *req, const char *action);
+int auth_require_group(struct request *req, const char *action, const char *group);
 
 /* What the caller may do in the path's organization, from the RBAC policy: {actions: [the
- * actions allowed on everything], own: [those allowed only on what the caller created]}. */
+ * actions allowed on everything], own: [those allowed only on what the caller created],
+ * policy_groups: {action: [patterns]} for the policy group actions its grants hold only on
+ * some groups}. */
 json_t *auth_actions(struct request *req);
 
 #endif

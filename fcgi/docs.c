@@ -27,6 +27,8 @@ static json_t *operation(const struct route *r)
                                                  : "errors {\"error\": {code, message}}");
     if (r->action) {
         json_object_set_new(op, "x-purser-action", json_string(r->action));
+        if (r->flags & ROUTE_GROUP) /* a grant limited to policy groups is checked on {group} */
+            json_object_set_new(op, "x-purser-policy-group", json_string("group"));
         json_object_set_new(op, "security",
                             json_pack("[{s:[]}, {s:[]}]", "bearer", "chefSignedHeaders"));
     } else {

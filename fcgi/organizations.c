@@ -2,6 +2,7 @@
 #include "auth/identity.h"
 #include "auth/rbac.h"
 #include "auth.h"
+#include "base/log.h"
 #include "handlers.h"
 #include "transfer/transfer.h"
 #include <string.h>
@@ -43,12 +44,62 @@ int org_update(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* Chef's error form with what the organization holds (contents: {kind: count}), and how to
+ * delete it anyway. */
+static int respond_not_empty(struct request *req, const json_t *contents)
+{
+    const char *org = request_param(req, "org");
+    const char *message = arena_sprintf(req->arena,
+                                        "%s; export it first (purser export %s, or GET "
+                                        "/organizations/%s/export) and delete it with "
+                                        "?force=true (a server admin)",
+                                        req->err.message, org, org);
+    json_t *body =
+        message ? json_pack("{s:[s], s:O}", "error", message, "contents", contents) : NULL;
+    int rc = body ? respond_json(req, 409, body, NULL)
+                  : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    json_decref(body);
+    return rc;
+}
+
+/* The organization's events went with it: its deletion is kept in the service's log, a
+ * warning when it took contents with it. */
+static void log_org_deleted(struct request *req, const json_t *contents)
+{
+    int lost = json_object_size(contents) > 0;
+    json_t *fields =
+        json_pack("{s:s, s:s, s:s, s:O}", "request_id", req->request_id, "principal",
+                  req->principal, "organization", request_param(req, "org"), "contents", contents);
+    log_message(lost ? "warning" : "info",
+                lost ? "organization deleted with its contents" : "organization deleted", fields);
+    json_decref(fields);
+}
+
+/* An organization that holds more than its validator and members is deleted only with
+ * ?force=true, by a server admin (a role may grant delete_organization, never the force);
+ * without it, 409 with what it holds. */
 int org_delete(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = identity_org_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                 &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+    const char *force = request_query(req, "force");
+    int forced = force && strcmp(force, "true") == 0, rc;
+    json_t *out = NULL, *contents = NULL;
+    if (force && !forced && strcmp(force, "false") != 0)
+        return purser_error_set(&req->err, PURSER_EINVAL, "force: true or false, not '%.40s'",
+                                force);
+    if (forced && !req->who.server_admin)
+        return purser_error_set(&req->err, PURSER_EDENIED,
+                                "force=true deletes everything the organization holds: only a "
+                                "server admin may");
+    rc = identity_org_delete(req->svc->store, req->arena, request_param(req, "org"), forced, &out,
+                             &contents, &req->err);
+    if (!rc)
+        log_org_deleted(req, contents);
+    if (rc == PURSER_EEXISTS)
+        rc = respond_not_empty(req, contents);
+    else
+        rc = respond_owned(req, rc, 200, out);
+    json_decref(contents);
+    return rc;
 }
 
 int member_list(struct request *req)

@@ -1,6 +1,7 @@
 /* policies.c: the Policyfile API (policies, revisions, policy groups) and nodes, Chef's shapes. */
 #include "policy/policy.h"
 #include "policy/policy_lock.h"
+#include "auth.h"
 #include "handlers.h"
 
 #include <string.h>
@@ -13,6 +14,45 @@ static int read_lock(struct request *req, json_t **lock)
         return purser_error_set(&req->err, PURSER_ETOOLARGE, "JSON must be no more than %d bytes.",
                                 POLICY_LOCK_MAX_BYTES);
     return request_json(req, lock);
+}
+
+/* ---- grants limited to policy groups ------------------------------------------------------ */
+
+/* 0 when the caller holds action on every group named in the array groups (strings); the
+ * first refusal otherwise (logged, in Chef's words). */
+static int require_each(struct request *req, const char *action, const json_t *groups)
+{
+    size_t i;
+    json_t *g;
+    int rc = 0;
+    json_array_foreach (groups, i, g)
+        if (!rc && json_is_string(g))
+            rc = auth_require_group(req, action, json_string_value(g));
+    return rc;
+}
+
+/* Leaves in the array groups only those the caller may read. */
+static void readable_only(struct request *req, json_t *groups)
+{
+    for (size_t i = json_array_size(groups); i-- > 0;)
+        if (!auth_allows_group(req, "read_policy_group",
+                               json_string_value(json_array_get(groups, i))))
+            json_array_remove(groups, i);
+}
+
+/* The groups whose pointers name policy `name` (a new array). */
+static int groups_pointing(struct request *req, const char *name, json_t **groups)
+{
+    json_t *all = NULL, *group;
+    const char *g;
+    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
+                               request_base_url(req), &all, &req->err);
+    *groups = json_array();
+    json_object_foreach (all, g, group)
+        if (json_object_get(json_object_get(group, "policies"), name))
+            json_array_append_new(*groups, json_string(g));
+    json_decref(all);
+    return rc;
 }
 
 int policies_list(struct request *req)
@@ -31,8 +71,13 @@ int policies_get(struct request *req)
 
 int policies_delete(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
+    json_t *out = NULL, *groups = NULL;
+    int rc = groups_pointing(req, request_param(req, "name"), &groups);
+    if (!rc) /* its pointers go with it: the right to move each group that has one */
+        rc = require_each(req, "write_policy_group", groups);
+    json_decref(groups);
+    if (!rc)
+        rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -51,13 +96,23 @@ int revisions_get(struct request *req)
     json_t *out = NULL;
     int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                  request_param(req, "rev"), &out, &req->err);
+    if (!rc)
+        readable_only(req, json_object_get(out, "policy_group_list"));
     return respond_owned(req, rc, 200, out);
 }
 
 int revisions_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
+    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
+                                 request_param(req, "name"), request_param(req, "rev"), &out,
+                                 &req->err);
+    if (!rc) /* its pointers go with it: the right to move each group that has one */
+        rc = require_each(req, "write_policy_group", json_object_get(out, "policy_group_list"));
+    json_decref(out);
+    out = NULL;
+    if (!rc)
+        rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                     request_param(req, "rev"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -66,6 +121,11 @@ int groups_list(struct request *req)
 {
     json_t *out = NULL;
     int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
+    const char *group;
+    json_t *value, *tmp;
+    json_object_foreach_safe (out, tmp, group, value) /* the groups the caller may read */
+        if (!auth_allows_group(req, "read_policy_group", group))
+            json_object_del(out, group);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -183,6 +243,7 @@ int revision_groups(struct request *req)
                                  request_param(req, "rev"), &lock, &req->err);
     json_t *out = rc ? NULL : json_incref(json_object_get(lock, "policy_group_list"));
     json_decref(lock);
+    readable_only(req, out);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -204,6 +265,9 @@ int group_promote(struct request *req)
 {
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
+    const json_t *from = json_object_get(body, "from");
+    if (!rc && json_is_string(from)) /* what it copies: read on the source group */
+        rc = auth_require_group(req, "read_policy_group", json_string_value(from));
     if (!rc)
         rc = policy_group_promote(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"), body,
                                   req->who.name, request_base_url(req), &out, &req->err);
@@ -213,7 +277,13 @@ int group_promote(struct request *req)
 int policies_diff(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_diff_query(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
+    const char *groups[] = {request_query(req, "from_group"), request_query(req, "to_group")};
+    int rc = 0;
+    for (size_t i = 0; i < 2; i++) /* a group's pointer read: read on that group */
+        if (!rc && groups[i])
+            rc = auth_require_group(req, "read_policy_group", groups[i]);
+    if (!rc)
+        rc = policy_diff_query(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                                request_query(req, "from_group"),
                                request_query(req, "from_revision"), request_query(req, "to_group"),
                                request_query(req, "to_revision"), &out, &req->err);

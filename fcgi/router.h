@@ -18,6 +18,8 @@ enum route_flags {
                              when its role holds the action only under `own` (req->own_only) */
     ROUTE_LOOPBACK = 1 << 5, /* open to loopback clients when http.metrics_open_loopback is on;
                                 others need the route's action */
+    ROUTE_GROUP = 1 << 6, /* the action is checked on the path's {group}: a grant limited to
+                             policy groups holds it only on the groups it names */
 };
 
 struct route {

@@ -18,6 +18,7 @@
 
 #define CHEF ROUTE_CHEF
 #define OWNED ROUTE_OWNED
+#define GROUP ROUTE_GROUP
 
 /* The document API answers at /api/v1.0/ (documents.default_organization) and at
  * /organizations/{org}/api/v1.0/: one row each. */
@@ -54,7 +55,9 @@ const struct route routes[] = {
     {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update an organization"},
     {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete), CHEF | ROUTE_AUTH_CHANGE,
-     "Delete an organization and everything in it"},
+     "Delete an organization; one holding more than its validator and members is 409 with "
+     "what it holds (contents: {kind: count}) unless ?force=true, which deletes everything in "
+     "it (server admins only)"},
     {"GET", "/organizations/{org}/users", "read_members", H(member_list), CHEF,
      "List the members of an organization with their roles"},
     {"POST", "/organizations/{org}/users", "write_members", H(member_add), CHEF | ROUTE_AUTH_CHANGE,
@@ -102,19 +105,23 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}", "read_policy", H(revisions_get),
      CHEF, "Show a revision with the groups that point at it"},
     {"DELETE", "/organizations/{org}/policies/{name}/revisions/{rev}", "delete_policy",
-     H(revisions_delete), CHEF, "Delete a revision (and the pointers to it)"},
+     H(revisions_delete), CHEF,
+     "Delete a revision (and the pointers to it: write_policy_group on each group that points "
+     "at it)"},
     {"GET", "/organizations/{org}/policy_groups", "read_policy_group", H(groups_list), CHEF,
-     "List policy groups and what they point at"},
-    {"GET", "/organizations/{org}/policy_groups/{group}", "read_policy_group", H(groups_get), CHEF,
-     "Show a policy group"},
+     "List policy groups and what they point at (those the caller may read)"},
+    {"GET", "/organizations/{org}/policy_groups/{group}", "read_policy_group", H(groups_get),
+     CHEF | GROUP, "Show a policy group"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}", "write_policy_group", H(groups_delete),
-     CHEF, "Delete a policy group (its pointers only)"},
+     CHEF | GROUP, "Delete a policy group (its pointers only)"},
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}", "read_policy_group",
-     H(group_policy_get), CHEF, "The lock a group points at for a policy (chef-client's fetch)"},
+     H(group_policy_get), CHEF | GROUP,
+     "The lock a group points at for a policy (chef-client's fetch)"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
-     H(group_policy_put), CHEF, "Upload a lock and point the group at it (201 new, 200 existed)"},
+     H(group_policy_put), CHEF | GROUP,
+     "Upload a lock and point the group at it (201 new, 200 existed)"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
-     H(group_policy_delete), CHEF, "Remove a group's pointer for a policy"},
+     H(group_policy_delete), CHEF | GROUP, "Remove a group's pointer for a policy"},
 
     /* what the Policyfile RFC asked for and Chef never built */
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
@@ -127,11 +134,12 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}/nodes", "read_node",
      H(group_nodes), CHEF, "The nodes of a policy in a policy group"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}",
-     "write_policy_group", H(group_point), CHEF,
+     "write_policy_group", H(group_point), CHEF | GROUP,
      "Point a group at an uploaded revision (empty body; 201 new, 200 existed)"},
     {"POST", "/organizations/{org}/policy_groups/{group}/promote", "promote_policy_group",
-     H(group_promote), CHEF,
-     "Copy the pointers of all or the named policies from another group, all or nothing"},
+     H(group_promote), CHEF | GROUP,
+     "Copy the pointers of all or the named policies from another group, all or nothing (the "
+     "right on this group, and read_policy_group on the other)"},
 
     /* cookbook artifacts and the uploads behind them (chef push) */
     {"POST", "/organizations/{org}/sandboxes", "write_cookbooks", H(sandboxes_create), CHEF,

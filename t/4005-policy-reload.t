@@ -13,14 +13,7 @@ my $org = $s->env('PURSER_ORG');
 my $default = do { open my $fh, '<', PurserStack::root() . '/policies/default.yaml' or die; local $/; <$fh> };
 my $policy = $s->dir . '/policy.yaml';
 sub write_policy { open my $fh, '>', $policy or die; print $fh $_[0]; close $fh }
-sub point_config_at_policy {
-    my $file = $s->dir . '/purser.yaml';
-    open my $in, '<', $file or die;
-    my $cfg = do { local $/; <$in> };
-    $cfg =~ s/policy_file: .*/policy_file: $policy/ or die;
-    open my $out, '>', $file or die;
-    print $out $cfg;
-}
+sub point_config_at_policy { $s->use_policy_file($policy) }
 sub reload_and_wait {
     my @old = $s->worker_pids;
     kill 'HUP', $s->master_pid;

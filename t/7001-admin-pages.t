@@ -48,6 +48,13 @@ ok_call('token', 'POST', '/users/admin/tokens', { description => $xss });
 ok_call('user', 'POST', '/users', { username => 'ui-reader' });
 ok_call('member', 'POST', "$base/users", { username => 'ui-reader', roles => ['reader'] });
 my $reader = ok_call('token', 'POST', '/users/ui-reader/tokens', { description => 'pages' })->{token};
+# a reader who is also an operator on policy group lim-b alone (grants by group, issue 32)
+ok_call('lock', 'PUT', "$base/policy_groups/lim-a/policies/web", lock_for('web', 'w1'));
+ok_call('lock', 'PUT', "$base/policy_groups/lim-b/policies/web", lock_for('web', 'w2'));
+ok_call('user', 'POST', '/users', { username => 'ui-ci' });
+ok_call('member', 'POST', "$base/users", { username => 'ui-ci', roles => ['reader', 'operator'],
+    policy_groups => { operator => ['lim-b'] } });
+my $limited = ok_call('token', 'POST', '/users/ui-ci/tokens', { description => 'pages' })->{token};
 
 # ---- nginx's headers on the pages ----
 {
@@ -81,7 +88,8 @@ my $config = "$out/config.json";
 open my $fh, '>', $config or die;
 print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader,
     out => $out, policy => 'web', policy_rev => 'w1', group_to => 'prod', group_from => 'staging',
-    cluster => 'c-xss', rev_a => $rev_a, rev_b => $rev_b });
+    cluster => 'c-xss', rev_a => $rev_a, rev_b => $rev_b,
+    limited => { token => $limited, groups => ['lim-a', 'lim-b'] } });
 close $fh;
 my %seen;
 open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/admin.mjs', $config or die "node: $!";
@@ -134,6 +142,12 @@ is_deeply $seen{'reader controls'}, { map { ($_ => { create => JSON::PP::false, 
     'a reader is offered no write control';
 like $seen{'reader forced write'} // '', qr/403.*write_cluster/s, 'a forced write shows the API\'s 403, naming the action';
 
+is_deeply $seen{'limited promote'}, { 'lim-a' => JSON::PP::false, 'lim-b' => JSON::PP::true },
+    'an operator on lim-b alone is offered promote into lim-b, not into lim-a';
+ok scalar(grep { /ui-ci/ && /operator \(policy groups lim-b\)/ } @{ $seen{'limited members'} // [] }),
+    '  and the members page shows the limit'
+    or diag explain $seen{'limited members'};
+is_deeply $seen{'limited problems'}, [], '  (no console error)';
 is_deeply $seen{'admin problems'}, [], 'no console error and no CSP violation (admin)';
 is_deeply $seen{'reader problems'}, [], '  (reader)';
 is_deeply $seen{'phone problems'}, [], '  (phone)';

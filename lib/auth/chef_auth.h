@@ -51,7 +51,8 @@ int chef_auth_canonical(struct buf *out, const struct chef_signed_request *req,
  * text: parsing a PEM key costs several times the RSA verification itself. An entry is found
  * only by the whole PEM text, so it never outlives its key's meaning: which keys a principal
  * has comes from the authentication lookup (bounded by cache.auth_ttl, and cleared at once in
- * the worker that changes them), and a changed or deleted key is simply not asked for again.
+ * every worker of the host that changes them), and a changed or deleted key is simply not
+ * asked for again.
  * Fixed capacity; a newcomer replaces the entry in its slot. Not shared, not locked. */
 struct chef_key_cache;
 

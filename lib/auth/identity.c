@@ -68,6 +68,31 @@ json_t *identity_labels_value(const char *text)
     return json_object();
 }
 
+json_t *identity_split_groups(const char *joined)
+{
+    json_t *out = json_array();
+    for (const char *p = joined; p && *p;) {
+        size_t n = strcspn(p, ",");
+        json_array_append_new(out, json_stringn(p, n));
+        p += n + (p[n] == ',');
+    }
+    return out;
+}
+
+char *identity_join_groups(const json_t *patterns)
+{
+    struct buf b = BUF_INIT;
+    size_t i;
+    json_t *item;
+    char *out;
+    json_array_foreach (patterns, i, item)
+        if (buf_printf(&b, "%s%s", i ? "," : "", json_string_value(item)))
+            break;
+    out = b.len == 0 || i < json_array_size(patterns) ? NULL : strdup(buf_cstr(&b));
+    buf_release(&b);
+    return out;
+}
+
 int identity_missing(struct purser_error *err, const char *field)
 {
     return purser_error_set(err, PURSER_EINVAL, "Field '%s' missing", field);
@@ -225,17 +250,24 @@ static int cache_get_principal(struct lru *cache, struct arena *arena, const cha
     return 1;
 }
 
+/* The principal's keys that have not expired; *expiring is set when one of them expires within
+ * the hour (such a list is not cached: the key must stop working on time). */
 static int keys_of(struct store *store, struct arena *arena, long long id, const char ***keys,
-                   size_t *count, struct purser_error *err)
+                   size_t *count, int *expiring, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_INT(id);
     int rc = store_query(store, arena, &rows,
-                         "SELECT public_key FROM principal_keys WHERE principal_id = ?"
-                         " AND (expires_at IS NULL OR expires_at > UTC_TIMESTAMP()) ORDER BY name",
+                         "SELECT public_key, expires_at IS NOT NULL AND expires_at <="
+                         " UTC_TIMESTAMP() + INTERVAL 1 HOUR FROM principal_keys WHERE"
+                         " principal_id = ? AND (expires_at IS NULL OR expires_at >"
+                         " UTC_TIMESTAMP()) ORDER BY name",
                          &p, 1, err);
     if (rc)
         return rc;
+    *expiring = 0;
+    for (size_t i = 0; i < rows.count; i++)
+        *expiring |= strcmp(store_cell(&rows, i, 1), "1") == 0;
     *keys = arena_calloc(arena, rows.count + 1, sizeof(**keys));
     if (!*keys)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -253,7 +285,7 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     struct store_value client[] = {STORE_STR(org ? org : ""), STORE_STR(name)};
     struct store_value user = STORE_STR(name);
     const char *key = arena_sprintf(arena, "requestor%c%s%c%s", FIELD, org ? org : "", FIELD, name);
-    int rc = 0;
+    int rc = 0, expiring = 0;
 
     if (key && cache_get_principal(cache, arena, key, out, keys, key_count))
         return 0;
@@ -273,8 +305,8 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
     identity_principal_from_row(out, &rows, 0);
-    rc = keys_of(store, arena, out->id, keys, key_count, err);
-    if (!rc && key)
+    rc = keys_of(store, arena, out->id, keys, key_count, &expiring, err);
+    if (!rc && key && !expiring)
         cache_put_principal(cache, key, out, *keys, *key_count);
     return rc;
 }
@@ -325,33 +357,53 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     return 0;
 }
 
+/* The cached form of grants: the role and its patterns ("" for none) as two fields each. */
+static int grants_from(struct arena *arena, const char **fields, size_t n,
+                       struct rbac_grant **grants, size_t *count)
+{
+    *count = n / 2;
+    if (!(*grants = arena_calloc(arena, *count + 1, sizeof(**grants))))
+        return -1;
+    for (size_t i = 0; i < *count; i++)
+        (*grants)[i] = (struct rbac_grant){
+            .role = fields[2 * i], .policy_groups = *fields[2 * i + 1] ? fields[2 * i + 1] : NULL};
+    return 0;
+}
+
 int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
-                   long long principal_id, const char *org, const char ***roles, size_t *count,
-                   struct purser_error *err)
+                   long long principal_id, const char *org, struct rbac_grant **grants,
+                   size_t *count, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p[] = {STORE_INT(principal_id), STORE_STR(org)};
     const char *key = arena_sprintf(arena, "roles%c%lld%c%s", FIELD, principal_id, FIELD, org);
+    const char **fields;
     struct principal holder;
+    size_t n;
     int rc;
 
-    if (key && cache_get_principal(cache, arena, key, &holder, roles, count))
-        return 0;
+    if (key && cache_get_principal(cache, arena, key, &holder, &fields, &n))
+        return grants_from(arena, fields, n, grants, count)
+                   ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
+                   : 0;
     rc = store_query(store, arena, &rows,
-                     "SELECT m.role FROM memberships m JOIN organizations o ON o.id = m.org_id"
-                     " WHERE m.principal_id = ? AND o.name = ? ORDER BY m.role",
+                     "SELECT m.role, COALESCE(m.policy_groups, '') FROM memberships m JOIN "
+                     "organizations o ON o.id = m.org_id WHERE m.principal_id = ? AND o.name = ? "
+                     "ORDER BY m.role",
                      p, 2, err);
     if (rc)
         return rc;
-    *roles = arena_calloc(arena, rows.count + 1, sizeof(**roles));
-    if (!*roles)
+    if (!(fields = arena_calloc(arena, 2 * rows.count + 1, sizeof(*fields))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++)
-        (*roles)[i] = store_cell(&rows, i, 0);
-    *count = rows.count;
+    for (size_t i = 0; i < rows.count; i++) {
+        fields[2 * i] = store_cell(&rows, i, 0);
+        fields[2 * i + 1] = store_cell(&rows, i, 1);
+    }
+    if (grants_from(arena, fields, 2 * rows.count, grants, count))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (key) {
         holder = (struct principal){.id = principal_id, .name = ""};
-        cache_put_principal(cache, key, &holder, *roles, *count);
+        cache_put_principal(cache, key, &holder, fields, 2 * rows.count);
     }
     return 0;
 }

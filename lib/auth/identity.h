@@ -10,6 +10,7 @@
 #ifndef PURSER_IDENTITY_H
 #define PURSER_IDENTITY_H
 
+#include "auth/rbac.h"
 #include "base/arena.h"
 #include "base/lru.h"
 #include "store/store.h"
@@ -27,8 +28,8 @@ struct principal {
 
 /* The lookups below take an optional per-worker cache (NULL: none). What they find is kept
  * for the cache's TTL, so a revoked token, a removed key or a changed role takes effect
- * within that time in every worker (at once in the worker that made the change, which calls
- * identity_cache_clear). */
+ * within that time in every worker (at once on the host that made the change, whose workers
+ * call identity_cache_clear). A token or key that expires within the hour is not kept. */
 void identity_cache_clear(struct lru *cache);
 
 /* For authentication: the client of org named name (when org is not NULL and such a client
@@ -45,10 +46,16 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
                              const char *token,
                              struct principal *out, struct purser_error *err);
 
-/* The principal's roles in the organization named org (arena array; none when not a member). */
+/* The principal's grants in the organization named org: each role with the policy groups the
+ * membership limits it to (arena array; none when not a member). */
 int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
-                   long long principal_id, const char *org,
-                   const char ***roles, size_t *count, struct purser_error *err);
+                   long long principal_id, const char *org, struct rbac_grant **grants,
+                   size_t *count, struct purser_error *err);
+
+/* Policy group patterns as memberships store them ("dev*,staging") and as the API shows them
+ * (a list): split gives a new array; join a new string (NULL when out of memory or empty). */
+json_t *identity_split_groups(const char *joined);
+char *identity_join_groups(const json_t *patterns);
 
 /* The id of the organization named org; PURSER_ENOTFOUND "organization 'x' does not exist". */
 int identity_org_id(struct store *store, struct arena *arena, const char *org, long long *id,

@@ -38,6 +38,24 @@ static json_t *keys_of(const json_t *keys, const char *id)
     return list ? json_incref(list) : json_array();
 }
 
+/* "role=patterns;role=patterns" (NULL: none) as {role: [patterns]}, or NULL. */
+static json_t *limited_roles(const char *text)
+{
+    json_t *out = NULL;
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, ";"), role = strcspn(p, "=");
+        if (role < n) {
+            char *joined = strndup(p + role + 1, n - role - 1);
+            if (!out)
+                out = json_object();
+            json_object_setn_new(out, p, role, identity_split_groups(joined));
+            free(joined);
+        }
+        p += n + (p[n] == ';');
+    }
+    return out;
+}
+
 int identity_org_principals(struct store *store, struct arena *arena, const char *org,
                             json_t **members, json_t **clients, struct purser_error *err)
 {
@@ -54,7 +72,9 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
         rc = store_query(store, arena, &users,
                          "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, "
                          "p.email, p.labels, p.active, GROUP_CONCAT(m.role ORDER BY m.role "
-                         "SEPARATOR ',') FROM principals p JOIN memberships m ON m.principal_id = "
+                         "SEPARATOR ','), GROUP_CONCAT(CONCAT(m.role, '=', m.policy_groups) "
+                         "ORDER BY m.role SEPARATOR ';') FROM principals p JOIN memberships m ON "
+                         "m.principal_id = "
                          "p.id WHERE m.org_id = ? AND p.kind = 'user' GROUP BY p.id ORDER BY "
                          "p.name",
                          &id, 1, err);
@@ -65,8 +85,10 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
         for (char *r = list ? strtok_r(list, ",", &save) : NULL; r; r = strtok_r(NULL, ",", &save))
             json_array_append_new(roles, json_string(r));
         json_array_append_new(*members,
-                              json_pack("{s:s, s:o, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
-                                        store_cell(&users, i, 1), "roles", roles, "user",
+                              json_pack("{s:s, s:o, s:o*, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}",
+                                        "name", store_cell(&users, i, 1), "roles", roles,
+                                        "policy_groups", limited_roles(store_cell(&users, i, 9)),
+                                        "user",
                                         "display_name", store_cell(&users, i, 2), "first_name",
                                         store_cell(&users, i, 3), "last_name",
                                         store_cell(&users, i, 4), "email", store_cell(&users, i, 5),

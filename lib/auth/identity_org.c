@@ -1,6 +1,7 @@
 /* identity_org.c: organizations and their members, in Chef's shapes. */
 #include "auth/identity.h"
 #include "auth/identity_private.h"
+#include "auth/rbac.h"
 
 #include "store/events.h"
 
@@ -250,17 +251,91 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
     return identity_org_get(store, arena, org, out, err);
 }
 
-int identity_org_delete(struct store *store, struct arena *arena, const char *org, json_t **out,
-                        struct purser_error *err)
+/* What an organization holds besides its validator and members, in the order a message
+ * lists it: per row the order, the key of the counts, the words for one and for many, and
+ * how many. Resources count per kind (clusters now, every kind added later). */
+static const char org_contents_sql[] =
+    "SELECT 1, CONCAT(kind, 's'), kind, CONCAT(kind, 's'), COUNT(*) FROM resources"
+    " WHERE org_id = ? GROUP BY kind"
+    " UNION ALL SELECT 2, 'nodes', 'node', 'nodes', COUNT(*) FROM nodes WHERE org_id = ?"
+    " UNION ALL SELECT 3, 'policies', 'policy', 'policies', COUNT(*) FROM policies"
+    " WHERE org_id = ?"
+    " UNION ALL SELECT 4, 'policy_groups', 'policy group', 'policy groups', COUNT(*)"
+    " FROM policy_groups WHERE org_id = ?"
+    " UNION ALL SELECT 5, 'cookbook_artifacts', 'cookbook artifact', 'cookbook artifacts',"
+    " COUNT(*) FROM cookbook_artifacts WHERE org_id = ?"
+    " UNION ALL SELECT 6, 'document_revisions', 'document revision', 'document revisions',"
+    " COUNT(*) FROM doc_revisions WHERE org_id = ?"
+    " UNION ALL SELECT 7, 'clients', 'client', 'clients', COUNT(*) FROM principals"
+    " WHERE kind = 'client' AND org_id = ? AND name <> CONCAT(?, '-validator')"
+    " ORDER BY 1, 2";
+
+struct org_delete {
+    struct arena *arena;
+    const char *org;
+    int force;
+    json_t *contents; /* {key: count} of what it holds */
+    const char *held; /* the same in words, "2 clusters, 1 node" (arena); NULL for nothing */
+};
+
+static int count_contents(struct store *store, struct org_delete *d, long long oid,
+                          struct purser_error *err)
 {
-    struct store_value p = STORE_STR(org);
-    int rc = identity_org_get(store, arena, org, out, err);
+    struct store_value id = STORE_INT(oid);
+    struct store_value p[] = {id, id, id, id, id, id, id, STORE_STR(d->org)};
+    struct store_rows rows;
+    int rc = store_query(store, d->arena, &rows, org_contents_sql, p, 8, err);
+    json_object_clear(d->contents);
+    d->held = NULL;
+    for (size_t i = 0; !rc && i < rows.count; i++) {
+        long long n = atoll(store_cell(&rows, i, 4));
+        if (n == 0)
+            continue;
+        json_object_set_new(d->contents, store_cell(&rows, i, 1), json_integer(n));
+        d->held = arena_sprintf(d->arena, "%s%s%lld %s", d->held ? d->held : "",
+                                d->held ? ", " : "", n, store_cell(&rows, i, n == 1 ? 2 : 3));
+        if (!d->held)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    return rc;
+}
+
+static int delete_org_txn(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct org_delete *d = ctx;
+    struct store_rows rows;
+    struct store_value p = STORE_STR(d->org);
+    /* Locked, the organization takes no new row until the delete commits (adding one checks
+     * it): what is deleted is what was counted. */
+    int rc = store_query(store, d->arena, &rows,
+                         "SELECT id FROM organizations WHERE name = ? FOR UPDATE", &p, 1, err);
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", d->org);
+    if (!rc)
+        rc = count_contents(store, d, atoll(store_cell(&rows, 0, 0)), err);
+    if (!rc && d->held && !d->force)
+        rc = purser_error_set(err, PURSER_EEXISTS, "organization '%.80s' is not empty: %s", d->org,
+                              d->held);
     if (!rc)
         rc = store_exec(store, "DELETE FROM organizations WHERE name = ?", &p, 1, NULL, NULL, err);
+    return rc;
+}
+
+int identity_org_delete(struct store *store, struct arena *arena, const char *org, int force,
+                        json_t **out, json_t **contents, struct purser_error *err)
+{
+    struct org_delete d = {.arena = arena, .org = org, .force = force, .contents = json_object()};
+    int rc = identity_org_get(store, arena, org, out, err);
+    if (!rc)
+        rc = store_txn(store, 0, delete_org_txn, &d, err);
     if (rc) {
         json_decref(*out);
         *out = NULL;
     }
+    if (contents)
+        *contents = d.contents;
+    else
+        json_decref(d.contents);
     return rc;
 }
 /* ---- members -------------------------------------------------------------------------------- */
@@ -276,21 +351,27 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
     if (rc)
         return rc;
     p = (struct store_value)STORE_INT(oid);
-    rc = store_query(
-        store, arena, &rows,
-        "SELECT p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id"
-        " WHERE m.org_id = ? AND p.kind = 'user' ORDER BY p.name, m.role",
-        &p, 1, err);
+    rc = store_query(store, arena, &rows,
+                     "SELECT p.name, m.role, m.policy_groups FROM memberships m JOIN principals p"
+                     " ON p.id = m.principal_id WHERE m.org_id = ? AND p.kind = 'user'"
+                     " ORDER BY p.name, m.role",
+                     &p, 1, err);
     if (rc)
         return rc;
     *out = json_array();
     for (size_t i = 0; i < rows.count; i++) {
-        const char *user = store_cell(&rows, i, 0);
+        const char *user = store_cell(&rows, i, 0), *groups = store_cell(&rows, i, 2);
         if (!last || strcmp(json_string_value(json_object_get(last, "username")), user) != 0) {
             last = json_pack("{s:s, s:[]}", "username", user, "roles");
             json_array_append_new(*out, json_pack("{s:o}", "user", last));
         }
         json_array_append_new(json_object_get(last, "roles"), json_string(store_cell(&rows, i, 1)));
+        if (groups) { /* only the limited roles: {role: [patterns]} */
+            json_t *limited = json_object_get(last, "policy_groups");
+            if (!limited)
+                json_object_set_new(last, "policy_groups", limited = json_object());
+            json_object_set_new(limited, store_cell(&rows, i, 1), identity_split_groups(groups));
+        }
     }
     return 0;
 }
@@ -298,6 +379,7 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
 struct member_add {
     const char *org, *user;
     const json_t *roles;
+    const json_t *groups; /* {role: "patterns,joined"} of the limited roles */
 };
 
 static int txn_member_add(struct store *store, void *ctx, struct purser_error *err)
@@ -314,13 +396,17 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
     if (!rc)
         rc = identity_principal_id(store, arena, NULL, m->user, &uid, err);
     json_array_foreach (m->roles, i, role) {
-        struct store_value p[] = {STORE_INT(oid), STORE_INT(uid),
-                                  STORE_STR(json_string_value(role))};
+        const char *name = json_string_value(role);
+        const char *groups = json_string_value(json_object_get(m->groups, name));
+        struct store_value p[] = {STORE_INT(oid), STORE_INT(uid), STORE_STR(name),
+                                  groups ? STORE_STR(groups) : STORE_NULLV};
         if (rc)
             break;
-        rc = store_exec(
-            store, "INSERT IGNORE INTO memberships (org_id, principal_id, role) VALUES (?, ?, ?)",
-            p, 3, NULL, NULL, err);
+        /* a role named again takes this request's limit (none: every group) */
+        rc = store_exec(store,
+                        "INSERT INTO memberships (org_id, principal_id, role, policy_groups) VALUES"
+                        " (?, ?, ?, ?) ON DUPLICATE KEY UPDATE policy_groups = VALUES(policy_groups)",
+                        p, 4, NULL, NULL, err);
     }
     if (!rc)
         rc = event_append(store, oid, "member", m->user, "put", NULL, NULL, err);
@@ -328,12 +414,58 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
     return rc;
 }
 
+/* body.policy_groups: absent, or {role: [patterns]} for roles the request grants; *out
+ * {role: "joined"}. */
+static int member_groups(const json_t *body, const json_t *roles, json_t **out,
+                         struct purser_error *err)
+{
+    const json_t *given = json_object_get(body, "policy_groups"), *patterns;
+    const char *role;
+    *out = json_object();
+    if (!given || json_is_null(given))
+        return 0;
+    if (!json_is_object(given))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Field 'policy_groups' invalid: a mapping of role to a list of "
+                                "policy group names or patterns");
+    json_object_foreach ((json_t *)given, role, patterns) {
+        size_t i;
+        json_t *r, *item;
+        int granted = 0;
+        char *joined;
+        json_array_foreach (roles, i, r)
+            granted |= strcmp(json_string_value(r), role) == 0;
+        if (!granted)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field 'policy_groups.%.64s' invalid: the request does not "
+                                    "grant role %.64s",
+                                    role, role);
+        if (!json_is_array(patterns) || json_array_size(patterns) == 0 ||
+            json_array_size(patterns) > 64)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field 'policy_groups.%.64s' invalid: 1 to 64 policy group "
+                                    "names or patterns",
+                                    role);
+        json_array_foreach (patterns, i, item)
+            if (!json_is_string(item) || !rbac_group_pattern_ok(json_string_value(item)))
+                return purser_error_set(err, PURSER_EINVAL,
+                                        "Field 'policy_groups.%.64s[%zu]' invalid: a policy "
+                                        "group name or pattern ([A-Za-z0-9._:-], * and ?)",
+                                        role, i);
+        if (!(joined = identity_join_groups(patterns)))
+            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        json_object_set_new(*out, role, json_string(joined));
+        free(joined);
+    }
+    return 0;
+}
+
 int identity_member_add(struct store *store, const char *org, const json_t *body,
                         int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
                         struct purser_error *err)
 {
     struct member_add m = {.org = org};
-    json_t *roles = NULL, *role;
+    json_t *roles = NULL, *role, *groups = NULL;
     size_t i;
     int rc;
 
@@ -357,11 +489,23 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
                                                          : "(not a string)");
         }
     }
+    rc = member_groups(body, roles, &groups, err);
     m.roles = roles;
-    rc = store_txn(store, 0, txn_member_add, &m, err);
+    m.groups = groups;
     if (!rc)
+        rc = store_txn(store, 0, txn_member_add, &m, err);
+    if (!rc) {
         *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles", roles);
+        if (json_object_size(groups)) {
+            json_t *shown = json_object(), *joined;
+            const char *name;
+            json_object_foreach (groups, name, joined)
+                json_object_set_new(shown, name, identity_split_groups(json_string_value(joined)));
+            json_object_set_new(json_object_get(*out, "user"), "policy_groups", shown);
+        }
+    }
     json_decref(roles);
+    json_decref(groups);
     return rc;
 }
 

@@ -4,7 +4,9 @@
 #include "config/config.h"
 #include "codec/yaml_codec.h"
 
+#include <fnmatch.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +14,9 @@ struct rbac_policy {
     json_t *actions;       /* object: name -> description */
     json_t *authenticated; /* array of names */
     json_t *self;          /* array of names */
-    json_t *roles;         /* object: role -> {description, actions: [names], own: [names]} */
+    json_t *roles;         /* object: role -> {description, actions: [names], own: [names],
+                              policy_groups: [patterns]} */
+    json_t *role_groups;   /* object: role -> its policy_groups joined by commas */
 };
 
 const json_t *rbac_actions(const struct rbac_policy *policy)
@@ -28,6 +32,7 @@ void rbac_policy_free(struct rbac_policy *p)
     json_decref(p->authenticated);
     json_decref(p->self);
     json_decref(p->roles);
+    json_decref(p->role_groups);
     free(p);
 }
 
@@ -43,10 +48,78 @@ static int is_string_array(const json_t *v)
     return 1;
 }
 
+int rbac_group_pattern_ok(const char *pattern)
+{
+    size_t n = strlen(pattern);
+    return n > 0 && n <= 255 &&
+           strspn(pattern, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-*?") ==
+               n;
+}
+
+int rbac_group_matches(const char *patterns, const char *group)
+{
+    char one[256];
+    for (const char *p = patterns; p && *p;) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof(one)) {
+            memcpy(one, p, n);
+            one[n] = '\0';
+            if (fnmatch(one, group, 0) == 0)
+                return 1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* A role's policy_groups: absent, or a non-empty list of patterns. */
+static int check_role_groups(const char *role, const json_t *groups, struct purser_error *err)
+{
+    size_t i;
+    json_t *item;
+    if (!groups)
+        return 0;
+    if (!is_string_array(groups) || json_array_size(groups) == 0)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "policy.roles.%s.policy_groups: must be a list of policy group "
+                                "names or patterns",
+                                role);
+    json_array_foreach (groups, i, item)
+        if (!rbac_group_pattern_ok(json_string_value(item)))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "policy.roles.%s.policy_groups[%zu]: '%.80s' is not a policy "
+                                    "group name or pattern ([A-Za-z0-9._:-], * and ?)",
+                                    role, i, json_string_value(item));
+    return 0;
+}
+
+/* role -> its policy_groups joined by commas, for the roles that have them. */
+static json_t *joined_role_groups(const json_t *roles)
+{
+    json_t *out = json_object(), *def, *item;
+    const char *role;
+    size_t i;
+    json_object_foreach ((json_t *)roles, role, def) {
+        json_t *groups = json_object_get(def, "policy_groups");
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+        if (!groups || !(f = open_memstream(&text, &len)))
+            continue;
+        json_array_foreach (groups, i, item)
+            fprintf(f, "%s%s", i ? "," : "", json_string_value(item));
+        fclose(f);
+        json_object_set_new(out, role, json_string(text));
+        free(text);
+    }
+    return out;
+}
+
 static int check_structure(const json_t *doc, struct purser_error *err)
 {
     const char *key, *role;
     json_t *value, *def;
+    int rc;
     if (!json_is_object(doc))
         return purser_error_set(err, PURSER_EINVAL, "policy: must be a mapping");
     json_object_foreach ((json_t *)doc, key, value) {
@@ -76,8 +149,11 @@ static int check_structure(const json_t *doc, struct purser_error *err)
         if (json_object_get(def, "own") && !is_string_array(json_object_get(def, "own")))
             return purser_error_set(err, PURSER_EINVAL,
                                     "policy.roles.%s.own: must be a list of actions", role);
+        if ((rc = check_role_groups(role, json_object_get(def, "policy_groups"), err)))
+            return rc;
         json_object_foreach (def, key, value)
-            if (strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own"))
+            if (strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own") &&
+                strcmp(key, "policy_groups"))
                 return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown key '%s'",
                                         role, key);
     }
@@ -106,6 +182,7 @@ int rbac_policy_parse(struct rbac_policy **out, const char *text, size_t len,
         p->authenticated = json_incref(json_object_get(doc, "authenticated"));
         p->self = json_incref(json_object_get(doc, "self"));
         p->roles = json_incref(json_object_get(doc, "roles"));
+        p->role_groups = joined_role_groups(p->roles);
         *out = p;
     }
     json_decref(docs);
@@ -209,11 +286,30 @@ int rbac_role_allows(const struct rbac_policy *p, const char *role, const char *
     return def && list_has(json_object_get(def, "actions"), action);
 }
 
+const char *rbac_role_groups(const struct rbac_policy *p, const char *role)
+{
+    return json_string_value(json_object_get(p->role_groups, role));
+}
+
+/* The patterns a grant is limited to: the membership's, else the role's own, else NULL. */
+static const char *grant_limit(const struct rbac_policy *p, const struct rbac_grant *g)
+{
+    return g->policy_groups ? g->policy_groups : rbac_role_groups(p, g->role);
+}
+
+/* Whether the grant reaches the target's policy group (any grant reaches a route without one). */
+static int grant_reaches(const struct rbac_policy *p, const struct rbac_grant *g,
+                         const struct rbac_target *t)
+{
+    const char *limit = t->policy_group ? grant_limit(p, g) : NULL;
+    return !limit || rbac_group_matches(limit, t->policy_group);
+}
+
 int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
                 const struct rbac_target *t, const char *action, enum rbac_scope *scope,
                 struct purser_error *err)
 {
-    int own = 0;
+    int own = 0, elsewhere = 0;
     if (scope)
         *scope = RBAC_ALL;
     if (s->server_admin || list_has(p->authenticated, action))
@@ -221,16 +317,49 @@ int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
     if (t->user && s->is_user && s->name && strcmp(t->user, s->name) == 0 &&
         list_has(p->self, action))
         return 0;
-    for (size_t i = 0; i < s->role_count; i++) {
-        json_t *def = json_object_get(p->roles, s->roles[i]);
-        if (rbac_role_allows(p, s->roles[i], action))
+    for (size_t i = 0; i < s->grant_count; i++) {
+        const struct rbac_grant *g = &s->grants[i];
+        json_t *def = json_object_get(p->roles, g->role);
+        int reaches = grant_reaches(p, g, t);
+        if (rbac_role_allows(p, g->role, action) && reaches)
             return 0;
-        if (def && list_has(json_object_get(def, "own"), action))
+        if (rbac_role_allows(p, g->role, action))
+            elsewhere = 1; /* held, but on other policy groups */
+        else if (reaches && def && list_has(json_object_get(def, "own"), action))
             own = 1;
     }
     if (own && scope) {
         *scope = RBAC_OWN;
         return 0;
     }
+    if (elsewhere)
+        return purser_error_set(err, PURSER_EDENIED,
+                                "missing permission: action '%s' on policy group '%s'", action,
+                                t->policy_group);
     return purser_error_set(err, PURSER_EDENIED, "missing permission: action '%s'", action);
+}
+
+char *rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
+                        const char *action)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    int any = 0;
+    if (s->server_admin || list_has(p->authenticated, action))
+        return NULL;
+    for (size_t i = 0; i < s->grant_count; i++)
+        if (rbac_role_allows(p, s->grants[i].role, action) && !grant_limit(p, &s->grants[i]))
+            return NULL;
+    if (!(f = open_memstream(&text, &len)))
+        return NULL;
+    for (size_t i = 0; i < s->grant_count; i++)
+        if (rbac_role_allows(p, s->grants[i].role, action))
+            fprintf(f, "%s%s", any++ ? "," : "", grant_limit(p, &s->grants[i]));
+    fclose(f);
+    if (!any) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

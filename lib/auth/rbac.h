@@ -4,8 +4,10 @@
  * actions every authenticated principal holds (`authenticated`), the actions a user holds
  * on its own /users/{user} paths (`self`), and the roles an organization can grant, each
  * with its actions and, under `own`, the actions it holds only on the objects its principal
- * created (a node client changes its own node and no other). Server admins hold every action. The policy is loaded once per worker
- * (at start and on SIGHUP); a decision is a few lookups in memory.
+ * created (a node client changes its own node and no other), and under `policy_groups` the
+ * policy groups it holds its actions on when a route names one (a release role on "prod").
+ * Server admins hold every action. The policy is loaded once per worker (at start and on
+ * SIGHUP); a decision is a few lookups in memory.
  */
 #ifndef PURSER_RBAC_H
 #define PURSER_RBAC_H
@@ -43,22 +45,50 @@ struct json_t;
 /* The declared actions: an object of name -> description (borrowed, in the file's order). */
 const struct json_t *rbac_actions(const struct rbac_policy *policy);
 
+/* The role's own policy group patterns from the policy file (comma-separated), or NULL. */
+const char *rbac_role_groups(const struct rbac_policy *policy, const char *role);
+
 /* 1 when the role grants action. */
 int rbac_role_allows(const struct rbac_policy *policy, const char *role, const char *action);
 
-/* Who asks: a server admin, or a user or client with its roles in the target organization. */
+/* A role held in an organization, limited to policy groups or not. policy_groups: the
+ * membership's comma-separated glob patterns ("dev*,staging"), or NULL for the role's own
+ * limit in the policy file (a role's `policy_groups`), or none: every group. */
+struct rbac_grant {
+    const char *role;
+    const char *policy_groups;
+};
+
+/* Who asks: a server admin, or a user or client with its grants in the target organization. */
 struct rbac_subject {
     int server_admin;
     int is_user;
     const char *name;
-    const char *const *roles;
-    size_t role_count;
+    const struct rbac_grant *grants;
+    size_t grant_count;
 };
 
-/* What the route touches: the {user} of the path, when it has one. */
+/* What the route touches: the {user} of the path, and the policy group whose pointers it
+ * reads or moves ({group}; NULL for a route about no one group). A grant limited to policy
+ * groups holds its actions on a route with a group only when a pattern matches the group; on
+ * other routes the limit does not apply (a list of groups is filtered by its handler). */
 struct rbac_target {
     const char *user;
+    const char *policy_group;
 };
+
+/* A policy group name pattern as grants take it: a group name's characters ([A-Za-z0-9._:-])
+ * with '*' and '?' as globs, 1 to 255 characters. */
+int rbac_group_pattern_ok(const char *pattern);
+
+/* 1 when group matches one of the comma-separated patterns. */
+int rbac_group_matches(const char *patterns, const char *group);
+
+/* The policy groups the subject holds action on, when only limited grants hold it: their
+ * patterns joined by commas (a string in a new allocation the caller frees). NULL when a grant
+ * holds it on every group, or no grant holds it. */
+char *rbac_group_limits(const struct rbac_policy *policy, const struct rbac_subject *subject,
+                        const char *action);
 
 /* How far an allowed action reaches: everything, or only the objects the subject created. */
 enum rbac_scope { RBAC_ALL, RBAC_OWN };

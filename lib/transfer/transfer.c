@@ -79,7 +79,8 @@ static int export_identity(const struct transfer_ctx *c, json_t *out, struct pur
     json_array_foreach (members, i, v)
         add(c, out,
             envelope("Member", json_string_value(json_object_get(v, "name")),
-                     json_pack("{s:O, s:O}", "roles", json_object_get(v, "roles"), "user",
+                     json_pack("{s:O, s:O*, s:O}", "roles", json_object_get(v, "roles"),
+                               "policy_groups", json_object_get(v, "policy_groups"), "user",
                                json_object_get(v, "user"))));
     json_array_foreach (clients, i, v) {
         json_t *spec = json_deep_copy(v);
@@ -517,7 +518,8 @@ static int import_one(struct import *im, int k, const json_t *doc, struct purser
     }
     case 1: {
         json_t *body =
-            json_pack("{s:s, s:O?}", "username", name, "roles", json_object_get(spec, "roles"));
+            json_pack("{s:s, s:O?, s:O*}", "username", name, "roles", json_object_get(spec, "roles"),
+                      "policy_groups", json_object_get(spec, "policy_groups"));
         rc = import_principal(c, NULL, name, json_object_get(spec, "user"),
                               json_object_get(spec, "user"), err);
         if (!rc)

@@ -16,7 +16,7 @@ const sections = [
   ['tokens', 'My tokens'], ['events', 'Recent changes'],
 ];
 
-// path pattern -> page(ctx); ctx: {org, params, query, perms, can(action), go(path)}
+// path pattern -> page(ctx); ctx: {org, params, query, perms, can(action, group?), go(path)}
 const routes = [
   ['/o/:org/policies', policy.policies], ['/o/:org/policies/:name', policy.policyPage],
   ['/o/:org/policies/:name/:rev', policy.revisionPage], ['/o/:org/groups', policy.groups],
@@ -84,6 +84,16 @@ function signIn(message) {
   input.focus();
 }
 
+// Whether the permissions answer allows action (on policy group `group`, when given: an action
+// listed under policy_groups is held only on the groups its patterns match, * and ? as globs).
+function allows(perms, action, group) {
+  if (!perms || !perms.actions.includes(action)) return false;
+  const limits = (perms.policy_groups || {})[action];
+  if (!limits || group === undefined) return true;
+  return limits.some(p => new RegExp('^' + p.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*').replace(/\?/g, '.') + '$').test(group));
+}
+
 async function shell(org) {
   const select = document.getElementById('org-switch');
   document.getElementById('sign-out').hidden = false;
@@ -125,7 +135,7 @@ async function route() {
       await shell(params.org || null);
       const ctx = {
         org: params.org, params, query, perms: current.perms,
-        can: action => !!current.perms && (current.perms.actions.includes(action)),
+        can: (action, group) => allows(current.perms, action, group),
         go, setQuery: q => { const s = q.toString(); history.replaceState(null, '', '#' + path + (s ? '?' + s : '')); },
         onLeave: fn => { current.stop = fn; },
         show: (...children) => { if (mine === navigation) show(...children); },

@@ -3,7 +3,8 @@
 // {"name": "...", "value": ...}. It decides nothing: the Perl test (t/7001-admin-pages.t)
 // holds the expectations, and checks through the API what the clicks changed.
 // Usage: node admin.mjs CONFIG.json   (url, org, admin, reader: tokens, out: screenshot folder,
-// and the names the test made: group_to, group_from, cluster, rev_a, rev_b)
+// the names the test made: group_to, group_from, cluster, rev_a, rev_b, and limited: {token,
+// groups: [a group it may not move, the one it may]})
 import { chromium } from 'playwright-core';
 import { readFileSync, mkdirSync } from 'node:fs';
 
@@ -191,6 +192,24 @@ try {
   }, o));
   problems.splice(0); // (the browser logs the refused request itself)
   await page.context().close();
+
+  // ---- an operator limited to one policy group: promote offered into that group only ----
+  if (cfg.limited) {
+    page = await newPage();
+    await signIn(page, cfg.limited.token);
+    const [a, b] = cfg.limited.groups;
+    const promote = {};
+    for (const [into, from] of [[a, b], [b, a]]) {
+      await visit(page, `/o/${o}/groups/${into}?from=${from}`);
+      promote[into] = await page.evaluate(() => !!document.querySelector('#promote'));
+    }
+    report('limited promote', promote);
+    await visit(page, `/o/${o}/members`);
+    report('limited members', await page.evaluate(() =>
+      [...document.querySelectorAll('main tbody tr')].map(tr => tr.textContent)));
+    report('limited problems', problems.splice(0));
+    await page.context().close();
+  }
 
   // ---- a phone ----
   page = await newPage(390, 844);

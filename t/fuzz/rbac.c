@@ -2,6 +2,8 @@
 #include "auth/rbac.h"
 #include "fuzz.h"
 
+#include <stdlib.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct rbac_policy *policy = NULL;
@@ -9,11 +11,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rbac_policy_parse(&policy, (const char *)data, size, &err))
         return 0;
     {
-        const char *roles[] = {"admin", "reader"};
-        struct rbac_subject who = {.is_user = 1, .name = "u", .roles = roles, .role_count = 2};
-        struct rbac_target target = {.user = "u"};
+        const struct rbac_grant grants[] = {{"admin", "dev*,staging"}, {"reader", NULL}};
+        struct rbac_subject who = {.is_user = 1, .name = "u", .grants = grants, .grant_count = 2};
+        struct rbac_target target = {.user = "u", .policy_group = "prod"};
         enum rbac_scope scope;
         rbac_decide(policy, &who, &target, "read_node", &scope, &err);
+        free(rbac_group_limits(policy, &who, "write_policy_group"));
         rbac_role_allows(policy, "admin", "read_node");
     }
     rbac_policy_free(policy);

@@ -294,4 +294,16 @@ sub sql {
 
 sub tool { root() . "/tools/stack" }
 
+# use_policy_file(PATH): points the stack's configuration at another RBAC policy file (a
+# reload, SIGHUP, takes it).
+sub use_policy_file {
+    my ($self, $policy) = @_;
+    my $file = "$self->{dir}/purser.yaml";
+    open my $in, '<', $file or die "$file: $!";
+    my $cfg = do { local $/; <$in> };
+    $cfg =~ s/policy_file: .*/policy_file: $policy/ or die "$file names no policy_file\n";
+    open my $out, '>', $file or die "$file: $!";
+    print $out $cfg;
+}
+
 1;

@@ -15,7 +15,8 @@ export async function members(ctx) {
   const users = await api('GET', `/organizations/${enc(ctx.org)}/users`);
   const clients = await api('GET', `/organizations/${enc(ctx.org)}/clients`);
   const rows = [
-    ...(users || []).map(u => ({ kind: 'user', name: u.user.username, roles: (u.user.roles || []).join(', ') })),
+    ...(users || []).map(u => ({ kind: 'user', name: u.user.username, roles: (u.user.roles || []).map(r =>
+      (u.user.policy_groups || {})[r] ? `${r} (policy groups ${u.user.policy_groups[r].join(', ')})` : r).join(', ') })),
     ...Object.keys(clients || {}).sort().map(name => ({ kind: 'client', name, roles: '' })),
   ];
   ctx.show(h('h1', {}, 'Users and clients'), filtered(ctx, [

@@ -97,7 +97,7 @@ export async function groupPage(ctx) {
         { title: source, cell: r => r.there },
         { title: 'What changes', cell: r => r.detail ? pre(r.detail) : (r.here === r.there ? 'the same' : '') },
       ], rows, `${group} and ${source} side by side`)),
-      ctx.can('promote_policy_group') && changes.length
+      ctx.can('promote_policy_group', group) && ctx.can('read_policy_group', source) && changes.length
         ? h('button', { type: 'button', id: 'promote', onclick: async () => {
             const ok = await confirmDialog(`Promote from ${source} to ${group}?`,
               changes.map(c => `${c.n}: ${c.here} → ${c.there}`), 'Promote');
