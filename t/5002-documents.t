@@ -171,7 +171,9 @@ is_deeply names_at($rm, '&metadata.label=a=x'), [qw(l1 l2)], '  and not a label 
         . ' DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin');
     $s->sql("INSERT INTO doc_labels VALUES ($id, 'a', 'x'), ($id, 'b', 'y'), ($id, 'kind', 'b=c,d')");
     $s->sql("UPDATE doc_contents SET labels = NULL WHERE id = $id");
-    $s->sql('DELETE FROM schema_migrations WHERE version = 15');
+    # the database as it was at version 14: later migrations undone, to be run again
+    $s->sql('ALTER TABLE memberships DROP COLUMN policy_groups');
+    $s->sql('DELETE FROM schema_migrations WHERE version >= 15');
     my $out = `'$purser' -c '$config' migrate 2>&1`;
     is $?, 0, 'migration 0015 run over a label table' or diag $out;
     is_deeply names_at($rl, '&metadata.label=kind=b%3Dc%2Cd'), [qw(l1)], '  its labels are in the row';

@@ -22,10 +22,13 @@ int identity_token_insert(struct store *store, long long principal_id, const cha
         struct store_value p[] = {STORE_STR(id), STORE_INT(principal_id), STORE_STR(hash),
                                   STORE_STR(description),
                                   expires_in > 0 ? STORE_INT(expires_in) : STORE_NULLV};
+        /* expires_at has no fraction of a second: now + expires_in is rounded up, so that the
+         * token lives at least expires_in seconds and stops at the second its answer shows. */
         rc = store_exec(
             store,
             "INSERT INTO api_tokens (id, principal_id, token_sha256, description, expires_at)"
-            " VALUES (?, ?, ?, ?, UTC_TIMESTAMP() + INTERVAL ? SECOND)",
+            " VALUES (?, ?, ?, ?, UTC_TIMESTAMP() + INTERVAL ? SECOND"
+            " + INTERVAL (MICROSECOND(UTC_TIMESTAMP(6)) > 0) SECOND)",
             p, 5, NULL, NULL, err);
     }
     snprintf(id_out, 17, "%s", id);
