@@ -1,12 +1,16 @@
-/* docstore_private.h: the document store's internals, shared by its files (docstore.c writes,
- * docstore_read.c, docstore_documents.c, docstore_render.c, docstore_keys.c), which include this
- * header and never each other. Defined in docstore_common.c, except docstore_sort_json
- * (docstore_documents.c, beside the filters it shares its comparisons with). */
+/* docstore_private.h: the document store's internals, shared by its files (docstore.c,
+ * docstore_feed.c, docstore_plan.c and docstore_purge.c write; docstore_read.c,
+ * docstore_documents.c, docstore_render.c, docstore_keys.c), which include this header and never
+ * each other. Defined in docstore_common.c, except docstore_sort_json (docstore_documents.c,
+ * beside the filters it shares its comparisons with) and the writer's (below: each names its
+ * file). */
 #ifndef PURSER_DOCSTORE_PRIVATE_H
 #define PURSER_DOCSTORE_PRIVATE_H
 
 #include "base/buf.h"
 #include "docs/docstore.h"
+
+#include <pthread.h>
 
 /* One document of a stored revision. */
 struct member {
@@ -62,5 +66,144 @@ int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *c
 /* Sorts documents (a JSON array) by filter->sort paths and order, stably, then applies
  * filter->limit. -1 when out of memory. */
 int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);
+
+/* ---- the writer (docstore.c, docstore_feed.c, docstore_plan.c, docstore_purge.c) ---- */
+
+/* What write_txn returns, past the error codes, for store_txn to roll back: */
+#define WRITE_UNCHANGED 1 /* nothing changed: no revision (the answer is in out) */
+#define WRITE_ABANDONED 2 /* the payload failed while it was being written */
+
+/* One payload document and its YAML (data redacted if sealed), as the writer reads it. */
+struct item {
+    const struct document *doc; /* its doc (the JSON): see struct feed */
+    json_t *json;               /* the parser's reference to own.doc, until released */
+    char *yaml;                 /* NULL for a Tombstone */
+    const char **labels;        /* metadata.labels: key, value, key, value, ... */
+    size_t label_count;
+    struct document own;        /* the document, when the feed's parser checked it */
+};
+
+/* The payload on its way to the writer. A write of a parsed stream runs the writer (the
+ * store's transaction) in a thread of its own while the caller's thread parses, checks and
+ * emits the documents, so that MariaDB stores each batch while the next is parsed. The parser
+ * fills items in order and publishes them under lock (ready); the writer reads the items
+ * below ready without it. Blocks never move, and the block table only grows (a new copy, the
+ * old kept in the arena), so what the writer has seen stays valid.
+ * The writer takes each document's content hash (document_hash, from its JSON) as it comes,
+ * off the parser's thread, then marks it hashed (hashed, atomic): from there on the writer
+ * reads only what the hash kept, and the parser releases the JSON (a sealed document's stays,
+ * in the parser's list of them, for the writer to seal). */
+enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
+struct feed {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    int threaded;
+    struct item **blocks;
+    size_t block_cap;
+    size_t count; /* items filled (the parser's alone) */
+    size_t ready; /* items published */
+    size_t hashed; /* items the writer has hashed (atomic: written by the writer alone) */
+    long long revision; /* the revision the writer is writing, once its row is in (locked) */
+    enum feed_state state;
+};
+
+/* One document of the revision being written. */
+struct entry {
+    const struct document *doc; /* NULL when carried from the previous revision */
+    const struct item *item;    /* the payload's, with doc */
+    const struct member *member; /* the previous revision's row, or NULL */
+    long long content_id, bucket_id, since;
+    int is_new; /* its content must be stored */
+};
+
+struct write {
+    const struct docstore_ctx *ctx;
+    const char *bucket;
+    enum docstore_mode mode;
+    struct feed *feed;
+    const char *delete_schema, *delete_name; /* DELETE documents/{schema}/{name} */
+    long long bucket_id, latest, revision;
+    struct member *members;
+    size_t member_count;
+    const struct member **sorted; /* members by identity */
+    struct buf *out;
+    int answer_later; /* the caller writes out, from answer_bucket and answer_revision */
+    const char *answer_bucket;
+    long long answer_revision;
+    /* this attempt's: */
+    int changed, any_payload;
+    const char *layering, *layering_layer; /* the first LayeringPolicy of the revision */
+    const char *second_schema, *second_layer, *second_name; /* a second one */
+};
+
+/* -- defined in docstore_feed.c -- */
+
+/* The feed's item i. */
+struct item *docstore_feed_item(struct item *const *blocks, size_t i);
+
+/* Waits until items from `from` on are published or the feed ends. */
+enum feed_state docstore_feed_wait(struct feed *f, size_t from, size_t *until,
+                                   struct item *const **blocks);
+
+/* The next item to fill (arena memory); NULL when out of memory. */
+struct item *docstore_feed_next(struct feed *f, struct arena *arena);
+
+/* -- defined in docstore_plan.c -- */
+
+/* The bucket of the document w deletes in the previous revision, or NULL. */
+const char *docstore_find_member_by_name(const struct write *w);
+
+/* The previous revision's document of that identity, or NULL. */
+const struct member *docstore_find_member(const struct write *w, const char *schema,
+                                          const char *layer, const char *name);
+
+/* Takes the organization's write lock and reads the next revision id. */
+int docstore_lock_head(struct write *w, struct purser_error *err);
+
+/* Reads the previous revision's documents into w (members and sorted). */
+int docstore_load_previous(struct write *w, struct purser_error *err);
+
+/* The id of w's bucket (created when new) into w->bucket_id. */
+int docstore_bucket_id(struct write *w, struct purser_error *err);
+
+/* Each payload document of items [from, to) new, changed or unchanged. */
+int docstore_plan_documents(struct write *w, struct item *const *items, size_t from, size_t to,
+                            struct entry *entries, size_t *entry_count, struct purser_error *err);
+
+/* The rows of the previous revision that stay, into entries. */
+void docstore_plan_carried(struct write *w, struct entry *entries, size_t *entry_count);
+
+/* PURSER_EEXISTS when the new revision would hold two LayeringPolicies. */
+int docstore_check_singleton(const struct write *w, struct purser_error *err);
+
+/* -- defined in docstore.c -- */
+
+/* The new revision's row (its buckets come with docstore_finish_revision). */
+int docstore_insert_revision(struct write *w, struct purser_error *err);
+
+/* The revision's buckets, the head moved past it, and its event. */
+int docstore_finish_revision(struct write *w, const struct entry *carried, size_t n,
+                             struct purser_error *err);
+
+/* The rows of the new revision for entries. */
+int docstore_write_members(struct write *w, const struct entry *entries, size_t n,
+                           struct purser_error *err);
+
+/* Writes w->out: items' documents (encrypted data never echoed), or the status alone. */
+int docstore_write_answer(struct write *w, struct item *const *items, size_t count,
+                          const char *bucket, long long revision, struct purser_error *err);
+
+/* rc of a write of the new revision's rows; a key taken already is a conflict. */
+int docstore_written(struct write *w, int rc, struct purser_error *err);
+
+/* Runs the write's transaction (a write that changes nothing: 0, no revision). */
+int docstore_run_write(struct write *w, struct purser_error *err);
+
+/* Fills the item's YAML and labels from its document. */
+int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
+
+/* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
+int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
+                           struct purser_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include "base/json_text.h"
 #include "base/utf8.h"
 #include "codec/yaml_codec.h"
+#include "docs/render.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
@@ -158,9 +159,11 @@ static void check_actions(struct check *c, const json_t *actions)
         }
         method = string_field(c, a, "method", where, 1);
         string_field(c, a, "path", where, 1);
-        if (method && strcmp(method, "merge") && strcmp(method, "replace") &&
-            strcmp(method, "delete"))
-            fault(c, "%smethod must be merge, replace or delete, not '%s'", where, method);
+        if (method && !render_action_find(method)) {
+            char methods[64];
+            render_action_names(methods, sizeof(methods));
+            fault(c, "%smethod must be %s, not '%s'", where, methods, method);
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 /* render.c: layering and substitution over one dependency graph, each document once: reading
- * the documents, the graph, layering, the order and the output (substitution: render_subst.c). */
+ * the documents, the graph, the order and the output (layering: render_layer.c, substitution:
+ * render_subst.c). */
 #include "docs/render_private.h"
 
 #include "base/hash.h"
@@ -436,11 +437,6 @@ static struct rdoc *source_of(struct render *r, const struct rsub *sub)
 
 /* ---- the dependency graph ---- */
 
-static int out_of_memory(struct render *r)
-{
-    return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-}
-
 static int depend(struct render *r, struct rdoc *user, struct rdoc *on)
 {
     if (on->nusers == on->users_cap) {
@@ -459,7 +455,7 @@ static int depend(struct render *r, struct rdoc *user, struct rdoc *on)
 }
 
 /* The document d layers onto: its parent, or the parent's replacement (unless d is it). */
-static struct rdoc *ancestor(const struct rdoc *d)
+struct rdoc *render_ancestor(const struct rdoc *d)
 {
     struct rdoc *p = d->parent;
     return p && p->replaced_by && p->replaced_by != d ? p->replaced_by : p;
@@ -469,7 +465,7 @@ static int build_edges(struct render *r, struct rdoc *d)
 {
     if (d->control)
         return 0;
-    if (ancestor(d) && depend(r, d, ancestor(d)))
+    if (render_ancestor(d) && depend(r, d, render_ancestor(d)))
         return r->err->code;
     for (size_t i = 0; i < d->nsubst; i++) {
         struct rsub *sub = &d->subst[i];
@@ -487,101 +483,6 @@ static int build_edges(struct render *r, struct rdoc *d)
         if (depend(r, d, from))
             return r->err->code;
     }
-    return 0;
-}
-
-/* ---- layering ---- */
-
-/* Merges from into into (which is this document's own) as Deckhand does: mappings key by
- * key, anything else replaced. What comes from the child is shared, not copied: rendering
- * never changes a value in place unless it is the document's own (jsonpath_unshare). */
-static int merge_into(json_t *into, const json_t *from)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach ((json_t *)from, key, v) {
-        json_t *have = json_object_get(into, key);
-        if (json_is_object(have) && json_is_object(v)) {
-            if (have->refcount > 1) { /* shared: a copy of its own first */
-                json_t *own = json_copy(have);
-                if (!own || json_object_set_new(into, key, own))
-                    return -1;
-                have = own;
-            }
-            if (merge_into(have, v))
-                return -1;
-        } else if (json_object_set(into, key, v)) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int missing_key(struct render *r, const struct rdoc *d, const char *method, const char *path)
-{
-    const struct rdoc *p = ancestor(d);
-    return purser_error_set(r->err, PURSER_EINVAL,
-                            "Missing action path in {'method': '%s', 'path': '%s'} needed for "
-                            "layering from either the data section of the parent [%s, %s] %s "
-                            "or child [%s, %s] %s document.",
-                            method, path, p->schema, p->layer, p->name, d->schema, d->layer,
-                            d->name);
-}
-
-static int apply_action(struct render *r, struct rdoc *d, const struct raction *action,
-                        json_t **rendered)
-{
-    const char *method = action->method, *text = action->path;
-    const struct jsonpath *path = jsonpath_cached(r->paths, text, r->err);
-    json_t *from_child;
-
-    if (!path)
-        return r->err->code;
-    if (strcmp(method, "delete") == 0) {
-        if (jsonpath_unshare(path, rendered, 0))
-            return out_of_memory(r);
-        if (jsonpath_delete(path, rendered, r->err))
-            return missing_key(r, d, method, text);
-        return 0;
-    }
-    from_child = jsonpath_get(path, (json_t *)d->original);
-    if (!from_child)
-        return missing_key(r, d, method, text);
-    if (strcmp(method, "merge") == 0) {
-        json_t *from_parent = jsonpath_get(path, *rendered);
-        if (json_is_object(from_parent) && json_is_object(from_child)) {
-            if (jsonpath_unshare(path, rendered, 1) ||
-                merge_into(jsonpath_get(path, *rendered), from_child))
-                return out_of_memory(r);
-            return 0;
-        }
-    } else if (strcmp(method, "replace") != 0) {
-        return purser_error_set(r->err, PURSER_EINVAL,
-                                "Method in %s is invalid for document [%s, %s] %s.", method,
-                                d->schema, d->layer, d->name);
-    }
-    if (jsonpath_unshare(path, rendered, 0))
-        return out_of_memory(r);
-    return jsonpath_set(path, rendered, json_incref(from_child), r->err);
-}
-
-static int layer(struct render *r, struct rdoc *d)
-{
-    struct rdoc *from = ancestor(d);
-    json_t *rendered;
-    if (!from || !d->nacts)
-        return 0;
-    /* the parent's data, shared: each action makes its own only what it changes */
-    rendered = json_incref(from->data);
-    for (size_t i = 0; i < d->nacts; i++) {
-        if (apply_action(r, d, &d->acts[i], &rendered)) {
-            json_decref(rendered);
-            return r->err->code;
-        }
-    }
-    json_decref(d->data);
-    d->data = rendered;
-    d->owned = 1;
     return 0;
 }
 
@@ -725,7 +626,7 @@ static int render_in_order(struct render *r, int canonical)
     while (h.count) {
         struct rdoc *d = ready_pop(&h);
         if (!d->control &&
-            ((d->parent && layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
+            ((d->parent && render_layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
             return r->err->code;
         d->done = 1;
         rendered++;

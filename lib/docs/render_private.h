@@ -1,4 +1,5 @@
-/* render_private.h: the renderer's working state, shared by render.c and render_subst.c. */
+/* render_private.h: the renderer's working state, shared by render.c, render_layer.c and
+ * render_subst.c. */
 #ifndef PURSER_RENDER_PRIVATE_H
 #define PURSER_RENDER_PRIVATE_H
 
@@ -99,6 +100,13 @@ int render_slot_add(struct arena *arena, struct slot *s, struct rdoc *d);
 
 /* A JSON string's value, or NULL for anything else. */
 const char *render_str(const json_t *v);
+
+/* The document d layers onto: its parent, or the parent's replacement (unless d is it). */
+struct rdoc *render_ancestor(const struct rdoc *d);
+
+/* Applies d's layering actions, in order, to its ancestor's rendered data, which becomes d's
+ * (render_layer.c). */
+int render_layer(struct render *r, struct rdoc *d);
 
 /* Marks d's data as made by the render before substitutions write into it (each write makes
  * its own what it changes: jsonpath_unshare). */

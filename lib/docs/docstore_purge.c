@@ -1,0 +1,116 @@
+/* docstore_purge.c: purging an organization's documents, and rolling back to a revision (a new
+ * revision holding the old one's documents). */
+#include "docs/docstore_private.h"
+#include "store/events.h"
+
+static int purge_txn(struct store *store, void *arg, struct purser_error *err)
+{
+    const struct docstore_ctx *ctx = arg;
+    struct store_value p[] = {STORE_INT(ctx->org_id)};
+    static const char *const statements[] = {
+        "INSERT IGNORE INTO doc_heads (org_id) VALUES (?)",
+        "SELECT next_revision FROM doc_heads WHERE org_id = ? FOR UPDATE",
+        "DELETE FROM doc_revisions WHERE org_id = ?",
+        "DELETE FROM doc_contents WHERE org_id = ?",
+        "DELETE FROM doc_buckets WHERE org_id = ?",
+        "UPDATE doc_heads SET next_revision = 1 WHERE org_id = ?",
+    };
+    (void)store;
+    for (size_t i = 0; i < sizeof(statements) / sizeof(statements[0]); i++) {
+        struct store_rows rows;
+        int rc = i == 1 ? docstore_query(ctx, &rows, statements[i], p, 1, err)
+                        : docstore_exec(ctx, statements[i], p, 1, NULL, err);
+        if (rc)
+            return rc;
+    }
+    return event_append(ctx->store, ctx->org_id, "document_revision", "*", "delete", NULL, NULL,
+                        err);
+}
+
+int docstore_purge(const struct docstore_ctx *ctx, struct purser_error *err)
+{
+    return store_txn(ctx->store, 0, purge_txn, (void *)ctx, err);
+}
+
+struct rollback {
+    struct write w;
+    long long target;
+};
+
+/* A rollback that would bring back, change or remove an encrypted document needs
+ * write_encrypted_document, as any other write of one does. */
+static int rollback_encrypted_check(struct write *w, const struct member *target, size_t n,
+                                    struct purser_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct member *now =
+            docstore_find_member(w, target[i].schema, target[i].layer, target[i].name);
+        if (target[i].encrypted && (!now || now->content_id != target[i].content_id))
+            return purser_error_set(err, PURSER_EDENIED,
+                                    "rolling back the encrypted document [%s, %s] %s needs "
+                                    "write_encrypted_document",
+                                    target[i].schema, target[i].layer, target[i].name);
+    }
+    for (size_t j = 0; j < w->member_count; j++) {
+        const struct member *m = &w->members[j];
+        int kept = 0;
+        for (size_t i = 0; i < n && !kept; i++)
+            kept = target[i].content_id == m->content_id;
+        if (m->encrypted && !kept)
+            return purser_error_set(err, PURSER_EDENIED,
+                                    "rolling back removes the encrypted document [%s, %s] %s, "
+                                    "which needs write_encrypted_document",
+                                    m->schema, m->layer, m->name);
+    }
+    return 0;
+}
+
+static int rollback_txn(struct store *store, void *arg, struct purser_error *err)
+{
+    struct rollback *r = arg;
+    struct write *w = &r->w;
+    struct member *target = NULL;
+    size_t n = 0;
+    struct entry *entries;
+    int rc;
+
+    (void)store;
+    if ((rc = docstore_lock_head(w, err)) || (rc = docstore_load_previous(w, err)))
+        return rc;
+    if (r->target && (rc = docstore_revision_check(w->ctx, r->target, err)))
+        return rc;
+    if ((rc = docstore_members(w->ctx, r->target, &target, &n, err)))
+        return rc;
+    if (!(entries = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*entries))))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct member *now =
+            docstore_find_member(w, target[i].schema, target[i].layer, target[i].name);
+        entries[i] = (struct entry){.member = &target[i],
+                                    .content_id = target[i].content_id,
+                                    .bucket_id = target[i].bucket_id,
+                                    .since = now && now->content_id == target[i].content_id
+                                                 ? now->since
+                                                 : w->revision};
+    }
+    if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
+        return rc;
+    w->any_payload = 0;
+    return (rc = docstore_written(w, docstore_insert_revision(w, err), err)) ||
+                   (rc = docstore_written(w, docstore_write_members(w, entries, n, err), err)) ||
+                   (rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err))
+               ? rc
+               : 0;
+}
+
+int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out,
+                      struct purser_error *err)
+{
+    struct rollback r = {.w = {.ctx = ctx}, .target = id};
+    int rc;
+    *out = NULL;
+    if (id < 0)
+        return purser_error_set(err, PURSER_EINVAL, "revision id must be 0 or more");
+    rc = store_txn(ctx->store, 0, rollback_txn, &r, err);
+    return rc ? rc : docstore_revision(ctx, r.w.revision, out, err);
+}
