@@ -35,7 +35,7 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 
 STATE ?= var
 
-.PHONY: all deps ready build run stop test clean install install-files fuzz fuzz-build
+.PHONY: all deps ready build run stop test clean install install-files fuzz fuzz-build style format
 .SECONDARY:
 all: build
 
@@ -66,10 +66,18 @@ $(BUILD)/migrations.c: $(SQL) tools/embed-sql
 $(BUILD)/migrations.o: $(BUILD)/migrations.c lib/store/migrate.h
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The OpenAPI document's components (schemas, parameters), which GET /docs joins to the route table.
+$(BUILD)/openapi.c: fcgi/openapi.yaml tools/embed-text
+	@mkdir -p $(dir $@)
+	tools/embed-text openapi_components fcgi/openapi.yaml > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/openapi.o: $(BUILD)/openapi.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 $(BUILD)/libpurser.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/purser-fcgi: $(FCGI_OBJ) $(BUILD)/libpurser.a
+$(BUILD)/purser-fcgi: $(FCGI_OBJ) $(BUILD)/openapi.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The purser command checks the route table against the RBAC policy: it links the table
@@ -102,6 +110,9 @@ stop:
 # stack in a temporary folder. PURSER_POOL_CHECK=1: a jansson value kept past its request
 # crashes the worker (lib/base/json_pool.h), which the tests report.
 TEST_ENV := PURSER_BUILD=$(BUILD) PURSER_POOL_CHECK=1
+ifeq ($(ASAN),1)
+TEST_ENV += PURSER_ASAN=1
+endif
 ifeq ($(VALGRIND),1)
 TEST_ENV += TAP_VALGRIND=1 PURSER_VALGRIND=1
 endif
@@ -110,6 +121,7 @@ PROVE_FLAGS ?=
 
 test: ready
 	@$(MAKE) --no-print-directory fuzz-build
+	@rm -rf $(BUILD)/test-output/openapi # this run's checks against /docs (t/9999 adds them up)
 	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(TESTS) $(sort $(wildcard t/[0-9]*.t))
 
 # make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (README "Production"):
@@ -205,6 +217,17 @@ fuzz: ready
 	    || true; \
 	done
 	@ls $(FUZZ_DIR)/crashes | grep . && { echo "fuzz: crashes in $(FUZZ_DIR)/crashes"; exit 1; } || echo "fuzz: no crash"
+
+# make style: fails when a C file is not laid out as .clang-format says (make format lays
+# them out); .ci/run calls it.
+STYLE_SRC = $(sort $(wildcard fcgi/*.c fcgi/*.h lib/*/*.c lib/*/*.h tools/*.c t/*.c t/*.h \
+                              t/fuzz/*.c t/fuzz/*.h bench/*.c))
+
+style: deps
+	@clang-format --dry-run --Werror $(STYLE_SRC) && echo "style: $(words $(STYLE_SRC)) files as .clang-format lays them out"
+
+format: deps
+	clang-format -i $(STYLE_SRC)
 
 clean:
 	rm -rf build

@@ -23,16 +23,21 @@ int events_list(struct request *req)
     const char *kinds = request_query(req, "kinds");
     json_t *out = NULL;
     int rc;
+    if (kinds && !*kinds) /* kinds= with nothing in it filters nothing, as it always did */
+        kinds = NULL;
     if (since < 0 || wait < 0 || size < 0)
         return req->err.code;
     if (wait > EVENTS_MAX_WAIT)
         return purser_error_set(&req->err, PURSER_EINVAL, "wait: at most %d seconds (got %lld)",
                                 EVENTS_MAX_WAIT, wait);
-    rc =
-        identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id, &req->err);
+    /* before the organization, and long before a wait is handed to nginx */
+    rc = events_kinds_check(kinds, &req->err);
     if (!rc)
-        rc = events_read(req->svc->store, req->arena, org_id, since, kinds && *kinds ? kinds : NULL,
-                         size, &out, &gone, &last, &req->err);
+        rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id,
+                             &req->err);
+    if (!rc)
+        rc = events_read(req->svc->store, req->arena, org_id, since, kinds, size, &out, &gone,
+                         &last, &req->err);
     if (!rc && gone) { /* Teleport's "init" and "unreliable" as one rule: re-list, then follow */
         json_t *body = json_pack("{s:{s:s, s:s}, s:I}", "error", "code", "gone", "message",
                                  "events after that seq are no longer kept (events.retention): "
@@ -51,7 +56,7 @@ int events_list(struct request *req)
         char headers[180];
         snprintf(headers, sizeof(headers),
                  "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld/%s\r\n", wait,
-                 kinds && *kinds ? 'w' : 'e', org_id, last, last, req->request_id);
+                 kinds ? 'w' : 'e', org_id, last, last, req->request_id);
         json_decref(out);
         return respond_text(req, 200, "application/json", "", 0, headers);
     }

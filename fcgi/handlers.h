@@ -3,6 +3,7 @@
 #define PURSER_HANDLERS_H
 
 #include "request.h"
+#include "resource/resource.h"
 
 /* health.c */
 int health_live(struct request *req);
@@ -10,6 +11,7 @@ int health_deep(struct request *req);
 
 /* docs.c: the OpenAPI document of the route table */
 int docs_openapi(struct request *req);
+int docs_openapi_yaml(struct request *req);
 int metrics_answer(struct request *req);
 
 /* organizations.c */
@@ -42,13 +44,20 @@ int token_create(struct request *req);
 int token_update(struct request *req);
 int token_delete(struct request *req);
 
-/* clusters.c: the inventory (resource convention) and the install route */
-int clusters_list(struct request *req);
+/* resources.c: the resource convention's routes for the kind of the route row (.kind), and
+ * what a kind's own routes share: the organization's scope, the JSON body with it, and the
+ * answer with the resource's revision as ETag (304 when If-None-Match names it). */
+int resources_list(struct request *req);
+int resource_show(struct request *req);
+int resource_put(struct request *req);
+int resource_merge(struct request *req);
+int resource_remove(struct request *req);
+int resource_scope_of(struct request *req, struct resource_scope *s);
+int resource_body_and_scope(struct request *req, json_t **body, struct resource_scope *s);
+int respond_resource(struct request *req, int rc, int status, json_t *out);
+
+/* clusters.c: a cluster's creation, facts and bootstrap token, and the install route */
 int clusters_create(struct request *req);
-int cluster_get(struct request *req);
-int cluster_replace(struct request *req);
-int cluster_patch(struct request *req);
-int clusters_delete(struct request *req);
 int cluster_facts_write(struct request *req);
 int cluster_facts_list(struct request *req);
 int cluster_token_new(struct request *req);

@@ -82,13 +82,14 @@ int router_match(struct request *req)
         path_known = 1;
         if (!method_matches(routes[i].method, req->method))
             continue;
+        /* the route's error form from here on, a malformed segment's refusal included */
+        req->error_form = routes[i].flags & ROUTE_YAML   ? REQUEST_ERRORS_YAML
+                          : routes[i].flags & ROUTE_CHEF ? REQUEST_ERRORS_CHEF
+                                                         : REQUEST_ERRORS_JSON;
         if (pattern_match(routes[i].pattern, path, req) < 0)
             return purser_error_set(&req->err, PURSER_EINVAL, "malformed path segment in '%s'",
                                     req->path);
         req->route = &routes[i];
-        req->error_form = routes[i].flags & ROUTE_YAML   ? REQUEST_ERRORS_YAML
-                          : routes[i].flags & ROUTE_CHEF ? REQUEST_ERRORS_CHEF
-                                                         : REQUEST_ERRORS_JSON;
         for (size_t j = 0; j < req->param_count; j++)
             if (!utf8_valid(req->param_values[j], strlen(req->param_values[j])))
                 return purser_error_set(&req->err, PURSER_EINVAL,

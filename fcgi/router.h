@@ -9,6 +9,8 @@
 
 #include "request.h"
 
+struct resource_kind;
+
 enum route_flags {
     ROUTE_OPEN = 1 << 0, /* answered without authentication (health, docs) */
     ROUTE_CHEF = 1 << 1, /* Chef-compatible API: errors as {"error": ["message"]} */
@@ -29,6 +31,12 @@ struct route {
     int (*handler)(struct request *req);
     unsigned flags;
     const char *summary; /* one line for the API map and the OpenAPI document */
+    /* The shapes, by name in fcgi/openapi.yaml's components (NULL: none): */
+    const char *body;   /* the request body's schema */
+    const char *answer; /* the success answer's schema */
+    const char *status; /* the success statuses, space-separated: "200" when NULL */
+    const char *query;  /* the query parameters, space-separated names of components.parameters */
+    const struct resource_kind *kind; /* the resource convention's routes: the kind they serve */
 };
 
 extern const struct route routes[];

@@ -1,10 +1,14 @@
 /* routes.c: the route table, the single source of purser's HTTP API.
  *
  * One row per method and path: the RBAC action a caller needs (NULL only for open routes),
- * the handler, flags, and a summary. The OpenAPI document (/docs) is generated from this
- * table, and the RBAC matrix test walks it for every role.
+ * the handler, flags, a summary, and the shapes of its bodies (schemas in fcgi/openapi.yaml):
+ * .body the request's, .answer the success answer's (.status its statuses when not 200), and
+ * .query its query parameters. The OpenAPI document (/docs) is generated from this table, the
+ * RBAC matrix test walks it for every role, and the tests validate every answer against it.
  */
 #include "router.h"
+
+#include "inventory/cluster.h"
 
 /* H(handler): the handler of a row. The `purser` command compiles this file with
  * ROUTES_TABLE_ONLY (the table without handlers, to check it against the RBAC policy) and so
@@ -22,267 +26,283 @@
 
 /* The document API answers at /api/v1.0/ (documents.default_organization) and at
  * /organizations/{org}/api/v1.0/: one row each. */
-#define DOCS(method, path, action, handler, flags, summary)                                        \
-    {method, "/api/v1.0" path, action, handler, ROUTE_YAML | (flags), summary},                    \
+#define DOCS(method, path, action, handler, flags, summary, ...)                                   \
+    {method, "/api/v1.0" path, action, handler, ROUTE_YAML | (flags), summary, __VA_ARGS__},       \
         {method, "/organizations/{org}/api/v1.0" path, action, handler, ROUTE_YAML | (flags),      \
-         summary}
+         summary, __VA_ARGS__}
+
+/* The resource convention's routes of a kind (README "Resources"; a registry row of the
+ * kinds): its collection at path, listed, shown, replaced, merge-patched and deleted by the
+ * generic handlers of resources.c, the RBAC actions to read, write and delete, and the noun of
+ * its summaries. Creation is the kind's own route. A delete may take a credential with it
+ * (the kind's on_delete): the workers' authentication caches are emptied. */
+#define RESOURCE(path, k, noun, read, write, delete)                                             \
+    {"GET", path, read, H(resources_list), OWNED,                                               \
+     "List " noun "s (page_size, page_token, labels, filter, sort)", .answer = "ResourcePage",   \
+     .query = "page_size page_token labels filter sort", .kind = &k},                            \
+        {"GET", path "/{id}", read, H(resource_show), OWNED,                                     \
+         "Show a " noun " (ETag; If-None-Match gives 304)", .answer = "Resource", .kind = &k},    \
+        {"PUT", path "/{id}", write, H(resource_put), 0,                                         \
+         "Replace a " noun "'s labels, annotations, description and spec (If-Match or "          \
+         "metadata.revision)",                                                                    \
+         .body = "ResourceWrite", .answer = "Resource", .kind = &k},                             \
+        {"PATCH", path "/{id}", write, H(resource_merge), 0,                                     \
+         "Merge-patch a " noun " (RFC 7396; If-Match or metadata.revision)", .body = "AnyObject", \
+         .answer = "Resource", .kind = &k},                                                       \
+        {"DELETE", path "/{id}", delete, H(resource_remove), ROUTE_AUTH_CHANGE,                  \
+         "Delete a " noun " (If-Match when given) with what it owns (a cluster: the client its " \
+         "bootstrap token made, that client's keys and tokens, an unredeemed bootstrap token)",  \
+         .status = "204", .kind = &k}
 
 const struct route routes[] = {
     /* health and the API description: open */
-    {"GET", "/healthz", NULL, H(health_live), ROUTE_OPEN, "Liveness: the process answers"},
+    {"GET", "/healthz", NULL, H(health_live), ROUTE_OPEN, "Liveness: the process answers", .answer = "Text"},
     {"GET", "/healthz/deep", NULL, H(health_deep), ROUTE_OPEN,
-     "Readiness: database reachable and schema current"},
-    {"GET", "/docs", NULL, H(docs_openapi), ROUTE_OPEN, "This API as an OpenAPI 3 document"},
+     "Readiness: database reachable and schema current", .answer = "Health"},
+    {"GET", "/docs", NULL, H(docs_openapi), ROUTE_OPEN, "This API as an OpenAPI 3 document",
+     .answer = "OpenAPI"},
+    {"GET", "/docs.yaml", NULL, H(docs_openapi_yaml), ROUTE_OPEN,
+     "The same OpenAPI 3 document as YAML", .answer = "OpenAPIYaml"},
     {"GET", "/metrics", "read_metrics", H(metrics_answer), ROUTE_LOOPBACK,
      "Counters in Prometheus' text format, for the whole process: requests by route, method and "
      "status, latency, database errors and retries, caches, authentication failures, RBAC "
-     "denials, workers (open to loopback clients unless http.metrics_open_loopback is off)"},
+     "denials, workers (open to loopback clients unless http.metrics_open_loopback is off)", .answer = "Text"},
 
     /* organizations */
-    {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations"},
+    {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations", .answer = "NameToUri", .query = "filter"},
     {"POST", "/organizations", "create_organization", H(org_create), CHEF | ROUTE_AUTH_CHANGE,
-     "Create an organization (and its validator client)"},
-    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization"},
+     "Create an organization (and its validator client)", .body = "OrganizationCreate", .answer = "OrganizationCreated", .status = "201"},
+    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization", .answer = "Organization"},
     {"GET", "/organizations/{org}/permissions", "list_organizations", H(org_permissions), 0,
      "What the caller may do in the organization, from the RBAC policy: {actions, own} (the "
-     "admin pages offer only these)"},
+     "admin pages offer only these)", .answer = "Permissions"},
     {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
      "Everything of the organization as a multi-document YAML stream of resources in dependency "
-     "order (secrets=true: encrypted documents' data too, with read_encrypted_document)"},
+     "order (secrets=true: encrypted documents' data too, with read_encrypted_document)", .answer = "YamlStream", .query = "secrets"},
     {"POST", "/organizations/{org}/import", "import_organization", H(org_import), 0,
      "Writes an export's stream into this organization, which must be empty (409 otherwise): "
-     "checked whole, then written all or nothing"},
+     "checked whole, then written all or nothing", .body = "YamlStream", .answer = "Imported", .status = "201"},
     {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Update an organization"},
+     "Update an organization", .body = "OrganizationUpdate", .answer = "Organization"},
     {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete), CHEF | ROUTE_AUTH_CHANGE,
      "Delete an organization; one holding more than its validator and members is 409 with "
      "what it holds (contents: {kind: count}) unless ?force=true, which deletes everything in "
-     "it (server admins only)"},
+     "it (server admins only)", .answer = "Organization", .query = "force"},
     {"GET", "/organizations/{org}/users", "read_members", H(member_list), CHEF,
-     "List the members of an organization with their roles"},
+     "List the members of an organization with their roles", .answer = "Members"},
     {"POST", "/organizations/{org}/users", "write_members", H(member_add), CHEF | ROUTE_AUTH_CHANGE,
-     "Add a user to an organization with roles"},
+     "Add a user to an organization with roles", .body = "MemberAdd", .answer = "Member", .status = "201"},
     {"DELETE", "/organizations/{org}/users/{user}", "write_members", H(member_remove),
-     CHEF | ROUTE_AUTH_CHANGE, "Remove a user from an organization"},
+     CHEF | ROUTE_AUTH_CHANGE, "Remove a user from an organization", .answer = "AnyObject"},
 
     /* Chef's principals endpoint: open, as in the Chef Infra Server */
     {"GET", "/organizations/{org}/principals/{name}", NULL, H(principal_lookup),
      ROUTE_OPEN | CHEF,
      "A user's or client's public key, type and membership (API version 0: the first; 1 and "
-     "later: {principals: [...]}, a client before a user of the same name)"},
+     "later: {principals: [...]}, a client before a user of the same name)", .answer = "PrincipalLookup"},
 
     /* clients of an organization and their keys */
-    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients"},
+    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients", .answer = "NameToUri"},
     {"POST", "/organizations/{org}/clients", "create_client", H(principal_create),
      CHEF | ROUTE_AUTH_CHANGE,
-     "Create a client (a key pair is generated unless a public key is given)"},
+     "Create a client (a key pair is generated unless a public key is given)", .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
     {"GET", "/organizations/{org}/clients/{client}", "read_clients", H(principal_get), CHEF,
-     "Show a client"},
+     "Show a client", .answer = "Principal"},
     {"PUT", "/organizations/{org}/clients/{client}", "update_client", H(principal_update),
-     CHEF | ROUTE_AUTH_CHANGE, "Update a client"},
+     CHEF | ROUTE_AUTH_CHANGE, "Update a client", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
     {"DELETE", "/organizations/{org}/clients/{client}", "delete_client", H(principal_delete),
-     CHEF | ROUTE_AUTH_CHANGE, "Delete a client"},
+     CHEF | ROUTE_AUTH_CHANGE, "Delete a client", .answer = "Principal"},
     {"GET", "/organizations/{org}/clients/{client}/keys", "read_clients", H(key_list), CHEF,
-     "List a client's keys"},
+     "List a client's keys", .answer = "KeyList"},
     {"POST", "/organizations/{org}/clients/{client}/keys", "update_client", H(key_create),
-     CHEF | ROUTE_AUTH_CHANGE, "Add a key to a client"},
+     CHEF | ROUTE_AUTH_CHANGE, "Add a key to a client", .body = "KeyCreate", .answer = "KeyCreated", .status = "201"},
     {"GET", "/organizations/{org}/clients/{client}/keys/{key}", "read_clients", H(key_get), CHEF,
-     "Show a client's key"},
+     "Show a client's key", .answer = "Key"},
     {"PUT", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", H(key_update),
-     CHEF | ROUTE_AUTH_CHANGE, "Update a client's key"},
+     CHEF | ROUTE_AUTH_CHANGE, "Update a client's key", .body = "KeyUpdate", .answer = "Key", .status = "200 201"},
     {"DELETE", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", H(key_delete),
-     CHEF | ROUTE_AUTH_CHANGE, "Delete a client's key"},
+     CHEF | ROUTE_AUTH_CHANGE, "Delete a client's key", .answer = "Key"},
 
     /* the Policyfile API (Chef-compatible) */
     {"GET", "/organizations/{org}/policies", "read_policy", H(policies_list), CHEF,
-     "List policies and their revisions"},
+     "List policies and their revisions", .answer = "Policies"},
     {"GET", "/organizations/{org}/policies/{name}", "read_policy", H(policies_get), CHEF,
-     "Show a policy's revisions"},
+     "Show a policy's revisions", .answer = "Policy"},
     {"DELETE", "/organizations/{org}/policies/{name}", "delete_policy", H(policies_delete), CHEF,
-     "Delete a policy, its revisions and the groups' pointers to them"},
+     "Delete a policy, its revisions and the groups' pointers to them", .answer = "Policy"},
     {"POST", "/organizations/{org}/policies/{name}/revisions", "write_policy", H(revisions_create),
-     CHEF, "Upload a revision (a Policyfile lock); 409 if the revision_id exists"},
+     CHEF, "Upload a revision (a Policyfile lock); 409 if the revision_id exists", .body = "PolicyLock", .answer = "PolicyLock", .status = "201"},
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}", "read_policy", H(revisions_get),
-     CHEF, "Show a revision with the groups that point at it"},
+     CHEF, "Show a revision with the groups that point at it", .answer = "PolicyLock"},
     {"DELETE", "/organizations/{org}/policies/{name}/revisions/{rev}", "delete_policy",
      H(revisions_delete), CHEF,
      "Delete a revision (and the pointers to it: write_policy_group on each group that points "
-     "at it)"},
+     "at it)", .answer = "PolicyLock"},
     {"GET", "/organizations/{org}/policy_groups", "read_policy_group", H(groups_list), CHEF,
-     "List policy groups and what they point at (those the caller may read)"},
+     "List policy groups and what they point at (those the caller may read)", .answer = "PolicyGroups"},
     {"GET", "/organizations/{org}/policy_groups/{group}", "read_policy_group", H(groups_get),
-     CHEF | GROUP, "Show a policy group"},
+     CHEF | GROUP, "Show a policy group", .answer = "PolicyGroup"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}", "write_policy_group", H(groups_delete),
-     CHEF | GROUP, "Delete a policy group (its pointers only)"},
+     CHEF | GROUP, "Delete a policy group (its pointers only)", .answer = "PolicyGroup"},
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}", "read_policy_group",
      H(group_policy_get), CHEF | GROUP,
-     "The lock a group points at for a policy (chef-client's fetch)"},
+     "The lock a group points at for a policy (chef-client's fetch)", .answer = "PolicyLock"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
      H(group_policy_put), CHEF | GROUP,
-     "Upload a lock and point the group at it (201 new, 200 existed)"},
+     "Upload a lock and point the group at it (201 new, 200 existed)", .body = "PolicyLock", .answer = "PolicyLock", .status = "200 201"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
-     H(group_policy_delete), CHEF | GROUP, "Remove a group's pointer for a policy"},
+     H(group_policy_delete), CHEF | GROUP, "Remove a group's pointer for a policy", .answer = "PolicyLock"},
 
     /* what the Policyfile RFC asked for and Chef never built */
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
-     H(revision_groups), CHEF, "The groups that point at a revision"},
+     H(revision_groups), CHEF, "The groups that point at a revision", .answer = "GroupNames"},
     {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", H(policies_diff), CHEF,
      "What changes between two groups or revisions (from_group|from_revision, "
-     "to_group|to_revision): run list, cookbooks, attribute paths"},
+     "to_group|to_revision): run list, cookbooks, attribute paths", .answer = "PolicyDiff", .query = "from_group to_group from_revision to_revision"},
     {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", H(group_nodes), CHEF,
-     "The nodes in a policy group"},
+     "The nodes in a policy group", .answer = "NameToUri"},
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}/nodes", "read_node",
-     H(group_nodes), CHEF, "The nodes of a policy in a policy group"},
+     H(group_nodes), CHEF, "The nodes of a policy in a policy group", .answer = "NameToUri"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}",
      "write_policy_group", H(group_point), CHEF | GROUP,
-     "Point a group at an uploaded revision (empty body; 201 new, 200 existed)"},
+     "Point a group at an uploaded revision (empty body; 201 new, 200 existed)", .answer = "PolicyLock", .status = "200 201"},
     {"POST", "/organizations/{org}/policy_groups/{group}/promote", "promote_policy_group",
      H(group_promote), CHEF | GROUP,
      "Copy the pointers of all or the named policies from another group, all or nothing (the "
-     "right on this group, and read_policy_group on the other)"},
+     "right on this group, and read_policy_group on the other)", .body = "Promote", .answer = "PolicyGroup"},
 
     /* cookbook artifacts and the uploads behind them (chef push) */
     {"POST", "/organizations/{org}/sandboxes", "write_cookbooks", H(sandboxes_create), CHEF,
-     "Open a sandbox for file checksums; answers an upload URL for each file not yet stored"},
+     "Open a sandbox for file checksums; answers an upload URL for each file not yet stored", .body = "Sandbox", .answer = "AnyObject", .status = "201"},
     {"PUT", "/organizations/{org}/sandboxes/{id}", "write_cookbooks", H(sandboxes_commit), CHEF,
-     "Commit a sandbox once its files are uploaded"},
+     "Commit a sandbox once its files are uploaded", .body = "SandboxCommit", .answer = "AnyObject"},
     {"PUT", "/organizations/{org}/file_store/{checksum}", "write_cookbooks", H(files_put), CHEF,
-     "Upload a file a sandbox expects (its MD5 must be the checksum)"},
+     "Upload a file a sandbox expects (its MD5 must be the checksum)", .body = "Binary", .answer = "AnyObject"},
     {"GET", "/organizations/{org}/file_store/{checksum}", "read_cookbooks", H(files_get), CHEF,
-     "Download a stored file"},
+     "Download a stored file", .answer = "Binary"},
     {"GET", "/organizations/{org}/cookbook_artifacts", "read_cookbooks", H(artifacts_list), CHEF,
-     "List cookbook artifacts"},
+     "List cookbook artifacts", .answer = "AnyObject"},
     {"GET", "/organizations/{org}/cookbook_artifacts/{name}", "read_cookbooks", H(artifacts_list),
-     CHEF, "List the identifiers of a cookbook artifact"},
+     CHEF, "List the identifiers of a cookbook artifact", .answer = "AnyObject"},
     {"GET", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "read_cookbooks",
-     H(artifacts_get), CHEF, "Show an artifact's manifest, with file download URLs"},
+     H(artifacts_get), CHEF, "Show an artifact's manifest, with file download URLs", .answer = "AnyObject"},
     {"PUT", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
-     H(artifacts_put), CHEF, "Store an artifact (201 new, 200 identical, 409 different)"},
+     H(artifacts_put), CHEF, "Store an artifact (201 new, 200 identical, 409 different)", .body = "AnyObject", .answer = "AnyObject", .status = "200 201"},
     {"DELETE", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
-     H(artifacts_delete), CHEF, "Delete an artifact"},
+     H(artifacts_delete), CHEF, "Delete an artifact", .answer = "AnyObject"},
 
     /* nodes */
-    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes"},
+    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes", .answer = "NameToUri"},
     {"POST", "/organizations/{org}/nodes", "create_node", H(nodes_create), CHEF,
-     "Create a node (its creator may change it under the node role)"},
-    {"GET", "/organizations/{org}/nodes/{node}", "read_node", H(nodes_get), CHEF, "Show a node"},
+     "Create a node (its creator may change it under the node role)", .body = "Node", .answer = "Uri", .status = "201"},
+    {"GET", "/organizations/{org}/nodes/{node}", "read_node", H(nodes_get), CHEF, "Show a node", .answer = "Node"},
     {"PUT", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_update), CHEF | OWNED,
-     "Update a node"},
+     "Update a node", .body = "Node", .answer = "Node"},
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
-     "Delete a node"},
+     "Delete a node", .answer = "Node"},
 
     /* the inventory: clusters (the resource convention, README "Resources") */
-    {"GET", "/organizations/{org}/clusters", "read_cluster", H(clusters_list), OWNED,
-     "List clusters (page_size, page_token, labels, filter, sort)"},
+    RESOURCE("/organizations/{org}/clusters", cluster_kind, "cluster", "read_cluster",
+             "write_cluster", "delete_cluster"),
     {"POST", "/organizations/{org}/clusters", "write_cluster", H(clusters_create), 0,
-     "Register a cluster; the answer shows its bootstrap token once"},
-    {"GET", "/organizations/{org}/clusters/{id}", "read_cluster", H(cluster_get), OWNED,
-     "Show a cluster (ETag; If-None-Match gives 304)"},
-    {"PUT", "/organizations/{org}/clusters/{id}", "write_cluster", H(cluster_replace), 0,
-     "Replace a cluster's labels, annotations, description and spec (If-Match or "
-     "metadata.revision)"},
-    {"PATCH", "/organizations/{org}/clusters/{id}", "write_cluster", H(cluster_patch), 0,
-     "Merge-patch a cluster (RFC 7396; If-Match or metadata.revision)"},
-    {"DELETE", "/organizations/{org}/clusters/{id}", "delete_cluster", H(clusters_delete),
-     ROUTE_AUTH_CHANGE,
-     "Delete a cluster (If-Match when given) with its credential: the client its bootstrap "
-     "token made, that client's keys and tokens, and an unredeemed bootstrap token"},
+     "Register a cluster; the answer shows its bootstrap token once", .body = "ResourceWrite",
+     .answer = "Resource", .status = "201"},
     {"PUT", "/organizations/{org}/clusters/{id}/facts", "write_cluster_facts",
-     H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)"},
+     H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)", .body = "AnyObject", .answer = "Resource"},
     {"GET", "/organizations/{org}/clusters/{id}/facts/history", "read_cluster",
-     H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first"},
+     H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first", .answer = "FactsPage", .query = "page_size page_token"},
     {"POST", "/organizations/{org}/clusters/{id}/bootstrap-token", "reset_bootstrap_token",
-     H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once"},
+     H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once", .answer = "BootstrapToken", .status = "201"},
     {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap),
      ROUTE_OPEN | ROUTE_AUTH_CHANGE,
-     "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential"},
+     "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential", .answer = "InstallManifest", .query = "token"},
 
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
      "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
      "next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 with "
-     "oldest_seq when those events are no longer kept"},
+     "oldest_seq when those events are no longer kept", .answer = "Events", .query = "since kinds page_size wait"},
 
     /* users, their keys and tokens */
-    {"GET", "/users", "list_users", H(principal_list), CHEF, "List users"},
+    {"GET", "/users", "list_users", H(principal_list), CHEF, "List users", .answer = "NameToUri"},
     {"POST", "/users", "create_user", H(principal_create), CHEF | ROUTE_AUTH_CHANGE,
-     "Create a user (a key pair is generated unless a public key is given)"},
-    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user"},
+     "Create a user (a key pair is generated unless a public key is given)", .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
+    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user", .answer = "Principal"},
     {"PUT", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Update a user"},
+     "Update a user", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
     {"PATCH", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
      "Change some of a user's fields: active (a deactivated user's keys and tokens are refused), "
-     "labels, names, email"},
+     "labels, names, email", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
     {"DELETE", "/users/{user}", "delete_user", H(principal_delete), CHEF | ROUTE_AUTH_CHANGE,
-     "Delete a user"},
-    {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys"},
+     "Delete a user", .answer = "Principal"},
+    {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys", .answer = "KeyList"},
     {"POST", "/users/{user}/keys", "update_user", H(key_create), CHEF | ROUTE_AUTH_CHANGE,
-     "Add a key to a user"},
-    {"GET", "/users/{user}/keys/{key}", "read_user", H(key_get), CHEF, "Show a user's key"},
+     "Add a key to a user", .body = "KeyCreate", .answer = "KeyCreated", .status = "201"},
+    {"GET", "/users/{user}/keys/{key}", "read_user", H(key_get), CHEF, "Show a user's key", .answer = "Key"},
     {"PUT", "/users/{user}/keys/{key}", "update_user", H(key_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Update a user's key"},
+     "Update a user's key", .body = "KeyUpdate", .answer = "Key", .status = "200 201"},
     {"DELETE", "/users/{user}/keys/{key}", "update_user", H(key_delete), CHEF | ROUTE_AUTH_CHANGE,
-     "Delete a user's key"},
+     "Delete a user's key", .answer = "Key"},
     {"GET", "/users/{user}/tokens", "read_user", H(token_list), 0,
-     "List a user's API tokens (never the tokens themselves)"},
+     "List a user's API tokens (never the tokens themselves)", .answer = "TokenList"},
     {"POST", "/users/{user}/tokens", "update_user", H(token_create), ROUTE_AUTH_CHANGE,
-     "Create an API token; the answer is the only place it appears"},
+     "Create an API token; the answer is the only place it appears", .body = "TokenCreate", .answer = "Token", .status = "201"},
     {"PATCH", "/users/{user}/tokens/{id}", "update_user", H(token_update), ROUTE_AUTH_CHANGE,
-     "Deactivate or activate an API token ({\"active\": false})"},
+     "Deactivate or activate an API token ({\"active\": false})", .body = "TokenPatch", .answer = "Token"},
     {"DELETE", "/users/{user}/tokens/{id}", "update_user", H(token_delete), ROUTE_AUTH_CHANGE,
-     "Revoke an API token"},
+     "Revoke an API token", .status = "204"},
 
     /* the document API (Deckhand-compatible, YAML) */
     {"GET", "/versions", NULL, H(doc_versions), ROUTE_OPEN | ROUTE_YAML,
-     "The document API's versions (Deckhand)"},
+     "The document API's versions (Deckhand)", .answer = "DeckhandAny"},
     {"GET", "/api/v1.0/health", NULL, H(doc_health), ROUTE_OPEN | ROUTE_YAML,
-     "The document API answers (204)"},
+     "The document API answers (204)", .status = "204"},
     DOCS("PUT", "/buckets/{bucket}/documents", "write_cleartext_document", H(doc_bucket_put), 0,
          "Replace a bucket's documents (those left out are deleted): one new revision, none "
-         "when nothing changes"),
+         "when nothing changes", .body = "Documents", .answer = "Documents"),
     DOCS("POST", "/documents", "write_cleartext_document", H(doc_post), 0,
-         "Add, replace and (Tombstone) delete documents in bucket ?bucket= (default 'default')"),
+         "Add, replace and (Tombstone) delete documents in bucket ?bucket= (default 'default')", .body = "Documents", .answer = "Documents", .query = "bucket"),
     DOCS("DELETE", "/documents/{namespace}/{kind}/{version}/{name}", "write_cleartext_document",
-         H(doc_delete), 0, "Delete the documents of a schema and name (a new revision)"),
+         H(doc_delete), 0, "Delete the documents of a schema and name (a new revision)", .answer = "Documents"),
     DOCS("GET", "/revisions", "read_revision", H(rev_list), 0,
-         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status"),
+         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status", .answer = "DeckhandList", .query = "tag sort order"),
     DOCS("DELETE", "/revisions", "delete_revisions", H(rev_purge), 0,
-         "Purge every revision and document; ids start again at 1"),
+         "Purge every revision and document; ids start again at 1", .status = "204"),
     DOCS("GET", "/revisions/{id}", "read_revision", H(rev_get), 0,
-         "Show a revision: buckets, tags, ValidationPolicy status"),
+         "Show a revision: buckets, tags, ValidationPolicy status", .answer = "Revision"),
     DOCS("GET", "/revisions/{id}/documents", "read_cleartext_document", H(rev_documents), 0,
          "A revision's documents as posted (schema, metadata.name, metadata.label, "
          "metadata.layeringDefinition.abstract|layer, status.bucket, sort, order, limit, "
-         "cleartext-secrets)"),
+         "cleartext-secrets)", .answer = "Documents", .query = "schema metadata.name metadata.label metadata.layeringDefinition.abstract metadata.layeringDefinition.layer status.bucket sort order limit cleartext-secrets"),
     DOCS("GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
          "A revision's concrete documents layered, substituted and validated against their "
          "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
-         "cleartext-secrets)"),
+         "cleartext-secrets)", .answer = "Documents", .query = "schema metadata.name metadata.label status.bucket sort order limit cleartext-secrets"),
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", H(rev_diff), 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
-         "none)"),
+         "none)", .answer = "AnyObject"),
     DOCS("GET", "/revisions/{id}/deepdiff/{other}", "read_revision", H(rev_deepdiff), 0,
          "The diff of the rendered revisions, with each modified bucket's documents added, "
-         "deleted and changed (deepdiff's shape)"),
-    DOCS("GET", "/revisions/{id}/tags", "read_revision", H(tag_list), 0, "A revision's tags"),
+         "deleted and changed (deepdiff's shape)", .answer = "AnyObject"),
+    DOCS("GET", "/revisions/{id}/tags", "read_revision", H(tag_list), 0, "A revision's tags", .answer = "DeckhandAny"),
     DOCS("DELETE", "/revisions/{id}/tags", "write_tag", H(tag_delete), 0,
-         "Delete a revision's tags"),
-    DOCS("GET", "/revisions/{id}/tags/{tag}", "read_revision", H(tag_get), 0, "Show a tag"),
+         "Delete a revision's tags", .status = "204"),
+    DOCS("GET", "/revisions/{id}/tags/{tag}", "read_revision", H(tag_get), 0, "Show a tag", .answer = "AnyObject"),
     DOCS("POST", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_create), 0,
-         "Tag a revision (optional YAML mapping of data)"),
-    DOCS("DELETE", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_delete), 0, "Delete a tag"),
+         "Tag a revision (optional YAML mapping of data)", .body = "DeckhandAny", .answer = "AnyObject", .status = "201"),
+    DOCS("DELETE", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_delete), 0, "Delete a tag", .status = "204"),
     DOCS("POST", "/rollback/{id}", "write_cleartext_document", H(rev_rollback), 0,
-         "A new revision with the documents of revision id (0: none)"),
+         "A new revision with the documents of revision id (0: none)", .answer = "Revision", .status = "201"),
     DOCS("GET", "/revisions/{id}/validations", "read_validation", H(validation_list), 0,
-         "Validations reported for a revision, with the latest status of each"),
+         "Validations reported for a revision, with the latest status of each", .answer = "DeckhandList"),
     DOCS("GET", "/revisions/{id}/validations/detail", "read_validation", H(validation_detail), 0,
-         "Every validation entry of a revision in full"),
+         "Every validation entry of a revision in full", .answer = "DeckhandList"),
     DOCS("GET", "/revisions/{id}/validations/{name}", "read_validation", H(validation_entries), 0,
-         "The entries of one validation"),
+         "The entries of one validation", .answer = "DeckhandList"),
     DOCS("POST", "/revisions/{id}/validations/{name}", "write_validation", H(validation_create), 0,
-         "Report a validation result (status, validator, errors)"),
+         "Report a validation result (status, validator, errors)", .body = "AnyObject", .answer = "AnyObject", .status = "201"),
     DOCS("GET", "/revisions/{id}/validations/{name}/entries/{entry}", "read_validation",
-         H(validation_entry), 0, "One validation entry in full"),
+         H(validation_entry), 0, "One validation entry in full", .answer = "AnyObject"),
 };
 
 const size_t route_count = sizeof(routes) / sizeof(routes[0]);

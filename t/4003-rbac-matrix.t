@@ -142,7 +142,7 @@ my %expected_action = (
     'GET /api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
     'GET /organizations/{org}/api/v1.0/revisions/{id}/validations/{name}/entries/{entry}' => 'read_validation',
 );
-my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs',
+my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs', 'GET /docs.yaml',
     'GET /versions', 'GET /api/v1.0/health', 'GET /organizations/{org}/principals/{name}',
     'GET /install/bootstrap.json');
 

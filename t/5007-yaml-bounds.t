@@ -1,7 +1,7 @@
 # 5007: YAML that expands (issue 17 item 1): a small body whose aliases expand to millions of
 # nodes is 413 naming documents.max_yaml_alias_nodes and where it was reached, before the
-# expansion is built; the worker stays small; bodies within the bounds still work; the bounds
-# are the configuration's.
+# expansion is built; the worker stays small (a size make ASAN=1 skips); bodies within the
+# bounds still work; the bounds are the configuration's.
 use strict;
 use warnings;
 use FindBin;
@@ -38,7 +38,7 @@ is revisions(), $count, 'nothing is stored';
 my ($w2) = $s->worker_pids;
 is $w2, $w, 'the worker is alive';
 my $after = rss($w);
-ok $after <= $before * 1.1, "and as small as before: RSS $before kB before, $after kB after";
+PurserStack::memory_ok($after <= $before * 1.1, "and as small as before: RSS $before kB before, $after kB after");
 
 # Within the bounds, aliases work.
 my $ok = "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: fine\n"

@@ -4,7 +4,8 @@
 # their parameters (STORE_CACHE_PARAMS), so that after writes of thousands of documents the
 # worker returns to near its idle size and purser's connection holds little of MariaDB's
 # memory. (Before: 64 statements of hundreds of rows, 68 MB of the server's memory and 16 MB
-# of the worker's after ten 4,000-document writes.)
+# of the worker's after ten 4,000-document writes.) Under make ASAN=1 the worker's size is a
+# skip; the connection's share of MariaDB's memory (no sanitizer there) is still held.
 use strict;
 use warnings;
 use FindBin;
@@ -55,7 +56,7 @@ sleep 1;
 my $after = rss($w);
 my ($w2) = $s->worker_pids;
 is $w2, $w, 'the same worker served every write';
-ok $after <= $idle + 4096,
-    "and is back near its idle size: RSS $idle kB idle, $after kB after four writes";
+PurserStack::memory_ok($after <= $idle + 4096,
+    "and is back near its idle size: RSS $idle kB idle, $after kB after four writes");
 
 PurserStack::finish();

@@ -4,7 +4,8 @@
 # organizations, members, users, clients, keys, tokens):
 # one event per committed write with kind, name, op, revision and actor, none for a refused
 # write; seq without gap or reorder under 8 racing writers; the kinds filter and paging by
-# since; 410 with the oldest kept seq after `purser gc-events`.
+# since; 410 with the oldest kept seq after `purser gc-events`; kinds= takes the kinds of the
+# table in lib/store/events.c, which README lists, and is 400 for any other or an empty item.
 use strict;
 use warnings;
 use FindBin;
@@ -13,6 +14,7 @@ use Test::More;
 use JSON::PP;
 use PurserStack;
 use POSIX ();
+use Time::HiRes ();
 
 my $s = PurserStack->new(workers => 2);
 my $org = $s->env('PURSER_ORG');
@@ -244,5 +246,66 @@ like PurserStack::error_message($d), qr/re-read/, '  saying to re-read and follo
 ($r, $d) = call('GET', "/organizations/$org/events?since=10");
 is $r->{status}, 200, 'since just before the oldest kept: 200';
 is $d->{events}[0]{seq}, 11, '  from it';
+
+# ---- the kinds filter names kinds of the table (lib/store/events.c), which README lists ----
+{
+    open my $fh, '<', PurserStack::root() . '/README.md' or die "README.md: $!";
+    my $readme = do { local $/; <$fh> };
+    my ($section) = $readme =~ /^### Events\n(.*?)^### /ms or die 'no Events section in README.md';
+    my @listed = $section =~ /^\| `([a-z_]+)` \|/mg;
+    cmp_ok scalar(@listed), '>=', 18, "README's Events section lists the event kinds";
+    open $fh, '<', PurserStack::root() . '/lib/store/events.c' or die "events.c: $!";
+    my $c = do { local $/; <$fh> };
+    my ($table) = $c =~ /^const struct event_kind event_kinds\[\] = \{\n(.*?)^\};/ms
+        or die 'no event_kinds table in lib/store/events.c';
+    is_deeply \@listed, [ $table =~ /^\s*\{"([a-z_]+)",/mg ],
+        '  the same kinds in the same order as the table in lib/store/events.c';
+    my $from = 10; # the oldest kept is 11 (pruned above)
+    my $seqs = sub {
+        [ map { $_->{seq} } @{ events("since=$from&page_size=1000&$_[0]")->{events} } ];
+    };
+    my @all = @{ events("since=$from&page_size=1000")->{events} };
+    my @refused;
+    for my $kind (@listed) {
+        my ($rk, $dk) =
+            call('GET', "/organizations/$org/events?since=$from&page_size=1000&kinds=$kind");
+        push @refused, "$kind: $rk->{status}" unless $rk->{status} == 200
+            && !grep { $_->{kind} ne $kind } @{ $dk->{events} };
+    }
+    is_deeply \@refused, [], '  kinds= accepts each of them, and keeps only that kind';
+    is_deeply $seqs->('kinds=' . join(',', @listed)), [ map { $_->{seq} } @all ],
+        '  all of them at once keep every event (no event has a kind the README misses)';
+    is_deeply $seqs->('kinds=cluster,node'),
+        [ map { $_->{seq} } grep { $_->{kind} =~ /^(cluster|node)$/ } @all ],
+        'a known kind filters as before (kinds=cluster,node)';
+    ok scalar(@{ $seqs->('kinds=cluster,node') }), '  and finds some';
+    is_deeply $seqs->('kinds='), [ map { $_->{seq} } @all ], 'kinds= with nothing filters nothing';
+
+    ($r, $d) = call('GET', "/organizations/$org/events?since=$from&kinds=cluster,bogus");
+    is $r->{status}, 400, 'an unknown kind: 400';
+    is $d->{error}{code}, 'bad_request', '  in the route\'s JSON error form';
+    my ($known) =
+        PurserStack::error_message($d) =~ /^kinds: unknown event kind 'bogus' \(known: (.*)\)$/;
+    ok defined $known, '  naming it: ' . PurserStack::error_message($d);
+    # (an error message is 256 bytes: a list that outgrows it ends in "...")
+    my @known = split /, /, $known // '';
+    pop @known if @known && $known[-1] eq '...';
+    ok @known && "@known" eq "@listed[0 .. $#known]", '  and the known kinds, as README lists them';
+    ($r, $d) = call('GET', "/organizations/$org/events?since=$from&kinds=Cluster");
+    like PurserStack::error_message($d), qr/unknown event kind 'Cluster'/,
+        '  kinds are case-sensitive';
+    for my $bad ('cluster,,node', 'cluster,', ',cluster', ',') {
+        ($r, $d) = call('GET', "/organizations/$org/events?since=$from&kinds=$bad");
+        is $r->{status}, 400, "an empty item (kinds=$bad): 400";
+        like PurserStack::error_message($d), qr/^kinds: item \d+ is empty/, '  saying so';
+    }
+    my $next = events("since=$from&page_size=1000")->{next};
+    my $t0 = Time::HiRes::time();
+    ($r, $d) = call('GET', "/organizations/$org/events?since=$next&wait=20&kinds=bogus");
+    is $r->{status}, 400, 'with wait= and nothing to read: 400 all the same';
+    cmp_ok Time::HiRes::time() - $t0, '<', 10, '  at once, not after the wait';
+    ($r, $d) = call('GET', "/organizations/nosuchorg/events?kinds=bogus");
+    is $r->{status}, 400, '  and before the organization is looked up';
+}
 
 PurserStack::finish();

@@ -17,7 +17,7 @@ my $build = PurserStack::build();
 my $tmp = tempdir('purser-install-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my ($prefix, $etc) = ("$tmp/usr", "$tmp/etc");
 my @make = ('make', '-s', '-C', $root, 'install-files', "BUILD=$build", "PREFIX=$prefix", "SYSCONFDIR=$etc",
-    "RUNDIR=$tmp/run");
+    "RUNDIR=$tmp/run", PurserStack::asan() ? ('ASAN=1') : ());
 mkdir "$tmp/run";
 
 sub run_out { my $out = `@_ 2>&1`; return ($? >> 8, $out) }

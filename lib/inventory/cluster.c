@@ -75,6 +75,23 @@ static const struct resource_field cluster_filters[] = {
     {"git_repo.type", "$.git_repo.type"},
 };
 
+/* The cluster's credential goes with it: the client its bootstrap token made (status.client_id),
+ * with that client's keys and tokens. An unredeemed bootstrap token goes with the row. */
+static int delete_credential(struct store *store, long long id, const struct resource_scope *s,
+                             struct purser_error *err)
+{
+    struct store_rows rows;
+    struct store_value p = STORE_INT(id);
+    int rc = store_query(store, s->arena, &rows,
+                         "SELECT CAST(JSON_VALUE(status, '$.client_id') AS INTEGER) FROM "
+                         "resources WHERE id = ?",
+                         &p, 1, err);
+    if (rc || rows.count == 0 || !store_cell(&rows, 0, 0))
+        return rc;
+    return identity_client_remove(store, s->org_id, strtoll(store_cell(&rows, 0, 0), NULL, 10),
+                                  err);
+}
+
 const struct resource_kind cluster_kind = {
     .kind = "Cluster",
     .version = "v1",
@@ -85,6 +102,7 @@ const struct resource_kind cluster_kind = {
     .map_path = "$.facts",
     .title = "display_name",
     .check_spec = check_spec,
+    .on_delete = delete_credential,
 };
 
 /* ---- ids ---- */
@@ -236,43 +254,7 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     return rc;
 }
 
-/* ---- deleting a cluster ---- */
-
-/* The cluster's credential goes with it: the client its bootstrap token made (status.client_id),
- * with that client's keys and tokens. An unredeemed bootstrap token goes with the row. */
-static int credential_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
-{
-    const struct resource_scope *s = ctx;
-    struct store_rows rows;
-    struct store_value p = STORE_INT(id);
-    int rc = store_query(store, s->arena, &rows,
-                         "SELECT CAST(JSON_VALUE(status, '$.client_id') AS INTEGER) FROM "
-                         "resources WHERE id = ?",
-                         &p, 1, err);
-    if (rc || rows.count == 0 || !store_cell(&rows, 0, 0))
-        return rc;
-    return identity_client_remove(store, s->org_id, strtoll(store_cell(&rows, 0, 0), NULL, 10),
-                                  err);
-}
-
-int cluster_delete(const struct resource_scope *s, const char *name, const char *if_match,
-                   struct purser_error *err)
-{
-    return resource_delete(&cluster_kind, s, name, if_match, credential_hook, (void *)s, err);
-}
-
 /* ---- dynamic facts ---- */
-
-int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
-                        struct purser_error *err)
-{
-    const json_t *client = json_object_get(json_object_get(cluster, "status"), "client_id");
-    if (!owner || (json_is_integer(client) && json_integer_value(client) == owner))
-        return 0;
-    return purser_error_set(
-        err, PURSER_EDENIED, "missing %s permission on cluster %s", action,
-        json_string_value(json_object_get(json_object_get(cluster, "metadata"), "name")));
-}
 
 struct facts_write {
     const json_t *facts;
@@ -329,7 +311,7 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
     if (owner) {
         if ((rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err)))
             return rc;
-        rc = cluster_owner_check(cluster, owner, "write_cluster_facts", err);
+        rc = resource_owner_check(&cluster_kind, cluster, owner, "write_cluster_facts", err);
         json_decref(cluster);
         if (rc)
             return rc;
@@ -357,7 +339,7 @@ int cluster_facts_history(const struct resource_scope *s, const char *name, cons
         return (int)size;
     if ((rc = resource_get(&cluster_kind, s, name, &cluster, &id, err)))
         return rc;
-    rc = cluster_owner_check(cluster, owner, "read_cluster", err);
+    rc = resource_owner_check(&cluster_kind, cluster, owner, "read_cluster", err);
     json_decref(cluster);
     if (rc)
         return rc;

@@ -6,6 +6,9 @@
 
 #include "resource/resource.h"
 
+/* The kind: deleting a cluster deletes, in the same transaction, the credential its
+ * bootstrap token made (the client, its keys and tokens, with their events); an unredeemed
+ * bootstrap token dies with the cluster. */
 extern const struct resource_kind cluster_kind;
 
 /* What a cluster's id becomes: "c-" before the client's choice when it lacks it, or a
@@ -24,12 +27,6 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
                         const char *install_base, json_t **out, struct purser_error *err);
 
-/* Deletes the cluster (if_match as resource_delete) and, in the same transaction, the
- * credential its bootstrap token made: the client, its keys and tokens, with their events.
- * An unredeemed bootstrap token dies with the cluster. */
-int cluster_delete(const struct resource_scope *s, const char *name, const char *if_match,
-                   struct purser_error *err);
-
 /* Records facts (any JSON object) as the cluster's status.dynamic_facts and as a new version
  * in its history (author s->actor), keeping the newest `keep`. owner: when nonzero, the
  * principal that must be the cluster's own credential (403 otherwise). *out: the cluster. */
@@ -41,10 +38,6 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
 int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
                           const char *page_token, long long owner, json_t **out,
                           struct purser_error *err);
-
-/* 0 when owner is 0 or the cluster's own credential; PURSER_EDENIED naming action otherwise. */
-int cluster_owner_check(const json_t *cluster, long long owner, const char *action,
-                        struct purser_error *err);
 
 /* The credential redeeming a bootstrap token makes for the cluster. */
 struct cluster_credential {

@@ -501,7 +501,7 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
         return rc;
     if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */
         struct store_value p = STORE_INT(id);
-        rc = w->hook ? w->hook(store, id, w->hook_ctx, err) : 0;
+        rc = w->k->on_delete ? w->k->on_delete(store, id, w->s, err) : 0;
         return rc ? rc
                   : store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL,
                                err);
@@ -604,17 +604,21 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
     return run(&w, out, err);
 }
 
-int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const char *if_match, resource_hook hook, void *hook_ctx,
-                    struct purser_error *err)
+int resource_owner_check(const struct resource_kind *k, const json_t *resource, long long owner,
+                         const char *action, struct purser_error *err)
 {
-    struct write w = {.k = k,
-                      .s = s,
-                      .name = name,
-                      .op = 'd',
-                      .if_match = if_match,
-                      .hook = hook,
-                      .hook_ctx = hook_ctx};
+    const json_t *client = json_object_get(json_object_get(resource, "status"), "client_id");
+    if (!owner || (json_is_integer(client) && json_integer_value(client) == owner))
+        return 0;
+    return purser_error_set(
+        err, PURSER_EDENIED, "missing %s permission on %s %s", action, k->stored,
+        json_string_value(json_object_get(json_object_get(resource, "metadata"), "name")));
+}
+
+int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const char *if_match, struct purser_error *err)
+{
+    struct write w = {.k = k, .s = s, .name = name, .op = 'd', .if_match = if_match};
     return run(&w, NULL, err);
 }
 

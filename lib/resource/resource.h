@@ -25,6 +25,8 @@ struct resource_field {
     const char *path; /* "$.display_name" */
 };
 
+struct resource_scope;
+
 struct resource_kind {
     const char *kind;    /* "Cluster": the kind field and messages ("Cluster 'c-a' ...") */
     const char *version; /* "v1" */
@@ -38,6 +40,10 @@ struct resource_kind {
                           or NULL */
     /* Strict validation of spec on write: 0, or PURSER_EINVAL naming the field. */
     int (*check_spec)(const json_t *spec, struct purser_error *err);
+    /* Runs in a delete's transaction before the row goes, with its id and the scope (may be
+     * NULL): what the resource owns outside its own rows goes with it (a cluster's client). */
+    int (*on_delete)(struct store *store, long long id, const struct resource_scope *s,
+                     struct purser_error *err);
 };
 
 /* Where a call acts and who acts. */
@@ -75,12 +81,16 @@ int resource_patch(const struct resource_kind *k, const struct resource_scope *s
                    const json_t *patch, const char *if_match, json_t **out,
                    struct purser_error *err);
 
-/* Deletes it; when if_match is given it must be the current revision (412). hook (may be
- * NULL) runs in the transaction before the row goes, with its id: what the resource owns
- * outside its own rows (a cluster's client) goes with it. */
+/* Deletes it, and in the same transaction what the kind's on_delete removes; when if_match is
+ * given it must be the current revision (412). */
 int resource_delete(const struct resource_kind *k, const struct resource_scope *s, const char *name,
-                    const char *if_match, resource_hook hook, void *hook_ctx,
-                    struct purser_error *err);
+                    const char *if_match, struct purser_error *err);
+
+/* 0 when owner is 0 or the principal that the resource's status.client_id names (a
+ * credential that holds an action only on its own resource, RBAC `own`); PURSER_EDENIED
+ * "missing ACTION permission on KIND NAME" otherwise. */
+int resource_owner_check(const struct resource_kind *k, const json_t *resource, long long owner,
+                         const char *action, struct purser_error *err);
 
 /* Replaces the status members named in members (an object, borrowed) in its own write (a new
  * revision), with its event of kind event_kind (NULL: the resource's). hook as above. */

@@ -2,11 +2,100 @@
 #include "store/events.h"
 
 #include "base/json_text.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Every kind purser writes. README's Events section lists the same in the same order:
+ * t/6005 reads both (one `{"name",` a kind here) and asks the feed for each. */
+const struct event_kind event_kinds[] = {
+    {"organization", "an organization was created or changed (name: the organization)"},
+    {"member", "a user became a member, had its roles changed or left (name: the user)"},
+    {"user", "a member's user was changed or deleted (name: the user)"},
+    {"client", "a client was created, changed or deleted, also by a redeem or a cluster's "
+               "deletion (name: the client)"},
+    {"key", "a user's or client's key was added, changed or deleted (name: principal/key)"},
+    {"token", "an API token was made (also by a redeem), changed or deleted (name: its id)"},
+    {"policy_revision", "a policy revision was uploaded or deleted (name: policy/revision)"},
+    {"policy", "a policy was deleted with its revisions (name: the policy)"},
+    {"policy_group", "a policy group was deleted (name: the group)"},
+    {"policy_group_pointer",
+     "a group's pointer to a policy revision was set, moved (one per pointer a promotion "
+     "moves) or deleted (name: group/policy)"},
+    {"node", "a node was created, changed or deleted (name: the node)"},
+    {"cookbook_artifact", "a cookbook artifact was uploaded or deleted (name: name/identifier)"},
+    {"document_revision", "a document revision was written (name: its id, with the buckets it "
+                          "changed) or all were purged (name: *)"},
+    {"tag", "a revision tag was set or deleted (name: revision/tag)"},
+    {"validation", "a validation of a revision was recorded (name: revision/validation)"},
+    {"cluster", "a cluster was registered, changed or deleted (name: the cluster)"},
+    {"facts", "a cluster reported its dynamic facts (name: the cluster)"},
+    {"bootstrap_token_reset", "a cluster's bootstrap token was reset (name: the cluster)"},
+};
+const size_t event_kind_count = sizeof(event_kinds) / sizeof(event_kinds[0]);
+
+/* The longest part of an unknown kind its 400 quotes (the rest lists the known ones). */
+#define EVENTS_KIND_SHOWN 40
+
+static int kind_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < event_kind_count; i++)
+        if (strlen(event_kinds[i].name) == len && !memcmp(event_kinds[i].name, name, len))
+            return 1;
+    return 0;
+}
+
+int event_kind_known(const char *name)
+{
+    return kind_known(name, strlen(name));
+}
+
+/* "a, b, c": the kinds of the table into out (size bytes), ending in "..." where the rest
+ * does not fit (an error message is PURSER_ERROR_MESSAGE_SIZE bytes). */
+static void kind_list(char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < event_kind_count; i++) {
+        const char *sep = i ? ", " : "";
+        /* room after each kind but the last for a ", ..." that may have to follow it */
+        size_t reserve = i + 1 < event_kind_count ? strlen(", ...") : 0;
+        if (len + strlen(sep) + strlen(event_kinds[i].name) + reserve >= size) {
+            snprintf(out + len, size - len, "%s...", sep);
+            return;
+        }
+        len += (size_t)snprintf(out + len, size - len, "%s%s", sep, event_kinds[i].name);
+    }
+}
+
+static int unknown_kind(const char *name, size_t len, struct purser_error *err)
+{
+    char message[PURSER_ERROR_MESSAGE_SIZE];
+    size_t shown = utf8_prefix(name, len, EVENTS_KIND_SHOWN);
+    int n = snprintf(message, sizeof(message),
+                     "kinds: unknown event kind '%.*s' (known: ", (int)shown, name);
+    kind_list(message + n, sizeof(message) - (size_t)n - 1); /* and ")" */
+    return purser_error_set(err, PURSER_EINVAL, "%s)", message);
+}
+
+int events_kinds_check(const char *kinds, struct purser_error *err)
+{
+    size_t item = 1, len;
+    for (const char *p = kinds; p; p = p[len] ? p + len + 1 : NULL, item++) {
+        len = strcspn(p, ",");
+        if (len == 0)
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "kinds: item %zu is empty (a comma-separated list of event "
+                                    "kinds)",
+                                    item);
+        if (!kind_known(p, len))
+            return unknown_kind(p, len, err);
+    }
+    return 0;
+}
 
 /* An event as readers see it: its fields, then the detail's (borrowed). */
 static json_t *event_object(long long seq, const char *kind, const char *name, const char *op,
@@ -26,12 +115,18 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
                  struct purser_error *err)
 {
     struct store_value id = STORE_INT(org_id);
-    char *text = detail ? json_text(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *text;
     unsigned long long seq = 0;
     char at_sql[40], at_iso[32];
     struct timespec now;
     struct tm tm;
     int rc;
+    if (!event_kind_known(kind))
+        return purser_error_set(err, PURSER_EINTERNAL,
+                                "event kind '%s' is not in the event kinds table "
+                                "(lib/store/events.c)",
+                                kind);
+    text = detail ? json_text(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
     strftime(at_iso, sizeof(at_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -132,14 +227,16 @@ int events_read(struct store *store, struct arena *arena, long long org_id, long
     struct store_value id = STORE_INT(org_id);
     json_t *list;
     long long next = since, newest = 0, oldest;
+    int rc = events_kinds_check(kinds, err);
+    *out = NULL;
+    *gone = 0;
     /* the newest committed seq first: a transaction that commits after this read numbers
      * its events above it, so "nothing in (since, newest]" is a place a waiter can resume */
-    int rc = store_query(store, arena, &head,
+    if (!rc)
+        rc = store_query(store, arena, &head,
                          "SELECT (SELECT last_seq FROM event_counters WHERE org_id = ?), (SELECT "
                          "MIN(seq) FROM events WHERE org_id = ?)",
                          (struct store_value[]){id, id}, 2, err);
-    *out = NULL;
-    *gone = 0;
     if (rc)
         return rc;
     if (store_cell(&head, 0, 0))

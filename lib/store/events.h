@@ -8,9 +8,29 @@
 
 #include <jansson.h>
 
+/* An event kind: the kind field of its events, and what an event of it says. */
+struct event_kind {
+    const char *name;        /* "cluster" */
+    const char *description; /* "a cluster was registered, changed or deleted (name: ...)" */
+};
+
+/* Every kind purser writes, one table (events.c; README's Events section lists the same):
+ * event_append refuses any other, and so does the feed's kinds= filter. */
+extern const struct event_kind event_kinds[];
+extern const size_t event_kind_count;
+
+/* 1 when name is a kind of event_kinds, else 0. */
+int event_kind_known(const char *name);
+
+/* 0 when kinds (the feed's kinds=, comma-separated; NULL: no filter) names only kinds of
+ * event_kinds; else PURSER_EINVAL naming the first item that does not: "kinds: unknown event
+ * kind 'x' (known: a, b, ...)", or an empty item ("a,,b"). */
+int events_kinds_check(const char *kinds, struct purser_error *err);
+
 /* Appends an event for organization org_id; must run inside the write's transaction (the
  * counter row stays locked until it commits). revision and detail may be NULL; detail is
- * borrowed. The actor is store_actor(store). */
+ * borrowed. The actor is store_actor(store). A kind not in event_kinds is PURSER_EINTERNAL
+ * (a call site with a new kind fails until the table has it). */
 int event_append(struct store *store, long long org_id, const char *kind, const char *name,
                  const char *op, const char *revision, const json_t *detail,
                  struct purser_error *err);
@@ -28,11 +48,12 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
                const char *kind, const char *name, const char *op, struct purser_error *err);
 
 /* A page of events after `since` for org_id: {events: [...], next: the seq to ask from
- * next}; kinds (comma-separated, may be NULL) keeps those kinds; at most limit events. Only
- * committed events up to the newest seq at the time of the read are looked at; *last gets
- * that seq, and a page shorter than limit has next = *last (what kinds left out is passed).
- * When events after since were pruned (since is older than the oldest kept one minus one),
- * *gone is set to the oldest kept seq and *out is NULL (the route's 410). */
+ * next}; kinds (comma-separated, may be NULL) keeps those kinds, and is PURSER_EINVAL as
+ * events_kinds_check says; at most limit events. Only committed events up to the newest seq
+ * at the time of the read are looked at; *last gets that seq, and a page shorter than limit
+ * has next = *last (what kinds left out is passed). When events after since were pruned
+ * (since is older than the oldest kept one minus one), *gone is set to the oldest kept seq
+ * and *out is NULL (the route's 410). */
 int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
                 const char *kinds, long limit, json_t **out, long long *gone, long long *last,
                 struct purser_error *err);

@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kinds in the order they are written: each refers only to kinds before it. */
-static const char *const kinds[] = {
-    "Organization",     "Member",         "Client",      "PolicyRevision", "PolicyGroup", "Node",
-    "CookbookArtifact", "DocumentBucket", "RevisionTag", "Validation",     "Cluster"};
-#define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
-
 static json_t *envelope(const char *kind, const char *name, json_t *spec)
 {
     return json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", kind, "version", "v1", "metadata", "name",
@@ -60,11 +54,13 @@ static void docs_ctx(const struct transfer_ctx *c, long long org_id, struct docs
 /* ---- export --------------------------------------------------------------------------------- */
 
 /* The organization, its members (with their user) and its clients, with public keys. */
-static int export_identity(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+static int export_identity(const struct transfer_ctx *c, long long oid, json_t *out,
+                           struct purser_error *err)
 {
     json_t *org = NULL, *members, *clients, *v, *doc;
     size_t i;
     int rc = identity_org_get(c->store, c->arena, c->org, &org, err);
+    (void)oid; /* one signature for every writer */
     if (!rc)
         rc = identity_org_principals(c->store, c->arena, c->org, &members, &clients, err);
     if (rc) {
@@ -93,11 +89,13 @@ static int export_identity(const struct transfer_ctx *c, json_t *out, struct pur
     return 0;
 }
 
-static int export_policies(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+static int export_policies(const struct transfer_ctx *c, long long oid, json_t *out,
+                           struct purser_error *err)
 {
     json_t *policies = NULL, *groups = NULL, *p, *g;
     const char *name, *group;
     int rc = policy_list(c->store, c->arena, c->org, c->base_url, &policies, err);
+    (void)oid; /* one signature for every writer */
     json_object_foreach (policies, name, p) {
         const char *rev;
         json_t *meta;
@@ -127,11 +125,13 @@ static int export_policies(const struct transfer_ctx *c, json_t *out, struct pur
     return rc;
 }
 
-static int export_nodes(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+static int export_nodes(const struct transfer_ctx *c, long long oid, json_t *out,
+                        struct purser_error *err)
 {
     json_t *nodes = NULL, *v;
     const char *name;
     int rc = policy_node_list(c->store, c->arena, c->org, c->base_url, &nodes, err);
+    (void)oid; /* one signature for every writer */
     json_object_foreach (nodes, name, v) {
         json_t *node = NULL;
         if (rc || (rc = policy_node_get(c->store, c->arena, c->org, name, &node, err)))
@@ -142,11 +142,13 @@ static int export_nodes(const struct transfer_ctx *c, json_t *out, struct purser
     return rc;
 }
 
-static int export_artifacts(const struct transfer_ctx *c, json_t *out, struct purser_error *err)
+static int export_artifacts(const struct transfer_ctx *c, long long oid, json_t *out,
+                            struct purser_error *err)
 {
     json_t *list = NULL, *entry;
     const char *name;
     int rc = cookbook_artifact_list(c->store, c->arena, c->org, NULL, c->base_url, &list, err);
+    (void)oid; /* one signature for every writer */
     json_object_foreach (list, name, entry) {
         json_t *version;
         size_t i;
@@ -294,23 +296,20 @@ static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *
     return rc;
 }
 
+/* The writers of an export, in the order of transfer_kinds (each writes one or more kinds). */
+static int (*const exports[])(const struct transfer_ctx *c, long long oid, json_t *out,
+                              struct purser_error *err) = {
+    export_identity, export_policies,  export_nodes,
+    export_artifacts, export_documents, export_clusters,
+};
+
 int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_error *err)
 {
     long long oid;
     int rc = org_id_of(c, &oid, err);
     *out = json_array();
-    if (!rc)
-        rc = export_identity(c, *out, err);
-    if (!rc)
-        rc = export_policies(c, *out, err);
-    if (!rc)
-        rc = export_nodes(c, *out, err);
-    if (!rc)
-        rc = export_artifacts(c, *out, err);
-    if (!rc)
-        rc = export_documents(c, oid, *out, err);
-    if (!rc)
-        rc = export_clusters(c, oid, *out, err);
+    for (size_t i = 0; !rc && i < sizeof(exports) / sizeof(exports[0]); i++)
+        rc = exports[i](c, oid, *out, err);
     if (rc) {
         json_decref(*out);
         *out = NULL;
@@ -319,14 +318,6 @@ int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_er
 }
 
 /* ---- import --------------------------------------------------------------------------------- */
-
-static int kind_index(const char *kind)
-{
-    for (size_t i = 0; kind && i < KIND_COUNT; i++)
-        if (!strcmp(kinds[i], kind))
-            return (int)i;
-    return -1;
-}
 
 /* "document 7 (Node web1): " before err's message. */
 static int at_doc(struct purser_error *err, int rc, size_t index, const json_t *doc)
@@ -345,93 +336,21 @@ static int invalid(struct purser_error *err, size_t index, const json_t *doc, co
     return at_doc(err, PURSER_EINVAL, index, doc);
 }
 
-/* The whole stream before anything is written. */
-static int check_stream(const json_t *docs, struct purser_error *err)
-{
-    json_t *seen = json_object(), *doc;
-    size_t i;
-    int last = -1, rc = 0;
-    if (!json_is_array(docs) || json_array_size(docs) == 0)
-        return purser_error_set(err, PURSER_EINVAL, "the import is not a list of documents");
-    json_array_foreach (docs, i, doc) {
-        const char *kind = json_string_value(json_object_get(doc, "kind"));
-        const char *name = meta_name(doc);
-        int k = kind_index(kind);
-        if (!json_is_object(doc))
-            rc = invalid(err, i, doc, "not a mapping");
-        else if (k < 0)
-            rc = invalid(err, i, doc, "kind: not one an export makes");
-        else if (!json_is_string(json_object_get(doc, "version")) ||
-                 strcmp(json_string_value(json_object_get(doc, "version")), "v1"))
-            rc = invalid(err, i, doc, "version: must be v1");
-        else if (!name || !*name)
-            rc = invalid(err, i, doc, "metadata.name: missing");
-        else if (!json_is_object(json_object_get(doc, "spec")))
-            rc = invalid(err, i, doc, "spec: must be a mapping");
-        else if ((k == 0) != (i == 0))
-            rc = invalid(err, i, doc, "kind: the Organization comes first, once");
-        else if (k < last)
-            rc = invalid(err, i, doc,
-                         "kind: out of the export's order (what it refers to comes first)");
-        if (rc)
-            break;
-        last = k;
-        {
-            json_t *id = json_sprintf("%s %s", kind, name);
-            if (json_object_get(seen, json_string_value(id)))
-                rc = invalid(err, i, doc, "metadata.name: a second document of this kind and name");
-            else
-                json_object_set_new(seen, json_string_value(id), json_true());
-            json_decref(id);
-        }
-        if (rc)
-            break;
-        if (k == 4) { /* PolicyGroup: each pointer's revision is in the stream */
-            const char *policy;
-            json_t *rev;
-            json_object_foreach (json_object_get(json_object_get(doc, "spec"), "policies"), policy,
-                                 rev) {
-                json_t *id = json_sprintf("PolicyRevision %s/%s", policy,
-                                          json_is_string(rev) ? json_string_value(rev) : "");
-                if (!json_is_string(rev) || !json_object_get(seen, json_string_value(id)))
-                    rc =
-                        invalid(err, i, doc, "spec.policies: a revision that is not in the stream");
-                json_decref(id);
-                if (rc)
-                    break;
-            }
-        } else if (k == 6) { /* CookbookArtifact: every file's content is in the stream */
-            const json_t *files = json_object_get(json_object_get(doc, "spec"), "files");
-            json_t *file;
-            size_t j;
-            json_array_foreach (
-                json_object_get(json_object_get(json_object_get(doc, "spec"), "manifest"),
-                                "all_files"),
-                j, file) {
-                const char *sum = json_string_value(json_object_get(file, "checksum"));
-                if (!sum || !json_is_string(json_object_get(files, sum))) {
-                    rc = invalid(err, i, doc, "spec.files: a file of the manifest is missing");
-                    break;
-                }
-            }
-        } else if (k == 7 &&
-                   json_array_size(json_object_get(json_object_get(doc, "spec"), "redacted"))) {
-            rc = invalid(err, i, doc,
-                         "spec.redacted: the export left out encrypted documents' data (export "
-                         "with secrets=true)");
-        }
-        if (rc)
-            break;
-    }
-    json_decref(seen);
-    return rc;
-}
-
 struct import {
     const struct transfer_ctx *c;
     const json_t *docs;
     json_t *summary;
     long long oid;
+};
+
+/* A kind of an export (the table is transfer_kinds below). */
+struct transfer_kind {
+    const char *kind;
+    /* what a document of the kind needs beyond the envelope: 0, or invalid()'s error */
+    int (*check)(const json_t *doc, const json_t *seen, size_t index, struct purser_error *err);
+    /* writes one document (*out: what the write answered, freed by the caller) */
+    int (*import)(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                  json_t **out, struct purser_error *err);
 };
 
 static int import_empty(const struct transfer_ctx *c, long long oid, struct purser_error *err)
@@ -495,138 +414,318 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
     return rc;
 }
 
-/* Writes one document (k: its kind's index). */
-static int import_one(struct import *im, int k, const json_t *doc, struct purser_error *err)
+/* ---- each kind's import (and its check beyond the envelope) ------------------------------- */
+
+static int import_organization(struct import *im, const json_t *doc, const char *name,
+                               const json_t *spec, json_t **out, struct purser_error *err)
+{ /* the organization's labels, full name and external ids */
+    json_t *body = json_pack("{s:O?, s:O?}", "full_name", json_object_get(spec, "full_name"),
+                             "external_ids", json_object_get(spec, "external_ids"));
+    json_t *labels = json_object_get(json_object_get(doc, "metadata"), "labels");
+    int rc;
+    (void)name;
+    if (labels)
+        json_object_set(body, "labels", labels);
+    rc = identity_org_update(im->c->store, im->c->arena, im->c->org, body, out, err);
+    json_decref(body);
+    return rc;
+}
+
+static int import_member(struct import *im, const json_t *doc, const char *name,
+                         const json_t *spec, json_t **out, struct purser_error *err)
 {
     const struct transfer_ctx *c = im->c;
-    const char *name = meta_name(doc);
-    const json_t *spec = json_object_get(doc, "spec");
-    json_t *out = NULL;
-    int rc = 0, created = 0;
-    struct docstore_ctx d;
-    docs_ctx(c, im->oid, &d);
-    switch (k) {
-    case 0: { /* the organization's labels, full name and external ids */
-        json_t *body = json_pack("{s:O?, s:O?}", "full_name", json_object_get(spec, "full_name"),
-                                 "external_ids", json_object_get(spec, "external_ids"));
-        json_t *labels = json_object_get(json_object_get(doc, "metadata"), "labels");
-        if (labels)
-            json_object_set(body, "labels", labels);
-        rc = identity_org_update(c->store, c->arena, c->org, body, &out, err);
-        json_decref(body);
-        break;
-    }
-    case 1: {
-        json_t *body =
-            json_pack("{s:s, s:O?, s:O*}", "username", name, "roles", json_object_get(spec, "roles"),
-                      "policy_groups", json_object_get(spec, "policy_groups"));
-        rc = import_principal(c, NULL, name, json_object_get(spec, "user"),
+    json_t *body =
+        json_pack("{s:s, s:O?, s:O*}", "username", name, "roles", json_object_get(spec, "roles"),
+                  "policy_groups", json_object_get(spec, "policy_groups"));
+    int rc = import_principal(c, NULL, name, json_object_get(spec, "user"),
                               json_object_get(spec, "user"), err);
-        if (!rc)
-            rc = identity_member_add(c->store, c->org, body, c->valid_role, c->role_ctx, &out, err);
-        json_decref(body);
-        break;
-    }
-    case 2: {
-        json_t *profile = json_pack("{s:O?, s:O?}", "validator", json_object_get(spec, "validator"),
-                                    "labels", json_object_get(spec, "labels"));
-        if (json_is_false(json_object_get(spec, "active")))
-            json_object_set_new(profile, "active", json_false());
-        rc = import_principal(c, c->org, name, spec, profile, err);
-        json_decref(profile);
-        break;
-    }
-    case 3: {
-        const char *slash = strchr(name, '/');
-        if (!slash)
-            return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <policy>/<revision>");
-        rc = policy_revision_create(c->store, c->org,
-                                    arena_strndup(c->arena, name, (size_t)(slash - name)), spec,
-                                    c->actor, &out, err);
-        break;
-    }
-    case 4: {
-        const char *policy;
-        json_t *rev;
-        json_object_foreach (json_object_get(spec, "policies"), policy, rev) {
-            const char *lock_name =
-                arena_concat(c->arena, policy, "/", json_string_value(rev), (const char *)NULL);
-            const json_t *lock = NULL, *other;
-            size_t i;
-            json_array_foreach (im->docs, i, other)
-                if (!strcmp(json_string_value(json_object_get(other, "kind")), "PolicyRevision") &&
-                    !strcmp(meta_name(other), lock_name))
-                    lock = json_object_get(other, "spec");
-            if ((rc = policy_group_policy_put(c->store, c->org, name, policy, lock, c->actor,
-                                              &created, &out, err)))
-                break;
-            json_decref(out);
-            out = NULL;
-        }
-        break;
-    }
-    case 5: rc = policy_node_create(c->store, c->org, spec, 0, c->base_url, &out, err); break;
-    case 6: {
-        const char *slash = strchr(name, '/'), *sum;
-        json_t *content;
-        if (!slash)
-            return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <name>/<identifier>");
-        json_object_foreach (json_object_get(spec, "files"), sum, content) {
-            size_t len = 0;
-            unsigned char *data = crypto_base64_decode(json_string_value(content), &len);
-            rc = data ? cookbook_file_import(c->store, c->org, sum, (const char *)data, len, err)
-                      : purser_error_set(err, PURSER_EINVAL, "spec.files.%s: not base64", sum);
-            free(data);
-            if (rc)
-                return rc;
-        }
-        rc = cookbook_artifact_put(
-            c->store, c->arena, c->org, arena_strndup(c->arena, name, (size_t)(slash - name)),
-            slash + 1, json_object_get(spec, "manifest"), c->actor, &created, &out, err);
-        break;
-    }
-    case 7: {
-        struct document *docs = NULL;
-        size_t count = 0;
-        json_t *details = NULL;
-        struct buf text = BUF_INIT;
-        rc = document_prepare(c->arena, json_object_get(spec, "documents"), &docs, &count, &details,
-                              err);
-        json_decref(details);
-        if (!rc)
-            rc = docstore_write(&d, name, DOCSTORE_PUT_BUCKET, docs, count, &text, err);
-        buf_release(&text);
-        break;
-    }
-    case 8:
-    case 9: {
-        long long rev;
-        if ((rc = docstore_latest(&d, &rev, err)))
+    (void)doc;
+    if (!rc)
+        rc = identity_member_add(c->store, c->org, body, c->valid_role, c->role_ctx, out, err);
+    json_decref(body);
+    return rc;
+}
+
+static int import_client(struct import *im, const json_t *doc, const char *name,
+                         const json_t *spec, json_t **out, struct purser_error *err)
+{
+    json_t *profile = json_pack("{s:O?, s:O?}", "validator", json_object_get(spec, "validator"),
+                                "labels", json_object_get(spec, "labels"));
+    int rc;
+    (void)doc;
+    (void)out;
+    if (json_is_false(json_object_get(spec, "active")))
+        json_object_set_new(profile, "active", json_false());
+    rc = import_principal(im->c, im->c->org, name, spec, profile, err);
+    json_decref(profile);
+    return rc;
+}
+
+static int import_policy_revision(struct import *im, const json_t *doc, const char *name,
+                                  const json_t *spec, json_t **out, struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    const char *slash = strchr(name, '/');
+    (void)doc;
+    if (!slash)
+        return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <policy>/<revision>");
+    return policy_revision_create(c->store, c->org,
+                                  arena_strndup(c->arena, name, (size_t)(slash - name)), spec,
+                                  c->actor, out, err);
+}
+
+/* PolicyGroup: each pointer's revision is in the stream. */
+static int check_policy_group(const json_t *doc, const json_t *seen, size_t i,
+                              struct purser_error *err)
+{
+    const char *policy;
+    json_t *rev;
+    int rc = 0;
+    json_object_foreach (json_object_get(json_object_get(doc, "spec"), "policies"), policy, rev) {
+        json_t *id = json_sprintf("PolicyRevision %s/%s", policy,
+                                  json_is_string(rev) ? json_string_value(rev) : "");
+        if (!json_is_string(rev) || !json_object_get(seen, json_string_value(id)))
+            rc = invalid(err, i, doc, "spec.policies: a revision that is not in the stream");
+        json_decref(id);
+        if (rc)
             break;
-        if (!rev)
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "no DocumentBucket before it: there is no revision to %s",
-                                    k == 8 ? "tag" : "validate");
-        rc = k == 8 ? docstore_tag_create(&d, rev, name, json_object_get(spec, "data"), &out, err)
-                    : docstore_validation_create(&d, rev, name, spec, &out, err);
-        break;
     }
-    case 10: {
-        struct resource_scope s = {c->store, c->arena, im->oid, c->actor};
-        json_t *body =
-            json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec", spec);
-        const json_t *facts = json_object_get(json_object_get(doc, "status"), "dynamic_facts");
-        rc = cluster_create(&s, body, c->bootstrap_ttl, c->base_url, &out, err);
-        json_decref(body);
-        if (!rc && facts) {
-            json_decref(out);
-            out = NULL;
-            rc = cluster_facts_put(&s, name, facts, 100, 0, &out, err);
+    return rc;
+}
+
+static int import_policy_group(struct import *im, const json_t *doc, const char *name,
+                               const json_t *spec, json_t **out, struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    const char *policy;
+    json_t *rev;
+    int rc = 0, created = 0;
+    (void)doc;
+    json_object_foreach (json_object_get(spec, "policies"), policy, rev) {
+        const char *lock_name =
+            arena_concat(c->arena, policy, "/", json_string_value(rev), (const char *)NULL);
+        const json_t *lock = NULL, *other;
+        size_t i;
+        json_array_foreach (im->docs, i, other)
+            if (!strcmp(json_string_value(json_object_get(other, "kind")), "PolicyRevision") &&
+                !strcmp(meta_name(other), lock_name))
+                lock = json_object_get(other, "spec");
+        json_decref(*out);
+        *out = NULL;
+        if ((rc = policy_group_policy_put(c->store, c->org, name, policy, lock, c->actor,
+                                          &created, out, err)))
+            break;
+    }
+    return rc;
+}
+
+static int import_node(struct import *im, const json_t *doc, const char *name,
+                       const json_t *spec, json_t **out, struct purser_error *err)
+{
+    (void)doc;
+    (void)name;
+    return policy_node_create(im->c->store, im->c->org, spec, 0, im->c->base_url, out, err);
+}
+
+/* CookbookArtifact: every file's content is in the stream. */
+static int check_artifact(const json_t *doc, const json_t *seen, size_t i,
+                          struct purser_error *err)
+{
+    const json_t *spec = json_object_get(doc, "spec");
+    const json_t *files = json_object_get(spec, "files");
+    json_t *file;
+    size_t j;
+    (void)seen;
+    json_array_foreach (json_object_get(json_object_get(spec, "manifest"), "all_files"), j,
+                        file) {
+        const char *sum = json_string_value(json_object_get(file, "checksum"));
+        if (!sum || !json_is_string(json_object_get(files, sum)))
+            return invalid(err, i, doc, "spec.files: a file of the manifest is missing");
+    }
+    return 0;
+}
+
+static int import_artifact(struct import *im, const json_t *doc, const char *name,
+                           const json_t *spec, json_t **out, struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    const char *slash = strchr(name, '/'), *sum;
+    json_t *content;
+    int created = 0;
+    (void)doc;
+    if (!slash)
+        return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <name>/<identifier>");
+    json_object_foreach (json_object_get(spec, "files"), sum, content) {
+        size_t len = 0;
+        unsigned char *data = crypto_base64_decode(json_string_value(content), &len);
+        int rc = data ? cookbook_file_import(c->store, c->org, sum, (const char *)data, len, err)
+                      : purser_error_set(err, PURSER_EINVAL, "spec.files.%s: not base64", sum);
+        free(data);
+        if (rc)
+            return rc;
+    }
+    return cookbook_artifact_put(c->store, c->arena, c->org,
+                                 arena_strndup(c->arena, name, (size_t)(slash - name)), slash + 1,
+                                 json_object_get(spec, "manifest"), c->actor, &created, out, err);
+}
+
+/* DocumentBucket: the data of encrypted documents is in the stream. */
+static int check_bucket(const json_t *doc, const json_t *seen, size_t i, struct purser_error *err)
+{
+    (void)seen;
+    if (json_array_size(json_object_get(json_object_get(doc, "spec"), "redacted")))
+        return invalid(err, i, doc,
+                       "spec.redacted: the export left out encrypted documents' data (export "
+                       "with secrets=true)");
+    return 0;
+}
+
+static int import_bucket(struct import *im, const json_t *doc, const char *name,
+                         const json_t *spec, json_t **out, struct purser_error *err)
+{
+    struct document *docs = NULL;
+    struct docstore_ctx d;
+    size_t count = 0;
+    json_t *details = NULL;
+    struct buf text = BUF_INIT;
+    int rc = document_prepare(im->c->arena, json_object_get(spec, "documents"), &docs, &count,
+                              &details, err);
+    (void)doc;
+    (void)out;
+    docs_ctx(im->c, im->oid, &d);
+    json_decref(details);
+    if (!rc)
+        rc = docstore_write(&d, name, DOCSTORE_PUT_BUCKET, docs, count, &text, err);
+    buf_release(&text);
+    return rc;
+}
+
+/* The latest revision, which a RevisionTag or a Validation of the stream is about. */
+static int latest_revision(struct import *im, struct docstore_ctx *d, const char *what,
+                           long long *rev, struct purser_error *err)
+{
+    int rc;
+    docs_ctx(im->c, im->oid, d);
+    if ((rc = docstore_latest(d, rev, err)))
+        return rc;
+    if (!*rev)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "no DocumentBucket before it: there is no revision to %s", what);
+    return 0;
+}
+
+static int import_tag(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                      json_t **out, struct purser_error *err)
+{
+    struct docstore_ctx d;
+    long long rev;
+    int rc = latest_revision(im, &d, "tag", &rev, err);
+    (void)doc;
+    return rc ? rc : docstore_tag_create(&d, rev, name, json_object_get(spec, "data"), out, err);
+}
+
+static int import_validation(struct import *im, const json_t *doc, const char *name,
+                             const json_t *spec, json_t **out, struct purser_error *err)
+{
+    struct docstore_ctx d;
+    long long rev;
+    int rc = latest_revision(im, &d, "validate", &rev, err);
+    (void)doc;
+    return rc ? rc : docstore_validation_create(&d, rev, name, spec, out, err);
+}
+
+static int import_cluster(struct import *im, const json_t *doc, const char *name,
+                          const json_t *spec, json_t **out, struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    struct resource_scope s = {c->store, c->arena, im->oid, c->actor};
+    json_t *body =
+        json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec", spec);
+    const json_t *facts = json_object_get(json_object_get(doc, "status"), "dynamic_facts");
+    int rc = cluster_create(&s, body, c->bootstrap_ttl, c->base_url, out, err);
+    json_decref(body);
+    if (!rc && facts) {
+        json_decref(*out);
+        *out = NULL;
+        rc = cluster_facts_put(&s, name, facts, 100, 0, out, err);
+    }
+    return rc;
+}
+
+/* The kinds of an export, in the order they are written (each refers only to kinds before
+ * it; the Organization first): a document's check beyond the envelope (NULL: none) and its
+ * import. A kind an export writes is a row here and a writer in exports[]. */
+static const struct transfer_kind transfer_kinds[] = {
+    {"Organization", NULL, import_organization},
+    {"Member", NULL, import_member},
+    {"Client", NULL, import_client},
+    {"PolicyRevision", NULL, import_policy_revision},
+    {"PolicyGroup", check_policy_group, import_policy_group},
+    {"Node", NULL, import_node},
+    {"CookbookArtifact", check_artifact, import_artifact},
+    {"DocumentBucket", check_bucket, import_bucket},
+    {"RevisionTag", NULL, import_tag},
+    {"Validation", NULL, import_validation},
+    {"Cluster", NULL, import_cluster},
+};
+#define KIND_COUNT (sizeof(transfer_kinds) / sizeof(transfer_kinds[0]))
+
+static int kind_index(const char *kind)
+{
+    for (size_t i = 0; kind && i < KIND_COUNT; i++)
+        if (!strcmp(transfer_kinds[i].kind, kind))
+            return (int)i;
+    return -1;
+}
+
+/* The whole stream before anything is written. */
+static int check_stream(const json_t *docs, struct purser_error *err)
+{
+    json_t *seen = json_object(), *doc;
+    size_t i;
+    int last = -1, rc = 0;
+    if (!json_is_array(docs) || json_array_size(docs) == 0)
+        return purser_error_set(err, PURSER_EINVAL, "the import is not a list of documents");
+    json_array_foreach (docs, i, doc) {
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        const char *name = meta_name(doc);
+        int k = kind_index(kind);
+        if (!json_is_object(doc))
+            rc = invalid(err, i, doc, "not a mapping");
+        else if (k < 0)
+            rc = invalid(err, i, doc, "kind: not one an export makes");
+        else if (!json_is_string(json_object_get(doc, "version")) ||
+                 strcmp(json_string_value(json_object_get(doc, "version")), "v1"))
+            rc = invalid(err, i, doc, "version: must be v1");
+        else if (!name || !*name)
+            rc = invalid(err, i, doc, "metadata.name: missing");
+        else if (!json_is_object(json_object_get(doc, "spec")))
+            rc = invalid(err, i, doc, "spec: must be a mapping");
+        else if ((k == 0) != (i == 0))
+            rc = invalid(err, i, doc, "kind: the Organization comes first, once");
+        else if (k < last)
+            rc = invalid(err, i, doc,
+                         "kind: out of the export's order (what it refers to comes first)");
+        if (rc)
+            break;
+        last = k;
+        {
+            json_t *id = json_sprintf("%s %s", kind, name);
+            if (json_object_get(seen, json_string_value(id)))
+                rc = invalid(err, i, doc, "metadata.name: a second document of this kind and name");
+            else
+                json_object_set_new(seen, json_string_value(id), json_true());
+            json_decref(id);
         }
-        break;
+        if (rc)
+            break;
+        if (transfer_kinds[k].check)
+            rc = transfer_kinds[k].check(doc, seen, i, err);
+        if (rc)
+            break;
     }
-    }
-    json_decref(out);
+    json_decref(seen);
     return rc;
 }
 
@@ -643,12 +742,17 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
         json_t *n;
         if (rc)
             break;
-        if ((rc = import_one(im, k, doc, err)))
+        json_t *out = NULL;
+        const char *kind = transfer_kinds[k].kind;
+        rc = transfer_kinds[k].import(im, doc, meta_name(doc), json_object_get(doc, "spec"), &out,
+                                      err);
+        json_decref(out);
+        if (rc)
             return at_doc(err, rc, i, doc);
-        n = json_object_get(im->summary, kinds[k]);
-        json_object_set_new(im->summary, kinds[k], json_integer(json_integer_value(n) + 1));
+        n = json_object_get(im->summary, kind);
+        json_object_set_new(im->summary, kind, json_integer(json_integer_value(n) + 1));
         if (im->c->progress)
-            im->c->progress(im->c->progress_ctx, i + 1, kinds[k]);
+            im->c->progress(im->c->progress_ctx, i + 1, kind);
     }
     return rc;
 }

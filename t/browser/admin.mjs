@@ -5,30 +5,14 @@
 // Usage: node admin.mjs CONFIG.json   (url, org, admin, reader: tokens, out: screenshot folder,
 // the names the test made: group_to, group_from, cluster, rev_a, rev_b, and limited: {token,
 // groups: [a group it may not move, the one it may]})
-import { chromium } from 'playwright-core';
+import { launch } from './browser.mjs';
 import { readFileSync, mkdirSync } from 'node:fs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 mkdirSync(cfg.out, { recursive: true });
 const report = (name, value) => console.log(JSON.stringify({ name, value }));
-const problems = [];
 
-const browser = await chromium.launch({
-  executablePath: cfg.chromium || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--ignore-certificate-errors', '--disable-gpu'],
-});
-
-async function newPage(width = 1280, height = 800) {
-  const context = await browser.newContext({ viewport: { width, height }, ignoreHTTPSErrors: true });
-  const page = await context.newPage();
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', e => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  page.on('console', msg => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
-  page.on('pageerror', err => problems.push(`pageerror: ${err.message}`));
-  return page;
-}
+const { browser, newPage, problems } = await launch(cfg);
 
 async function settle(page) {
   await page.waitForFunction(() => !document.querySelector('main .loading'), null, { timeout: 15000 });

@@ -34,12 +34,34 @@ sub build {
     return $b =~ m{^/} ? $b : root() . "/$b";
 }
 
+# asan(): the stack runs the AddressSanitizer build (make ASAN=1 gives tests
+# PURSER_BUILD=build/asan). Its worker's memory is not the release build's: every allocation
+# has redzones, freed blocks wait in a quarantine of up to 256 MB that malloc_trim never gives
+# back, and the arena and the jansson pool are plain malloc there.
+sub asan { $ENV{PURSER_ASAN} || ($ENV{PURSER_BUILD} // '') =~ m{(?:^|/)asan/?$} }
+
+# memory_ok(PASS, NAME): ok(PASS, NAME) for an assertion on a worker's size (its RSS), which
+# only the release build can hold; under the AddressSanitizer build it is a skip, the figures
+# in NAME a note.
+sub memory_ok {
+    my ($pass, $name) = @_;
+    local $Test::Builder::Level = $Test::Builder::Level + 1;
+    SKIP: {
+        if (asan()) {
+            Test::More::note("not held under AddressSanitizer: $name");
+            Test::More::skip("the AddressSanitizer build's memory is not the release build's (make ASAN=1)", 1);
+        }
+        return Test::More::ok($pass, $name);
+    }
+    return 1;
+}
+
 # new(workers => 2, max_body => 1048576, max_requests => 10000, development => 0,
 #     db_socket => PATH, db_password_file => PATH, secrets_from => DIR)
 sub new {
     my ($class, %opt) = @_;
     my $dir = tempdir('purser-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
-    my $self = bless { dir => $dir, opt => \%opt }, $class;
+    my $self = bless { dir => $dir, opt => \%opt, pid => $$ }, $class;
     push @running, $self;
     $self->start or die "the stack did not start; logs in $dir/log\n";
     return $self;
@@ -75,6 +97,10 @@ sub start {
 sub stop {
     my ($self, $in_end) = @_;
     return if $self->{stopped};
+    if ($self->{openapi}) { # this file's counts, for the suite's figures
+        (my $name = $0) =~ s{.*/}{};
+        $self->{openapi}->save_counts(build() . '/test-output/openapi', $name);
+    }
     system(root() . '/tools/stack', 'stop', $self->{dir});
     $self->{stopped} = 1;
     $self->check_logs($in_end);
@@ -115,7 +141,32 @@ sub env  { $_[0]{env}{ $_[1] } }
 # request(METHOD, PATH, {headers => {...}, content => ...}) -> HTTP::Tiny response
 sub request {
     my ($self, $method, $path, $options) = @_;
-    return $self->{http}->request($method, $self->url . $path, $options // {});
+    my $res = $self->{http}->request($method, $self->url . $path, $options // {});
+    $self->check_openapi($method, $path, $options, $res) unless $self->{checking};
+    return $res;
+}
+
+# Every exchange is checked against the stack's GET /docs (t/lib/PurserOpenAPI.pm): a mismatch
+# is a failed test naming the operation and what differs. PURSER_OPENAPI_CHECK=0 turns it off.
+sub check_openapi {
+    my ($self, $method, $path, $options, $res) = @_;
+    return if ($ENV{PURSER_OPENAPI_CHECK} // 1) eq '0';
+    return if $$ != $self->{pid}; # not in a test's forked child: its TAP would garble the parent's
+    return if $path !~ m{^/} || $path =~ m{^/admin/};
+    unless ($self->{openapi}) {
+        require PurserOpenAPI;
+        local $self->{checking} = 1;
+        my $docs = $self->request('GET', '/docs');
+        my $doc = $docs->{status} == 200 ? eval { JSON::PP->new->decode($docs->{content}) } : undef;
+        return unless $doc;
+        $self->{openapi} = PurserOpenAPI->new($doc);
+    }
+    my %headers = map { lc($_) => $options->{headers}{$_} } keys %{ $options->{headers} // {} };
+    my @problems = $self->{openapi}->check($method, $path, \%headers, $options->{content}, $res);
+    return unless @problems;
+    my $shown = length $path > 100 ? substr($path, 0, 97) . '...' : $path;
+    Test::More::fail("$method $shown: the exchange matches GET /docs");
+    Test::More::diag(join "\n", @problems[0 .. ($#problems < 9 ? $#problems : 9)]);
 }
 
 sub get { my ($self, $path, $options) = @_; $self->request('GET', $path, $options) }
@@ -204,6 +255,11 @@ sub chef {
     my $r = eval { JSON::PP->new->decode($out) } or die "chef-request.rb failed: $out";
     $r->{body} = MIME::Base64::decode_base64($r->{body_base64});
     $r->{json} = eval { JSON::PP->new->utf8->decode($r->{body}) };
+    # the signed exchange is checked against GET /docs as every other one
+    $self->check_openapi($a{method} // 'GET', $a{path} // '/',
+        { headers => { 'content-type' => 'application/json' }, content => $a{body} },
+        { status => $r->{status}, content => $r->{body},
+          headers => { 'content-type' => $r->{content_type} } });
     return $r;
 }
 

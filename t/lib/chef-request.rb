@@ -1,5 +1,6 @@
 # chef-request.rb: one request signed as Chef tooling signs it, with Debian's
-# ruby-mixlib-authentication; prints {"status": N, "body_base64": "...", "api_version": "..."}.
+# ruby-mixlib-authentication; prints {"status": N, "body_base64": "...", "api_version": "...",
+# "content_type": "..."}.
 #
 #   ruby t/lib/chef-request.rb --url URL --ca CA --user NAME --key PEM --version 1.0|1.1|1.3
 #        [--method GET] [--path /x] [--body TEXT | --body-file FILE] [--api-version N]
@@ -68,4 +69,5 @@ request.body = body unless body.empty?
 response = http.request(request)
 # The body goes back base64-encoded: it may be binary (file downloads).
 puts JSON.generate("status" => response.code.to_i, "body_base64" => [response.body.to_s].pack("m0"),
-                   "api_version" => response["X-Ops-Server-API-Version"].to_s)
+                   "api_version" => response["X-Ops-Server-API-Version"].to_s,
+                   "content_type" => response["Content-Type"].to_s)

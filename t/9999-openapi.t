@@ -1,0 +1,85 @@
+#!/usr/bin/perl
+# 9999: the OpenAPI document (issue 33). Every operation of GET /docs has a schema for its
+# success answer (or answers no body) and for its errors; every operation that takes a body
+# has a request schema; every query and header parameter has a type; /docs.yaml is the same
+# document; Redocly's linter (npm, the lockfile in t/browser) with its recommended rules finds
+# no error. It runs last: it adds up what the suite's other files checked against the document
+# (build/test-output/openapi/, written by t/lib/PurserOpenAPI.pm and t/lib/purser_openapi.py).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use YAML::XS ();
+use PurserStack;
+
+my $s = PurserStack->new(workers => 1);
+my $docs = $s->request('GET', '/docs');
+is $docs->{status}, 200, 'GET /docs';
+my $doc = JSON::PP->new->decode($docs->{content});
+
+# The operations that take no body: what they act on is in the path.
+my %no_body = map { $_ => 1 } (
+    'POST /organizations/{org}/clusters/{id}/bootstrap-token',
+    'PUT /organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}',
+    'POST /api/v1.0/rollback/{id}', 'POST /organizations/{org}/api/v1.0/rollback/{id}',
+);
+my (@ops, @no_answer, @no_request, @untyped);
+for my $path (sort keys %{ $doc->{paths} }) {
+    for my $method (sort keys %{ $doc->{paths}{$path} }) {
+        my $op = $doc->{paths}{$path}{$method};
+        my $name = uc($method) . " $path";
+        push @ops, $name;
+        my @ok = grep { /^2/ } keys %{ $op->{responses} };
+        push @no_answer, $name unless @ok && !grep {
+            $_ ne '204' && !(values %{ $op->{responses}{$_}{content} // {} })[0]{schema} } @ok;
+        push @no_answer, "$name (errors)" unless $op->{responses}{'4XX'}{content};
+        push @no_request, $name if $method =~ /^(put|post|patch)$/ && !$op->{requestBody}
+            && !$no_body{$name};
+        for my $p (@{ $op->{parameters} }) {
+            my $param = $p->{'$ref'} ? $doc->{components}{parameters}{ $p->{'$ref'} =~ s{.*/}{}r } : $p;
+            push @untyped, "$name: " . ($p->{'$ref'} // $p->{name})
+                unless $param && $param->{schema} && ($param->{schema}{type} // '');
+        }
+    }
+}
+ok @ops > 120, scalar(@ops) . ' operations';
+is_deeply \@no_answer, [], 'every operation has a schema for its success answer and its errors';
+is_deeply \@no_request, [], 'every operation that takes a body has its request schema';
+is_deeply \@untyped, [], 'every parameter has a type';
+my $with_request = grep { my ($m, $p) = split / /; $doc->{paths}{$p}{ lc $m }{requestBody} } @ops;
+
+my $yaml = $s->request('GET', '/docs.yaml');
+is $yaml->{headers}{'content-type'}, 'application/x-yaml', '/docs.yaml is YAML';
+{
+    local $YAML::XS::Boolean = 'JSON::PP';
+    my $same = YAML::XS::Load($yaml->{content});
+    is_deeply $same, $doc, '  the same document'
+        or diag explain [ grep { !exists $same->{paths}{$_} } keys %{ $doc->{paths} } ];
+}
+
+# Redocly's recommended rules: no error (warnings are listed)
+my $redocly = PurserStack::root() . '/t/browser/node_modules/.bin/redocly';
+SKIP: {
+    skip 'npm ci in t/browser has not run (tools/deps does it)', 2 unless -x $redocly;
+    my $file = $s->dir . '/openapi.json';
+    { open my $fh, '>', $file or die; print $fh $docs->{content}; }
+    my $out = `'$redocly' lint --format=summary '$file' 2>&1`;
+    is $? >> 8, 0, 'redocly lint: no error' or diag $out;
+    my @warnings = $out =~ /^warning\s+(\S+: \d+)/mg;
+    ok 1, 'redocly lint warnings: ' . (join(', ', @warnings) || 'none');
+}
+
+# What the suite checked: every answer of every other test file, against this document
+my %total;
+for my $f (glob PurserStack::build() . '/test-output/openapi/*.tsv') {
+    open my $fh, '<', $f or next;
+    while (<$fh>) { $total{$1} += $2 while /(\w+)=(\d+)/g }
+}
+diag sprintf 'OpenAPI: %d operations, %d with a request schema; the suite checked %d answers '
+    . 'and %d accepted request bodies against it, %d mismatches, %d exchanges outside /docs',
+    scalar @ops, $with_request, map { $total{$_} // 0 } qw(answers requests mismatches unmatched);
+is $total{mismatches} // 0, 0, 'no exchange of the suite differed from the document';
+
+PurserStack::finish();
