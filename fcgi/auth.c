@@ -226,7 +226,10 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
     int owned = (req->route->flags & ROUTE_OWNED) != 0;
     const char *group =
         (req->route->flags & ROUTE_GROUP) ? request_param(req, "group") : NULL;
-    int rc = decide(req, policy, req->route->action, group, owned ? &scope : NULL);
+    int rc;
+    if (group && !rbac_group_name_ok(group)) /* before a pattern is matched against it */
+        return purser_error_set(&req->err, PURSER_EINVAL, "Field 'policy_group' invalid");
+    rc = decide(req, policy, req->route->action, group, owned ? &scope : NULL);
     if (rc == PURSER_EDENIED) {
         log_denial(req, req->route->action, group);
         if (group && (req->route->flags & ROUTE_CHEF))
@@ -250,6 +253,27 @@ int auth_allows_group(struct request *req, const char *action, const char *group
     return rc == 0;
 }
 
+int auth_group_limits(struct request *req, const char *action, char **limits)
+{
+    struct rbac_subject subject;
+    struct purser_error saved = req->err;
+    int rc = subject_of(req, &subject);
+    *limits = NULL;
+    if (!rc)
+        rc = rbac_group_limits(req->svc->policy, &subject, action, limits);
+    req->err = saved;
+    return rc;
+}
+
+int auth_group_limited(struct request *req, const char *action)
+{
+    char *limits = NULL;
+    int rc = auth_group_limits(req, action, &limits);
+    int limited = rc || limits; /* not known: as limited, so that the group checks run */
+    free(limits);
+    return limited;
+}
+
 /* Whether a route whose path names a policy group uses action. */
 static int group_action(const char *action)
 {
@@ -271,15 +295,14 @@ json_t *auth_actions(struct request *req)
     json_object_foreach ((json_t *)rbac_actions(req->svc->policy), action, description) {
         enum rbac_scope scope;
         struct rbac_target target = {.user = request_param(req, "user")};
-        char *limits;
+        char *limits = NULL;
         if (rbac_decide(req->svc->policy, &subject, &target, action, &scope, &req->err))
             continue;
         json_array_append_new(scope == RBAC_ALL ? all : own, json_string(action));
         if (group_action(action) &&
-            (limits = rbac_group_limits(req->svc->policy, &subject, action))) {
+            !rbac_group_limits(req->svc->policy, &subject, action, &limits) && limits)
             json_object_set_new(groups, action, identity_split_groups(limits));
-            free(limits);
-        }
+        free(limits);
     }
     req->err = saved;
     return json_pack("{s:o, s:o, s:o}", "actions", all, "own", own, "policy_groups", groups);

@@ -35,6 +35,12 @@ int auth_allows_group(struct request *req, const char *action, const char *group
 int auth_require(struct request *req, const char *action);
 int auth_require_group(struct request *req, const char *action, const char *group);
 
+/* 1 when the caller holds action only through grants limited to policy groups (so that what
+ * the action touches in a group must be checked against the group). auth_group_limits gives
+ * those groups' patterns, joined by commas (*limits, the caller frees it; NULL: not limited). */
+int auth_group_limited(struct request *req, const char *action);
+int auth_group_limits(struct request *req, const char *action, char **limits);
+
 /* What the caller may do in the path's organization, from the RBAC policy: {actions: [the
  * actions allowed on everything], own: [those allowed only on what the caller created],
  * policy_groups: {action: [patterns]} for the policy group actions its grants hold only on

@@ -74,7 +74,10 @@ int artifacts_get(struct request *req)
 int artifacts_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = cookbook_artifact_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
+    /* what a group's lock names is what the group runs: write_policy_group on each such group */
+    int rc = artifact_users_check(req, request_param(req, "name"), request_param(req, "identifier"));
+    if (!rc)
+        rc = cookbook_artifact_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
                              request_param(req, "identifier"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

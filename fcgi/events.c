@@ -2,6 +2,7 @@
  * with wait= the same answer held until something arrives. A reader with nothing to read is
  * not held by a worker: the answer names nchan's channel for the next commit
  * (X-Accel-Redirect), and nginx holds the connection (nginx/purser.conf.in). */
+#include "auth.h"
 #include "handlers.h"
 
 #include "auth/identity.h"
@@ -14,6 +15,23 @@
 
 #define EVENTS_MAX_WAIT 60
 
+/* A reader whose read_policy_group is limited to some policy groups sees no event of the
+ * others' pointers (a pointer event is named "group/policy", a group's "group"). */
+static void readable_events(struct request *req, json_t *events)
+{
+    for (size_t i = json_array_size(events); i-- > 0;) {
+        const json_t *e = json_array_get(events, i);
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        char group[256];
+        if (!kind || !name || (strcmp(kind, "policy_group_pointer") && strcmp(kind, "policy_group")))
+            continue;
+        snprintf(group, sizeof(group), "%.*s", (int)strcspn(name, "/"), name);
+        if (!auth_allows_group(req, "read_policy_group", group))
+            json_array_remove(events, i);
+    }
+}
+
 int events_list(struct request *req)
 {
     long long org_id, gone = 0, last = 0;
@@ -21,6 +39,7 @@ int events_list(struct request *req)
     long long wait = since < 0 ? -1 : request_query_count(req, "wait", 0);
     long size = wait < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
     const char *kinds = request_query(req, "kinds");
+    int limited = auth_group_limited(req, "read_policy_group");
     json_t *out = NULL;
     int rc;
     if (kinds && !*kinds) /* kinds= with nothing in it filters nothing, as it always did */
@@ -47,16 +66,18 @@ int events_list(struct request *req)
         json_decref(body);
         return rc;
     }
+    if (!rc && limited)
+        readable_events(req, json_object_get(out, "events"));
     if (!rc && wait > 0 && *req->svc->config->events_publish_socket &&
         json_array_size(json_object_get(out, "events")) == 0) {
         /* Nothing yet: nginx waits on the channel of the commit after `last` ("e": its events;
-         * "w": a wake-up to read again, for a kinds filter), and answers {events: [], next:
-         * last} at the timeout; either answer carries this request's X-Request-Id, which the
-         * path ends with. */
+         * "w": a wake-up to read again, for a kinds filter or a reader limited to some policy
+         * groups), and answers {events: [], next: last} at the timeout; either answer carries
+         * this request's X-Request-Id, which the path ends with. */
         char headers[180];
         snprintf(headers, sizeof(headers),
                  "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld/%s\r\n", wait,
-                 kinds ? 'w' : 'e', org_id, last, last, req->request_id);
+                 kinds || limited ? 'w' : 'e', org_id, last, last, req->request_id);
         json_decref(out);
         return respond_text(req, 200, "application/json", "", 0, headers);
     }

@@ -56,6 +56,10 @@ int resource_scope_of(struct request *req, struct resource_scope *s);
 int resource_body_and_scope(struct request *req, json_t **body, struct resource_scope *s);
 int respond_resource(struct request *req, int rc, int status, json_t *out);
 
+/* policies.c: deleting cookbook artifact cookbook/identifier needs write_policy_group on
+ * every policy group whose lock names it (PURSER_EDENIED, logged, in Chef's words). */
+int artifact_users_check(struct request *req, const char *cookbook, const char *identifier);
+
 /* clusters.c: a cluster's creation, facts and bootstrap token, and the install route */
 int clusters_create(struct request *req);
 int cluster_facts_write(struct request *req);

@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "handlers.h"
 #include "transfer/transfer.h"
+#include <stdlib.h>
 #include <string.h>
 
 int org_list(struct request *req)
@@ -115,10 +116,69 @@ static int role_known(const char *role, void *ctx)
     return rbac_role_exists(ctx, role);
 }
 
+/* Whether pattern is within the caller's own patterns (mine, comma-separated): one of them,
+ * or a plain group name one of them matches. */
+static int within(const char *mine, const char *pattern)
+{
+    size_t n = strlen(pattern);
+    for (const char *p = mine; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, pattern, n))
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return !strpbrk(pattern, "*?") && rbac_group_matches(mine, pattern);
+}
+
+/* A member manager whose own policy group actions are limited grants no more than it holds:
+ * nothing to itself, and a role that holds such an action only with policy_groups within its
+ * own (issue 32: a limit is not lifted by the one it limits). */
+static int grant_within_own(struct request *req, const json_t *body)
+{
+    static const char *const actions[] = {"read_policy_group", "write_policy_group",
+                                          "promote_policy_group"};
+    const json_t *roles = json_object_get(body, "roles"), *role;
+    const char *user = json_string_value(json_object_get(body, "username"));
+    int rc = 0;
+    for (size_t a = 0; !rc && a < sizeof(actions) / sizeof(actions[0]); a++) {
+        char *mine = NULL;
+        size_t i;
+        if (req->who.server_admin || auth_group_limits(req, actions[a], &mine) || !mine)
+            continue;
+        if (req->who.is_user && user && !strcmp(user, req->who.name))
+            rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                  "a member whose policy group actions are limited may not "
+                                  "change its own membership");
+        json_array_foreach (roles, i, role) {
+            const char *name = json_string_value(role);
+            const json_t *given = json_object_get(json_object_get(body, "policy_groups"), name);
+            const json_t *p;
+            size_t j;
+            if (rc || !name || !rbac_role_allows(req->svc->policy, name, actions[a]))
+                continue;
+            if (!json_is_array(given))
+                rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                      "Field 'policy_groups.%.64s': your %s is limited to policy "
+                                      "groups %.120s: grant %.64s within them",
+                                      name, actions[a], mine, name);
+            json_array_foreach (given, j, p)
+                if (!rc && json_is_string(p) && !within(mine, json_string_value(p)))
+                    rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                          "Field 'policy_groups.%.64s': '%.80s' is beyond your "
+                                          "own policy groups (%.120s)",
+                                          name, json_string_value(p), mine);
+        }
+        free(mine);
+    }
+    return rc;
+}
+
 int member_add(struct request *req)
 {
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
+    if (!rc && json_is_object(body))
+        rc = grant_within_own(req, body);
     if (!rc)
         rc = identity_member_add(req->svc->store, request_param(req, "org"), body,
                                  role_known, (void *)req->svc->policy, &out, &req->err);

@@ -3,6 +3,7 @@
 #include "policy/policy_lock.h"
 #include "auth.h"
 #include "handlers.h"
+#include "router.h"
 
 #include <string.h>
 
@@ -52,6 +53,53 @@ static int groups_pointing(struct request *req, const char *name, json_t **group
         if (json_object_get(json_object_get(group, "policies"), name))
             json_array_append_new(*groups, json_string(g));
     json_decref(all);
+    return rc;
+}
+
+int artifact_users_check(struct request *req, const char *cookbook, const char *identifier)
+{
+    json_t *all = NULL, *group, *rev;
+    const char *g, *policy;
+    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
+                               request_base_url(req), &all, &req->err);
+    json_object_foreach (all, g, group) {
+        json_object_foreach (json_object_get(group, "policies"), policy, rev) {
+            json_t *lock = NULL;
+            const json_t *used;
+            if (rc)
+                break;
+            rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
+                                     policy, json_string_value(json_object_get(rev, "revision_id")),
+                                     &lock, &req->err);
+            used = json_object_get(json_object_get(lock, "cookbook_locks"), cookbook);
+            used = json_object_get(used, "identifier");
+            if (!rc && json_is_string(used) && !strcmp(json_string_value(used), identifier))
+                rc = auth_require_group(req, "write_policy_group", g);
+            json_decref(lock);
+        }
+    }
+    json_decref(all);
+    return rc;
+}
+
+/* The groups a node is in, before and after a write, are the groups a grant limited to policy
+ * groups must reach: a node moved out of prod moves what prod runs. */
+static int node_groups_check(struct request *req, const json_t *body)
+{
+    json_t *node = NULL;
+    const char *name = request_param(req, "node");
+    const char *now = NULL, *next = json_string_value(json_object_get(body, "policy_group"));
+    int rc = 0;
+    if (!auth_group_limited(req, req->route->action))
+        return 0;
+    if (name && !(rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"),
+                                       name, &node, &req->err)))
+        now = json_string_value(json_object_get(node, "policy_group"));
+    if (!rc && now)
+        rc = auth_require_group(req, req->route->action, now);
+    if (!rc && next)
+        rc = auth_require_group(req, req->route->action, next);
+    json_decref(node);
     return rc;
 }
 
@@ -195,6 +243,8 @@ int nodes_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
+        rc = node_groups_check(req, body);
+    if (!rc)
         rc = policy_node_create(req->svc->store, request_param(req, "org"), body, req->who.id,
                                 request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
@@ -212,6 +262,8 @@ int nodes_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
+        rc = node_groups_check(req, body);
+    if (!rc)
         rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"),
                                 request_param(req, "node"), body, req->owner_only, &out,
                                 &req->err);
@@ -221,7 +273,9 @@ int nodes_update(struct request *req)
 int nodes_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"),
+    int rc = node_groups_check(req, NULL);
+    if (!rc)
+        rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"),
                                 request_param(req, "node"), req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

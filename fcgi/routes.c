@@ -79,7 +79,7 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
      "Everything of the organization as a multi-document YAML stream of resources in dependency "
      "order (secrets=true: encrypted documents' data too, with read_encrypted_document)", .answer = "YamlStream", .query = "secrets"},
-    {"POST", "/organizations/{org}/import", "import_organization", H(org_import), 0,
+    {"POST", "/organizations/{org}/import", "import_organization", H(org_import), ROUTE_AUTH_CHANGE,
      "Writes an export's stream into this organization, which must be empty (409 otherwise): "
      "checked whole, then written all or nothing", .body = "YamlStream", .answer = "Imported", .status = "201"},
     {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
@@ -159,10 +159,10 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", H(policies_diff), CHEF,
      "What changes between two groups or revisions (from_group|from_revision, "
      "to_group|to_revision): run list, cookbooks, attribute paths", .answer = "PolicyDiff", .query = "from_group to_group from_revision to_revision"},
-    {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", H(group_nodes), CHEF,
+    {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", H(group_nodes), CHEF | GROUP,
      "The nodes in a policy group", .answer = "NameToUri"},
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}/nodes", "read_node",
-     H(group_nodes), CHEF, "The nodes of a policy in a policy group", .answer = "NameToUri"},
+     H(group_nodes), CHEF | GROUP, "The nodes of a policy in a policy group", .answer = "NameToUri"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}",
      "write_policy_group", H(group_point), CHEF | GROUP,
      "Point a group at an uploaded revision (empty body; 201 new, 200 existed)", .answer = "PolicyLock", .status = "200 201"},

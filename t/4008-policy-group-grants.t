@@ -164,8 +164,8 @@ reset_groups();
 
 # ---- the permissions answer and the member list show the limits ----
 ($r, $j) = $s->api('GET', "$base/permissions", undef, $token{ci});
-is_deeply $j->{policy_groups}, { map { $_ => ['dev*', 'staging'] } qw(read_policy_group write_policy_group promote_policy_group) },
-    "ci's permissions: the policy group actions with their groups";
+is_deeply $j->{policy_groups}, { map { $_ => ['dev*', 'staging'] } qw(read_policy_group write_policy_group promote_policy_group read_node) },
+    "ci's permissions: the policy group actions with their groups (read_node: a group's nodes)";
 ok((grep { $_ eq 'write_policy_group' } @{ $j->{actions} }), '  (listed among its actions)');
 ($r, $j) = $s->api('GET', "$base/permissions", undef, $token{rel});
 is_deeply $j->{policy_groups}, { map { $_ => ['prod', 'prod-*', 'production'] } qw(write_policy_group promote_policy_group) },
@@ -197,13 +197,72 @@ for my $case (@bad) {
 ($ci) = grep { $_->{user}{username} eq 'ci' } @$j;
 is_deeply $ci->{user}{policy_groups}, { operator => ['dev*', 'staging'] }, 'and the grant is unchanged';
 
-# ---- granting again replaces the limit ----
+# ---- what else moves what a group runs: its nodes, the cookbook artifacts its locks name ----
+is status_of('POST', "$base/nodes", { name => 'prodweb', policy_name => 'web', policy_group => 'prod' }), 201,
+    'a node in prod';
+is status_of('POST', "$base/nodes", { name => 'devweb', policy_name => 'web', policy_group => 'dev' }), 201,
+    'a node in dev';
+($r, $j) = $s->api('PUT', "$base/nodes/prodweb", { name => 'prodweb', policy_name => 'web', policy_group => 'dev' }, $token{ci});
+is $r->{status}, 403, 'ci may not move a prod node into dev';
+is_deeply $j, { error => ['missing update permission'] }, "  Chef's words";
+is +(admin('GET', "$base/nodes/prodweb"))[1]{policy_group}, 'prod', '  and the node stays in prod';
+is status_of('PUT', "$base/nodes/devweb", { name => 'devweb', policy_name => 'web', policy_group => 'prod' }, $token{ci}), 403,
+    'nor a dev node into prod';
+is status_of('DELETE', "$base/nodes/prodweb", undef, $token{ci}), 403, 'nor delete a prod node';
+is status_of('POST', "$base/nodes", { name => 'newprod', policy_name => 'web', policy_group => 'prod' }, $token{ci}), 403,
+    'nor create a node in prod';
+is status_of('PUT', "$base/nodes/devweb", { name => 'devweb', policy_name => 'web', policy_group => 'staging' }, $token{ci}), 200,
+    'it moves a dev node into staging';
+is status_of('PUT', "$base/nodes/prodweb", { name => 'prodweb', policy_name => 'web', policy_group => 'dev' }, $token{ops}), 200,
+    'an unlimited operator moves any node';
+my $artifact = { name => 'base', identifier => 'id-w1', version => '1.0.0', chef_type => 'cookbook_version',
+                 metadata => { name => 'base', version => '1.0.0', dependencies => {} }, all_files => [] };
+is status_of('PUT', "$base/cookbook_artifacts/base/id-w1", $artifact), 201, "the artifact prod's lock names";
+($r, $j) = $s->api('DELETE', "$base/cookbook_artifacts/base/id-w1", undef, $token{ci});
+is $r->{status}, 403, 'ci may not delete it';
+is_deeply $j, { error => ['missing delete permission'] }, "  Chef's words";
+is status_of('GET', "$base/cookbook_artifacts/base/id-w1"), 200, '  and it is still there';
+
+# ---- a limit is not lifted by the one it limits ----
+user_with('la', { roles => ['admin'], policy_groups => { admin => ['dev*'] } });
+($r, $j) = $s->api('POST', "$base/users", { username => 'la', roles => ['admin'] }, $token{la});
+is $r->{status}, 403, 'an admin limited to dev* may not grant itself admin without the limit';
+like PurserStack::error_message($j), qr/may not change its own membership/, '  saying why';
+($r, $j) = $s->api('POST', "$base/users", { username => 'ops', roles => ['operator'] }, $token{la});
+is $r->{status}, 403, '  nor grant another a role without a limit';
+like PurserStack::error_message($j), qr/policy_groups\.operator.*limited to policy groups dev\*/, '  naming the field and its own groups';
+($r, $j) = $s->api('POST', "$base/users", { username => 'ops', roles => ['operator'], policy_groups => { operator => ['prod'] } }, $token{la});
+is $r->{status}, 403, '  nor one beyond its own groups';
+like PurserStack::error_message($j), qr/'prod' is beyond your own policy groups/, '  naming the pattern';
+($r) = $s->api('POST', "$base/users", { username => 'stg', roles => ['operator'], policy_groups => { operator => ['dev-3'] } }, $token{la});
+is $r->{status}, 201, '  a grant within its own groups: 201';
+
+# ---- granting again: a given limit replaces the one there, none keeps it, null lifts it ----
 ($r) = admin('POST', "$base/users", { username => 'ci', roles => ['operator'], policy_groups => { operator => ['prod'] } });
 is $r->{status}, 201, 'ci granted operator on prod instead';
 is status_of('PUT', "$base/policy_groups/prod/policies/web/revision/w2", undef, $token{ci}), 200, '  now moves prod at once';
 is status_of('PUT', "$base/policy_groups/dev/policies/web/revision/w2", undef, $token{ci}), 403, '  and no longer dev';
 ($r) = admin('POST', "$base/users", { username => 'ci', roles => ['operator'] });
-is status_of('PUT', "$base/policy_groups/dev/policies/web/revision/w1", undef, $token{ci}), 200, 'granted without a limit: every group';
+is status_of('PUT', "$base/policy_groups/dev/policies/web/revision/w1", undef, $token{ci}), 403,
+    'granted again without policy_groups: the limit stays';
+($r) = admin('POST', "$base/users", { username => 'ci', roles => ['operator'], policy_groups => { operator => undef } });
+is $r->{status}, 201, 'granted with policy_groups {operator: null}';
+is status_of('PUT', "$base/policy_groups/dev/policies/web/revision/w1", undef, $token{ci}), 200, '  the limit is lifted: every group';
+
+# ---- the event feed shows a limited reader only its groups' pointers ----
+($r, $j) = $s->api('GET', "$base/events?since=0&page_size=1000", undef, $token{stg});
+my %pointer_groups = map { ($_->{name} =~ m{^([^/]+)/})[0] => 1 } grep { $_->{kind} eq 'policy_group_pointer' } @{ $j->{events} };
+is_deeply [ sort keys %pointer_groups ], ['staging'], "a reader limited to staging sees only staging's pointer events";
+($r, $j) = admin('GET', "$base/events?since=0&page_size=1000");
+%pointer_groups = map { ($_->{name} =~ m{^([^/]+)/})[0] => 1 } grep { $_->{kind} eq 'policy_group_pointer' } @{ $j->{events} };
+ok $pointer_groups{prod} && $pointer_groups{dev}, '  (the admin sees them all)';
+
+# ---- a group name that is no group name is refused before a pattern meets it ----
+($r, $j) = $s->api('GET', "$base/policy_groups/dev%2F..%2Fprod", undef, $token{ci});
+is $r->{status}, 400, 'GET policy_groups/dev%2F..%2Fprod: 400';
+($r, $j) = admin('POST', "$base/users", { username => 'ci', roles => ['operator'], policy_groups => { operator => [ map { 'g' x 250 . $_ } 1 .. 20 ] } });
+is $r->{status}, 400, 'patterns over 4096 characters in all: 400';
+like PurserStack::error_message($j), qr/Field 'policy_groups\.operator' invalid: at most 4096 characters/, '  naming the field';
 
 # ---- the policy file: a role's policy_groups are checked when it loads ----
 {

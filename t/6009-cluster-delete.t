@@ -132,6 +132,18 @@ is $r->{status}, 401, '  does not revive the old credential';
 ($r) = call('GET', "$base/c-ghost", undef, authorization => "Bearer $m2->{token}");
 is $r->{status}, 200, '  its own new credential works';
 
+# ---- a cluster does not take over a client of its name that it did not make ----
+($r) = call('POST', "/organizations/$org/clients", { name => 'c-taken' });
+is $r->{status}, 201, 'a client c-taken, made apart from any cluster';
+($r, $d) = call('POST', $base, { metadata => { name => 'taken' } });
+($r, $d) = redeem($d->{bootstrap_token}{token});
+is $r->{status}, 409, 'a cluster of that name redeeming its token: 409';
+like err($d), qr/a client named 'c-taken' exists and is not this one's credential/, '  saying why';
+($r) = call('DELETE', "$base/c-taken");
+is $r->{status}, 204, 'deleting that cluster';
+($r) = call('GET', "/organizations/$org/clients/c-taken");
+is $r->{status}, 200, '  leaves the client it never made';
+
 # ---- a conditional delete that fails leaves the credential ----
 ($r) = call('DELETE', "$base/c-ghost", undef, 'if-match' => '"0000000000000000"');
 is $r->{status}, 412, 'a delete with a stale If-Match: 412';

@@ -357,7 +357,8 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     return 0;
 }
 
-/* The cached form of grants: the role and its patterns ("" for none) as two fields each. */
+/* The cached form of grants: the role and "=patterns" (a membership's limit, "=" one that
+ * matches nothing) or "" (none) as two fields each. */
 static int grants_from(struct arena *arena, const char **fields, size_t n,
                        struct rbac_grant **grants, size_t *count)
 {
@@ -366,7 +367,7 @@ static int grants_from(struct arena *arena, const char **fields, size_t n,
         return -1;
     for (size_t i = 0; i < *count; i++)
         (*grants)[i] = (struct rbac_grant){
-            .role = fields[2 * i], .policy_groups = *fields[2 * i + 1] ? fields[2 * i + 1] : NULL};
+            .role = fields[2 * i], .policy_groups = *fields[2 * i + 1] ? fields[2 * i + 1] + 1 : NULL};
     return 0;
 }
 
@@ -387,7 +388,8 @@ int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
                    ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
                    : 0;
     rc = store_query(store, arena, &rows,
-                     "SELECT m.role, COALESCE(m.policy_groups, '') FROM memberships m JOIN "
+                     "SELECT m.role, IF(m.policy_groups IS NULL, '', CONCAT('=', m.policy_groups))"
+                     " FROM memberships m JOIN "
                      "organizations o ON o.id = m.org_id WHERE m.principal_id = ? AND o.name = ? "
                      "ORDER BY m.role",
                      p, 2, err);

@@ -148,12 +148,13 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
                         json_t **out, struct purser_error *err);
 /* Inside the caller's transaction: the client `name` of organization org (made when missing,
  * with role) holds only public_key and one API token for bearer, replacing what it had; a
- * credential made again (a cluster's bootstrap token reset and redeemed). *client_id and
- * token_id (the token's id) are set. */
+ * credential made again (a cluster's bootstrap token reset and redeemed). A client of that name
+ * that is not own_id (the one made before; 0: none) is not taken over: PURSER_EEXISTS.
+ * *client_id and token_id (the token's id) are set. */
 int identity_client_credential(struct store *store, const char *org, const char *name,
                                const char *role, const char *public_key, const char *bearer,
-                               const char *description, long long *client_id, char token_id[17],
-                               struct purser_error *err);
+                               const char *description, long long own_id, long long *client_id,
+                               char token_id[17], struct purser_error *err);
 
 /* Inside the caller's transaction: removes the client client_id of organization org_id (when
  * it is still there) with its keys, tokens and memberships, and appends the events of the

@@ -379,7 +379,8 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
 struct member_add {
     const char *org, *user;
     const json_t *roles;
-    const json_t *groups; /* {role: "patterns,joined"} of the limited roles */
+    const json_t *groups; /* {role: "patterns,joined" or null} of the roles the request limits
+                             (or frees: null); a role not in it keeps the limit it had */
 };
 
 static int txn_member_add(struct store *store, void *ctx, struct purser_error *err)
@@ -397,16 +398,19 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
         rc = identity_principal_id(store, arena, NULL, m->user, &uid, err);
     json_array_foreach (m->roles, i, role) {
         const char *name = json_string_value(role);
-        const char *groups = json_string_value(json_object_get(m->groups, name));
+        const json_t *given = json_object_get(m->groups, name);
         struct store_value p[] = {STORE_INT(oid), STORE_INT(uid), STORE_STR(name),
-                                  groups ? STORE_STR(groups) : STORE_NULLV};
+                                  json_is_string(given) ? STORE_STR(json_string_value(given))
+                                                        : STORE_NULLV,
+                                  STORE_INT(given != NULL)};
         if (rc)
             break;
-        /* a role named again takes this request's limit (none: every group) */
+        /* a role granted again keeps its limit unless the request gives one (or null: none) */
         rc = store_exec(store,
                         "INSERT INTO memberships (org_id, principal_id, role, policy_groups) VALUES"
-                        " (?, ?, ?, ?) ON DUPLICATE KEY UPDATE policy_groups = VALUES(policy_groups)",
-                        p, 4, NULL, NULL, err);
+                        " (?, ?, ?, ?) ON DUPLICATE KEY UPDATE policy_groups ="
+                        " IF(?, VALUES(policy_groups), policy_groups)",
+                        p, 5, NULL, NULL, err);
     }
     if (!rc)
         rc = event_append(store, oid, "member", m->user, "put", NULL, NULL, err);
@@ -414,8 +418,8 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
     return rc;
 }
 
-/* body.policy_groups: absent, or {role: [patterns]} for roles the request grants; *out
- * {role: "joined"}. */
+/* body.policy_groups: absent, or {role: [patterns] or null} for roles the request grants; *out
+ * {role: "joined" or null}. */
 static int member_groups(const json_t *body, const json_t *roles, json_t **out,
                          struct purser_error *err)
 {
@@ -440,6 +444,10 @@ static int member_groups(const json_t *body, const json_t *roles, json_t **out,
                                     "Field 'policy_groups.%.64s' invalid: the request does not "
                                     "grant role %.64s",
                                     role, role);
+        if (json_is_null(patterns)) { /* the role's limit lifted */
+            json_object_set_new(*out, role, json_null());
+            continue;
+        }
         if (!json_is_array(patterns) || json_array_size(patterns) == 0 ||
             json_array_size(patterns) > 64)
             return purser_error_set(err, PURSER_EINVAL,
@@ -454,6 +462,13 @@ static int member_groups(const json_t *body, const json_t *roles, json_t **out,
                                         role, i);
         if (!(joined = identity_join_groups(patterns)))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (strlen(joined) > 4096) {
+            free(joined);
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field 'policy_groups.%.64s' invalid: at most 4096 characters "
+                                    "in all",
+                                    role);
+        }
         json_object_set_new(*out, role, json_string(joined));
         free(joined);
     }
@@ -500,7 +515,9 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
             json_t *shown = json_object(), *joined;
             const char *name;
             json_object_foreach (groups, name, joined)
-                json_object_set_new(shown, name, identity_split_groups(json_string_value(joined)));
+                if (json_is_string(joined))
+                    json_object_set_new(shown, name,
+                                        identity_split_groups(json_string_value(joined)));
             json_object_set_new(json_object_get(*out, "user"), "policy_groups", shown);
         }
     }

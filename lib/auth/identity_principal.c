@@ -57,8 +57,8 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
 }
 int identity_client_credential(struct store *store, const char *org, const char *name,
                                const char *role, const char *public_key, const char *bearer,
-                               const char *description, long long *client_id, char token_id[17],
-                               struct purser_error *err)
+                               const char *description, long long own_id, long long *client_id,
+                               char token_id[17], struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows rows;
@@ -74,6 +74,11 @@ int identity_client_credential(struct store *store, const char *org, const char 
                                    .role = role};
         rc = identity_principal_insert(store, &np, err);
         *client_id = np.id;
+    } else if (!rc && atoll(store_cell(&rows, 0, 0)) != own_id) {
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "a client named '%.80s' exists and is not this one's credential: "
+                              "rename or delete it first",
+                              name);
     } else if (!rc) { /* the client again: only the new key, and the role */
         struct store_value p = STORE_INT(atoll(store_cell(&rows, 0, 0)));
         *client_id = p.num;

@@ -1,12 +1,12 @@
 /* rbac.c: reading the policy file and deciding whether an action is allowed. */
 #include "auth/rbac.h"
 
+#include "base/buf.h"
 #include "config/config.h"
 #include "codec/yaml_codec.h"
 
 #include <fnmatch.h>
 #include <jansson.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,12 +48,18 @@ static int is_string_array(const json_t *v)
     return 1;
 }
 
+#define GROUP_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-"
+
 int rbac_group_pattern_ok(const char *pattern)
 {
     size_t n = strlen(pattern);
-    return n > 0 && n <= 255 &&
-           strspn(pattern, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-*?") ==
-               n;
+    return n > 0 && n <= 255 && strspn(pattern, GROUP_NAME_CHARS "*?") == n;
+}
+
+int rbac_group_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 0 && n <= 255 && strspn(name, GROUP_NAME_CHARS) == n;
 }
 
 int rbac_group_matches(const char *patterns, const char *group)
@@ -101,16 +107,13 @@ static json_t *joined_role_groups(const json_t *roles)
     size_t i;
     json_object_foreach ((json_t *)roles, role, def) {
         json_t *groups = json_object_get(def, "policy_groups");
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f;
-        if (!groups || !(f = open_memstream(&text, &len)))
+        struct buf b = BUF_INIT;
+        if (!groups)
             continue;
         json_array_foreach (groups, i, item)
-            fprintf(f, "%s%s", i ? "," : "", json_string_value(item));
-        fclose(f);
-        json_object_set_new(out, role, json_string(text));
-        free(text);
+            buf_printf(&b, "%s%s", i ? "," : "", json_string_value(item));
+        json_object_set_new(out, role, json_string(buf_cstr(&b)));
+        buf_release(&b);
     }
     return out;
 }
@@ -339,27 +342,27 @@ int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
     return purser_error_set(err, PURSER_EDENIED, "missing permission: action '%s'", action);
 }
 
-char *rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
-                        const char *action)
+int rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
+                      const char *action, char **out)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f;
+    struct buf b = BUF_INIT;
     int any = 0;
+    *out = NULL;
     if (s->server_admin || list_has(p->authenticated, action))
-        return NULL;
+        return 0;
     for (size_t i = 0; i < s->grant_count; i++)
         if (rbac_role_allows(p, s->grants[i].role, action) && !grant_limit(p, &s->grants[i]))
-            return NULL;
-    if (!(f = open_memstream(&text, &len)))
-        return NULL;
+            return 0;
     for (size_t i = 0; i < s->grant_count; i++)
-        if (rbac_role_allows(p, s->grants[i].role, action))
-            fprintf(f, "%s%s", any++ ? "," : "", grant_limit(p, &s->grants[i]));
-    fclose(f);
-    if (!any) {
-        free(text);
-        return NULL;
+        if (rbac_role_allows(p, s->grants[i].role, action) &&
+            buf_printf(&b, "%s%s", any++ ? "," : "", grant_limit(p, &s->grants[i]))) {
+            buf_release(&b);
+            return PURSER_EINTERNAL;
+        }
+    if (any && !(*out = strdup(buf_cstr(&b)))) {
+        buf_release(&b);
+        return PURSER_EINTERNAL;
     }
-    return text;
+    buf_release(&b);
+    return 0;
 }

@@ -81,14 +81,17 @@ struct rbac_target {
  * with '*' and '?' as globs, 1 to 255 characters. */
 int rbac_group_pattern_ok(const char *pattern);
 
-/* 1 when group matches one of the comma-separated patterns. */
+/* 1 when name is a policy group name as a grant's check takes it ([A-Za-z0-9._:-], 1 to 255). */
+int rbac_group_name_ok(const char *name);
+
+/* 1 when group matches one of the comma-separated patterns ("" matches none). */
 int rbac_group_matches(const char *patterns, const char *group);
 
-/* The policy groups the subject holds action on, when only limited grants hold it: their
- * patterns joined by commas (a string in a new allocation the caller frees). NULL when a grant
- * holds it on every group, or no grant holds it. */
-char *rbac_group_limits(const struct rbac_policy *policy, const struct rbac_subject *subject,
-                        const char *action);
+/* The policy groups the subject holds action on, when only limited grants hold it: *out gets
+ * their patterns joined by commas (the caller frees it); NULL when a grant holds it on every
+ * group, or no grant holds it. PURSER_EINTERNAL when out of memory. */
+int rbac_group_limits(const struct rbac_policy *policy, const struct rbac_subject *subject,
+                      const char *action, char **out);
 
 /* How far an allowed action reaches: everything, or only the objects the subject created. */
 enum rbac_scope { RBAC_ALL, RBAC_OWN };

@@ -419,7 +419,8 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         store, r->arena, &rows,
         "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
         "b.expires_at > NOW(6), " STORE_ISO_TIME("b.expires_at") ", " STORE_ISO_TIME(
-            "NOW(6)") " FROM bootstrap_tokens b JOIN resources r ON "
+            "NOW(6)") ", COALESCE(CAST(JSON_VALUE(r.status, '$.client_id') AS INTEGER), 0)"
+                      " FROM bootstrap_tokens b JOIN resources r ON "
                       "r.id = b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
                       "b.token_sha256 = ? FOR UPDATE",
         &p, 1, err);
@@ -447,7 +448,8 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     if (!rc)
         rc = identity_client_credential(
             store, org, cluster, "cluster", r->cred->public_key, r->cred->bearer,
-            arena_sprintf(r->arena, "bootstrap of cluster %s", cluster), &client_id, token_id, err);
+            arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
+            strtoll(store_cell(&rows, 0, 7), NULL, 10), &client_id, token_id, err);
     if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too */
         json_t *members = json_pack("{s:{s:s, s:s}, s:s, s:I}", "bootstrap_token", "expires_at",
                                     store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),

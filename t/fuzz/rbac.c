@@ -16,7 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct rbac_target target = {.user = "u", .policy_group = "prod"};
         enum rbac_scope scope;
         rbac_decide(policy, &who, &target, "read_node", &scope, &err);
-        free(rbac_group_limits(policy, &who, "write_policy_group"));
+        char *limits = NULL;
+        rbac_group_limits(policy, &who, "write_policy_group", &limits);
+        free(limits);
         rbac_role_allows(policy, "admin", "read_node");
     }
     rbac_policy_free(policy);
