@@ -52,8 +52,10 @@ static int serve(int fd, char **argv)
         mysql_stmt_execute(stmt);
         mysql_stmt_bind_result(stmt, &result);
         if (mysql_stmt_fetch(stmt) == 0) {
-            FCGX_FPrintF(req.out, "Status: 200 OK\r\nContent-Type: application/json\r\n"
-                                  "Content-Length: %d\r\n\r\n", (int)length);
+            FCGX_FPrintF(req.out,
+                         "Status: 200 OK\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %d\r\n\r\n",
+                         (int)length);
             FCGX_PutStr(body, (int)length, req.out);
         } else {
             FCGX_PutS("Status: 500 Internal Server Error\r\n\r\n", req.out);
@@ -72,7 +74,8 @@ int main(int argc, char **argv)
 {
     int fd, workers;
     if (argc != 8) {
-        fprintf(stderr, "usage: one-select SOCKET DB_SOCKET USER PASSWORD_FILE DATABASE ID WORKERS\n");
+        fprintf(stderr,
+                "usage: one-select SOCKET DB_SOCKET USER PASSWORD_FILE DATABASE ID WORKERS\n");
         return 2;
     }
     FCGX_Init();

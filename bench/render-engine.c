@@ -15,10 +15,10 @@
  * Bench-only code, built by bench/render. */
 #include "base/arena.h"
 #include "base/json_pool.h"
+#include "codec/yaml_codec.h"
 #include "config/config.h"
 #include "docs/document.h"
 #include "docs/render.h"
-#include "codec/yaml_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* yaml-roundtrip: bench/documents' baseline: parse a YAML stream with purser's codec and emit
  * it again, in process, RUNS times; prints the median milliseconds of one parse + emit.
  * Usage: yaml-roundtrip FILE RUNS. Bench-only code, compiled by bench/documents. */
-#include "config/config.h"
 #include "codec/yaml_codec.h"
+#include "config/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

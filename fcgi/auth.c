@@ -2,9 +2,9 @@
 #include "auth.h"
 
 #include "auth/chef_auth.h"
-#include "base/utf8.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/utf8.h"
 #include "router.h"
 
 #include <stdio.h>
@@ -137,13 +137,14 @@ int auth_authenticate(struct request *req, int development_mode)
     int rc;
 
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
-        rc = identity_token_principal(req->svc->store, req->svc->auth_cache,
-                                      req->arena, authorization + 7, &req->who, &req->err);
+        rc = identity_token_principal(req->svc->store, req->svc->auth_cache, req->arena,
+                                      authorization + 7, &req->who, &req->err);
         if (rc == PURSER_EUNAUTH)
             metrics_add(METRIC_AUTH_TOKEN, 1);
     } else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
-             request_header(req, "X-Ops-Timestamp") || request_header(req, "X-Ops-Content-Hash") ||
-             request_header(req, "X-Ops-Authorization-1"))
+               request_header(req, "X-Ops-Timestamp") ||
+               request_header(req, "X-Ops-Content-Hash") ||
+               request_header(req, "X-Ops-Authorization-1"))
         rc = authenticate_chef(req);
     else if (development_mode && from_loopback(req)) {
         req->who =
@@ -214,7 +215,7 @@ static void log_denial(struct request *req, const char *action, const char *grou
  * else by what the method does ("missing delete permission", "missing update permission"). */
 static int chef_denial(struct request *req, const char *action)
 {
-    const char *what = !strncmp(action, "read_", 5)    ? "read"
+    const char *what = !strncmp(action, "read_", 5)     ? "read"
                        : !strcmp(req->method, "DELETE") ? "delete"
                                                         : "update";
     return purser_error_set(&req->err, PURSER_EDENIED, "missing %s permission", what);
@@ -224,8 +225,7 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
 {
     enum rbac_scope scope = RBAC_ALL;
     int owned = (req->route->flags & ROUTE_OWNED) != 0;
-    const char *group =
-        (req->route->flags & ROUTE_GROUP) ? request_param(req, "group") : NULL;
+    const char *group = (req->route->flags & ROUTE_GROUP) ? request_param(req, "group") : NULL;
     int rc;
     if (group && !rbac_group_name_ok(group)) /* before a pattern is matched against it */
         return purser_error_set(&req->err, PURSER_EINVAL, "Field 'policy_group' invalid");

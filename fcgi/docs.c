@@ -90,7 +90,8 @@ static json_t *content(const struct route *r, const char *name, int request)
     if (request && ((r->flags & ROUTE_YAML) ||
                     (!strcmp(r->method, "PATCH") && !strcmp(r->answer, "Resource"))))
         return out;
-    json_object_set_new(out, "application/json", json_pack("{s:o}", "schema", ref("schemas", name)));
+    json_object_set_new(out, "application/json",
+                        json_pack("{s:o}", "schema", ref("schemas", name)));
     return out;
 }
 
@@ -158,11 +159,12 @@ static json_t *operation(const struct route *r)
     op = json_pack("{s:o, s:s, s:o, s:o}", "operationId", operation_id(r), "summary", r->summary,
                    "parameters", params, "responses", responses(r));
     if (r->body)
-        json_object_set_new(op, "requestBody",
-                            json_pack("{s:b, s:o}", "required",
-                                      /* an empty stream empties a bucket */
-                                      strcmp(r->body, "DeckhandAny") && strcmp(r->body, "Documents"),
-                                      "content", content(r, r->body, 1)));
+        json_object_set_new(
+            op, "requestBody",
+            json_pack("{s:b, s:o}", "required",
+                      /* an empty stream empties a bucket */
+                      strcmp(r->body, "DeckhandAny") && strcmp(r->body, "Documents"), "content",
+                      content(r, r->body, 1)));
     if (r->action) {
         json_object_set_new(op, "x-purser-action", json_string(r->action));
         if (r->flags & ROUTE_GROUP) /* a grant limited to policy groups is checked on {group} */
@@ -190,9 +192,8 @@ static int components(json_t **out, struct purser_error *err)
     }
     json_object_set_new(c, "securitySchemes",
                         json_pack("{s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}}", "bearer", "type",
-                                  "http", "scheme", "bearer", "chefSignedHeaders", "type",
-                                  "apiKey", "in", "header", "name", "X-Ops-Authorization-1",
-                                  "description",
+                                  "http", "scheme", "bearer", "chefSignedHeaders", "type", "apiKey",
+                                  "in", "header", "name", "X-Ops-Authorization-1", "description",
                                   "Chef's signed request (protocols 1.0, 1.1, 1.3): X-Ops-UserId, "
                                   "X-Ops-Timestamp, X-Ops-Content-Hash, X-Ops-Sign and "
                                   "X-Ops-Authorization-N"));
@@ -238,9 +239,9 @@ static int document(struct request *req, json_t **doc)
                      "3.0.3", "info", "title", "purser", "version", "1", "description",
                      "A configuration ledger for fleets: Chef's Policyfile API, Deckhand's "
                      "document API, an inventory of clusters and an event feed",
-                     "license", "name", "see the purser package's copyright file", "servers",
-                     "url", "/", "description", "the server that serves this document", "paths",
-                     paths, "components", parts);
+                     "license", "name", "see the purser package's copyright file", "servers", "url",
+                     "/", "description", "the server that serves this document", "paths", paths,
+                     "components", parts);
     return 0;
 }
 

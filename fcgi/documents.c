@@ -2,10 +2,10 @@
  * revisions, diffs, tags, rollback and validations, YAML in and out. */
 #include "handlers.h"
 
+#include "auth.h"
+#include "codec/yaml_codec.h"
 #include "docs/docstore.h"
 #include "docs/document.h"
-#include "codec/yaml_codec.h"
-#include "auth.h"
 #include "router.h"
 
 #include <stdlib.h>
@@ -76,7 +76,8 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     req->error_details = s.messages;
     if (rc && s.parse_failed)
         rc = request_yaml_failed(req, &err);
-    else if (rc && s.needs_write_encrypted && (rc = auth_require(req, "write_encrypted_document")) == 0)
+    else if (rc && s.needs_write_encrypted &&
+             (rc = auth_require(req, "write_encrypted_document")) == 0)
         rc = purser_error_set(&req->err, PURSER_EDENIED, "%s", err.message);
     else if (rc)
         req->err = err;
@@ -162,7 +163,8 @@ static int read_filter(struct request *req, struct docstore_filter *f)
     if ((f->limit = request_query_count(req, "limit", -1)) < 0 && limit)
         return req->err.code;
     if (secrets == -2)
-        return purser_error_set(&req->err, PURSER_EINVAL, "cleartext-secrets must be true or false");
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "cleartext-secrets must be true or false");
     f->redact = secrets == 0;
     return 0;
 }
@@ -184,9 +186,9 @@ static int documents_answer(struct request *req, int rendered)
         return respond_owned(req, rc, 200, docs);
     }
     if (!rc)
-        rc = rendered ? docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details,
-                                               &req->err)
-                      : docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
+        rc = rendered
+                 ? docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details, &req->err)
+                 : docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
     if (!rc)
         rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
     buf_release(&out);
@@ -217,8 +219,7 @@ int rev_list(struct request *req)
         rc = order_param(req, &descending);
     if (!rc)
         rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"), descending,
-                                (long)limit, request_query(req, "page_token"),
-                                &out, &req->err);
+                                (long)limit, request_query(req, "page_token"), &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
 }
 
@@ -349,8 +350,8 @@ int validation_create(struct request *req)
     if (!rc)
         rc = read_one(req, &body);
     if (!rc)
-        rc = docstore_validation_create(&ctx, id, request_param(req, "name"), body, &out,
-                                        &req->err);
+        rc =
+            docstore_validation_create(&ctx, id, request_param(req, "name"), body, &out, &req->err);
     json_decref(body);
     return respond_yaml_owned(req, rc, 201, out);
 }
@@ -396,8 +397,8 @@ int validation_entry(struct request *req)
     if (!rc)
         rc = revision_param(req, "entry", &entry);
     if (!rc)
-        rc = docstore_validation_entry(&ctx, id, request_param(req, "name"), entry, &out,
-                                       &req->err);
+        rc =
+            docstore_validation_entry(&ctx, id, request_param(req, "name"), entry, &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
 }
 

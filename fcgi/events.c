@@ -24,7 +24,8 @@ static void readable_events(struct request *req, json_t *events)
         const char *kind = json_string_value(json_object_get(e, "kind"));
         const char *name = json_string_value(json_object_get(e, "name"));
         char group[256];
-        if (!kind || !name || (strcmp(kind, "policy_group_pointer") && strcmp(kind, "policy_group")))
+        if (!kind || !name ||
+            (strcmp(kind, "policy_group_pointer") && strcmp(kind, "policy_group")))
             continue;
         snprintf(group, sizeof(group), "%.*s", (int)strcspn(name, "/"), name);
         if (!auth_allows_group(req, "read_policy_group", group))

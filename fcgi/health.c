@@ -2,9 +2,9 @@
  * GET /metrics (Prometheus). */
 #include "base/metrics.h"
 #include "config/config.h"
-#include "store/migrate.h"
 #include "handlers.h"
 #include "router.h"
+#include "store/migrate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,9 @@
  * accepting, lets workers finish in-flight requests (up to fcgi.shutdown_timeout seconds,
  * then SIGKILL) and exits.
  */
-#include "config/config.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "config/config.h"
 #include "router.h"
 #include "worker.h"
 
@@ -134,8 +134,8 @@ static void reap(struct master *m)
             const struct child *c = &m->children[i];
             int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL) {
-                json_t *fields = json_pack("{s:i, s:i}", "worker", (int)pid, "signal",
-                                           WTERMSIG(status));
+                json_t *fields =
+                    json_pack("{s:i, s:i}", "worker", (int)pid, "signal", WTERMSIG(status));
                 log_message("error", "worker crashed; replacing it", fields);
                 json_decref(fields);
             } else if (!c->stop_deadline && !clean) {
@@ -323,7 +323,8 @@ int main(int argc, char **argv)
         return 1;
     }
     FCGX_Init();
-    if ((m.listen_fd = open_socket(m.cfg.fcgi_socket, (int)m.cfg.fcgi_backlog, m.cfg.fcgi_socket_group)) < 0)
+    if ((m.listen_fd =
+             open_socket(m.cfg.fcgi_socket, (int)m.cfg.fcgi_backlog, m.cfg.fcgi_socket_group)) < 0)
         return 1;
     {
         json_t *fields = json_pack("{s:s, s:i}", "socket", m.cfg.fcgi_socket, "workers",

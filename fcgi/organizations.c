@@ -1,7 +1,7 @@
 /* organizations.c: /organizations and /organizations/{org}/users (members), Chef's shapes. */
+#include "auth.h"
 #include "auth/identity.h"
 #include "auth/rbac.h"
-#include "auth.h"
 #include "base/log.h"
 #include "handlers.h"
 #include "transfer/transfer.h"
@@ -11,9 +11,8 @@
 int org_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_org_list(req->svc->store, req->arena, &req->who,
-                               request_query(req, "filter"), request_base_url(req), &out,
-                               &req->err);
+    int rc = identity_org_list(req->svc->store, req->arena, &req->who, request_query(req, "filter"),
+                               request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -22,16 +21,15 @@ int org_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_create(req->svc->store, body, request_base_url(req), &out,
-                                 &req->err);
+        rc = identity_org_create(req->svc->store, body, request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
 int org_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_org_get(req->svc->store, req->arena, request_param(req, "org"),
-                              &out, &req->err);
+    int rc =
+        identity_org_get(req->svc->store, req->arena, request_param(req, "org"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -40,8 +38,8 @@ int org_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"),
-                                 body, &out, &req->err);
+        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body, &out,
+                                 &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -106,8 +104,8 @@ int org_delete(struct request *req)
 int member_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_member_list(req->svc->store, req->arena, request_param(req, "org"),
-                                  &out, &req->err);
+    int rc = identity_member_list(req->svc->store, req->arena, request_param(req, "org"), &out,
+                                  &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -180,16 +178,15 @@ int member_add(struct request *req)
     if (!rc && json_is_object(body))
         rc = grant_within_own(req, body);
     if (!rc)
-        rc = identity_member_add(req->svc->store, request_param(req, "org"), body,
-                                 role_known, (void *)req->svc->policy, &out, &req->err);
+        rc = identity_member_add(req->svc->store, request_param(req, "org"), body, role_known,
+                                 (void *)req->svc->policy, &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
 int member_remove(struct request *req)
 {
     const char *user = request_param(req, "user");
-    int rc = identity_member_remove(req->svc->store, request_param(req, "org"), user,
-                                    &req->err);
+    int rc = identity_member_remove(req->svc->store, request_param(req, "org"), user, &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }
 
@@ -198,8 +195,8 @@ int org_permissions(struct request *req)
 {
     long long id;
     json_t *out;
-    int rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &id,
-                             &req->err);
+    int rc =
+        identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &id, &req->err);
     if (rc)
         return rc;
     out = auth_actions(req);

@@ -1,12 +1,11 @@
 /* policies.c: the Policyfile API (policies, revisions, policy groups) and nodes, Chef's shapes. */
-#include "policy/policy.h"
-#include "policy/policy_lock.h"
 #include "auth.h"
 #include "handlers.h"
+#include "policy/policy.h"
+#include "policy/policy_lock.h"
 #include "router.h"
 
 #include <string.h>
-
 
 /* A lock body: at most Chef's 2,000,000 bytes, then JSON. */
 static int read_lock(struct request *req, json_t **lock)
@@ -68,9 +67,9 @@ int artifact_users_check(struct request *req, const char *cookbook, const char *
             const json_t *used;
             if (rc)
                 break;
-            rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
-                                     policy, json_string_value(json_object_get(rev, "revision_id")),
-                                     &lock, &req->err);
+            rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), policy,
+                                     json_string_value(json_object_get(rev, "revision_id")), &lock,
+                                     &req->err);
             used = json_object_get(json_object_get(lock, "cookbook_locks"), cookbook);
             used = json_object_get(used, "identifier");
             if (!rc && json_is_string(used) && !strcmp(json_string_value(used), identifier))
@@ -92,8 +91,8 @@ static int node_groups_check(struct request *req, const json_t *body)
     int rc = 0;
     if (!auth_group_limited(req, req->route->action))
         return 0;
-    if (name && !(rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"),
-                                       name, &node, &req->err)))
+    if (name && !(rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"), name,
+                                       &node, &req->err)))
         now = json_string_value(json_object_get(node, "policy_group"));
     if (!rc && now)
         rc = auth_require_group(req, req->route->action, now);
@@ -106,14 +105,16 @@ static int node_groups_check(struct request *req, const json_t *body)
 int policies_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
+    int rc = policy_list(req->svc->store, req->arena, request_param(req, "org"),
+                         request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int policies_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
+    int rc = policy_get(req->svc->store, req->arena, request_param(req, "org"),
+                        request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -125,7 +126,8 @@ int policies_delete(struct request *req)
         rc = require_each(req, "write_policy_group", groups);
     json_decref(groups);
     if (!rc)
-        rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"), &out, &req->err);
+        rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"),
+                           request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -134,16 +136,18 @@ int revisions_create(struct request *req)
     json_t *lock, *out = NULL;
     int rc = read_lock(req, &lock);
     if (!rc)
-        rc = policy_revision_create(req->svc->store, request_param(req, "org"), request_param(req, "name"), lock, req->who.name,
-                                    &out, &req->err);
+        rc = policy_revision_create(req->svc->store, request_param(req, "org"),
+                                    request_param(req, "name"), lock, req->who.name, &out,
+                                    &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
 int revisions_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
-                                 request_param(req, "rev"), &out, &req->err);
+    int rc =
+        policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
+                            request_param(req, "name"), request_param(req, "rev"), &out, &req->err);
     if (!rc)
         readable_only(req, json_object_get(out, "policy_group_list"));
     return respond_owned(req, rc, 200, out);
@@ -152,23 +156,25 @@ int revisions_get(struct request *req)
 int revisions_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
-                                 request_param(req, "name"), request_param(req, "rev"), &out,
-                                 &req->err);
+    int rc =
+        policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
+                            request_param(req, "name"), request_param(req, "rev"), &out, &req->err);
     if (!rc) /* its pointers go with it: the right to move each group that has one */
         rc = require_each(req, "write_policy_group", json_object_get(out, "policy_group_list"));
     json_decref(out);
     out = NULL;
     if (!rc)
-        rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
-                                    request_param(req, "rev"), &out, &req->err);
+        rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"),
+                                    request_param(req, "name"), request_param(req, "rev"), &out,
+                                    &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int groups_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
+    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
+                               request_base_url(req), &out, &req->err);
     const char *group;
     json_t *value, *tmp;
     json_object_foreach_safe (out, tmp, group, value) /* the groups the caller may read */
@@ -180,16 +186,17 @@ int groups_list(struct request *req)
 int groups_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
-                              request_base_url(req), &out, &req->err);
+    int rc = policy_group_get(req->svc->store, req->arena, request_param(req, "org"),
+                              request_param(req, "group"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int groups_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
-                                 request_base_url(req), &out, &req->err);
+    int rc =
+        policy_group_delete(req->svc->store, req->arena, request_param(req, "org"),
+                            request_param(req, "group"), request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -200,9 +207,9 @@ int group_policy_get(struct request *req)
     const char *text, *etag;
     const char *header;
     size_t len;
-    int rc = policy_group_policy_fetch(req->svc->store, req->svc->revision_cache, req->arena, request_param(req, "org"),
-                                       request_param(req, "group"), request_param(req, "name"),
-                                       &text, &len, &etag, &req->err);
+    int rc = policy_group_policy_fetch(req->svc->store, req->svc->revision_cache, req->arena,
+                                       request_param(req, "org"), request_param(req, "group"),
+                                       request_param(req, "name"), &text, &len, &etag, &req->err);
     if (rc)
         return rc;
     header = arena_concat(req->arena, "ETag: \"", etag, "\"\r\n", (const char *)NULL);
@@ -217,24 +224,26 @@ int group_policy_put(struct request *req)
     int created = 0;
     int rc = read_lock(req, &lock);
     if (!rc)
-        rc = policy_group_policy_put(req->svc->store, request_param(req, "org"), request_param(req, "group"),
-                                     request_param(req, "name"), lock, req->who.name, &created,
-                                     &out, &req->err);
+        rc = policy_group_policy_put(req->svc->store, request_param(req, "org"),
+                                     request_param(req, "group"), request_param(req, "name"), lock,
+                                     req->who.name, &created, &out, &req->err);
     return respond_owned(req, rc, created ? 201 : 200, out);
 }
 
 int group_policy_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_policy_delete(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
-                                        request_param(req, "name"), &out, &req->err);
+    int rc = policy_group_policy_delete(req->svc->store, req->arena, request_param(req, "org"),
+                                        request_param(req, "group"), request_param(req, "name"),
+                                        &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int nodes_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req), &out, &req->err);
+    int rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"),
+                              request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -253,7 +262,8 @@ int nodes_create(struct request *req)
 int nodes_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "node"), &out, &req->err);
+    int rc = policy_node_get(req->svc->store, req->arena, request_param(req, "org"),
+                             request_param(req, "node"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -265,8 +275,7 @@ int nodes_update(struct request *req)
         rc = node_groups_check(req, body);
     if (!rc)
         rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"),
-                                request_param(req, "node"), body, req->owner_only, &out,
-                                &req->err);
+                                request_param(req, "node"), body, req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -285,16 +294,18 @@ int nodes_delete(struct request *req)
 int group_nodes(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_nodes(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
-                                request_param(req, "name"), request_base_url(req), &out, &req->err);
+    int rc = policy_group_nodes(req->svc->store, req->arena, request_param(req, "org"),
+                                request_param(req, "group"), request_param(req, "name"),
+                                request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int revision_groups(struct request *req)
 {
     json_t *lock = NULL;
-    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
-                                 request_param(req, "rev"), &lock, &req->err);
+    int rc = policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
+                                 request_param(req, "name"), request_param(req, "rev"), &lock,
+                                 &req->err);
     json_t *out = rc ? NULL : json_incref(json_object_get(lock, "policy_group_list"));
     json_decref(lock);
     readable_only(req, out);
@@ -309,9 +320,10 @@ int group_point(struct request *req)
                                               "this PUT takes no body: the revision is in the path")
                            : 0;
     if (!rc)
-        rc = policy_group_point(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"),
-                                request_param(req, "name"), request_param(req, "rev"),
-                                req->who.name, &created, &out, &req->err);
+        rc =
+            policy_group_point(req->svc->store, req->arena, request_param(req, "org"),
+                               request_param(req, "group"), request_param(req, "name"),
+                               request_param(req, "rev"), req->who.name, &created, &out, &req->err);
     return respond_owned(req, rc, created ? 201 : 200, out);
 }
 
@@ -323,8 +335,9 @@ int group_promote(struct request *req)
     if (!rc && json_is_string(from)) /* what it copies: read on the source group */
         rc = auth_require_group(req, "read_policy_group", json_string_value(from));
     if (!rc)
-        rc = policy_group_promote(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "group"), body,
-                                  req->who.name, request_base_url(req), &out, &req->err);
+        rc = policy_group_promote(req->svc->store, req->arena, request_param(req, "org"),
+                                  request_param(req, "group"), body, req->who.name,
+                                  request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -337,8 +350,8 @@ int policies_diff(struct request *req)
         if (!rc && groups[i])
             rc = auth_require_group(req, "read_policy_group", groups[i]);
     if (!rc)
-        rc = policy_diff_query(req->svc->store, req->arena, request_param(req, "org"), request_param(req, "name"),
-                               request_query(req, "from_group"),
+        rc = policy_diff_query(req->svc->store, req->arena, request_param(req, "org"),
+                               request_param(req, "name"), request_query(req, "from_group"),
                                request_query(req, "from_revision"), request_query(req, "to_group"),
                                request_query(req, "to_revision"), &out, &req->err);
     return respond_owned(req, rc, 200, out);

@@ -23,8 +23,8 @@ int principal_lookup(struct request *req)
     int status = 200;
     if (rc == PURSER_ENOTFOUND) {
         status = 404;
-        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find org %s", org),
-                        "not_found", "org");
+        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find org %s", org), "not_found",
+                        "org");
     } else if (rc)
         return rc;
     else if (json_array_size(found) == 0) {
@@ -44,9 +44,8 @@ int principal_lookup(struct request *req)
 int principal_list(struct request *req)
 {
     json_t *out = NULL;
-    int rc =
-        identity_principal_list(req->svc->store, req->arena, request_param(req, "org"),
-                                request_base_url(req), &out, &req->err);
+    int rc = identity_principal_list(req->svc->store, req->arena, request_param(req, "org"),
+                                     request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -63,9 +62,8 @@ int principal_create(struct request *req)
 int principal_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc =
-        identity_principal_get(req->svc->store, req->arena, request_param(req, "org"),
-                               principal_name(req), &out, &req->err);
+    int rc = identity_principal_get(req->svc->store, req->arena, request_param(req, "org"),
+                                    principal_name(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -74,18 +72,16 @@ int principal_update(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_principal_update(req->svc->store, req->arena,
-                                       request_param(req, "org"), principal_name(req), body, &out,
-                                       &req->err);
+        rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
+                                       principal_name(req), body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
 int principal_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc =
-        identity_principal_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                  principal_name(req), &out, &req->err);
+    int rc = identity_principal_delete(req->svc->store, req->arena, request_param(req, "org"),
+                                       principal_name(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -123,8 +119,7 @@ int key_create(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_create(req->svc->store, id, body, collection_uri(req), &out,
-                                 &req->err);
+        rc = identity_key_create(req->svc->store, id, body, collection_uri(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -134,8 +129,8 @@ int key_get(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_get(req->svc->store, req->arena, id, request_param(req, "key"),
-                              &out, &req->err);
+        rc = identity_key_get(req->svc->store, req->arena, id, request_param(req, "key"), &out,
+                              &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -147,8 +142,8 @@ int key_update(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_update(req->svc->store, req->arena, id,
-                                 request_param(req, "key"), body, &out, &req->err);
+        rc = identity_key_update(req->svc->store, req->arena, id, request_param(req, "key"), body,
+                                 &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -158,8 +153,8 @@ int key_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_delete(req->svc->store, req->arena, id,
-                                 request_param(req, "key"), &out, &req->err);
+        rc = identity_key_delete(req->svc->store, req->arena, id, request_param(req, "key"), &out,
+                                 &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -203,8 +198,7 @@ int token_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"),
-                                   &req->err);
+        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"), &req->err);
     if (rc)
         return rc;
     return respond_text(req, 204, "application/json", "", 0, NULL);

@@ -149,11 +149,11 @@ int http_status_for(enum purser_err code)
         enum purser_err code;
         int status;
     } map[] = {
-        {PURSER_OK, 200},         {PURSER_EINVAL, 400},     {PURSER_EUNAUTH, 401},
-        {PURSER_EDENIED, 403},    {PURSER_ENOTFOUND, 404},  {HTTP_EMETHOD, 405},
-        {HTTP_ENOTACCEPT, 406}, {PURSER_EEXISTS, 409},    {PURSER_ECOMPARE, 412},
-        {PURSER_ETOOLARGE, 413},  {HTTP_EMEDIATYPE, 415}, {PURSER_ELIMIT, 429},
-        {PURSER_EINTERNAL, 500},  {PURSER_EUNAVAIL, 503},
+        {PURSER_OK, 200},        {PURSER_EINVAL, 400},    {PURSER_EUNAUTH, 401},
+        {PURSER_EDENIED, 403},   {PURSER_ENOTFOUND, 404}, {HTTP_EMETHOD, 405},
+        {HTTP_ENOTACCEPT, 406},  {PURSER_EEXISTS, 409},   {PURSER_ECOMPARE, 412},
+        {PURSER_ETOOLARGE, 413}, {HTTP_EMEDIATYPE, 415},  {PURSER_ELIMIT, 429},
+        {PURSER_EINTERNAL, 500}, {PURSER_EUNAVAIL, 503},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (map[i].code == code)
@@ -187,12 +187,13 @@ int respond_text(struct request *req, int status, const char *content_type, cons
     int head_only = strcmp(req->method, "HEAD") == 0;
     char status_text[24], length_text[24];
     /* concatenated, not formatted: this runs for every answer */
-    char *head = arena_concat(req->arena, "Status: ", decimal_text(status_text, (unsigned long long)status),
-                              " ", http_reason(status), "\r\nContent-Type: ", content_type,
-                              "\r\nContent-Length: ", decimal_text(length_text, len),
-                              "\r\nX-Request-Id: ", req->request_id,
-                              "\r\nX-Ops-Server-API-Version: ", api_version_header(req), "\r\n",
-                              extra_headers ? extra_headers : "", "\r\n", (const char *)NULL);
+    char *head =
+        arena_concat(req->arena, "Status: ", decimal_text(status_text, (unsigned long long)status),
+                     " ", http_reason(status), "\r\nContent-Type: ", content_type,
+                     "\r\nContent-Length: ", decimal_text(length_text, len),
+                     "\r\nX-Request-Id: ", req->request_id,
+                     "\r\nX-Ops-Server-API-Version: ", api_version_header(req), "\r\n",
+                     extra_headers ? extra_headers : "", "\r\n", (const char *)NULL);
     if (!head)
         return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     FCGX_PutStr(head, (int)strlen(head), req->fcgx->out);
@@ -350,8 +351,7 @@ void respond_error(struct request *req, int rc)
         message = arena_sprintf(req->arena, "internal error (request %s)", req->request_id);
     }
     if (status == 503)
-        extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n",
-                              req->svc->config->retry_after);
+        extra = arena_sprintf(req->arena, "Retry-After: %ld\r\n", req->svc->config->retry_after);
     if (status == 405)
         extra = arena_sprintf(req->arena, "Allow: %s\r\n", req->allow ? req->allow : "");
     if (req->error_form == REQUEST_ERRORS_YAML && request_wants_json(req)) {
@@ -387,8 +387,9 @@ int request_yaml_type(struct request *req)
 {
     const char *type = request_env(req, "CONTENT_TYPE");
     size_t len = type ? strcspn(type, "; ") : 0;
-    if (req->body_len && !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
-                                    (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
+    if (req->body_len &&
+        !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
+                   (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
         return purser_error_set(&req->err, HTTP_EMEDIATYPE,
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");

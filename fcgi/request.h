@@ -8,9 +8,9 @@
 #ifndef PURSER_REQUEST_H
 #define PURSER_REQUEST_H
 
+#include "auth/identity.h"
 #include "base/arena.h"
 #include "base/err.h"
-#include "auth/identity.h"
 
 #include <fcgiapp.h>
 #include <jansson.h>
@@ -29,12 +29,12 @@ struct keyring;
 struct request_services {
     const struct purser_config *config;
     const struct rbac_policy *policy;
-    struct store *store;        /* the worker's connection (reconnects on loss) */
-    struct lru *revision_cache; /* policy revision bodies */
-    struct lru *auth_cache;     /* token and key owners, roles */
+    struct store *store;              /* the worker's connection (reconnects on loss) */
+    struct lru *revision_cache;       /* policy revision bodies */
+    struct lru *auth_cache;           /* token and key owners, roles */
     struct chef_key_cache *key_cache; /* parsed public keys of Chef signed requests */
-    struct lru *render_cache;   /* rendered revisions; NULL when cache.rendered is 0 */
-    const struct keyring *keyring; /* NULL when none is configured or it could not be read */
+    struct lru *render_cache;         /* rendered revisions; NULL when cache.rendered is 0 */
+    const struct keyring *keyring;    /* NULL when none is configured or it could not be read */
     const struct yaml_limits *document_yaml;   /* the document API's YAML limits */
     const struct render_limits *render_limits; /* what a render may cost */
 };
@@ -76,13 +76,13 @@ struct request {
     const char *param_values[REQUEST_MAX_PARAMS]; /* percent-decoded */
     const char *body;
     size_t body_len;
-    int input_read; /* the whole input has been read (request_read_body) */
+    int input_read;        /* the whole input has been read (request_read_body) */
     const char *principal; /* who is asking, once authenticated; "-" until then */
     struct principal who;  /* the authenticated principal (valid when authenticated) */
     int authenticated;
     long long owner_only; /* the principal's id when its role holds the route's action only on
                              what it created (RBAC `own`, ROUTE_OWNED routes); 0 otherwise */
-    int api_version; /* X-Ops-Server-API-Version asked for (0 when absent) */
+    int api_version;      /* X-Ops-Server-API-Version asked for (0 when absent) */
     char request_id[17];
     int status;        /* the status sent */
     size_t bytes_sent; /* body bytes sent */

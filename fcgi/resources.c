@@ -27,11 +27,11 @@ int resource_body_and_scope(struct request *req, json_t **body, struct resource_
 int respond_resource(struct request *req, int rc, int status, json_t *out)
 {
     if (!rc) {
-        const char *rev = json_string_value(
-            json_object_get(json_object_get(out, "metadata"), "revision"));
+        const char *rev =
+            json_string_value(json_object_get(json_object_get(out, "metadata"), "revision"));
         const char *header = arena_sprintf(req->arena, "ETag: \"%s\"\r\n", rev ? rev : "");
-        if (status == 200 && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD")) &&
-            rev && request_etag_fresh(req, rev))
+        if (status == 200 && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD")) && rev &&
+            request_etag_fresh(req, rev))
             rc = respond_text(req, 304, "application/json", "", 0, header);
         else
             rc = respond_json(req, status, out, header);

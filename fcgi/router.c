@@ -3,10 +3,9 @@
 
 #include "base/utf8.h"
 #include "url.h"
-#include "url.h"
 
-#include "base/buf.h"
 #include "auth/rbac.h"
+#include "base/buf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,8 +98,8 @@ int router_match(struct request *req)
     }
     if (path_known) {
         req->allow = router_allowed(req->arena, path);
-        return purser_error_set(&req->err, HTTP_EMETHOD, "method %s not allowed on %s",
-                                req->method, req->path);
+        return purser_error_set(&req->err, HTTP_EMETHOD, "method %s not allowed on %s", req->method,
+                                req->path);
     }
     return purser_error_set(&req->err, PURSER_ENOTFOUND, "no such path: %s", req->path);
 }
@@ -141,8 +140,8 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
                                     "route %s %s names no action and is not open", routes[i].method,
                                     routes[i].pattern);
         if (routes[i].action)
-            actions[n++] = (struct rbac_use){routes[i].action,
-                                             (routes[i].flags & ROUTE_OWNED) != 0};
+            actions[n++] =
+                (struct rbac_use){routes[i].action, (routes[i].flags & ROUTE_OWNED) != 0};
     }
     return rbac_policy_validate(policy, actions, n, err);
 }

@@ -12,16 +12,16 @@
 struct resource_kind;
 
 enum route_flags {
-    ROUTE_OPEN = 1 << 0, /* answered without authentication (health, docs) */
-    ROUTE_CHEF = 1 << 1, /* Chef-compatible API: errors as {"error": ["message"]} */
-    ROUTE_YAML = 1 << 2, /* YAML in and out */
+    ROUTE_OPEN = 1 << 0,        /* answered without authentication (health, docs) */
+    ROUTE_CHEF = 1 << 1,        /* Chef-compatible API: errors as {"error": ["message"]} */
+    ROUTE_YAML = 1 << 2,        /* YAML in and out */
     ROUTE_AUTH_CHANGE = 1 << 3, /* may change who is who or may do what: flush the auth cache */
-    ROUTE_OWNED = 1 << 4, /* the handler limits the action to objects the principal created
-                             when its role holds the action only under `own` (req->own_only) */
-    ROUTE_LOOPBACK = 1 << 5, /* open to loopback clients when http.metrics_open_loopback is on;
-                                others need the route's action */
-    ROUTE_GROUP = 1 << 6, /* the action is checked on the path's {group}: a grant limited to
-                             policy groups holds it only on the groups it names */
+    ROUTE_OWNED = 1 << 4,       /* the handler limits the action to objects the principal created
+                                   when its role holds the action only under `own` (req->own_only) */
+    ROUTE_LOOPBACK = 1 << 5,    /* open to loopback clients when http.metrics_open_loopback is on;
+                                   others need the route's action */
+    ROUTE_GROUP = 1 << 6,       /* the action is checked on the path's {group}: a grant limited to
+                                   policy groups holds it only on the groups it names */
 };
 
 struct route {

@@ -28,35 +28,39 @@
  * /organizations/{org}/api/v1.0/: one row each. */
 #define DOCS(method, path, action, handler, flags, summary, ...)                                   \
     {method, "/api/v1.0" path, action, handler, ROUTE_YAML | (flags), summary, __VA_ARGS__},       \
-        {method, "/organizations/{org}/api/v1.0" path, action, handler, ROUTE_YAML | (flags),      \
-         summary, __VA_ARGS__}
+    {                                                                                              \
+        method, "/organizations/{org}/api/v1.0" path, action, handler, ROUTE_YAML | (flags),       \
+            summary, __VA_ARGS__                                                                   \
+    }
 
 /* The resource convention's routes of a kind (README "Resources"; a registry row of the
  * kinds): its collection at path, listed, shown, replaced, merge-patched and deleted by the
  * generic handlers of resources.c, the RBAC actions to read, write and delete, and the noun of
  * its summaries. Creation is the kind's own route. A delete may take a credential with it
  * (the kind's on_delete): the workers' authentication caches are emptied. */
+/* clang-format off */
 #define RESOURCE(path, k, noun, read, write, delete)                                             \
     {"GET", path, read, H(resources_list), OWNED,                                               \
      "List " noun "s (page_size, page_token, labels, filter, sort)", .answer = "ResourcePage",   \
      .query = "page_size page_token labels filter sort", .kind = &k},                            \
-        {"GET", path "/{id}", read, H(resource_show), OWNED,                                     \
-         "Show a " noun " (ETag; If-None-Match gives 304)", .answer = "Resource", .kind = &k},    \
-        {"PUT", path "/{id}", write, H(resource_put), 0,                                         \
-         "Replace a " noun "'s labels, annotations, description and spec (If-Match or "          \
-         "metadata.revision)",                                                                    \
-         .body = "ResourceWrite", .answer = "Resource", .kind = &k},                             \
-        {"PATCH", path "/{id}", write, H(resource_merge), 0,                                     \
-         "Merge-patch a " noun " (RFC 7396; If-Match or metadata.revision)", .body = "AnyObject", \
-         .answer = "Resource", .kind = &k},                                                       \
-        {"DELETE", path "/{id}", delete, H(resource_remove), ROUTE_AUTH_CHANGE,                  \
-         "Delete a " noun " (If-Match when given) with what it owns (a cluster: the client its " \
-         "bootstrap token made, that client's keys and tokens, an unredeemed bootstrap token)",  \
-         .status = "204", .kind = &k}
+    {"GET", path "/{id}", read, H(resource_show), OWNED,                                         \
+     "Show a " noun " (ETag; If-None-Match gives 304)", .answer = "Resource", .kind = &k},        \
+    {"PUT", path "/{id}", write, H(resource_put), 0,                                             \
+     "Replace a " noun "'s labels, annotations, description and spec (If-Match or "              \
+     "metadata.revision)", .body = "ResourceWrite", .answer = "Resource", .kind = &k},           \
+    {"PATCH", path "/{id}", write, H(resource_merge), 0,                                         \
+     "Merge-patch a " noun " (RFC 7396; If-Match or metadata.revision)", .body = "AnyObject",    \
+     .answer = "Resource", .kind = &k},                                                          \
+    {"DELETE", path "/{id}", delete, H(resource_remove), ROUTE_AUTH_CHANGE,                      \
+     "Delete a " noun " (If-Match when given) with what it owns (a cluster: the client its "     \
+     "bootstrap token made, that client's keys and tokens, an unredeemed bootstrap token)",      \
+     .status = "204", .kind = &k}
+/* clang-format on */
 
 const struct route routes[] = {
     /* health and the API description: open */
-    {"GET", "/healthz", NULL, H(health_live), ROUTE_OPEN, "Liveness: the process answers", .answer = "Text"},
+    {"GET", "/healthz", NULL, H(health_live), ROUTE_OPEN, "Liveness: the process answers",
+     .answer = "Text"},
     {"GET", "/healthz/deep", NULL, H(health_deep), ROUTE_OPEN,
      "Readiness: database reachable and schema current", .answer = "Health"},
     {"GET", "/docs", NULL, H(docs_openapi), ROUTE_OPEN, "This API as an OpenAPI 3 document",
@@ -66,60 +70,75 @@ const struct route routes[] = {
     {"GET", "/metrics", "read_metrics", H(metrics_answer), ROUTE_LOOPBACK,
      "Counters in Prometheus' text format, for the whole process: requests by route, method and "
      "status, latency, database errors and retries, caches, authentication failures, RBAC "
-     "denials, workers (open to loopback clients unless http.metrics_open_loopback is off)", .answer = "Text"},
+     "denials, workers (open to loopback clients unless http.metrics_open_loopback is off)",
+     .answer = "Text"},
 
     /* organizations */
-    {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations", .answer = "NameToUri", .query = "filter"},
+    {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations",
+     .answer = "NameToUri", .query = "filter"},
     {"POST", "/organizations", "create_organization", H(org_create), CHEF | ROUTE_AUTH_CHANGE,
-     "Create an organization (and its validator client)", .body = "OrganizationCreate", .answer = "OrganizationCreated", .status = "201"},
-    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization", .answer = "Organization"},
+     "Create an organization (and its validator client)", .body = "OrganizationCreate",
+     .answer = "OrganizationCreated", .status = "201"},
+    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization",
+     .answer = "Organization"},
     {"GET", "/organizations/{org}/permissions", "list_organizations", H(org_permissions), 0,
      "What the caller may do in the organization, from the RBAC policy: {actions, own} (the "
-     "admin pages offer only these)", .answer = "Permissions"},
+     "admin pages offer only these)",
+     .answer = "Permissions"},
     {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
      "Everything of the organization as a multi-document YAML stream of resources in dependency "
-     "order (secrets=true: encrypted documents' data too, with read_encrypted_document)", .answer = "YamlStream", .query = "secrets"},
+     "order (secrets=true: encrypted documents' data too, with read_encrypted_document)",
+     .answer = "YamlStream", .query = "secrets"},
     {"POST", "/organizations/{org}/import", "import_organization", H(org_import), ROUTE_AUTH_CHANGE,
      "Writes an export's stream into this organization, which must be empty (409 otherwise): "
-     "checked whole, then written all or nothing", .body = "YamlStream", .answer = "Imported", .status = "201"},
+     "checked whole, then written all or nothing",
+     .body = "YamlStream", .answer = "Imported", .status = "201"},
     {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update an organization", .body = "OrganizationUpdate", .answer = "Organization"},
-    {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete), CHEF | ROUTE_AUTH_CHANGE,
+    {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete),
+     CHEF | ROUTE_AUTH_CHANGE,
      "Delete an organization; one holding more than its validator and members is 409 with "
      "what it holds (contents: {kind: count}) unless ?force=true, which deletes everything in "
-     "it (server admins only)", .answer = "Organization", .query = "force"},
+     "it (server admins only)",
+     .answer = "Organization", .query = "force"},
     {"GET", "/organizations/{org}/users", "read_members", H(member_list), CHEF,
      "List the members of an organization with their roles", .answer = "Members"},
     {"POST", "/organizations/{org}/users", "write_members", H(member_add), CHEF | ROUTE_AUTH_CHANGE,
-     "Add a user to an organization with roles", .body = "MemberAdd", .answer = "Member", .status = "201"},
+     "Add a user to an organization with roles", .body = "MemberAdd", .answer = "Member",
+     .status = "201"},
     {"DELETE", "/organizations/{org}/users/{user}", "write_members", H(member_remove),
      CHEF | ROUTE_AUTH_CHANGE, "Remove a user from an organization", .answer = "AnyObject"},
 
     /* Chef's principals endpoint: open, as in the Chef Infra Server */
-    {"GET", "/organizations/{org}/principals/{name}", NULL, H(principal_lookup),
-     ROUTE_OPEN | CHEF,
+    {"GET", "/organizations/{org}/principals/{name}", NULL, H(principal_lookup), ROUTE_OPEN | CHEF,
      "A user's or client's public key, type and membership (API version 0: the first; 1 and "
-     "later: {principals: [...]}, a client before a user of the same name)", .answer = "PrincipalLookup"},
+     "later: {principals: [...]}, a client before a user of the same name)",
+     .answer = "PrincipalLookup"},
 
     /* clients of an organization and their keys */
-    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients", .answer = "NameToUri"},
+    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients",
+     .answer = "NameToUri"},
     {"POST", "/organizations/{org}/clients", "create_client", H(principal_create),
      CHEF | ROUTE_AUTH_CHANGE,
-     "Create a client (a key pair is generated unless a public key is given)", .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
+     "Create a client (a key pair is generated unless a public key is given)",
+     .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
     {"GET", "/organizations/{org}/clients/{client}", "read_clients", H(principal_get), CHEF,
      "Show a client", .answer = "Principal"},
     {"PUT", "/organizations/{org}/clients/{client}", "update_client", H(principal_update),
-     CHEF | ROUTE_AUTH_CHANGE, "Update a client", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
+     CHEF | ROUTE_AUTH_CHANGE, "Update a client", .body = "PrincipalCreate", .answer = "Principal",
+     .status = "200 201"},
     {"DELETE", "/organizations/{org}/clients/{client}", "delete_client", H(principal_delete),
      CHEF | ROUTE_AUTH_CHANGE, "Delete a client", .answer = "Principal"},
     {"GET", "/organizations/{org}/clients/{client}/keys", "read_clients", H(key_list), CHEF,
      "List a client's keys", .answer = "KeyList"},
     {"POST", "/organizations/{org}/clients/{client}/keys", "update_client", H(key_create),
-     CHEF | ROUTE_AUTH_CHANGE, "Add a key to a client", .body = "KeyCreate", .answer = "KeyCreated", .status = "201"},
+     CHEF | ROUTE_AUTH_CHANGE, "Add a key to a client", .body = "KeyCreate", .answer = "KeyCreated",
+     .status = "201"},
     {"GET", "/organizations/{org}/clients/{client}/keys/{key}", "read_clients", H(key_get), CHEF,
      "Show a client's key", .answer = "Key"},
     {"PUT", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", H(key_update),
-     CHEF | ROUTE_AUTH_CHANGE, "Update a client's key", .body = "KeyUpdate", .answer = "Key", .status = "200 201"},
+     CHEF | ROUTE_AUTH_CHANGE, "Update a client's key", .body = "KeyUpdate", .answer = "Key",
+     .status = "200 201"},
     {"DELETE", "/organizations/{org}/clients/{client}/keys/{key}", "update_client", H(key_delete),
      CHEF | ROUTE_AUTH_CHANGE, "Delete a client's key", .answer = "Key"},
 
@@ -131,15 +150,18 @@ const struct route routes[] = {
     {"DELETE", "/organizations/{org}/policies/{name}", "delete_policy", H(policies_delete), CHEF,
      "Delete a policy, its revisions and the groups' pointers to them", .answer = "Policy"},
     {"POST", "/organizations/{org}/policies/{name}/revisions", "write_policy", H(revisions_create),
-     CHEF, "Upload a revision (a Policyfile lock); 409 if the revision_id exists", .body = "PolicyLock", .answer = "PolicyLock", .status = "201"},
+     CHEF, "Upload a revision (a Policyfile lock); 409 if the revision_id exists",
+     .body = "PolicyLock", .answer = "PolicyLock", .status = "201"},
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}", "read_policy", H(revisions_get),
      CHEF, "Show a revision with the groups that point at it", .answer = "PolicyLock"},
     {"DELETE", "/organizations/{org}/policies/{name}/revisions/{rev}", "delete_policy",
      H(revisions_delete), CHEF,
      "Delete a revision (and the pointers to it: write_policy_group on each group that points "
-     "at it)", .answer = "PolicyLock"},
+     "at it)",
+     .answer = "PolicyLock"},
     {"GET", "/organizations/{org}/policy_groups", "read_policy_group", H(groups_list), CHEF,
-     "List policy groups and what they point at (those the caller may read)", .answer = "PolicyGroups"},
+     "List policy groups and what they point at (those the caller may read)",
+     .answer = "PolicyGroups"},
     {"GET", "/organizations/{org}/policy_groups/{group}", "read_policy_group", H(groups_get),
      CHEF | GROUP, "Show a policy group", .answer = "PolicyGroup"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}", "write_policy_group", H(groups_delete),
@@ -149,35 +171,44 @@ const struct route routes[] = {
      "The lock a group points at for a policy (chef-client's fetch)", .answer = "PolicyLock"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
      H(group_policy_put), CHEF | GROUP,
-     "Upload a lock and point the group at it (201 new, 200 existed)", .body = "PolicyLock", .answer = "PolicyLock", .status = "200 201"},
+     "Upload a lock and point the group at it (201 new, 200 existed)", .body = "PolicyLock",
+     .answer = "PolicyLock", .status = "200 201"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}/policies/{name}", "write_policy_group",
-     H(group_policy_delete), CHEF | GROUP, "Remove a group's pointer for a policy", .answer = "PolicyLock"},
+     H(group_policy_delete), CHEF | GROUP, "Remove a group's pointer for a policy",
+     .answer = "PolicyLock"},
 
     /* what the Policyfile RFC asked for and Chef never built */
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
      H(revision_groups), CHEF, "The groups that point at a revision", .answer = "GroupNames"},
     {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", H(policies_diff), CHEF,
      "What changes between two groups or revisions (from_group|from_revision, "
-     "to_group|to_revision): run list, cookbooks, attribute paths", .answer = "PolicyDiff", .query = "from_group to_group from_revision to_revision"},
-    {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", H(group_nodes), CHEF | GROUP,
-     "The nodes in a policy group", .answer = "NameToUri"},
+     "to_group|to_revision): run list, cookbooks, attribute paths",
+     .answer = "PolicyDiff", .query = "from_group to_group from_revision to_revision"},
+    {"GET", "/organizations/{org}/policy_groups/{group}/nodes", "read_node", H(group_nodes),
+     CHEF | GROUP, "The nodes in a policy group", .answer = "NameToUri"},
     {"GET", "/organizations/{org}/policy_groups/{group}/policies/{name}/nodes", "read_node",
-     H(group_nodes), CHEF | GROUP, "The nodes of a policy in a policy group", .answer = "NameToUri"},
+     H(group_nodes), CHEF | GROUP, "The nodes of a policy in a policy group",
+     .answer = "NameToUri"},
     {"PUT", "/organizations/{org}/policy_groups/{group}/policies/{name}/revision/{rev}",
      "write_policy_group", H(group_point), CHEF | GROUP,
-     "Point a group at an uploaded revision (empty body; 201 new, 200 existed)", .answer = "PolicyLock", .status = "200 201"},
+     "Point a group at an uploaded revision (empty body; 201 new, 200 existed)",
+     .answer = "PolicyLock", .status = "200 201"},
     {"POST", "/organizations/{org}/policy_groups/{group}/promote", "promote_policy_group",
      H(group_promote), CHEF | GROUP,
      "Copy the pointers of all or the named policies from another group, all or nothing (the "
-     "right on this group, and read_policy_group on the other)", .body = "Promote", .answer = "PolicyGroup"},
+     "right on this group, and read_policy_group on the other)",
+     .body = "Promote", .answer = "PolicyGroup"},
 
     /* cookbook artifacts and the uploads behind them (chef push) */
     {"POST", "/organizations/{org}/sandboxes", "write_cookbooks", H(sandboxes_create), CHEF,
-     "Open a sandbox for file checksums; answers an upload URL for each file not yet stored", .body = "Sandbox", .answer = "AnyObject", .status = "201"},
+     "Open a sandbox for file checksums; answers an upload URL for each file not yet stored",
+     .body = "Sandbox", .answer = "AnyObject", .status = "201"},
     {"PUT", "/organizations/{org}/sandboxes/{id}", "write_cookbooks", H(sandboxes_commit), CHEF,
-     "Commit a sandbox once its files are uploaded", .body = "SandboxCommit", .answer = "AnyObject"},
+     "Commit a sandbox once its files are uploaded", .body = "SandboxCommit",
+     .answer = "AnyObject"},
     {"PUT", "/organizations/{org}/file_store/{checksum}", "write_cookbooks", H(files_put), CHEF,
-     "Upload a file a sandbox expects (its MD5 must be the checksum)", .body = "Binary", .answer = "AnyObject"},
+     "Upload a file a sandbox expects (its MD5 must be the checksum)", .body = "Binary",
+     .answer = "AnyObject"},
     {"GET", "/organizations/{org}/file_store/{checksum}", "read_cookbooks", H(files_get), CHEF,
      "Download a stored file", .answer = "Binary"},
     {"GET", "/organizations/{org}/cookbook_artifacts", "read_cookbooks", H(artifacts_list), CHEF,
@@ -185,17 +216,22 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/cookbook_artifacts/{name}", "read_cookbooks", H(artifacts_list),
      CHEF, "List the identifiers of a cookbook artifact", .answer = "AnyObject"},
     {"GET", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "read_cookbooks",
-     H(artifacts_get), CHEF, "Show an artifact's manifest, with file download URLs", .answer = "AnyObject"},
+     H(artifacts_get), CHEF, "Show an artifact's manifest, with file download URLs",
+     .answer = "AnyObject"},
     {"PUT", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
-     H(artifacts_put), CHEF, "Store an artifact (201 new, 200 identical, 409 different)", .body = "AnyObject", .answer = "AnyObject", .status = "200 201"},
+     H(artifacts_put), CHEF, "Store an artifact (201 new, 200 identical, 409 different)",
+     .body = "AnyObject", .answer = "AnyObject", .status = "200 201"},
     {"DELETE", "/organizations/{org}/cookbook_artifacts/{name}/{identifier}", "write_cookbooks",
      H(artifacts_delete), CHEF, "Delete an artifact", .answer = "AnyObject"},
 
     /* nodes */
-    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes", .answer = "NameToUri"},
+    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes",
+     .answer = "NameToUri"},
     {"POST", "/organizations/{org}/nodes", "create_node", H(nodes_create), CHEF,
-     "Create a node (its creator may change it under the node role)", .body = "Node", .answer = "Uri", .status = "201"},
-    {"GET", "/organizations/{org}/nodes/{node}", "read_node", H(nodes_get), CHEF, "Show a node", .answer = "Node"},
+     "Create a node (its creator may change it under the node role)", .body = "Node",
+     .answer = "Uri", .status = "201"},
+    {"GET", "/organizations/{org}/nodes/{node}", "read_node", H(nodes_get), CHEF, "Show a node",
+     .answer = "Node"},
     {"PUT", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_update), CHEF | OWNED,
      "Update a node", .body = "Node", .answer = "Node"},
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
@@ -208,37 +244,46 @@ const struct route routes[] = {
      "Register a cluster; the answer shows its bootstrap token once", .body = "ResourceWrite",
      .answer = "Resource", .status = "201"},
     {"PUT", "/organizations/{org}/clusters/{id}/facts", "write_cluster_facts",
-     H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)", .body = "AnyObject", .answer = "Resource"},
+     H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)",
+     .body = "AnyObject", .answer = "Resource"},
     {"GET", "/organizations/{org}/clusters/{id}/facts/history", "read_cluster",
-     H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first", .answer = "FactsPage", .query = "page_size page_token"},
+     H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first",
+     .answer = "FactsPage", .query = "page_size page_token"},
     {"POST", "/organizations/{org}/clusters/{id}/bootstrap-token", "reset_bootstrap_token",
-     H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once", .answer = "BootstrapToken", .status = "201"},
-    {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap),
-     ROUTE_OPEN | ROUTE_AUTH_CHANGE,
-     "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential", .answer = "InstallManifest", .query = "token"},
+     H(cluster_token_new), 0, "A new bootstrap token (the old one stops working), shown once",
+     .answer = "BootstrapToken", .status = "201"},
+    {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential",
+     .answer = "InstallManifest", .query = "token"},
 
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
      "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
      "next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 with "
-     "oldest_seq when those events are no longer kept", .answer = "Events", .query = "since kinds page_size wait"},
+     "oldest_seq when those events are no longer kept",
+     .answer = "Events", .query = "since kinds page_size wait"},
 
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF, "List users", .answer = "NameToUri"},
     {"POST", "/users", "create_user", H(principal_create), CHEF | ROUTE_AUTH_CHANGE,
-     "Create a user (a key pair is generated unless a public key is given)", .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
-    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user", .answer = "Principal"},
+     "Create a user (a key pair is generated unless a public key is given)",
+     .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
+    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user",
+     .answer = "Principal"},
     {"PUT", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update a user", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
     {"PATCH", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
      "Change some of a user's fields: active (a deactivated user's keys and tokens are refused), "
-     "labels, names, email", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
+     "labels, names, email",
+     .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
     {"DELETE", "/users/{user}", "delete_user", H(principal_delete), CHEF | ROUTE_AUTH_CHANGE,
      "Delete a user", .answer = "Principal"},
-    {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys", .answer = "KeyList"},
+    {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys",
+     .answer = "KeyList"},
     {"POST", "/users/{user}/keys", "update_user", H(key_create), CHEF | ROUTE_AUTH_CHANGE,
      "Add a key to a user", .body = "KeyCreate", .answer = "KeyCreated", .status = "201"},
-    {"GET", "/users/{user}/keys/{key}", "read_user", H(key_get), CHEF, "Show a user's key", .answer = "Key"},
+    {"GET", "/users/{user}/keys/{key}", "read_user", H(key_get), CHEF, "Show a user's key",
+     .answer = "Key"},
     {"PUT", "/users/{user}/keys/{key}", "update_user", H(key_update), CHEF | ROUTE_AUTH_CHANGE,
      "Update a user's key", .body = "KeyUpdate", .answer = "Key", .status = "200 201"},
     {"DELETE", "/users/{user}/keys/{key}", "update_user", H(key_delete), CHEF | ROUTE_AUTH_CHANGE,
@@ -246,9 +291,11 @@ const struct route routes[] = {
     {"GET", "/users/{user}/tokens", "read_user", H(token_list), 0,
      "List a user's API tokens (never the tokens themselves)", .answer = "TokenList"},
     {"POST", "/users/{user}/tokens", "update_user", H(token_create), ROUTE_AUTH_CHANGE,
-     "Create an API token; the answer is the only place it appears", .body = "TokenCreate", .answer = "Token", .status = "201"},
+     "Create an API token; the answer is the only place it appears", .body = "TokenCreate",
+     .answer = "Token", .status = "201"},
     {"PATCH", "/users/{user}/tokens/{id}", "update_user", H(token_update), ROUTE_AUTH_CHANGE,
-     "Deactivate or activate an API token ({\"active\": false})", .body = "TokenPatch", .answer = "Token"},
+     "Deactivate or activate an API token ({\"active\": false})", .body = "TokenPatch",
+     .answer = "Token"},
     {"DELETE", "/users/{user}/tokens/{id}", "update_user", H(token_delete), ROUTE_AUTH_CHANGE,
      "Revoke an API token", .status = "204"},
 
@@ -259,13 +306,17 @@ const struct route routes[] = {
      "The document API answers (204)", .status = "204"},
     DOCS("PUT", "/buckets/{bucket}/documents", "write_cleartext_document", H(doc_bucket_put), 0,
          "Replace a bucket's documents (those left out are deleted): one new revision, none "
-         "when nothing changes", .body = "Documents", .answer = "Documents"),
+         "when nothing changes",
+         .body = "Documents", .answer = "Documents"),
     DOCS("POST", "/documents", "write_cleartext_document", H(doc_post), 0,
-         "Add, replace and (Tombstone) delete documents in bucket ?bucket= (default 'default')", .body = "Documents", .answer = "Documents", .query = "bucket"),
+         "Add, replace and (Tombstone) delete documents in bucket ?bucket= (default 'default')",
+         .body = "Documents", .answer = "Documents", .query = "bucket"),
     DOCS("DELETE", "/documents/{namespace}/{kind}/{version}/{name}", "write_cleartext_document",
-         H(doc_delete), 0, "Delete the documents of a schema and name (a new revision)", .answer = "Documents"),
+         H(doc_delete), 0, "Delete the documents of a schema and name (a new revision)",
+         .answer = "Documents"),
     DOCS("GET", "/revisions", "read_revision", H(rev_list), 0,
-         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status", .answer = "DeckhandList", .query = "tag sort order"),
+         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status",
+         .answer = "DeckhandList", .query = "tag sort order"),
     DOCS("DELETE", "/revisions", "delete_revisions", H(rev_purge), 0,
          "Purge every revision and document; ids start again at 1", .status = "204"),
     DOCS("GET", "/revisions/{id}", "read_revision", H(rev_get), 0,
@@ -273,34 +324,51 @@ const struct route routes[] = {
     DOCS("GET", "/revisions/{id}/documents", "read_cleartext_document", H(rev_documents), 0,
          "A revision's documents as posted (schema, metadata.name, metadata.label, "
          "metadata.layeringDefinition.abstract|layer, status.bucket, sort, order, limit, "
-         "cleartext-secrets)", .answer = "Documents", .query = "schema metadata.name metadata.label metadata.layeringDefinition.abstract metadata.layeringDefinition.layer status.bucket sort order limit cleartext-secrets"),
-    DOCS("GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
-         "A revision's concrete documents layered, substituted and validated against their "
-         "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
-         "cleartext-secrets)", .answer = "Documents", .query = "schema metadata.name metadata.label status.bucket sort order limit cleartext-secrets"),
+         "cleartext-secrets)",
+         .answer = "Documents",
+         .query =
+             "schema metadata.name metadata.label metadata.layeringDefinition.abstract "
+             "metadata.layeringDefinition.layer status.bucket sort order limit cleartext-secrets"),
+    DOCS(
+        "GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
+        "A revision's concrete documents layered, substituted and validated against their "
+        "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
+        "cleartext-secrets)",
+        .answer = "Documents",
+        .query =
+            "schema metadata.name metadata.label status.bucket sort order limit cleartext-secrets"),
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", H(rev_diff), 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
-         "none)", .answer = "AnyObject"),
+         "none)",
+         .answer = "AnyObject"),
     DOCS("GET", "/revisions/{id}/deepdiff/{other}", "read_revision", H(rev_deepdiff), 0,
          "The diff of the rendered revisions, with each modified bucket's documents added, "
-         "deleted and changed (deepdiff's shape)", .answer = "AnyObject"),
-    DOCS("GET", "/revisions/{id}/tags", "read_revision", H(tag_list), 0, "A revision's tags", .answer = "DeckhandAny"),
+         "deleted and changed (deepdiff's shape)",
+         .answer = "AnyObject"),
+    DOCS("GET", "/revisions/{id}/tags", "read_revision", H(tag_list), 0, "A revision's tags",
+         .answer = "DeckhandAny"),
     DOCS("DELETE", "/revisions/{id}/tags", "write_tag", H(tag_delete), 0,
          "Delete a revision's tags", .status = "204"),
-    DOCS("GET", "/revisions/{id}/tags/{tag}", "read_revision", H(tag_get), 0, "Show a tag", .answer = "AnyObject"),
+    DOCS("GET", "/revisions/{id}/tags/{tag}", "read_revision", H(tag_get), 0, "Show a tag",
+         .answer = "AnyObject"),
     DOCS("POST", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_create), 0,
-         "Tag a revision (optional YAML mapping of data)", .body = "DeckhandAny", .answer = "AnyObject", .status = "201"),
-    DOCS("DELETE", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_delete), 0, "Delete a tag", .status = "204"),
+         "Tag a revision (optional YAML mapping of data)", .body = "DeckhandAny",
+         .answer = "AnyObject", .status = "201"),
+    DOCS("DELETE", "/revisions/{id}/tags/{tag}", "write_tag", H(tag_delete), 0, "Delete a tag",
+         .status = "204"),
     DOCS("POST", "/rollback/{id}", "write_cleartext_document", H(rev_rollback), 0,
-         "A new revision with the documents of revision id (0: none)", .answer = "Revision", .status = "201"),
+         "A new revision with the documents of revision id (0: none)", .answer = "Revision",
+         .status = "201"),
     DOCS("GET", "/revisions/{id}/validations", "read_validation", H(validation_list), 0,
-         "Validations reported for a revision, with the latest status of each", .answer = "DeckhandList"),
+         "Validations reported for a revision, with the latest status of each",
+         .answer = "DeckhandList"),
     DOCS("GET", "/revisions/{id}/validations/detail", "read_validation", H(validation_detail), 0,
          "Every validation entry of a revision in full", .answer = "DeckhandList"),
     DOCS("GET", "/revisions/{id}/validations/{name}", "read_validation", H(validation_entries), 0,
          "The entries of one validation", .answer = "DeckhandList"),
     DOCS("POST", "/revisions/{id}/validations/{name}", "write_validation", H(validation_create), 0,
-         "Report a validation result (status, validator, errors)", .body = "AnyObject", .answer = "AnyObject", .status = "201"),
+         "Report a validation result (status, validator, errors)", .body = "AnyObject",
+         .answer = "AnyObject", .status = "201"),
     DOCS("GET", "/revisions/{id}/validations/{name}/entries/{entry}", "read_validation",
          H(validation_entry), 0, "One validation entry in full", .answer = "AnyObject"),
 };

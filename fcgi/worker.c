@@ -7,18 +7,18 @@
 #include "docs/render.h"
 #include "store/events.h"
 
+#include "auth.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/json_pool.h"
 #include "base/log.h"
 #include "base/metrics.h"
-#include "auth.h"
 #include "request.h"
 #include "router.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 struct worker {
-    struct request_services svc; /* what its requests use; the worker owns every part */
-    struct keyring *keyring;     /* svc.keyring, owned */
+    struct request_services svc;        /* what its requests use; the worker owns every part */
+    struct keyring *keyring;            /* svc.keyring, owned */
     struct yaml_limits document_yaml;   /* svc.document_yaml: from the configuration */
     struct render_limits render_limits; /* svc.render_limits: from the configuration */
     int listen_fd;
@@ -94,8 +94,8 @@ static void log_request(struct request *req, double ms)
                     log_process_id()) ||
          log_json_string(&b, req->method ? req->method : "-") || buf_adds(&b, ",\"path\":") ||
          log_json_string(&b, req->path ? req->path : "-") ||
-         buf_printf(&b, ",\"status\":%d,\"bytes\":%zu,\"ms\":%ld.%03ld,\"principal\":",
-                    req->status, req->bytes_sent, us / 1000, us % 1000) ||
+         buf_printf(&b, ",\"status\":%d,\"bytes\":%zu,\"ms\":%ld.%03ld,\"principal\":", req->status,
+                    req->bytes_sent, us / 1000, us % 1000) ||
          log_json_string(&b, req->principal ? req->principal : "-") ||
          buf_printf(&b, ",\"request_id\":\"%s\"", req->request_id);
     if (!rc && req->route)
@@ -133,7 +133,7 @@ static int check_length(struct request *req, size_t max)
 }
 
 #define BIG_REQUEST ((size_t)1 << 20) /* request memory past which a read gives back too */
-#define RELEASE_AFTER_MS 500           /* idle this long after a large request: give back */
+#define RELEASE_AFTER_MS 500          /* idle this long after a large request: give back */
 
 /* After a write or a refusal (what reads a body, or a render that failed, may have built and
  * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
@@ -218,7 +218,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */
         metrics_add(METRIC_AUTH_CHANGES, 1);     /* and the others before their next request */
     }
-    if (!req.responded) {              /* a refusal may have answered already (406) */
+    if (!req.responded) { /* a refusal may have answered already (406) */
         if (!rc)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);
@@ -292,7 +292,8 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     if (*cfg->events_publish_socket) /* committed events to nginx's waiting readers */
         store_set_commit_hook(w.svc.store, events_publish, cfg->events_publish_socket);
     if (!(w.svc.revision_cache = lru_new((size_t)cfg->cache_revisions, (unsigned)cfg->cache_ttl)) ||
-        !(w.svc.auth_cache = lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl)) ||
+        !(w.svc.auth_cache =
+              lru_new((size_t)cfg->cache_principals, (unsigned)cfg->cache_auth_ttl)) ||
         !(w.svc.key_cache = chef_key_cache_new((size_t)cfg->cache_principals))) {
         log_message("error", "out of memory for the worker's caches", NULL);
         goto out;
@@ -330,7 +331,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
      * (GET of the 4,000-document revision 36 -> 55 ms in bench/documents) and holds memory
      * of its own. */
     mallopt(M_ARENA_MAX, 1);
-    int busy = 0; /* the last accept succeeded: under load another connection is waiting */
+    int busy = 0;  /* the last accept succeeded: under load another connection is waiting */
     int grown = 0; /* a request since the worker was last idle may have grown it */
     unsigned long limit = retirement_after(cfg->max_requests);
     while (!stop_requested && (limit == 0 || w.served < limit)) {

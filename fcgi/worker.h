@@ -2,8 +2,8 @@
 #ifndef PURSER_WORKER_H
 #define PURSER_WORKER_H
 
-#include "config/config.h"
 #include "auth/rbac.h"
+#include "config/config.h"
 
 /* Serves requests from listen_fd (non-blocking) until SIGTERM, SIGHUP or SIGINT, or until
  * cfg->max_requests have been served; finishes the request in flight first. Returns the

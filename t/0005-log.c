@@ -93,7 +93,10 @@ int main(int argc, char **argv)
     tap_is_str(escaped("a\nb\x01"), "\"a\\u000ab\\u0001\"", "control characters as \\u");
     tap_is_str(escaped("caf\xc3\xa9/\xe2\x82\xac"), "\"caf\xc3\xa9/\xe2\x82\xac\"",
                "UTF-8 passes as it is");
-    tap_is_str(escaped("a\xff" "b\xc3"), "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"",
+    tap_is_str(escaped("a\xff"
+                       "b\xc3"),
+               "\"a\xef\xbf\xbd"
+               "b\xef\xbf\xbd\"",
                "bytes that are not UTF-8 become U+FFFD");
     tap_is_str(escaped("\xed\xa0\x80"), "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
                "so does an encoded surrogate");
@@ -101,10 +104,15 @@ int main(int argc, char **argv)
     tap_is_int(utf8_count("caf\xc3\xa9\xe2\x82\xac", 8), 5, "utf8_count counts characters");
     tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 3), 2, "utf8_prefix cuts before a split character");
     tap_is_int(utf8_prefix("ab\xc3\xa9", 4, 4), 4, "and keeps a string that fits");
-    tap_is_int(utf8_prefix("a\xe2\x82\xac", 4, 3), 1, "and a three-byte character whole or not at all");
-    tap_is_int(utf8_prefix_chars("a\xc3\xa9\xe2\x82\xac!", 7, 3), 6, "utf8_prefix_chars: three characters are six bytes here");
+    tap_is_int(utf8_prefix("a\xe2\x82\xac", 4, 3), 1,
+               "and a three-byte character whole or not at all");
+    tap_is_int(utf8_prefix_chars("a\xc3\xa9\xe2\x82\xac!", 7, 3), 6,
+               "utf8_prefix_chars: three characters are six bytes here");
     tap_is_int(utf8_prefix_chars("ab", 2, 5), 2, "and a shorter string is kept whole");
-    tap_is_int(utf8_prefix_chars("\xff\xfe" "a", 3, 2), 2, "a byte that starts no character counts as one");
+    tap_is_int(utf8_prefix_chars("\xff\xfe"
+                                 "a",
+                                 3, 2),
+               2, "a byte that starts no character counts as one");
     unlink(path);
     return tap_done();
 }

@@ -5,9 +5,9 @@
  * piece of the message). Every success case is also emitted back to YAML and read again,
  * which must give the same values, and emitting that again must give the same text.
  */
-#include "config/config.h"
-#include "codec/yaml_codec.h"
 #include "cases.h"
+#include "codec/yaml_codec.h"
+#include "config/config.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -113,7 +113,8 @@ static int refuse_second(void *ctx, json_t *doc, size_t index)
  * yaml_codec_parse's and its messages the same. */
 static void test_parse_each(void)
 {
-    const char *text = "a: 1\n---\n- x\n- {y: 2}\n---\n'z'\n", *dup = "---\na: 1\n---\nb: 1\nb: 2\n";
+    const char *text = "a: 1\n---\n- x\n- {y: 2}\n---\n'z'\n",
+               *dup = "---\na: 1\n---\nb: 1\nb: 2\n";
     struct handed h = {.docs = json_array()};
     struct purser_error err, whole_err;
     json_t *out = NULL, *whole = NULL;
@@ -130,9 +131,9 @@ static void test_parse_each(void)
     json_array_clear(h.docs);
     h.next = 0;
     out = whole = NULL;
-    tap_is_int(yaml_codec_parse_each(&out, dup, strlen(dup), &yaml_limits_documents, take, &h,
-                                     &err),
-               PURSER_EINVAL, "parse_each: a key twice is refused");
+    tap_is_int(
+        yaml_codec_parse_each(&out, dup, strlen(dup), &yaml_limits_documents, take, &h, &err),
+        PURSER_EINVAL, "parse_each: a key twice is refused");
     yaml_codec_parse(&whole, dup, strlen(dup), &yaml_limits_documents, &whole_err);
     tap_is_str(err.message, whole_err.message, "parse_each: with yaml_codec_parse's message");
     tap_ok(strstr(err.message, "in document 2") != NULL, "parse_each: naming document 2");
@@ -184,7 +185,8 @@ int main(int argc, char **argv)
         json_decref(docs);
         docs = NULL;
         tap_is_int(yaml_codec_parse(&docs, differ, strlen(differ), &yaml_limits_documents, &err),
-                   PURSER_EINVAL, "duplicate keys: different values refused by the document limits");
+                   PURSER_EINVAL,
+                   "duplicate keys: different values refused by the document limits");
         tap_ok(strstr(err.message, "duplicate key 'b' in document 2") != NULL && err.line == 5,
                "duplicate keys: naming the key, the document and the line (%s, line %d)",
                err.message, err.line);

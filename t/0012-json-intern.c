@@ -48,8 +48,10 @@ int main(int argc, char **argv)
                                          "\"path\":\".\"}],\"n\":1}"));
         char *text = json_text(b, JSON_COMPACT);
         tap_ok(a && a == b, "two equal objects: one value");
-        tap_is_str(text ? text : "", "{\"layer\":\"site\",\"actions\":[{\"method\":\"merge\",\"path\":\".\"}],\"n\":1}",
-                   "the shared value is the JSON given, in its order");
+        tap_is_str(
+            text ? text : "",
+            "{\"layer\":\"site\",\"actions\":[{\"method\":\"merge\",\"path\":\".\"}],\"n\":1}",
+            "the shared value is the JSON given, in its order");
         tap_is_int((long)a->refcount, 3, "held by both callers and the table");
         free(text);
         json_decref(a);
@@ -120,8 +122,9 @@ int main(int argc, char **argv)
                json_intern_count(t));
         json_intern_free(t);
         t = NULL;
-        tap_is_int((long)kept[4999]->refcount, 1, "dropping the table leaves a handed-out value "
-                                                   "with its caller's reference only");
+        tap_is_int((long)kept[4999]->refcount, 1,
+                   "dropping the table leaves a handed-out value "
+                   "with its caller's reference only");
         tap_is_str(json_string_value(json_object_get(kept[4999], "name")), "name-4999",
                    "and whole");
         for (int i = 0; i < 5000; i++)
@@ -130,17 +133,56 @@ int main(int argc, char **argv)
     json_intern_free(NULL); /* (does nothing) */
     {
         static const char *texts[] = {
-            "{}", "[]", " { \"a\" : [ 1 , 2.5 , -0 , -0.0 , 1e3 , 1E-3 , 0.1 , true , false , null ] } ",
-            "\"plain\"", "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t\"", "\"\\u00e9\\u20AC \\ud83d\\ude00\"",
-            "\"caf\xc3\xa9\"", "9223372036854775807", "-9223372036854775808", "1.7976931348623157e308",
-            "4.9e-324", "1e-400", "{\"k\":1,\"k\":2,\"j\":3}", "{\"\\u00e9\":{\"x\":[[],{}]}}",
+            "{}",
+            "[]",
+            " { \"a\" : [ 1 , 2.5 , -0 , -0.0 , 1e3 , 1E-3 , 0.1 , true , false , null ] } ",
+            "\"plain\"",
+            "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
+            "\"\\u00e9\\u20AC \\ud83d\\ude00\"",
+            "\"caf\xc3\xa9\"",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "1.7976931348623157e308",
+            "4.9e-324",
+            "1e-400",
+            "{\"k\":1,\"k\":2,\"j\":3}",
+            "{\"\\u00e9\":{\"x\":[[],{}]}}",
             "[[[[[[[[[[1]]]]]]]]]]",
             /* refused by both */
-            "", " ", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "01", "1.", "1e", "-", "+1", ".5",
-            "9223372036854775808", "-9223372036854775809", "1e400", "-1e400", "nul", "nulls",
-            "truex", "[1] 2", "\"\\u0000\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"",
-            "\"\\x\"", "\"\\u12G4\"", "\"tab\there\"", "\"\xff\"", "\"\xc3\"", "{\"\xff\":1}",
-            "\"open", "[\"a\",", "\xef\xbb\xbf{}",
+            "",
+            " ",
+            "{",
+            "[1,]",
+            "{\"a\":}",
+            "{\"a\" 1}",
+            "{a:1}",
+            "01",
+            "1.",
+            "1e",
+            "-",
+            "+1",
+            ".5",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "1e400",
+            "-1e400",
+            "nul",
+            "nulls",
+            "truex",
+            "[1] 2",
+            "\"\\u0000\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "\"\\x\"",
+            "\"\\u12G4\"",
+            "\"tab\there\"",
+            "\"\xff\"",
+            "\"\xc3\"",
+            "{\"\xff\":1}",
+            "\"open",
+            "[\"a\",",
+            "\xef\xbb\xbf{}",
         };
         struct json_intern *u = json_intern_new();
         int agree = 0, n = (int)(sizeof(texts) / sizeof(texts[0])), own = 0;
@@ -153,13 +195,16 @@ int main(int argc, char **argv)
             own += (json_intern_handed_over(u) == before) == (j != NULL);
             json_decref(j);
         }
-        tap_is_int(agree, n, "json_intern_loadb decodes and refuses what jansson does (%d texts)", n);
-        tap_is_int(own, n, "  each text jansson takes decoded by json_intern_loadb itself, each it "
-                           "refuses handed over");
+        tap_is_int(agree, n, "json_intern_loadb decodes and refuses what jansson does (%d texts)",
+                   n);
+        tap_is_int(own, n,
+                   "  each text jansson takes decoded by json_intern_loadb itself, each it "
+                   "refuses handed over");
         /* NUL inside the text, and past the given length */
         agree = same_as_jansson(u, "\"a\0b\"", 5) + same_as_jansson(u, "[1]\0", 4) +
                 same_as_jansson(u, "[1] garbage", 3);
-        tap_is_int(agree, 3, "a NUL byte is refused as jansson refuses it, and len bounds the text");
+        tap_is_int(agree, 3,
+                   "a NUL byte is refused as jansson refuses it, and len bounds the text");
         {
             char deep[2 * 2100 + 1];
             memset(deep, '[', 2100);
@@ -168,13 +213,16 @@ int main(int argc, char **argv)
                    "nesting: 2,048 levels decode, 2,100 are refused, as by jansson");
         }
         {
-            const char *one = "{\"metadata\":{\"name\":\"a\",\"layer\":{\"abstract\":false,\"l\":\"site\"}},\"n\":[1,2]}";
-            const char *two = "{\"metadata\":{\"name\":\"b\",\"layer\":{\"abstract\":false,\"l\":\"site\"}},\"n\":[1,2]}";
-            json_t *x = json_intern_loadb(u, one, strlen(one)), *y = json_intern_loadb(u, two, strlen(two));
+            const char *one = "{\"metadata\":{\"name\":\"a\",\"layer\":{\"abstract\":false,\"l\":"
+                              "\"site\"}},\"n\":[1,2]}";
+            const char *two = "{\"metadata\":{\"name\":\"b\",\"layer\":{\"abstract\":false,\"l\":"
+                              "\"site\"}},\"n\":[1,2]}";
+            json_t *x = json_intern_loadb(u, one, strlen(one)),
+                   *y = json_intern_loadb(u, two, strlen(two));
             json_t *z = json_intern_loadb(u, one, strlen(one));
             tap_ok(x && y && x != y, "two texts that differ: two values");
             tap_ok(json_object_get(json_object_get(x, "metadata"), "layer") ==
-                       json_object_get(json_object_get(y, "metadata"), "layer") &&
+                           json_object_get(json_object_get(y, "metadata"), "layer") &&
                        json_object_get(x, "n") == json_object_get(y, "n"),
                    "their equal parts: one value each");
             tap_ok(z == x, "the same text again: the same value");
@@ -191,7 +239,8 @@ int main(int argc, char **argv)
         {
             json_t *a = json_intern_stringn(u, "site", 4), *b = json_intern_loadb(u, "\"site\"", 6);
             tap_ok(a && a == b, "json_intern_stringn and a decoded string share one value");
-            tap_ok(!json_intern_stringn(u, "\xff", 1), "json_intern_stringn refuses bytes that are not UTF-8");
+            tap_ok(!json_intern_stringn(u, "\xff", 1),
+                   "json_intern_stringn refuses bytes that are not UTF-8");
             json_decref(a);
             json_decref(b);
         }

@@ -140,8 +140,10 @@ static void run_version(const char *name, enum chef_sign_version want, const cha
 static void run_v12(const char *const *keys)
 {
     char *private_pem = slurp("key.pem", "");
-    struct chef_signed_request r = {.method = "GET", .path = "/organizations/acme/nodes",
-                                    .body = "", .user_id = "alice",
+    struct chef_signed_request r = {.method = "GET",
+                                    .path = "/organizations/acme/nodes",
+                                    .body = "",
+                                    .user_id = "alice",
                                     .timestamp = "2026-01-02T03:04:05Z",
                                     .sign = "algorithm=sha1;version=1.2"};
     struct buf canonical = BUF_INIT;
@@ -156,9 +158,9 @@ static void run_v12(const char *const *keys)
     r.content_hash = content_hash;
     key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
     chef_auth_canonical(&canonical, &r, CHEF_SIGN_1_2);
-    signed_ok = key && md && EVP_DigestSignInit(md, NULL, EVP_sha1(), NULL, key) > 0 &&
-                EVP_DigestSign(md, sig, &sig_len, (unsigned char *)canonical.data,
-                               canonical.len) > 0;
+    signed_ok =
+        key && md && EVP_DigestSignInit(md, NULL, EVP_sha1(), NULL, key) > 0 &&
+        EVP_DigestSign(md, sig, &sig_len, (unsigned char *)canonical.data, canonical.len) > 0;
     if (tap_ok(signed_ok && (b64 = crypto_base64(sig, sig_len)), "v1.2: a request signed here")) {
         r.signature = b64;
         tap_ok(verifies(&r, CHEF_SIGN_1_2, keys, 2), "v1.2: verifies (SHA-1 digest)");
@@ -201,8 +203,7 @@ static void run_key_cache(const char *pub, const char *other)
                "key cache: v1.0 (recovery) verifies with the same cached keys");
     chef_key_cache_get_stats(cache, &st);
     tap_ok(st.hits >= 4 && st.misses + st.hits == 10,
-           "key cache: later requests find keys parsed (hits %lu, misses %lu)", st.hits,
-           st.misses);
+           "key cache: later requests find keys parsed (hits %lu, misses %lu)", st.hits, st.misses);
     tap_is_int(chef_auth_verify(&f13.req, CHEF_SIGN_1_3, only_other, 1, cache, &which, &err),
                PURSER_EUNAUTH, "key cache: a key no longer listed is not used, though cached");
     /* The same key with one base64 character changed is another key (or none): the cached
@@ -245,7 +246,10 @@ int main(int argc, char **argv)
     }
     run_key_cache(pub, other);
     {
-        struct chef_signed_request r = {.method = "GET", .path = "/", .body = "", .user_id = "bob",
+        struct chef_signed_request r = {.method = "GET",
+                                        .path = "/",
+                                        .body = "",
+                                        .user_id = "bob",
                                         .timestamp = "2026-01-02T03:04:05Z"};
         time_t now;
         chef_auth_parse_time("2026-01-02T03:04:05Z", &now);
@@ -259,7 +263,8 @@ int main(int argc, char **argv)
         r.timestamp = "yesterday";
         tap_is_int(chef_auth_check_headers(&r, now, CHEF_AUTH_SKEW, &v, &err), PURSER_EUNAUTH,
                    "a timestamp that does not parse is 401, as Chef's bad_clock");
-        tap_is_str(err.message, "Failed to authenticate as bob. Synchronize the clock on your host.",
+        tap_is_str(err.message,
+                   "Failed to authenticate as bob. Synchronize the clock on your host.",
                    "Chef's message");
         r.timestamp = "2026-01-02T03:04:05Z";
         r.sign = "algorithm=sha1;version=2.0";

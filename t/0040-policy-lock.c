@@ -1,8 +1,8 @@
 /* 0040-policy-lock: Policyfile lock validation, driven by t/data/policy-lock/: each case is
  * an `input` lock for the policy named "web" and an `error` file holding Chef's exact message,
  * or "ok". */
-#include "policy/policy_lock.h"
 #include "cases.h"
+#include "policy/policy_lock.h"
 #include "tap.h"
 
 int main(int argc, char **argv)

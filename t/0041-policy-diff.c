@@ -1,7 +1,7 @@
 /* 0041-policy-diff: differences between two locks, on known pairs in t/data/policy-diff/
  * (`from`, `to`, and the `expected` answer, written by hand). */
-#include "policy/policy_diff.h"
 #include "cases.h"
+#include "policy/policy_diff.h"
 #include "tap.h"
 
 int main(int argc, char **argv)

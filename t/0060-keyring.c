@@ -76,8 +76,10 @@ int main(int argc, char **argv)
     tap_ok(!round_trip(ring, "hunter2", "owner-a", "owner-b", -1, &key_id),
            "another owner's associated data does not open it");
     tap_ok(!round_trip(ring, "hunter2", "owner", "owner", 3, &key_id), "a changed nonce fails");
-    tap_ok(!round_trip(ring, "hunter2", "owner", "owner", 14, &key_id), "a changed ciphertext fails");
-    tap_ok(!round_trip(ring, "hunter2", "owner", "owner", 12 + 7 + 2, &key_id), "a changed tag fails");
+    tap_ok(!round_trip(ring, "hunter2", "owner", "owner", 14, &key_id),
+           "a changed ciphertext fails");
+    tap_ok(!round_trip(ring, "hunter2", "owner", "owner", 12 + 7 + 2, &key_id),
+           "a changed tag fails");
     keyring_seal(ring, "o", 1, "same", 4, &a, &a_len, &key_id, &err);
     keyring_seal(ring, "o", 1, "same", 4, &b, &b_len, &key_id, &err);
     tap_ok(a && b && memcmp(a, b, KEYRING_NONCE_SIZE) != 0 && memcmp(a, b, a_len) != 0,
@@ -86,7 +88,8 @@ int main(int argc, char **argv)
     tap_ok(keyring_add_slot(path, &new_id, &err) == 0 && new_id == 2, "add a slot: id 2");
     keyring_free(ring);
     ring = load();
-    tap_ok(ring && keyring_newest(ring) == 2 && keyring_has(ring, 1), "the newest slot seals, slot 1 stays");
+    tap_ok(ring && keyring_newest(ring) == 2 && keyring_has(ring, 1),
+           "the newest slot seals, slot 1 stays");
     {
         char *opened = NULL;
         size_t n = 0;
@@ -95,7 +98,8 @@ int main(int argc, char **argv)
                "what slot 1 sealed still opens");
         keyring_free_plain(opened, n);
     }
-    tap_ok(round_trip(ring, "new", "o", "o", -1, &key_id) && key_id == 2, "new values go under slot 2");
+    tap_ok(round_trip(ring, "new", "o", "o", -1, &key_id) && key_id == 2,
+           "new values go under slot 2");
     tap_ok(keyring_ids(ring, ids, 4) == 2 && ids[0] == 1 && ids[1] == 2, "slot ids ascending");
     tap_ok(keyring_remove_slot(path, 1, &err) == 0, "remove slot 1");
     tap_ok(keyring_remove_slot(path, 1, &err) == PURSER_ENOTFOUND, "removing it again: not found");
@@ -105,7 +109,8 @@ int main(int argc, char **argv)
     {
         char *opened = NULL;
         size_t n = 0;
-        tap_ok(ring && keyring_open(ring, 1, "o", 1, a, a_len, &opened, &n, &err) == PURSER_EINTERNAL &&
+        tap_ok(ring &&
+                   keyring_open(ring, 1, "o", 1, a, a_len, &opened, &n, &err) == PURSER_EINTERNAL &&
                    strstr(err.message, "slot 1"),
                "a record of a removed slot reports the missing slot");
     }
@@ -122,7 +127,8 @@ int main(int argc, char **argv)
     f = fopen(path, "w");
     fputs("# comment\n\n1 AAAA\n", f);
     fclose(f);
-    tap_ok(keyring_load(&ring, path, &err) == PURSER_EINVAL, "a key that is not 32 bytes is refused");
+    tap_ok(keyring_load(&ring, path, &err) == PURSER_EINVAL,
+           "a key that is not 32 bytes is refused");
     free(a);
     free(b);
     unlink(path);

@@ -90,8 +90,8 @@ static int insert_after_conflict(struct store *store, void *ctx, struct purser_e
                           NULL, NULL, err);
     {
         struct store_value own = STORE_INT(t->own);
-        return store_exec(store, "INSERT INTO t_autoinc (name) VALUES (CONCAT('after-', ?))",
-                          &own, 1, NULL, NULL, err);
+        return store_exec(store, "INSERT INTO t_autoinc (name) VALUES (CONCAT('after-', ?))", &own,
+                          1, NULL, NULL, err);
     }
 }
 
@@ -181,8 +181,9 @@ int main(int argc, char **argv)
          * a callback that stops early ends the query and leaves the connection usable. */
         struct each_seen seen = {0, 0, 0, -1};
         struct store_value p[] = {STORE_INT(300)};
-        const char *sql = "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
-                          " SELECT i, REPEAT('x', 5000 + i) FROM n ORDER BY i";
+        const char *sql =
+            "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+            " SELECT i, REPEAT('x', 5000 + i) FROM n ORDER BY i";
         tap_is_int(store_query_each(store, sql, p, 1, each_row, &seen, &err), 0,
                    "store_query_each runs a query");
         tap_is_int((long)seen.rows, 300, "and hands over every row");
@@ -205,8 +206,8 @@ int main(int argc, char **argv)
         size_t most = 0;
         for (size_t i = 0; i < 1000; i++)
             p[i] = STORE_INT((long long)i);
-        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'",
-                         NULL, 0, &err))
+        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'", NULL,
+                         0, &err))
             before = atol(store_cell(&rows, 0, 1));
         for (int k = 0; k < 40; k++) { /* 40 texts of 1,000 parameters: 40,000 in all */
             buf_reset(&sql);
@@ -220,8 +221,8 @@ int main(int argc, char **argv)
             most = st.cached_params > most ? st.cached_params : most;
         }
         buf_release(&sql);
-        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'",
-                         NULL, 0, &err))
+        if (!store_query(store, arena, &rows, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'", NULL,
+                         0, &err))
             after = atol(store_cell(&rows, 0, 1));
         tap_is_int(right, 40, "40 statements of 1,000 parameters each answer right");
         tap_ok(most <= STORE_CACHE_PARAMS && most >= STORE_CACHE_PARAMS - 1000,
@@ -310,8 +311,9 @@ int main(int argc, char **argv)
      * transaction again; a duplicate of any other key is the caller's answer. */
     {
         struct arena *a = arena_new();
-        tap_is_int(store_exec(store, "CREATE TABLE t_autoinc (id BIGINT AUTO_INCREMENT PRIMARY "
-                                     "KEY, name VARCHAR(32) NOT NULL UNIQUE) ENGINE=InnoDB",
+        tap_is_int(store_exec(store,
+                              "CREATE TABLE t_autoinc (id BIGINT AUTO_INCREMENT PRIMARY "
+                              "KEY, name VARCHAR(32) NOT NULL UNIQUE) ENGINE=InnoDB",
                               NULL, 0, NULL, NULL, &err),
                    0, "a table with an auto-increment id");
         store_exec(store, "INSERT INTO t_autoinc (name) VALUES ('first')", NULL, 0, NULL, NULL,

@@ -7,9 +7,9 @@
  * for, in order for 400's D001 list).
  */
 #include "base/arena.h"
-#include "docs/document.h"
-#include "codec/yaml_codec.h"
 #include "cases.h"
+#include "codec/yaml_codec.h"
+#include "docs/document.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -25,8 +25,8 @@ static void check_error(const char *name, int rc, const json_t *messages,
            "%s: fails with %d", name, status);
     for (line = strtok(NULL, "\n"); line; line = strtok(NULL, "\n"), i++) {
         const json_t *m = json_array_get(messages, i);
-        const char *text = status == 400 ? json_string_value(json_object_get(m, "message"))
-                                         : err->message;
+        const char *text =
+            status == 400 ? json_string_value(json_object_get(m, "message")) : err->message;
         if (!tap_ok(text && strstr(text, line), "%s: message %zu has '%s'", name, i + 1, line))
             tap_diag("  got: %s", text ? text : "(none)");
         if (status == 400)
@@ -98,10 +98,11 @@ static void check_hashes(void)
                                      "schema: a/B/v1\nmetadata: {schema: metadata/Document/v1, "
                                      "name: n, labels: {p: 1, q: 2}}\ndata: {k: 1, l: [1, 2]}\n",
                                      &a);
-    struct document *y = prepare_one(arena,
-                                     "metadata: {labels: {q: 2, p: 1}, name: n, schema: "
-                                     "metadata/Document/v1}\ndata: {l: [1, 2], k: 1}\nschema: a/B/v1\n",
-                                     &b);
+    struct document *y =
+        prepare_one(arena,
+                    "metadata: {labels: {q: 2, p: 1}, name: n, schema: "
+                    "metadata/Document/v1}\ndata: {l: [1, 2], k: 1}\nschema: a/B/v1\n",
+                    &b);
     struct document *z = prepare_one(arena,
                                      "schema: a/B/v1\nmetadata: {schema: metadata/Document/v1, "
                                      "name: n, labels: {p: 1, q: 2}}\ndata: {k: 1, l: [2, 1]}\n",
@@ -131,10 +132,10 @@ static void check_durations(void)
     static const struct {
         const char *text;
         long long seconds;
-    } cases[] = {{"P1W", 604800},  {"PT12H", 43200},   {"P1DT1M", 86460}, {"PT90S", 90},
-                 {"P1Y", 31536000}, {"P2M", 5184000},   {"PT1H30M", 5400}, {"P", -1},
-                 {"1D", -1},        {"P1X", -1},        {"PT", -1},        {"P1H", -1},
-                 {"PT1D", -1},      {"P1D1W", -1},      {"P-1D", -1}};
+    } cases[] = {{"P1W", 604800},   {"PT12H", 43200}, {"P1DT1M", 86460}, {"PT90S", 90},
+                 {"P1Y", 31536000}, {"P2M", 5184000}, {"PT1H30M", 5400}, {"P", -1},
+                 {"1D", -1},        {"P1X", -1},      {"PT", -1},        {"P1H", -1},
+                 {"PT1D", -1},      {"P1D1W", -1},    {"P-1D", -1}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         tap_ok(document_duration_seconds(cases[i].text) == cases[i].seconds,
                "duration '%s' is %lld", cases[i].text, cases[i].seconds);

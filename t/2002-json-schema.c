@@ -2,8 +2,8 @@
  * in libtest-json-schema-acceptance-perl, run through lib/jsonschema: every test of every
  * file but refRemote.json (it needs a network) and the optional/ folder. A test passes when
  * the schema compiles and the instance's validity is what the suite says. */
-#include "config/config.h"
 #include "codec/jsonschema.h"
+#include "config/config.h"
 #include "tap.h"
 
 #include <dirent.h>
@@ -25,23 +25,26 @@ static void run_file(const char *dir, const char *name, size_t *total)
     json_t *groups, *group;
     size_t g;
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    if (!tap_ok((groups = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr)) != NULL, "%s reads", name))
+    if (!tap_ok((groups = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr)) != NULL,
+                "%s reads", name))
         return;
-    json_array_foreach(groups, g, group) {
+    json_array_foreach (groups, g, group) {
         const char *what = json_string_value(json_object_get(group, "description"));
         struct jsonschema *schema = NULL;
         struct purser_error err;
         json_t *test;
         size_t t;
         int compiled = jsonschema_compile(&schema, json_object_get(group, "schema"), &err) == 0;
-        json_array_foreach(json_object_get(group, "tests"), t, test) {
+        json_array_foreach (json_object_get(group, "tests"), t, test) {
             int expected = json_is_true(json_object_get(test, "valid"));
-            int got = compiled && jsonschema_validate(schema, json_object_get(test, "data"), NULL, 0);
+            int got =
+                compiled && jsonschema_validate(schema, json_object_get(test, "data"), NULL, 0);
             (*total)++;
             if (!tap_ok(compiled && got == expected, "%s: %s: %s", name, what,
                         json_string_value(json_object_get(test, "description"))))
-                tap_diag("  %s", compiled ? (expected ? "valid, judged invalid" : "invalid, judged valid")
-                                          : err.message);
+                tap_diag("  %s",
+                         compiled ? (expected ? "valid, judged invalid" : "invalid, judged valid")
+                                  : err.message);
         }
         jsonschema_free(schema);
     }
@@ -93,7 +96,8 @@ int main(int argc, char **argv)
             int ok = compiled ? jsonschema_validate(s, one, errors, 10) : -1;
             const char *msg =
                 json_string_value(json_object_get(json_array_get(errors, 0), "message"));
-            tap_ok(compiled && ok == want[i] && (want[i] || (msg && strstr(msg, "refers to itself"))),
+            tap_ok(compiled && ok == want[i] &&
+                       (want[i] || (msg && strstr(msg, "refers to itself"))),
                    "%s: %s (%s), no stack overflow", loops[i], ok ? "valid" : "invalid",
                    msg ? msg : "no message");
             jsonschema_free(s);

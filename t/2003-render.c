@@ -5,11 +5,11 @@
  * as given, reversed and rotated; the outcome must not change. The real airskiff site
  * (../shared/data/treasuremap-airskiff.yaml) must render without error. */
 #include "base/arena.h"
-#include "docs/document.h"
-#include "docs/render.h"
-#include "codec/yaml_codec.h"
 #include "cases.h"
 #include "codec/jsonpath.h"
+#include "codec/yaml_codec.h"
+#include "docs/document.h"
+#include "docs/render.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -118,11 +118,11 @@ static const json_t *find(const json_t *docs, const char *schema, const char *na
 {
     size_t i;
     const json_t *d;
-    json_array_foreach(docs, i, d) {
+    json_array_foreach (docs, i, d) {
         if (strcmp(json_string_value(json_object_get(d, "schema")), schema) == 0 &&
-            (!name || strcmp(json_string_value(json_object_get(json_object_get(d, "metadata"),
-                                                               "name")),
-                             name) == 0))
+            (!name ||
+             strcmp(json_string_value(json_object_get(json_object_get(d, "metadata"), "name")),
+                    name) == 0))
             return d;
     }
     return NULL;
@@ -153,20 +153,21 @@ static void real_site(void)
     rc = docs ? render_documents(docs, NULL, NULL, &out, NULL, &err) : -1;
     if (!tap_ok(rc == 0, "airskiff: %zu documents render", json_array_size(docs)))
         tap_diag("  %s", err.message);
-    tap_ok(json_array_size(out) > 100, "airskiff: %zu concrete documents out", json_array_size(out));
+    tap_ok(json_array_size(out) > 100, "airskiff: %zu concrete documents out",
+           json_array_size(out));
     {
-        static const char *const key_at[] = {"etcd", "0", "providers", "0", "secretbox", "keys",
-                                             "0", "secret", NULL};
-        static const char *const ca_at[] = {"values", "endpoints", "etcd", "auth", "client",
-                                            "tls", "ca", NULL};
+        static const char *const key_at[] = {"etcd", "0", "providers", "0", "secretbox",
+                                             "keys", "0", "secret",    NULL};
+        static const char *const ca_at[] = {"values", "endpoints", "etcd", "auth",
+                                            "client", "tls",       "ca",   NULL};
         const json_t *policy = find(out, "deckhand/LayeringPolicy/v1", NULL);
         const json_t *encryption = find(out, "promenade/EncryptionPolicy/v1", NULL);
         const json_t *calicoctl = find(out, "armada/Chart/v1", "calicoctl-utility");
         const json_t *keystone = find(out, "armada/Chart/v1", "keystone");
         const json_t *key = find(docs, "deckhand/Passphrase/v1", "apiserver-encryption-key-key1");
         const json_t *ca = find(docs, "deckhand/CertificateAuthority/v1", "calico-etcd");
-        tap_ok(policy && json_array_size(json_object_get(json_object_get(policy, "data"),
-                                                         "layerOrder")) >= 3,
+        tap_ok(policy && json_array_size(
+                             json_object_get(json_object_get(policy, "data"), "layerOrder")) >= 3,
                "airskiff: the LayeringPolicy is out, with its layers");
         tap_ok(encryption && key &&
                    json_equal(dig(json_object_get(encryption, "data"), key_at),
@@ -176,7 +177,8 @@ static void real_site(void)
                    json_equal(dig(json_object_get(calicoctl, "data"), ca_at),
                               json_object_get(ca, "data")),
                "airskiff: calicoctl-utility has the calico-etcd CA substituted");
-        tap_ok(keystone && json_is_string(json_object_get(json_object_get(keystone, "data"), "release")) &&
+        tap_ok(keystone &&
+                   json_is_string(json_object_get(json_object_get(keystone, "data"), "release")) &&
                    json_is_object(json_object_get(json_object_get(keystone, "data"), "values")),
                "airskiff: the keystone chart has its release and values");
     }

@@ -1,14 +1,14 @@
 /* purser.c: the operator's command: migrate the database, check the configuration. */
-#include "config/config.h"
-#include "base/crypto.h"
-#include "docs/docstore.h"
-#include "auth/keyring.h"
 #include "auth/identity.h"
+#include "auth/keyring.h"
+#include "auth/rbac.h"
+#include "base/crypto.h"
+#include "codec/yaml_codec.h"
+#include "config/config.h"
+#include "docs/docstore.h"
+#include "policy/policy.h"
 #include "store/events.h"
 #include "store/migrate.h"
-#include "policy/policy.h"
-#include "auth/rbac.h"
-#include "codec/yaml_codec.h"
 #include "transfer/transfer.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
 #include "../fcgi/router.h"
@@ -24,34 +24,35 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: purser [-c CONFIG] COMMAND\n"
-                 "commands:\n"
-                 "  migrate              apply the pending database migrations\n"
-                 "  check-config         validate the configuration (and the files it names)\n"
-                 "  config-defaults      print every configuration key with its default\n"
-                 "  create-org NAME [--full-name TEXT] [--validator-key FILE]\n"
-                 "                       create an organization and its validator client\n"
-                 "  create-user NAME [--public-key FILE | --key-out FILE] [--admin] [--email E]\n"
-                 "              [--json] create a user with a key (generated unless given) and a\n"
-                 "                       token; secrets are shown once\n"
-                 "  gc-events            delete events older than events.retention days (each\n"
-                 "                       organization keeps its newest, so seq never restarts)\n"
-                 "  gc-policies --keep N delete policy revisions no group points at, keeping the\n"
-                 "                       newest N of each policy; lists what it removed\n"
-                 "  add-member ORG USER ROLE\n"
-                 "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
-                 "  init-keyring         create the keyring (secrets.keyring) with one random key\n"
-                 "  add-key              add a keyring slot with a new random key; it seals from now\n"
-                 "  rotate-keys [--batch N]\n"
-                 "                       re-seal every encrypted record under the newest slot, N\n"
-                 "                       at a time (default 100), showing progress; resumable\n"
-                 "  remove-key ID        remove a keyring slot; refused while records use it\n"
-                 "  export ORG [--secrets] [-o FILE]\n"
-                 "                       the organization as a YAML stream of resources (FILE\n"
-                 "                       written with mode 600; --secrets: encrypted data too)\n"
-                 "  import ORG FILE      write an export into the empty organization ORG, all or\n"
-                 "                       nothing\n"
-                 "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
+    fprintf(out,
+            "usage: purser [-c CONFIG] COMMAND\n"
+            "commands:\n"
+            "  migrate              apply the pending database migrations\n"
+            "  check-config         validate the configuration (and the files it names)\n"
+            "  config-defaults      print every configuration key with its default\n"
+            "  create-org NAME [--full-name TEXT] [--validator-key FILE]\n"
+            "                       create an organization and its validator client\n"
+            "  create-user NAME [--public-key FILE | --key-out FILE] [--admin] [--email E]\n"
+            "              [--json] create a user with a key (generated unless given) and a\n"
+            "                       token; secrets are shown once\n"
+            "  gc-events            delete events older than events.retention days (each\n"
+            "                       organization keeps its newest, so seq never restarts)\n"
+            "  gc-policies --keep N delete policy revisions no group points at, keeping the\n"
+            "                       newest N of each policy; lists what it removed\n"
+            "  add-member ORG USER ROLE\n"
+            "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
+            "  init-keyring         create the keyring (secrets.keyring) with one random key\n"
+            "  add-key              add a keyring slot with a new random key; it seals from now\n"
+            "  rotate-keys [--batch N]\n"
+            "                       re-seal every encrypted record under the newest slot, N\n"
+            "                       at a time (default 100), showing progress; resumable\n"
+            "  remove-key ID        remove a keyring slot; refused while records use it\n"
+            "  export ORG [--secrets] [-o FILE]\n"
+            "                       the organization as a YAML stream of resources (FILE\n"
+            "                       written with mode 600; --secrets: encrypted data too)\n"
+            "  import ORG FILE      write an export into the empty organization ORG, all or\n"
+            "                       nothing\n"
+            "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
 static void on_migration(const struct migration *m, void *ctx)
@@ -485,8 +486,8 @@ static int cmd_rotate_keys(const struct purser_config *cfg, int argc, char **arg
         arena_free(arena);
         total += done;
         if (!rc)
-            printf("re-sealed %ld record(s) under slot %d; %ld left\n", total,
-                   keyring_newest(ring), left);
+            printf("re-sealed %ld record(s) under slot %d; %ld left\n", total, keyring_newest(ring),
+                   left);
         fflush(stdout);
         if (!rc && done == 0 && left > 0)
             rc = purser_error_set(&err, PURSER_EINTERNAL, "no progress: %ld record(s) left", left);
@@ -571,7 +572,9 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
         if (!in)
             rc = purser_error_set(&err, PURSER_ENOTFOUND, "cannot read %s", file);
         while (!rc && (n = fread(chunk, 1, sizeof(chunk), in)) > 0)
-            rc = buf_add(&text, chunk, n) ? purser_error_set(&err, PURSER_EINTERNAL, "out of memory") : 0;
+            rc = buf_add(&text, chunk, n)
+                     ? purser_error_set(&err, PURSER_EINTERNAL, "out of memory")
+                     : 0;
         if (in)
             fclose(in);
         if (!rc) {
@@ -598,7 +601,8 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
         if (!rc && !file)
             fwrite(text.data, 1, text.len, stdout);
         if (!rc && file)
-            fprintf(stderr, "exported %zu documents of %s to %s\n", json_array_size(docs), org, file);
+            fprintf(stderr, "exported %zu documents of %s to %s\n", json_array_size(docs), org,
+                    file);
     }
     json_decref(docs);
     json_decref(summary);

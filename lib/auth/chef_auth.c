@@ -128,9 +128,8 @@ int chef_auth_canonical(struct buf *out, const struct chef_signed_request *req,
     if (!hashed_body || canonical_path(&path, req->path) || buf_adds(&method, req->method))
         goto cleanup;
     for (size_t i = 0; i < method.len; i++)
-        method.data[i] = (char)(method.data[i] >= 'a' && method.data[i] <= 'z'
-                                    ? method.data[i] - 32
-                                    : method.data[i]);
+        method.data[i] = (char)(method.data[i] >= 'a' && method.data[i] <= 'z' ? method.data[i] - 32
+                                                                               : method.data[i]);
     if (version == CHEF_SIGN_1_3) {
         rc = buf_printf(out,
                         "Method:%s\nPath:%s\nX-Ops-Content-Hash:%s\nX-Ops-Sign:version=1.3\n"
@@ -265,10 +264,10 @@ static EVP_PKEY_CTX *key_context(struct key_entry *e, enum verify_kind kind)
         ok = EVP_PKEY_verify_recover_init(ctx) > 0 &&
              EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0;
     else
-        ok = EVP_PKEY_verify_init(ctx) > 0 &&
-             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
-             EVP_PKEY_CTX_set_signature_md(ctx, kind == VERIFY_SHA1 ? EVP_sha1() : EVP_sha256()) >
-                 0;
+        ok =
+            EVP_PKEY_verify_init(ctx) > 0 &&
+            EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+            EVP_PKEY_CTX_set_signature_md(ctx, kind == VERIFY_SHA1 ? EVP_sha1() : EVP_sha256()) > 0;
     if (!ok) {
         EVP_PKEY_CTX_free(ctx);
         return NULL;
@@ -295,8 +294,8 @@ static int verify_one(struct key_entry *e, enum verify_kind kind, const struct b
 }
 
 int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_version version,
-                     const char *const *public_keys, size_t key_count,
-                     struct chef_key_cache *cache, size_t *which, struct purser_error *err)
+                     const char *const *public_keys, size_t key_count, struct chef_key_cache *cache,
+                     size_t *which, struct purser_error *err)
 {
     enum verify_kind kind = version == CHEF_SIGN_1_3   ? VERIFY_SHA256
                             : version == CHEF_SIGN_1_2 ? VERIFY_SHA1

@@ -63,16 +63,15 @@ struct chef_key_cache_stats {
 /* A cache of about capacity keys (>= 1); NULL when out of memory. */
 struct chef_key_cache *chef_key_cache_new(size_t capacity);
 void chef_key_cache_free(struct chef_key_cache *cache); /* accepts NULL */
-void chef_key_cache_get_stats(const struct chef_key_cache *cache,
-                              struct chef_key_cache_stats *out);
+void chef_key_cache_get_stats(const struct chef_key_cache *cache, struct chef_key_cache_stats *out);
 
 /* Verifies the signature against each key (RSA public keys in PEM) in turn, parsing each
  * through cache (NULL: parse every time). 0 and *which = the index of the key that verified,
  * or PURSER_EUNAUTH with Chef's message. For 1.0 and 1.1 the X-Ops-Content-Hash must also
  * equal the hash of the body received. */
 int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_version version,
-                     const char *const *public_keys, size_t key_count,
-                     struct chef_key_cache *cache, size_t *which, struct purser_error *err);
+                     const char *const *public_keys, size_t key_count, struct chef_key_cache *cache,
+                     size_t *which, struct purser_error *err);
 
 /* Parses "YYYY-MM-DDTHH:MM:SS[.fff]Z" into *out; -1 when malformed. */
 int chef_auth_parse_time(const char *text, time_t *out);

@@ -366,8 +366,9 @@ static int grants_from(struct arena *arena, const char **fields, size_t n,
     if (!(*grants = arena_calloc(arena, *count + 1, sizeof(**grants))))
         return -1;
     for (size_t i = 0; i < *count; i++)
-        (*grants)[i] = (struct rbac_grant){
-            .role = fields[2 * i], .policy_groups = *fields[2 * i + 1] ? fields[2 * i + 1] + 1 : NULL};
+        (*grants)[i] =
+            (struct rbac_grant){.role = fields[2 * i],
+                                .policy_groups = *fields[2 * i + 1] ? fields[2 * i + 1] + 1 : NULL};
     return 0;
 }
 

@@ -36,15 +36,13 @@ void identity_cache_clear(struct lru *cache);
  * exists), else the user named name, with its public keys that have not expired
  * (*keys: arena array of PEM strings). PURSER_ENOTFOUND when there is neither. */
 int identity_requestor(struct store *store, struct lru *cache, struct arena *arena, const char *org,
-                       const char *name,
-                       struct principal *out, const char ***keys, size_t *key_count,
-                       struct purser_error *err);
+                       const char *name, struct principal *out, const char ***keys,
+                       size_t *key_count, struct purser_error *err);
 
 /* For bearer authentication: the principal holding token. PURSER_EUNAUTH when the token is
  * unknown or expired. Records the time of use (at most once a minute). */
 int identity_token_principal(struct store *store, struct lru *cache, struct arena *arena,
-                             const char *token,
-                             struct principal *out, struct purser_error *err);
+                             const char *token, struct principal *out, struct purser_error *err);
 
 /* The principal's grants in the organization named org: each role with the policy groups the
  * membership limits it to (arena array; none when not a member). */
@@ -71,8 +69,7 @@ int identity_name_ok(const char *name, int allow_upper_and_dot);
  * ORG-validator client and its generated key. get shows labels and external_ids; update
  * changes full_name, labels and external_ids (an external id is one organization's: 409). */
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *filter, const char *base, json_t **out,
-                      struct purser_error *err);
+                      const char *filter, const char *base, json_t **out, struct purser_error *err);
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
                         struct purser_error *err);
 /* An organization's users with their roles, and its clients (not its own validator), with

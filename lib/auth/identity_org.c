@@ -13,8 +13,7 @@
 /* ---- organizations ------------------------------------------------------------------------ */
 
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *filter, const char *base, json_t **out,
-                      struct purser_error *err)
+                      const char *filter, const char *base, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     const char *external = NULL;
@@ -47,8 +46,8 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
 
 struct new_org {
     const char *name, *full_name;
-    char *labels;            /* compact JSON or NULL */
-    const json_t *external;  /* an array of strings, or NULL */
+    char *labels;           /* compact JSON or NULL */
+    const json_t *external; /* an array of strings, or NULL */
     struct new_principal validator;
 };
 
@@ -103,10 +102,9 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
 {
     struct new_org *no = ctx;
     char *guid = crypto_random_hex(16);
-    struct store_value p[] = {STORE_STR(no->name), STORE_STR(no->full_name),
-                              STORE_STR(guid ? guid : ""),
-                              no->labels ? (struct store_value)STORE_STR(no->labels)
-                                         : (struct store_value)STORE_NULLV};
+    struct store_value p[] = {
+        STORE_STR(no->name), STORE_STR(no->full_name), STORE_STR(guid ? guid : ""),
+        no->labels ? (struct store_value)STORE_STR(no->labels) : (struct store_value)STORE_NULLV};
     int rc = guid ? store_exec(store,
                                "INSERT INTO organizations (name, full_name, guid, labels) VALUES "
                                "(?, ?, ?, ?)",
@@ -148,7 +146,8 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     if (strlen(no.full_name) > 1023)
         return identity_invalid(err, "full_name");
     no.external = json_object_get(body, "external_ids");
-    if ((rc = check_external_ids(no.external, err)) || (rc = identity_labels(body, &no.labels, err)))
+    if ((rc = check_external_ids(no.external, err)) ||
+        (rc = identity_labels(body, &no.labels, err)))
         return rc;
     snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
     if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
@@ -238,8 +237,8 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
     if (full_name && strlen(full_name) > 1023)
         return identity_invalid(err, "full_name");
     {
-        struct org_change c = {.org = org, .full_name = full_name,
-                               .external = json_object_get(body, "external_ids")};
+        struct org_change c = {
+            .org = org, .full_name = full_name, .external = json_object_get(body, "external_ids")};
         if ((rc = identity_labels(body, &c.labels, err)))
             return rc;
         if (c.labels || c.external || c.full_name)

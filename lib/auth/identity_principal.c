@@ -70,8 +70,8 @@ int identity_client_credential(struct store *store, const char *org, const char 
                                  who, 2, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && rows.count == 0) { /* a new client with the key and the role */
-        struct new_principal np = {.org = org, .name = name, .public_key = public_key,
-                                   .role = role};
+        struct new_principal np = {
+            .org = org, .name = name, .public_key = public_key, .role = role};
         rc = identity_principal_insert(store, &np, err);
         *client_id = np.id;
     } else if (!rc && atoll(store_cell(&rows, 0, 0)) != own_id) {
@@ -121,13 +121,12 @@ int identity_client_remove(struct store *store, long long org_id, long long clie
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && client.count == 1)
         rc = store_query(store, arena, &tokens,
-                         "SELECT id FROM api_tokens WHERE principal_id = ? ORDER BY id", p, 1,
-                         err);
+                         "SELECT id FROM api_tokens WHERE principal_id = ? ORDER BY id", p, 1, err);
     if (!rc && client.count == 1) /* its keys, tokens and memberships go with it (cascades) */
         rc = store_exec(store, "DELETE FROM principals WHERE id = ?", p, 1, NULL, NULL, err);
     if (!rc && client.count == 1)
-        rc = event_append(store, org_id, "client", store_cell(&client, 0, 0), "delete", NULL,
-                          NULL, err);
+        rc = event_append(store, org_id, "client", store_cell(&client, 0, 0), "delete", NULL, NULL,
+                          err);
     for (size_t i = 0; !rc && client.count == 1 && i < tokens.count; i++)
         rc = event_append(store, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL, NULL,
                           err);
@@ -333,19 +332,18 @@ int identity_principal_lookup(struct store *store, struct arena *arena, const ch
 {
     struct store_value p[] = {STORE_STR(name), STORE_STR(org)};
     struct store_rows rows;
-    int rc = store_query(
-        store, arena, &rows,
-        "SELECT p.kind, p.name,"
-        " (SELECT k.public_key FROM principal_keys k WHERE k.principal_id = p.id"
-        "   AND (k.expires_at IS NULL OR k.expires_at > UTC_TIMESTAMP())"
-        "   ORDER BY k.name = 'default' DESC, k.created_at, k.name LIMIT 1),"
-        " MD5(CONCAT(p.kind, ':', p.id, ':', p.created_at)),"
-        " p.kind = 'client' OR EXISTS (SELECT 1 FROM memberships m"
-        "   WHERE m.org_id = o.id AND m.principal_id = p.id)"
-        " FROM organizations o LEFT JOIN principals p ON p.name = ?"
-        "   AND ((p.kind = 'client' AND p.org_id = o.id) OR p.kind = 'user')"
-        " WHERE o.name = ? ORDER BY p.kind = 'client' DESC",
-        p, 2, err);
+    int rc = store_query(store, arena, &rows,
+                         "SELECT p.kind, p.name,"
+                         " (SELECT k.public_key FROM principal_keys k WHERE k.principal_id = p.id"
+                         "   AND (k.expires_at IS NULL OR k.expires_at > UTC_TIMESTAMP())"
+                         "   ORDER BY k.name = 'default' DESC, k.created_at, k.name LIMIT 1),"
+                         " MD5(CONCAT(p.kind, ':', p.id, ':', p.created_at)),"
+                         " p.kind = 'client' OR EXISTS (SELECT 1 FROM memberships m"
+                         "   WHERE m.org_id = o.id AND m.principal_id = p.id)"
+                         " FROM organizations o LEFT JOIN principals p ON p.name = ?"
+                         "   AND ((p.kind = 'client' AND p.org_id = o.id) OR p.kind = 'user')"
+                         " WHERE o.name = ? ORDER BY p.kind = 'client' DESC",
+                         p, 2, err);
     if (rc)
         return rc;
     if (rows.count == 0)
@@ -355,12 +353,12 @@ int identity_principal_lookup(struct store *store, struct arena *arena, const ch
         const char *key = store_cell(&rows, i, 2);
         if (!store_cell(&rows, i, 0))
             continue;
-        json_array_append_new(
-            *out, json_pack("{s:s, s:s, s:o, s:s, s:b}", "name", store_cell(&rows, i, 1), "type",
-                            store_cell(&rows, i, 0), "public_key",
-                            key ? json_string(key) : json_null(), "authz_id",
-                            store_cell(&rows, i, 3), "org_member",
-                            strcmp(store_cell(&rows, i, 4), "1") == 0));
+        json_array_append_new(*out,
+                              json_pack("{s:s, s:s, s:o, s:s, s:b}", "name",
+                                        store_cell(&rows, i, 1), "type", store_cell(&rows, i, 0),
+                                        "public_key", key ? json_string(key) : json_null(),
+                                        "authz_id", store_cell(&rows, i, 3), "org_member",
+                                        strcmp(store_cell(&rows, i, 4), "1") == 0));
     }
     return 0;
 }
@@ -385,18 +383,17 @@ int identity_principal_update(struct store *store, struct arena *arena, const ch
                                 org ? "name" : "username");
     {
         /* every field is checked before anything is written; then one transaction */
-        struct identity_batch batch = {.principal_id = id, .kind = org ? "client" : "user",
-                                       .name = name, .op = "put"};
+        struct identity_batch batch = {
+            .principal_id = id, .kind = org ? "client" : "user", .name = name, .op = "put"};
         const json_t *active = json_object_get(body, "active");
         const json_t *validator = org ? json_object_get(body, "validator") : NULL;
         char *labels = NULL;
         for (size_t i = 0; !org && i < 4; i++) {
             const char *value;
-            static const char *const sql[] = {
-                "UPDATE principals SET display_name = ? WHERE id = ?",
-                "UPDATE principals SET first_name = ? WHERE id = ?",
-                "UPDATE principals SET last_name = ? WHERE id = ?",
-                "UPDATE principals SET email = ? WHERE id = ?"};
+            static const char *const sql[] = {"UPDATE principals SET display_name = ? WHERE id = ?",
+                                              "UPDATE principals SET first_name = ? WHERE id = ?",
+                                              "UPDATE principals SET last_name = ? WHERE id = ?",
+                                              "UPDATE principals SET email = ? WHERE id = ?"};
             if ((rc = identity_field_string(body, user_fields[i], &value, err)))
                 return rc;
             if (value)
@@ -410,17 +407,16 @@ int identity_principal_update(struct store *store, struct arena *arena, const ch
         if ((rc = identity_labels(body, &labels, err)))
             return rc;
         if (active)
-            identity_batch_add(&batch, "UPDATE principals SET active = ? WHERE id = ?",
-                               (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)},
-                               2);
+            identity_batch_add(
+                &batch, "UPDATE principals SET active = ? WHERE id = ?",
+                (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)}, 2);
         if (labels)
             identity_batch_add(&batch, "UPDATE principals SET labels = ? WHERE id = ?",
                                (struct store_value[]){STORE_STR(labels), STORE_INT(id)}, 2);
         if (validator)
-            identity_batch_add(&batch, "UPDATE principals SET validator = ? WHERE id = ?",
-                               (struct store_value[]){STORE_INT(json_is_true(validator)),
-                                                      STORE_INT(id)},
-                               2);
+            identity_batch_add(
+                &batch, "UPDATE principals SET validator = ? WHERE id = ?",
+                (struct store_value[]){STORE_INT(json_is_true(validator)), STORE_INT(id)}, 2);
         rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
         free(labels);
         if (rc)
@@ -435,8 +431,8 @@ int identity_principal_delete(struct store *store, struct arena *arena, const ch
     long long id;
     int rc = identity_principal_get(store, arena, org, name, out, err);
     if (!rc && !(rc = identity_principal_id(store, arena, org, name, &id, err))) {
-        struct identity_batch batch = {.principal_id = id, .kind = org ? "client" : "user",
-                                       .name = name, .op = "delete"};
+        struct identity_batch batch = {
+            .principal_id = id, .kind = org ? "client" : "user", .name = name, .op = "delete"};
         identity_batch_add(&batch, "DELETE FROM principals WHERE id = ?",
                            (struct store_value[]){STORE_INT(id)}, 1);
         rc = identity_batch_run(store, &batch, err);
@@ -456,8 +452,8 @@ int identity_set_server_admin(struct store *store, const char *user, int admin,
     int rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
-        struct identity_batch batch = {.principal_id = id, .kind = "user", .name = user,
-                                       .op = "put"};
+        struct identity_batch batch = {
+            .principal_id = id, .kind = "user", .name = user, .op = "put"};
         identity_batch_add(&batch, "UPDATE principals SET server_admin = ? WHERE id = ?",
                            (struct store_value[]){STORE_INT(admin), STORE_INT(id)}, 2);
         rc = identity_batch_run(store, &batch, err);
@@ -531,8 +527,8 @@ int identity_key_create(struct store *store, long long principal_id, const json_
         return purser_error_set(err, PURSER_EINVAL,
                                 "Field 'public_key' identity_missing (or set create_key)");
     {
-        struct identity_batch batch = {.principal_id = principal_id, .kind = "key", .name = name,
-                                       .op = "put", .qualify = 1};
+        struct identity_batch batch = {
+            .principal_id = principal_id, .kind = "key", .name = name, .op = "put", .qualify = 1};
         identity_batch_add(&batch,
                            "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
                            " VALUES (?, ?, ?, ?)",
@@ -576,24 +572,30 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
         return rc;
     {
         /* one transaction; the event names the key as it is after the write */
-        struct identity_batch batch = {.principal_id = principal_id, .kind = "key",
-                                       .name = name ? name : key, .op = "put", .qualify = 1};
+        struct identity_batch batch = {.principal_id = principal_id,
+                                       .kind = "key",
+                                       .name = name ? name : key,
+                                       .op = "put",
+                                       .qualify = 1};
         if (public_pem)
             identity_batch_add(
-                &batch, "UPDATE principal_keys SET public_key = ? WHERE principal_id = ? AND name = ?",
+                &batch,
+                "UPDATE principal_keys SET public_key = ? WHERE principal_id = ? AND name = ?",
                 (struct store_value[]){STORE_STR(public_pem), STORE_INT(principal_id),
                                        STORE_STR(key)},
                 3);
         if (expiration)
             identity_batch_add(
-                &batch, "UPDATE principal_keys SET expires_at = ? WHERE principal_id = ? AND name = ?",
+                &batch,
+                "UPDATE principal_keys SET expires_at = ? WHERE principal_id = ? AND name = ?",
                 (struct store_value[]){infinite ? STORE_NULLV : STORE_STR(when),
                                        STORE_INT(principal_id), STORE_STR(key)},
                 3);
         if (name && strcmp(name, key) != 0)
             identity_batch_add(
                 &batch, "UPDATE principal_keys SET name = ? WHERE principal_id = ? AND name = ?",
-                (struct store_value[]){STORE_STR(name), STORE_INT(principal_id), STORE_STR(key)}, 3);
+                (struct store_value[]){STORE_STR(name), STORE_INT(principal_id), STORE_STR(key)},
+                3);
         rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
@@ -610,8 +612,8 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
 int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
                         const char *key, json_t **out, struct purser_error *err)
 {
-    struct identity_batch batch = {.principal_id = principal_id, .kind = "key", .name = key,
-                                   .op = "delete", .qualify = 1};
+    struct identity_batch batch = {
+        .principal_id = principal_id, .kind = "key", .name = key, .op = "delete", .qualify = 1};
     int rc = identity_key_get(store, arena, principal_id, key, out, err);
     identity_batch_add(&batch, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?",
                        (struct store_value[]){STORE_INT(principal_id), STORE_STR(key)}, 2);

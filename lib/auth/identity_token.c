@@ -46,8 +46,8 @@ struct new_token {
 static int txn_token_create(struct store *store, void *ctx, struct purser_error *err)
 {
     struct new_token *t = ctx;
-    int rc = identity_token_insert(store, t->principal_id, t->token, t->description,
-                                   t->expires_in, t->id, err);
+    int rc = identity_token_insert(store, t->principal_id, t->token, t->description, t->expires_in,
+                                   t->id, err);
     return rc ? rc : identity_principal_events(store, t->principal_id, "token", t->id, "put", err);
 }
 
@@ -86,8 +86,9 @@ int identity_token_create(struct store *store, long long principal_id, const jso
         struct store_value p = STORE_STR(id);
         rc = store_query(
             store, arena, &rows,
-            "SELECT " STORE_ISO_TIME("created_at") ","
-            " " STORE_ISO_TIME("expires_at") " FROM api_tokens WHERE id = ?",
+            "SELECT " STORE_ISO_TIME(
+                "created_at") ","
+                              " " STORE_ISO_TIME("expires_at") " FROM api_tokens WHERE id = ?",
             &p, 1, err);
     }
     if (!rc)
@@ -111,24 +112,29 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
 {
     struct store_rows rows;
     struct store_value p = STORE_INT(principal_id);
-    int rc = store_query(store, arena, &rows,
-                         "SELECT id, description, " STORE_ISO_TIME("created_at") ","
-                         " " STORE_ISO_TIME("expires_at") ","
-                         " " STORE_ISO_TIME("last_used_at") ", active"
-                         " FROM api_tokens WHERE principal_id = ? ORDER BY created_at, id",
-                         &p, 1, err);
+    int rc = store_query(
+        store, arena, &rows,
+        "SELECT id, description, " STORE_ISO_TIME(
+            "created_at") ","
+                          " " STORE_ISO_TIME(
+                              "expires_at") ","
+                                            " " STORE_ISO_TIME(
+                                                "last_used_at") ", active"
+                                                                " FROM api_tokens WHERE "
+                                                                "principal_id = ? ORDER BY "
+                                                                "created_at, id",
+        &p, 1, err);
     if (rc)
         return rc;
     *out = json_array();
     for (size_t i = 0; i < rows.count; i++)
-        json_array_append_new(*out,
-                              json_pack("{s:s, s:s, s:b, s:s, s:o, s:o}", "id",
-                                        store_cell(&rows, i, 0), "description",
-                                        store_cell(&rows, i, 1), "active",
-                                        strcmp(store_cell(&rows, i, 5), "1") == 0, "created_at",
-                                        store_cell(&rows, i, 2), "expires_at",
-                                        optional_string(store_cell(&rows, i, 3)), "last_used_at",
-                                        optional_string(store_cell(&rows, i, 4))));
+        json_array_append_new(
+            *out, json_pack("{s:s, s:s, s:b, s:s, s:o, s:o}", "id", store_cell(&rows, i, 0),
+                            "description", store_cell(&rows, i, 1), "active",
+                            strcmp(store_cell(&rows, i, 5), "1") == 0, "created_at",
+                            store_cell(&rows, i, 2), "expires_at",
+                            optional_string(store_cell(&rows, i, 3)), "last_used_at",
+                            optional_string(store_cell(&rows, i, 4))));
     return 0;
 }
 
@@ -152,9 +158,10 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
     if (active && !json_is_boolean(active))
         return identity_invalid(err, "active");
     if (active) {
-        struct identity_batch batch = {.principal_id = principal_id, .kind = "token", .name = id,
-                                       .op = "put"};
-        identity_batch_add(&batch, "UPDATE api_tokens SET active = ? WHERE id = ? AND principal_id = ?",
+        struct identity_batch batch = {
+            .principal_id = principal_id, .kind = "token", .name = id, .op = "put"};
+        identity_batch_add(&batch,
+                           "UPDATE api_tokens SET active = ? WHERE id = ? AND principal_id = ?",
                            (struct store_value[]){STORE_INT(json_is_true(active)), STORE_STR(id),
                                                   STORE_INT(principal_id)},
                            3);
@@ -173,8 +180,8 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
                           struct purser_error *err)
 {
-    struct identity_batch batch = {.principal_id = principal_id, .kind = "token", .name = id,
-                                   .op = "delete"};
+    struct identity_batch batch = {
+        .principal_id = principal_id, .kind = "token", .name = id, .op = "delete"};
     int rc;
     identity_batch_add(&batch, "DELETE FROM api_tokens WHERE id = ? AND principal_id = ?",
                        (struct store_value[]){STORE_STR(id), STORE_INT(principal_id)}, 2);

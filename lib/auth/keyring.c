@@ -1,8 +1,8 @@
 /* keyring.c: keyring files of numbered AES-256 keys, and sealing values with AES-256-GCM. */
 #include "auth/keyring.h"
 
-#include "config/config.h"
 #include "base/crypto.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -255,8 +255,7 @@ static int write_file(const char *path, const char *text, size_t len, struct pur
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     snprintf(tmp, tmp_len, "%s.new", path);
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0 ||
-        rename(tmp, path) != 0)
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0 || rename(tmp, path) != 0)
         rc = purser_error_set(err, PURSER_EINTERNAL, "cannot write keyring %s: %s", path,
                               strerror(errno));
     if (fd >= 0)
@@ -274,8 +273,9 @@ static char *format_ring(const struct keyring *ring, size_t *len)
     char *text = malloc(size);
     if (!text)
         return NULL;
-    used = (size_t)snprintf(text, size, "# purser keyring: <slot id> <base64 AES-256 key>; the "
-                                        "highest id seals. Keep it secret.\n");
+    used = (size_t)snprintf(text, size,
+                            "# purser keyring: <slot id> <base64 AES-256 key>; the "
+                            "highest id seals. Keep it secret.\n");
     for (size_t i = 0; i < ring->count; i++) {
         char *b64 = crypto_base64(ring->slots[i].key, KEY_SIZE);
         if (!b64) {

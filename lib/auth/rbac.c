@@ -2,8 +2,8 @@
 #include "auth/rbac.h"
 
 #include "base/buf.h"
-#include "config/config.h"
 #include "codec/yaml_codec.h"
+#include "config/config.h"
 
 #include <fnmatch.h>
 #include <jansson.h>
@@ -265,8 +265,8 @@ int rbac_policy_validate(const struct rbac_policy *p, const struct rbac_use *use
             return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown action '%s'",
                                     role, bad);
         if ((bad = undeclared(p, json_object_get(def, "own"))))
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "policy.roles.%s.own: unknown action '%s'", role, bad);
+            return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s.own: unknown action '%s'",
+                                    role, bad);
         json_array_foreach (json_object_get(def, "own"), i, item)
             if (!owner_checked(used, count, json_string_value(item)))
                 return purser_error_set(err, PURSER_EINVAL,
@@ -342,8 +342,8 @@ int rbac_decide(const struct rbac_policy *p, const struct rbac_subject *s,
     return purser_error_set(err, PURSER_EDENIED, "missing permission: action '%s'", action);
 }
 
-int rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
-                      const char *action, char **out)
+int rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s, const char *action,
+                      char **out)
 {
     struct buf b = BUF_INIT;
     int any = 0;

@@ -306,8 +306,7 @@ int crypto_public_key_check(const char *pem, const char *field, struct purser_er
     return 0;
 }
 
-int crypto_public_from_private(char **public_pem, const char *private_pem,
-                               struct purser_error *err)
+int crypto_public_from_private(char **public_pem, const char *private_pem, struct purser_error *err)
 {
     BIO *bio = BIO_new_mem_buf(private_pem, -1);
     EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;

@@ -11,16 +11,16 @@
 
 enum purser_err {
     PURSER_OK = 0,
-    PURSER_EINVAL = -1,      /* bad input: malformed, wrong type, unknown field (400) */
-    PURSER_EUNAUTH = -2,     /* no or wrong credentials (401) */
-    PURSER_EDENIED = -3,     /* authenticated but not allowed (403) */
-    PURSER_ENOTFOUND = -4,   /* no such thing (404) */
-    PURSER_EEXISTS = -7,     /* already exists, or conflicts with what is stored (409) */
-    PURSER_ECOMPARE = -8,    /* a precondition (revision, If-Match) failed (412) */
-    PURSER_ETOOLARGE = -9,   /* over a size limit (413) */
-    PURSER_ELIMIT = -11,     /* rate or quota limit (429) */
-    PURSER_EINTERNAL = -12,  /* a bug or an unexpected system failure (500) */
-    PURSER_EUNAVAIL = -13,   /* a dependency (the database) is unreachable (503) */
+    PURSER_EINVAL = -1,     /* bad input: malformed, wrong type, unknown field (400) */
+    PURSER_EUNAUTH = -2,    /* no or wrong credentials (401) */
+    PURSER_EDENIED = -3,    /* authenticated but not allowed (403) */
+    PURSER_ENOTFOUND = -4,  /* no such thing (404) */
+    PURSER_EEXISTS = -7,    /* already exists, or conflicts with what is stored (409) */
+    PURSER_ECOMPARE = -8,   /* a precondition (revision, If-Match) failed (412) */
+    PURSER_ETOOLARGE = -9,  /* over a size limit (413) */
+    PURSER_ELIMIT = -11,    /* rate or quota limit (429) */
+    PURSER_EINTERNAL = -12, /* a bug or an unexpected system failure (500) */
+    PURSER_EUNAVAIL = -13,  /* a dependency (the database) is unreachable (503) */
     /* -5, -6 and -10 are the web layer's (fcgi/request.h: method, acceptable, media type) */
 };
 

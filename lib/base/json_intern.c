@@ -76,15 +76,13 @@ static uint64_t hash_of(const json_t *v)
     json_t *child;
     size_t i;
     switch (json_typeof(v)) {
-    case JSON_STRING:
-        return hash_string(json_string_value(v), json_string_length(v));
-    case JSON_INTEGER:
-        return hash_integer(json_integer_value(v));
-    case JSON_REAL:
-        return hash_real(json_real_value(v));
+    case JSON_STRING: return hash_string(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: return hash_integer(json_integer_value(v));
+    case JSON_REAL: return hash_real(json_real_value(v));
     case JSON_OBJECT:
         h = hash_container_start(1);
-        for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it))
+        for (void *it = json_object_iter((json_t *)v); it;
+             it = json_object_iter_next((json_t *)v, it))
             h = hash_child(h, json_object_iter_key(it), json_object_iter_key_len(it),
                            json_object_iter_value(it));
         return h;
@@ -93,8 +91,7 @@ static uint64_t hash_of(const json_t *v)
         json_array_foreach (v, i, child)
             h = hash_child(h, NULL, 0, child);
         return h;
-    default:
-        return (uint64_t)json_typeof(v) + 1;
+    default: return (uint64_t)json_typeof(v) + 1;
     }
 }
 
@@ -128,16 +125,14 @@ static int same(const json_t *a, const json_t *b)
     switch (json_typeof(b)) {
     case JSON_STRING:
         return eq_string(a, &(struct span){json_string_value(b), json_string_length(b), NULL});
-    case JSON_INTEGER:
-        return eq_integer(a, &(json_int_t){json_integer_value(b)});
-    case JSON_REAL:
-        return eq_real(a, &(double){json_real_value(b)});
+    case JSON_INTEGER: return eq_integer(a, &(json_int_t){json_integer_value(b)});
+    case JSON_REAL: return eq_real(a, &(double){json_real_value(b)});
     case JSON_OBJECT: {
         void *i = json_object_iter((json_t *)a), *j = json_object_iter((json_t *)b);
         if (!json_is_object(a) || json_object_size(a) != json_object_size(b))
             return 0;
-        for (; i && j; i = json_object_iter_next((json_t *)a, i),
-                       j = json_object_iter_next((json_t *)b, j))
+        for (; i && j;
+             i = json_object_iter_next((json_t *)a, i), j = json_object_iter_next((json_t *)b, j))
             if (json_object_iter_value(i) != json_object_iter_value(j) ||
                 json_object_iter_key_len(i) != json_object_iter_key_len(j) ||
                 memcmp(json_object_iter_key(i), json_object_iter_key(j),
@@ -152,8 +147,7 @@ static int same(const json_t *a, const json_t *b)
             if (json_array_get(a, k) != json_array_get(b, k))
                 return 0;
         return 1;
-    default:
-        return a == b;
+    default: return a == b;
     }
 }
 
@@ -339,8 +333,7 @@ static int unescape(const char *s, size_t n, struct span *out)
             }
             o += put_utf8(o, c);
             break;
-        default:
-            goto bad;
+        default: goto bad;
         }
     }
     out->s = out->copy = start;
@@ -457,7 +450,8 @@ static int eq_object(const json_t *have, const void *cand)
     void *it;
     if (!json_is_object(have) || json_object_size(have) != c->n)
         return 0;
-    for (it = json_object_iter((json_t *)have); it; it = json_object_iter_next((json_t *)have, it), k++)
+    for (it = json_object_iter((json_t *)have); it;
+         it = json_object_iter_next((json_t *)have, it), k++)
         if (json_object_iter_value(it) != c->items[k].value ||
             json_object_iter_key_len(it) != c->items[k].key_len ||
             memcmp(json_object_iter_key(it), c->items[k].key, c->items[k].key_len) != 0)
@@ -596,10 +590,8 @@ static json_t *read_value(struct decoder *d)
     if (d->p == d->end)
         return NULL;
     switch (*d->p) {
-    case '{':
-        return read_container(d, 1);
-    case '[':
-        return read_container(d, 0);
+    case '{': return read_container(d, 1);
+    case '[': return read_container(d, 0);
     case '"': {
         struct span s;
         json_t *v;
@@ -609,14 +601,10 @@ static json_t *read_value(struct decoder *d)
         free(s.copy);
         return v;
     }
-    case 't':
-        return literal(d, "true", json_true());
-    case 'f':
-        return literal(d, "false", json_false());
-    case 'n':
-        return literal(d, "null", json_null());
-    default:
-        return read_number(d);
+    case 't': return literal(d, "true", json_true());
+    case 'f': return literal(d, "false", json_false());
+    case 'n': return literal(d, "null", json_null());
+    default: return read_number(d);
     }
 }
 

@@ -133,8 +133,8 @@ static int put_value(struct buf *out, const json_t *v, size_t flags, int depth)
     case JSON_FALSE: return put(out, "false", 5);
     case JSON_INTEGER: { /* not formatted: this runs for every number of every answer */
         json_int_t n = json_integer_value(v);
-        const char *digits = decimal_text(
-            text, n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n);
+        const char *digits =
+            decimal_text(text, n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n);
         return (n < 0 && put(out, "-", 1)) || put(out, digits, strlen(digits)) ? -1 : 0;
     }
     case JSON_REAL: { /* rare: jansson's own digits, whichever way its build makes them */

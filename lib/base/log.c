@@ -122,7 +122,7 @@ void log_write(const json_t *line)
         len = strlen(text);
     }
     text[len] = '\n'; /* the NUL's place: one write, the line and its newline */
-    log_flush();        /* the held request lines come first */
+    log_flush();      /* the held request lines come first */
     write_all(text, len + 1);
     if (text != stack)
         free(text);

@@ -97,8 +97,7 @@ void metrics_set(enum metric m, long long value)
 
 long long metrics_get(enum metric m)
 {
-    return S && (unsigned)m < METRIC_COUNT ? __atomic_load_n(&S->counters[m], __ATOMIC_RELAXED)
-                                           : 0;
+    return S && (unsigned)m < METRIC_COUNT ? __atomic_load_n(&S->counters[m], __ATOMIC_RELAXED) : 0;
 }
 
 static long long *row_of(size_t route)
@@ -128,8 +127,8 @@ static int put_label(struct buf *out, const char *name, const char *value)
 {
     int rc = buf_adds(out, name) || buf_adds(out, "=\"");
     for (const char *p = value; !rc && *p; p++)
-        rc = *p == '\\' ? buf_adds(out, "\\\\")
-             : *p == '"' ? buf_adds(out, "\\\"")
+        rc = *p == '\\'   ? buf_adds(out, "\\\\")
+             : *p == '"'  ? buf_adds(out, "\\\"")
              : *p == '\n' ? buf_adds(out, "\\n")
                           : buf_addc(out, *p);
     return rc || buf_addc(out, '"');
@@ -183,8 +182,8 @@ static int put_requests(struct buf *out, const struct metrics_route *names, size
              put_route(out, name) || buf_printf(out, ",le=\"+Inf\"} %lld\n", total) ||
              buf_adds(out, "purser_http_request_duration_seconds_sum") || put_route(out, name) ||
              buf_printf(out, "} %lld.%06lld\n", us / 1000000, us % 1000000) ||
-             buf_adds(out, "purser_http_request_duration_seconds_count") ||
-             put_route(out, name) || buf_printf(out, "} %lld\n", total);
+             buf_adds(out, "purser_http_request_duration_seconds_count") || put_route(out, name) ||
+             buf_printf(out, "} %lld\n", total);
     }
     return rc;
 }

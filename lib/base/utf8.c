@@ -7,7 +7,7 @@
 
 int utf8_sequence(const unsigned char *s, size_t n)
 {
-    int len = s[0] < 0x80                ? 1
+    int len = s[0] < 0x80             ? 1
               : (s[0] & 0xE0) == 0xC0 ? 2
               : (s[0] & 0xF0) == 0xE0 ? 3
               : (s[0] & 0xF8) == 0xF0 ? 4
@@ -21,7 +21,8 @@ int utf8_sequence(const unsigned char *s, size_t n)
         return 0; /* overlong */
     if (len == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
         return 0; /* overlong, or a surrogate */
-    if (len == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
+    if (len == 4 &&
+        ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
         return 0; /* overlong, or past U+10FFFF */
     return len;
 }
@@ -82,8 +83,8 @@ int utf8_has_control(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++)
-        if (p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
-                                            p[i + 1] <= 0x9f))
+        if (p[i] < 0x20 || p[i] == 0x7f ||
+            (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f))
             return 1;
     return 0;
 }

@@ -57,12 +57,13 @@ static void diff_objects(json_t *out, struct buf *path, const json_t *a, const j
     size_t keep = path->len;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)b, key, v) {
+    json_object_foreach ((json_t *)b, key, v) {
         child_path(path, keep, key, 0);
         if (!json_object_get(a, key))
-            json_array_append_new(group(out, "dictionary_item_added", 1), json_string(buf_cstr(path)));
+            json_array_append_new(group(out, "dictionary_item_added", 1),
+                                  json_string(buf_cstr(path)));
     }
-    json_object_foreach((json_t *)a, key, v) {
+    json_object_foreach ((json_t *)a, key, v) {
         const json_t *other = json_object_get(b, key);
         child_path(path, keep, key, 0);
         if (!other)
@@ -81,7 +82,8 @@ static void diff_arrays(json_t *out, struct buf *path, const json_t *a, const js
     for (size_t i = 0; i < na || i < nb; i++) {
         child_path(path, keep, NULL, i);
         if (i >= na)
-            json_object_set(group(out, "iterable_item_added", 0), buf_cstr(path), json_array_get(b, i));
+            json_object_set(group(out, "iterable_item_added", 0), buf_cstr(path),
+                            json_array_get(b, i));
         else if (i >= nb)
             json_object_set(group(out, "iterable_item_removed", 0), buf_cstr(path),
                             json_array_get(a, i));

@@ -7,7 +7,7 @@
 #include <string.h>
 
 struct step {
-    char *key;    /* NULL for an index step */
+    char *key; /* NULL for an index step */
     size_t index;
 };
 
@@ -110,10 +110,11 @@ int jsonpath_compile(struct jsonpath **out, const char *text, struct purser_erro
         p++;
     while (*p) {
         const char *at = p, *what = path->count < cap ? parse_step(&p, &path->steps[path->count])
-                                                       : "too many steps";
+                                                      : "too many steps";
         if (what) {
             int rc = syntax(err, text, at, what);
-            if (path->count < cap) /* a step that failed after its key was read ("['k'" without ']') */
+            if (path->count <
+                cap) /* a step that failed after its key was read ("['k'" without ']') */
                 free(path->steps[path->count].key);
             jsonpath_free(path);
             return rc;

@@ -27,11 +27,11 @@
 #include <stddef.h>
 
 struct yaml_limits {
-    size_t max_bytes;   /* longest input accepted */
-    unsigned max_depth; /* deepest nesting of mappings and sequences */
-    size_t max_nodes;   /* most nodes in the stream, counting every alias expansion */
-    int equal_duplicates; /* a key given twice with equal values is taken once (never a
-                             later value silently replacing an earlier one) */
+    size_t max_bytes;       /* longest input accepted */
+    unsigned max_depth;     /* deepest nesting of mappings and sequences */
+    size_t max_nodes;       /* most nodes in the stream, counting every alias expansion */
+    int equal_duplicates;   /* a key given twice with equal values is taken once (never a
+                               later value silently replacing an earlier one) */
     size_t max_alias_nodes; /* most nodes aliases may add, checked before any is copied (0:
                                only max_nodes bounds them) */
     const char *nodes_key, *alias_key; /* the settings named in messages (NULL: none) */

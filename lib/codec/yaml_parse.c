@@ -49,7 +49,7 @@ struct parse {
     struct anchor *anchors;
     size_t anchor_count, anchor_cap;
     size_t nodes;
-    size_t alias_nodes; /* of nodes, those that aliases added */
+    size_t alias_nodes;                                /* of nodes, those that aliases added */
     int (*each)(void *ctx, json_t *doc, size_t index); /* yaml_codec_parse_each's */
     void *each_ctx;
     size_t handed; /* documents handed to each */
@@ -113,12 +113,11 @@ static int count_nodes(struct parse *ps, size_t n, const yaml_mark_t *mark)
 {
     const char *key = ps->limits->nodes_key;
     if (n > ps->limits->max_nodes || ps->nodes > ps->limits->max_nodes - n)
-        return purser_error_set_at(ps->err, PURSER_ETOOLARGE, (int)mark->line + 1,
-                                   (int)mark->column + 1,
-                                   "document too large: more than %zu nodes after expanding "
-                                   "aliases%s%s%s",
-                                   ps->limits->max_nodes, key ? " (" : "", key ? key : "",
-                                   key ? ")" : "");
+        return purser_error_set_at(
+            ps->err, PURSER_ETOOLARGE, (int)mark->line + 1, (int)mark->column + 1,
+            "document too large: more than %zu nodes after expanding "
+            "aliases%s%s%s",
+            ps->limits->max_nodes, key ? " (" : "", key ? key : "", key ? ")" : "");
     ps->nodes += n;
     return 0;
 }
@@ -302,9 +301,9 @@ static int scalar_kind_for_tag(struct parse *ps, yaml_event_t *ev, enum yaml_sca
         const char *name;
         enum yaml_scalar_kind kind;
     } tags[] = {
-        {"str", YAML_SCALAR_STRING},       {"binary", YAML_SCALAR_BINARY},
+        {"str", YAML_SCALAR_STRING},          {"binary", YAML_SCALAR_BINARY},
         {"timestamp", YAML_SCALAR_TIMESTAMP}, {"null", YAML_SCALAR_NULL},
-        {"bool", YAML_SCALAR_BOOL},        {"int", YAML_SCALAR_INT},
+        {"bool", YAML_SCALAR_BOOL},           {"int", YAML_SCALAR_INT},
         {"float", YAML_SCALAR_FLOAT},
     };
     const char *tag = (const char *)ev->data.scalar.tag;
@@ -450,8 +449,10 @@ int yaml_codec_parse_each(json_t **out, const char *text, size_t len,
                           int (*each)(void *ctx, json_t *doc, size_t index), void *ctx,
                           struct purser_error *err)
 {
-    struct parse ps = {.limits = limits ? limits : &yaml_limits_default, .err = err,
-                       .each = each, .each_ctx = ctx};
+    struct parse ps = {.limits = limits ? limits : &yaml_limits_default,
+                       .err = err,
+                       .each = each,
+                       .each_ctx = ctx};
     yaml_parser_t parser;
     yaml_event_t event;
     int rc = 0, done = 0;

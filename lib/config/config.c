@@ -38,8 +38,8 @@ static const struct option options[] = {
         "a worker is replaced after this many requests; 0 = never"),
     OPT("fcgi", "pool_keep_bytes", OPT_INT, pool_keep_bytes, "1048576", 0, 1073741824,
         "a worker's request memory kept warm between requests; the rest goes back"),
-    OPT("fcgi", "pool_reserve_bytes", OPT_INT, pool_reserve_bytes, "4294967296", 0,
-        1099511627776, "address space a worker reserves for its requests' values; 0 = malloc"),
+    OPT("fcgi", "pool_reserve_bytes", OPT_INT, pool_reserve_bytes, "4294967296", 0, 1099511627776,
+        "address space a worker reserves for its requests' values; 0 = malloc"),
     OPT("fcgi", "shutdown_timeout", OPT_INT, shutdown_timeout, "30", 1, 3600,
         "seconds SIGTERM and SIGHUP wait for in-flight requests"),
     OPT("http", "max_body_bytes", OPT_INT, max_body_bytes, "16777216", 1024, 1073741824,
@@ -77,8 +77,8 @@ static const struct option options[] = {
         "the organization the Deckhand-compatible /api/v1.0/ paths act on"),
     OPT("documents", "max_yaml_nodes", OPT_INT, max_yaml_nodes, "1000000", 1000, 100000000,
         "most YAML nodes a request body may hold, aliases counted as what they expand to"),
-    OPT("documents", "max_yaml_alias_nodes", OPT_INT, max_yaml_alias_nodes, "100000", 0,
-        100000000, "most YAML nodes that aliases in a request body may add (each alias counts "
+    OPT("documents", "max_yaml_alias_nodes", OPT_INT, max_yaml_alias_nodes, "100000", 0, 100000000,
+        "most YAML nodes that aliases in a request body may add (each alias counts "
         "the nodes of what it repeats)"),
     OPT("render", "max_pattern_steps", OPT_INT, render_match_steps, "1000000", 1000, 1000000000,
         "PCRE2 matching steps one substitution pattern match may take; past it the render fails"),

@@ -18,14 +18,14 @@
 
 struct purser_config {
     /* fcgi: the FastCGI master and its workers */
-    char *fcgi_socket;     /* unix socket path nginx connects to */
+    char *fcgi_socket;       /* unix socket path nginx connects to */
     char *fcgi_socket_group; /* its group (mode 0660); empty: the process's own */
-    long fcgi_backlog;     /* listen() backlog */
-    long workers;          /* worker processes; 0 = one per CPU */
-    long max_requests;     /* a worker exits after this many requests (0 = never) */
+    long fcgi_backlog;       /* listen() backlog */
+    long workers;            /* worker processes; 0 = one per CPU */
+    long max_requests;       /* a worker exits after this many requests (0 = never) */
     long pool_keep_bytes;    /* request memory a worker keeps warm (base/json_pool.h) */
     long pool_reserve_bytes; /* address space reserved for it; 0 = jansson uses malloc */
-    long shutdown_timeout; /* seconds SIGTERM waits for in-flight requests */
+    long shutdown_timeout;   /* seconds SIGTERM waits for in-flight requests */
     /* http */
     long max_body_bytes; /* largest request body accepted (413 above) */
     long retry_after;    /* seconds in Retry-After when the database is down */
@@ -39,26 +39,26 @@ struct purser_config {
     long db_connect_timeout; /* seconds */
     /* auth */
     int metrics_open_loopback; /* GET /metrics without credentials from loopback */
-    int development_mode; /* unauthenticated requests act as a server admin (loopback only) */
+    int development_mode;      /* unauthenticated requests act as a server admin (loopback only) */
     /* cache (per worker) */
-    long cache_revisions; /* policy revision bodies kept */
-    long cache_ttl;       /* seconds an entry lives */
+    long cache_revisions;  /* policy revision bodies kept */
+    long cache_ttl;        /* seconds an entry lives */
     long cache_principals; /* authentication entries kept (tokens, keys, roles) */
     long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
     long cache_rendered;   /* rendered document revisions kept (0 = none) */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
     /* documents */
-    char *default_organization; /* the organization of /api/v1.0/ */
-    long max_yaml_nodes;        /* nodes a document API body may expand to */
-    long max_yaml_alias_nodes;  /* nodes aliases may add to it */
-    long render_match_steps;    /* PCRE2 steps per substitution pattern match */
-    long render_max_string;     /* longest string a replacement may make */
-    long render_max_output;     /* data one render's layering and substitution may make */
-    long bootstrap_ttl;         /* seconds a cluster's bootstrap token is valid */
-    long facts_versions;        /* dynamic facts versions kept per cluster */
-    char *ca_file;              /* CA certificate the install manifest carries ("" = none) */
-    long events_retention;      /* days events are kept */
+    char *default_organization;  /* the organization of /api/v1.0/ */
+    long max_yaml_nodes;         /* nodes a document API body may expand to */
+    long max_yaml_alias_nodes;   /* nodes aliases may add to it */
+    long render_match_steps;     /* PCRE2 steps per substitution pattern match */
+    long render_max_string;      /* longest string a replacement may make */
+    long render_max_output;      /* data one render's layering and substitution may make */
+    long bootstrap_ttl;          /* seconds a cluster's bootstrap token is valid */
+    long facts_versions;         /* dynamic facts versions kept per cluster */
+    char *ca_file;               /* CA certificate the install manifest carries ("" = none) */
+    long events_retention;       /* days events are kept */
     char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */

@@ -5,10 +5,10 @@
 #include "docs/docstore_private.h"
 #include "store/events.h"
 
+#include "auth/keyring.h"
 #include "base/buf.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
-#include "auth/keyring.h"
 #include "codec/yaml_codec.h"
 
 #include <pthread.h>
@@ -31,9 +31,8 @@ typedef int (*returned_fn)(void *arg, size_t from, size_t k, const struct store_
 /* Runs "prefix VALUES (?,..),(?,..) suffix" over rows of width parameters, in batches; with
  * got, suffix ends in RETURNING and got reads each batch's rows. */
 static int insert_rows_returning(const struct docstore_ctx *ctx, const char *prefix,
-                                 const char *suffix, size_t width,
-                                 const struct store_value *params, size_t rows, returned_fn got,
-                                 void *arg, struct purser_error *err)
+                                 const char *suffix, size_t width, const struct store_value *params,
+                                 size_t rows, returned_fn got, void *arg, struct purser_error *err)
 {
     for (size_t done = 0; done < rows;) {
         size_t k = rows - done < BATCH_ROWS ? rows - done : BATCH_ROWS;
@@ -93,8 +92,8 @@ static int content_columns(struct write *w, const struct entry *e, struct store_
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     {
         size_t aad_len = 0, sealed_len = 0;
-        char *aad = document_aad(w->ctx->arena, w->ctx->org_id, d->schema, d->layer, d->name,
-                                 &aad_len);
+        char *aad =
+            document_aad(w->ctx->arena, w->ctx->org_id, d->schema, d->layer, d->name, &aad_len);
         unsigned char *sealed = NULL;
         int key_id = 0;
         char *copy;
@@ -276,8 +275,8 @@ int docstore_finish_revision(struct write *w, const struct entry *carried, size_
                            2, NULL, err);
     if (!rc)
         rc = docstore_exec(w->ctx,
-                           "UPDATE doc_revisions SET buckets = ? WHERE org_id = ? AND id = ?",
-                           rev, 3, NULL, err);
+                           "UPDATE doc_revisions SET buckets = ? WHERE org_id = ? AND id = ?", rev,
+                           3, NULL, err);
     if (!rc) { /* the event names the revision and the buckets it changed */
         char *id = arena_sprintf(w->ctx->arena, "%lld", w->revision);
         json_t *detail =
@@ -322,11 +321,12 @@ static int record_schema_validation(const struct docstore_ctx *ctx, long long re
                                     struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(revision)};
-    return docstore_exec(ctx,
-                "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
-                " validator, errors) VALUES (?, ?, 'deckhand-schema-validation', 0, 'success',"
-                " '{\"name\":\"deckhand\",\"version\":\"1.0\"}', '[]')",
-                p, 2, NULL, err);
+    return docstore_exec(
+        ctx,
+        "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
+        " validator, errors) VALUES (?, ?, 'deckhand-schema-validation', 0, 'success',"
+        " '{\"name\":\"deckhand\",\"version\":\"1.0\"}', '[]')",
+        p, 2, NULL, err);
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
@@ -345,8 +345,7 @@ int docstore_write_answer(struct write *w, struct item *const *items, size_t cou
             buf_add(w->out, status.data, status.len))
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    if (!rc && !any &&
-        (buf_adds(w->out, "---\n") || buf_add(w->out, status.data, status.len)))
+    if (!rc && !any && (buf_adds(w->out, "---\n") || buf_add(w->out, status.data, status.len)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     buf_release(&status);
     return rc;
@@ -379,8 +378,7 @@ static int hash_items(struct write *w, struct item *const *items, size_t from, s
 {
     for (size_t i = from; i < to; i++) {
         struct item *it = docstore_feed_item(items, i);
-        if (it->doc == &it->own && !it->own.metadata_json &&
-            document_hash(w->ctx->arena, &it->own))
+        if (it->doc == &it->own && !it->own.metadata_json && document_hash(w->ctx->arena, &it->own))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (to > __atomic_load_n(&w->feed->hashed, __ATOMIC_RELAXED))
@@ -448,8 +446,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     if (state == FEED_FAILED)
         return WRITE_ABANDONED;
     n = 0;
-    if (!(carried = arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1,
-                                 sizeof(*carried))))
+    if (!(carried =
+              arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1, sizeof(*carried))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     docstore_plan_carried(w, carried, &n);
     for (size_t i = 0; i < w->member_count && !w->ctx->write_encrypted; i++)
@@ -457,8 +455,7 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
             return purser_error_set(err, PURSER_EDENIED,
                                     "changing or deleting the encrypted document [%s, %s] %s "
                                     "needs write_encrypted_document",
-                                    w->members[i].schema, w->members[i].layer,
-                                    w->members[i].name);
+                                    w->members[i].schema, w->members[i].layer, w->members[i].name);
     if ((rc = docstore_check_singleton(w, err)))
         return rc;
     if (!w->changed) { /* no revision: the transaction is rolled back */
@@ -553,11 +550,15 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
     return rc ? rc : docstore_run_write(&w, err);
 }
 
-int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
-                             const char *name, struct buf *out, struct purser_error *err)
+int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,
+                             struct buf *out, struct purser_error *err)
 {
     struct feed feed = {.state = FEED_DONE};
-    struct write w = {.ctx = ctx, .mode = DOCSTORE_POST, .feed = &feed, .delete_schema = schema,
-                      .delete_name = name, .out = out};
+    struct write w = {.ctx = ctx,
+                      .mode = DOCSTORE_POST,
+                      .feed = &feed,
+                      .delete_schema = schema,
+                      .delete_name = name,
+                      .out = out};
     return docstore_run_write(&w, err);
 }

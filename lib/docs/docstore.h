@@ -14,9 +14,9 @@
 
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/err.h"
 #include "codec/yaml_codec.h"
 #include "docs/document.h"
-#include "base/err.h"
 #include "store/store.h"
 
 #include <jansson.h>
@@ -31,10 +31,10 @@ struct docstore_ctx {
     const struct keyring *keyring; /* NULL: encrypted documents cannot be written or read */
     long long org_id;
     const char *principal;
-    const char *base_url;  /* "https://host/api/v1.0" for url fields */
-    int read_encrypted;    /* may see encrypted documents' data */
-    int write_encrypted;   /* may replace or delete encrypted documents */
-    struct lru *render_cache; /* rendered revisions (NULL: none) */
+    const char *base_url;                      /* "https://host/api/v1.0" for url fields */
+    int read_encrypted;                        /* may see encrypted documents' data */
+    int write_encrypted;                       /* may replace or delete encrypted documents */
+    struct lru *render_cache;                  /* rendered revisions (NULL: none) */
     const struct render_limits *render_limits; /* NULL: render_limits_default */
 };
 
@@ -75,8 +75,8 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
 
 /* Deletes every document of schema and name (any layer, any bucket) in a new revision;
  * PURSER_ENOTFOUND when the latest revision has none. out as docstore_write's. */
-int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema,
-                             const char *name, struct buf *out, struct purser_error *err);
+int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,
+                             struct buf *out, struct purser_error *err);
 
 /* The filters, sort and limit of GET revisions/{id}/documents. Lists are OR-ed within a
  * filter (labels are AND-ed), filters AND-ed with each other. */
@@ -91,12 +91,12 @@ struct docstore_filter {
     size_t label_count;
     const char **buckets;
     size_t bucket_count;
-    int abstract; /* -1 any, 0, 1 */
+    int abstract;      /* -1 any, 0, 1 */
     const char **sort; /* dotted paths into the document ("metadata.name") */
     size_t sort_count;
     int descending;
-    long limit;  /* -1 none */
-    int redact;  /* cleartext-secrets=false: encrypted data replaced */
+    long limit;         /* -1 none */
+    int redact;         /* cleartext-secrets=false: encrypted data replaced */
     int with_yaml_head; /* docstore_documents: keep each stored YAML's schema and metadata
                            lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
     int shared_values;  /* docstore_documents: equal parts of the documents (metadata, data,
@@ -127,8 +127,8 @@ int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
  * in ctx->render_cache by organization, revision (and its creation time: a purged and
  * re-made revision is another) and whether encrypted data may be seen. */
 int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
-                           const struct docstore_filter *filter, struct buf *out,
-                           json_t **messages, struct purser_error *err);
+                           const struct docstore_filter *filter, struct buf *out, json_t **messages,
+                           struct purser_error *err);
 
 /* GET revisions/{a}/deepdiff/{b}: the diff of the rendered revisions, with "<bucket> diff"
  * details for modified buckets (documents added, deleted, and changed in deepdiff's shape;
@@ -184,8 +184,8 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
  * entry: one in full with createdAt, expiresAfter, expiresAt. */
 int docstore_validation_create(const struct docstore_ctx *ctx, long long id, const char *name,
                                const json_t *body, json_t **out, struct purser_error *err);
-int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail,
-                             json_t **out, struct purser_error *err);
+int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail, json_t **out,
+                             struct purser_error *err);
 int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
                                 json_t **out, struct purser_error *err);
 int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,

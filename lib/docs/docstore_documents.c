@@ -48,28 +48,39 @@ static int filter_labels(struct arena *arena, struct buf *sql, struct docstore_p
     return 0;
 }
 
-enum column { C_SINCE, C_BUCKET, C_SCHEMA, C_METADATA, C_DATA, C_ENCRYPTED, C_KEY, C_LAYER,
-              C_NAME, C_YAML };
+enum column {
+    C_SINCE,
+    C_BUCKET,
+    C_SCHEMA,
+    C_METADATA,
+    C_DATA,
+    C_ENCRYPTED,
+    C_KEY,
+    C_LAYER,
+    C_NAME,
+    C_YAML
+};
 
 static int build_query(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *f, int with_yaml, struct buf *sql,
                        struct docstore_params *p)
 {
     /* the YAML form when it will be sent; otherwise metadata and data to decode */
-    int rc = buf_adds(sql, with_yaml ? "SELECT m.since_revision, b.name, c.schema_name, NULL,"
-                                       " IF(c.encrypted, c.data, NULL), c.encrypted, c.key_id,"
-                                       " c.layer, c.name, c.yaml, IF(c.encrypted, c.metadata, NULL)"
-                   : f->with_yaml_head ? "SELECT m.since_revision, b.name, c.schema_name,"
-                                         " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
-                                         " c.name, c.yaml, NULL"
-                                       : "SELECT m.since_revision, b.name, c.schema_name,"
-                                         " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
-                                         " c.name, NULL, NULL") ||
-             buf_adds(sql, " FROM doc_revision_documents m"
-                           " JOIN doc_buckets b ON b.id = m.bucket_id"
-                           " JOIN doc_contents c ON c.id = m.content_id"
-                           " WHERE m.org_id = ? AND m.revision_id = ?") ||
-             docstore_param(p, STORE_INT(ctx->org_id)) || docstore_param(p, STORE_INT(id));
+    int rc =
+        buf_adds(sql, with_yaml           ? "SELECT m.since_revision, b.name, c.schema_name, NULL,"
+                                            " IF(c.encrypted, c.data, NULL), c.encrypted, c.key_id,"
+                                            " c.layer, c.name, c.yaml, IF(c.encrypted, c.metadata, NULL)"
+                      : f->with_yaml_head ? "SELECT m.since_revision, b.name, c.schema_name,"
+                                            " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
+                                            " c.name, c.yaml, NULL"
+                                          : "SELECT m.since_revision, b.name, c.schema_name,"
+                                            " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
+                                            " c.name, NULL, NULL") ||
+        buf_adds(sql, " FROM doc_revision_documents m"
+                      " JOIN doc_buckets b ON b.id = m.bucket_id"
+                      " JOIN doc_contents c ON c.id = m.content_id"
+                      " WHERE m.org_id = ? AND m.revision_id = ?") ||
+        docstore_param(p, STORE_INT(ctx->org_id)) || docstore_param(p, STORE_INT(id));
     rc = rc || filter_schema(ctx->arena, sql, p, f->schemas, f->schema_count);
     rc = rc || docstore_filter_in(sql, p, "m.name", f->names, f->name_count);
     rc = rc || docstore_filter_in(sql, p, "m.layer", f->layers, f->layer_count);
@@ -85,8 +96,8 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
 /* One document of the answer. */
 struct row {
     const struct store_rows *rows;
-    size_t i;      /* row in rows */
-    json_t *doc;   /* decoded (for the JSON answer, or to sort by a path in it) */
+    size_t i;    /* row in rows */
+    json_t *doc; /* decoded (for the JSON answer, or to sort by a path in it) */
 };
 
 static const char *cell(const struct row *r, enum column c)
@@ -273,8 +284,9 @@ static json_t *row_document(const struct docstore_ctx *ctx, const struct docstor
     if (!data)
         return NULL;
     if ((meta = decode(shared, cell(r, C_METADATA), cell_len(r, C_METADATA))))
-        doc = json_pack("{s:o, s:o, s:o, s:o}", "schema", share(shared, json_string(cell(r, C_SCHEMA))),
-                        "metadata", meta, "data", data, "status",
+        doc = json_pack("{s:o, s:o, s:o, s:o}", "schema",
+                        share(shared, json_string(cell(r, C_SCHEMA))), "metadata", meta, "data",
+                        data, "status",
                         share(shared, json_pack("{s:s, s:I}", "bucket", cell(r, C_BUCKET),
                                                 "revision", (json_int_t)atoll(cell(r, C_SINCE)))));
     else
@@ -350,8 +362,7 @@ static int decode_row(void *arg, const struct store_rows *rows, struct purser_er
     json_t *doc = row_document(d->ctx, d->f, &r, d->shared, err);
     if (!doc)
         return err->code;
-    return json_array_append_new(d->docs, doc) ? purser_error_set(err, PURSER_EINTERNAL, "oom")
-                                               : 0;
+    return json_array_append_new(d->docs, doc) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
 }
 
 int docstore_documents(const struct docstore_ctx *ctx, long long id,

@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <string.h>
 
-#define FEED_BLOCK 256 /* items per block of a feed */
+#define FEED_BLOCK 256  /* items per block of a feed */
 #define FEED_PUBLISH 25 /* documents the parser hands the writer at a time (it hashes them) */
 
 struct item *docstore_feed_item(struct item *const *blocks, size_t i)
@@ -81,11 +81,11 @@ struct parser {
     struct feed *feed;
     struct arena *arena; /* the parser's own: the writer allocates in ctx->arena */
     json_t *faults;
-    int stopped;         /* the writer was told to stop (the payload failed) */
-    int sealed_denied;   /* an encrypted document, without write_encrypted */
+    int stopped;       /* the writer was told to stop (the payload failed) */
+    int sealed_denied; /* an encrypted document, without write_encrypted */
     struct purser_error err;
-    json_t *sealed;      /* the documents to seal, kept whole for the writer */
-    size_t released;     /* items whose JSON the parser has released */
+    json_t *sealed;  /* the documents to seal, kept whole for the writer */
+    size_t released; /* items whose JSON the parser has released */
     /* identities seen, to stop the writer at a duplicate (document_check_duplicates names
      * it once the stream is read): an open-addressing table of documents */
     const struct document **seen;
@@ -285,9 +285,12 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
                           struct docstore_stream *s, struct purser_error *err)
 {
     struct feed feed = {.threaded = 1};
-    struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out,
-                      .answer_later = 1};
-    struct parser p = {.w = &w, .feed = &feed, .arena = arena_new(), .faults = json_array(),
+    struct write w = {
+        .ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out, .answer_later = 1};
+    struct parser p = {.w = &w,
+                       .feed = &feed,
+                       .arena = arena_new(),
+                       .faults = json_array(),
                        .sealed = json_array()};
     struct writer t = {.w = &w};
     struct purser_error parse_err;

@@ -42,7 +42,8 @@ int docstore_lock_head(struct write *w, struct purser_error *err)
         docstore_exec(w->ctx, "INSERT IGNORE INTO doc_heads (org_id) VALUES (?)", p, 1, NULL, err);
     if (!rc)
         rc = docstore_query(w->ctx, &rows,
-                   "SELECT next_revision FROM doc_heads WHERE org_id = ? FOR UPDATE", p, 1, err);
+                            "SELECT next_revision FROM doc_heads WHERE org_id = ? FOR UPDATE", p, 1,
+                            err);
     if (rc)
         return rc;
     w->revision = atoll(store_cell(&rows, 0, 0));
@@ -55,8 +56,8 @@ int docstore_load_previous(struct write *w, struct purser_error *err)
     int rc = docstore_members(w->ctx, w->latest, &w->members, &w->member_count, err);
     if (rc)
         return rc;
-    w->sorted = arena_alloc(w->ctx->arena, (w->member_count ? w->member_count : 1) *
-                                               sizeof(*w->sorted));
+    w->sorted =
+        arena_alloc(w->ctx->arena, (w->member_count ? w->member_count : 1) * sizeof(*w->sorted));
     if (!w->sorted)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < w->member_count; i++)
@@ -90,8 +91,8 @@ static int conflict(const struct member *m, struct purser_error *err)
 }
 
 /* 1 when the stored encrypted content of m equals d (metadata and opened data). */
-static int same_secret(struct write *w, const struct member *m, const struct document *d,
-                       int *same, struct purser_error *err)
+static int same_secret(struct write *w, const struct member *m, const struct document *d, int *same,
+                       struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(m->content_id)};
     struct store_rows rows;
@@ -123,8 +124,7 @@ static int same_secret(struct write *w, const struct member *m, const struct doc
 }
 
 /* The first two LayeringPolicy documents of the new revision (Deckhand allows one). */
-static void note_layering(struct write *w, const char *schema, const char *layer,
-                          const char *name)
+static void note_layering(struct write *w, const char *schema, const char *layer, const char *name)
 {
     if (!document_schema_is(schema, "deckhand/LayeringPolicy"))
         return;
@@ -165,8 +165,8 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             continue;
         }
         e = &entries[(*entry_count)++];
-        *e = (struct entry){.doc = d, .item = it, .bucket_id = w->bucket_id,
-                            .since = w->revision, .is_new = 1};
+        *e = (struct entry){
+            .doc = d, .item = it, .bucket_id = w->bucket_id, .since = w->revision, .is_new = 1};
         w->any_payload = 1;
         note_layering(w, d->schema, d->layer, d->name);
         if (!(m = docstore_find_member(w, d->schema, d->layer, d->name))) {
@@ -207,10 +207,8 @@ void docstore_plan_carried(struct write *w, struct entry *entries, size_t *entry
             /* dropped and not re-posted identically: a deletion or a change */
             continue;
         }
-        entries[(*entry_count)++] = (struct entry){.member = m,
-                                                   .content_id = m->content_id,
-                                                   .bucket_id = m->bucket_id,
-                                                   .since = m->since};
+        entries[(*entry_count)++] = (struct entry){
+            .member = m, .content_id = m->content_id, .bucket_id = m->bucket_id, .since = m->since};
         note_layering(w, m->schema, m->layer, m->name);
     }
 }

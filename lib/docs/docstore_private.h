@@ -38,8 +38,7 @@ int docstore_exec_event(const struct docstore_ctx *ctx, const char *sql,
                         struct purser_error *err);
 
 /* PURSER_ENOTFOUND "The requested revision=N was not found." unless revision id exists. */
-int docstore_revision_check(const struct docstore_ctx *ctx, long long id,
-                            struct purser_error *err);
+int docstore_revision_check(const struct docstore_ctx *ctx, long long id, struct purser_error *err);
 
 /* Every document of revision id (none for 0), ordered by content id, in arena memory. */
 int docstore_members(const struct docstore_ctx *ctx, long long id, struct member **out,
@@ -80,7 +79,7 @@ struct item {
     char *yaml;                 /* NULL for a Tombstone */
     const char **labels;        /* metadata.labels: key, value, key, value, ... */
     size_t label_count;
-    struct document own;        /* the document, when the feed's parser checked it */
+    struct document own; /* the document, when the feed's parser checked it */
 };
 
 /* The payload on its way to the writer. A write of a parsed stream runs the writer (the
@@ -100,17 +99,17 @@ struct feed {
     int threaded;
     struct item **blocks;
     size_t block_cap;
-    size_t count; /* items filled (the parser's alone) */
-    size_t ready; /* items published */
-    size_t hashed; /* items the writer has hashed (atomic: written by the writer alone) */
+    size_t count;       /* items filled (the parser's alone) */
+    size_t ready;       /* items published */
+    size_t hashed;      /* items the writer has hashed (atomic: written by the writer alone) */
     long long revision; /* the revision the writer is writing, once its row is in (locked) */
     enum feed_state state;
 };
 
 /* One document of the revision being written. */
 struct entry {
-    const struct document *doc; /* NULL when carried from the previous revision */
-    const struct item *item;    /* the payload's, with doc */
+    const struct document *doc;  /* NULL when carried from the previous revision */
+    const struct item *item;     /* the payload's, with doc */
     const struct member *member; /* the previous revision's row, or NULL */
     long long content_id, bucket_id, since;
     int is_new; /* its content must be stored */

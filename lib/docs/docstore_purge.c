@@ -86,12 +86,11 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     for (size_t i = 0; i < n; i++) {
         const struct member *now =
             docstore_find_member(w, target[i].schema, target[i].layer, target[i].name);
-        entries[i] = (struct entry){.member = &target[i],
-                                    .content_id = target[i].content_id,
-                                    .bucket_id = target[i].bucket_id,
-                                    .since = now && now->content_id == target[i].content_id
-                                                 ? now->since
-                                                 : w->revision};
+        entries[i] = (struct entry){
+            .member = &target[i],
+            .content_id = target[i].content_id,
+            .bucket_id = target[i].bucket_id,
+            .since = now && now->content_id == target[i].content_id ? now->since : w->revision};
     }
     if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
         return rc;

@@ -20,8 +20,8 @@ static const char *url_of(const struct docstore_ctx *ctx, long long id, const ch
 {
     char digits[24];
     char *url = arena_concat(ctx->arena, ctx->base_url ? ctx->base_url : "", "/revisions/",
-                             decimal_text(digits, id < 0 ? 0 : (unsigned long long)id), what,
-                             name, (const char *)NULL);
+                             decimal_text(digits, id < 0 ? 0 : (unsigned long long)id), what, name,
+                             (const char *)NULL);
     return url ? url : "";
 }
 
@@ -107,11 +107,12 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
     struct store_rows tags = {0}, policies, latest = {0};
     const char **sorted = NULL;
-    int rc = with_tags ? docstore_query(ctx, &tags,
-                                        "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
-                                        "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
-                                        p, 3, err)
-                       : 0;
+    int rc = with_tags
+                 ? docstore_query(ctx, &tags,
+                                  "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
+                                  "revision_id BETWEEN ? AND ? ORDER BY revision_id, tag",
+                                  p, 3, err)
+                 : 0;
     /* unordered: sorting the few rows here spares the server a temporary table */
     if (!rc)
         rc = docstore_query(ctx, &policies,
@@ -148,7 +149,8 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     for (size_t i = 0; i < tags.count; i++)
         facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
     for (size_t i = 0; i < policies.count; i++)
-        facts_add(f->policies, sorted[i * 3], json_pack("[s, s]", sorted[i * 3 + 1], sorted[i * 3 + 2]));
+        facts_add(f->policies, sorted[i * 3],
+                  json_pack("[s, s]", sorted[i * 3 + 1], sorted[i * 3 + 2]));
     for (size_t i = 0; i < latest.count; i++) {
         char *key = arena_concat(ctx->arena, store_cell(&latest, i, 0), " ",
                                  store_cell(&latest, i, 1), (const char *)NULL);
@@ -598,8 +600,7 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
         return purser_error_set(err, PURSER_EINVAL, "errors must be a list");
     if ((rc = docstore_revision_check(ctx, id, err)))
         return rc;
-    validator_text =
-        json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+    validator_text = json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
     errors_text = errors ? json_text(errors, JSON_COMPACT) : strdup("[]");
     v.status = json_string_value(status);
     v.validator = validator_text ? validator_text : "null";

@@ -2,13 +2,13 @@
  * the per-worker cache of rendered revisions, and the filters applied after rendering. */
 #include "docs/docstore_private.h"
 
+#include "base/json_text.h"
+#include "base/lru.h"
 #include "codec/jsondiff.h"
 #include "codec/jsonpath.h"
 #include "codec/jsonschema.h"
-#include "base/json_text.h"
-#include "base/lru.h"
-#include "docs/render.h"
 #include "codec/yaml_codec.h"
+#include "docs/render.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +37,6 @@ static const struct {
      "{\"name\":{\"type\":\"string\"},\"expiresAfter\":{\"type\":\"string\"}}}}}}"},
     {"deckhand/DataSchema", "{\"type\":\"object\"}"},
 };
-
 
 static void decref_cleanup(void *value)
 {
@@ -85,9 +84,9 @@ static json_t *schema_message(const json_t *doc, const json_t *failure, const ch
              str(json_object_get(failure, "path")), str(json_object_get(failure, "message")),
              against, str(json_object_get(failure, "schema_path")),
              str(json_object_get(failure, "path")));
-    return document_message("D002", message, str(json_object_get(doc, "schema")),
-                            str(json_object_get(meta, "name")),
-                            str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
+    return document_message(
+        "D002", message, str(json_object_get(doc, "schema")), str(json_object_get(meta, "name")),
+        str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
 }
 
 /* The compiled schema for a document's schema name: its DataSchema (by name, or by name
@@ -100,7 +99,7 @@ static struct jsonschema *schema_for(json_t *compiled, const json_t *docs, const
     size_t i;
     if (cached)
         return json_is_null(cached) ? NULL : (struct jsonschema *)json_integer_value(cached);
-    json_array_foreach(docs, i, d) {
+    json_array_foreach (docs, i, d) {
         const char *name = str(json_object_get(json_object_get(d, "metadata"), "name"));
         size_t n = strlen(name);
         if (document_schema_is(str(json_object_get(d, "schema")), "deckhand/DataSchema") &&
@@ -134,7 +133,7 @@ static void free_compiled(json_t *compiled)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(compiled, key, v) {
+    json_object_foreach (compiled, key, v) {
         if (json_is_integer(v))
             jsonschema_free((struct jsonschema *)(intptr_t)json_integer_value(v));
     }
@@ -155,7 +154,7 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
 
     if (!compiled || !found)
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_array_foreach(rendered, i, doc) {
+    json_array_foreach (rendered, i, doc) {
         const char *schema = str(json_object_get(doc, "schema"));
         struct jsonschema *s;
         json_t *failures = json_array();
@@ -165,20 +164,20 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
             break;
         purser_error_clear(&compiling);
         if ((s = schema_for(compiled, sources, schema, &compiling)))
-            jsonschema_validate(s, json_object_get(doc, "data") ? json_object_get(doc, "data")
-                                                                : json_null(),
-                                failures, 10);
+            jsonschema_validate(
+                s, json_object_get(doc, "data") ? json_object_get(doc, "data") : json_null(),
+                failures, 10);
         else if (compiling.code != PURSER_OK)
             rc = purser_error_set(err, compiling.code, "the DataSchema for %s: %s", schema,
                                   compiling.message);
-        json_array_foreach(failures, j, f) json_array_append_new(found, schema_message(doc, f, schema));
+        json_array_foreach (failures, j, f)
+            json_array_append_new(found, schema_message(doc, f, schema));
         json_decref(failures);
     }
     if (!rc && json_array_size(found)) {
-        rc = purser_error_set(err, PURSER_EINVAL,
-                              "%zu rendered documents failed schema validation; the first: %s",
-                              json_array_size(found),
-                              str(json_object_get(json_array_get(found, 0), "message")));
+        rc = purser_error_set(
+            err, PURSER_EINVAL, "%zu rendered documents failed schema validation; the first: %s",
+            json_array_size(found), str(json_object_get(json_array_get(found, 0), "message")));
         *messages = json_incref(found);
     }
     json_decref(found);
@@ -190,7 +189,9 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
 static int render_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
                            json_t **messages, struct purser_error *err)
 {
-    struct docstore_filter all = {.abstract = -1, .limit = -1, .with_yaml_head = 1,
+    struct docstore_filter all = {.abstract = -1,
+                                  .limit = -1,
+                                  .with_yaml_head = 1,
                                   .shared_values = 1}; /* (rendering only reads them) */
     json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
     int rc = docstore_documents(ctx, id, &all, &docs, err);
@@ -201,8 +202,9 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
     *out = NULL;
     if (rc)
         return rc;
-    json_array_foreach(docs, i, d) has_policy |=
-        document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
+    json_array_foreach (docs, i, d)
+        has_policy |=
+            document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
     if (!has_policy)
         fallback = earlier_policy(ctx, id, err);
     rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
@@ -291,7 +293,7 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
     json_t *out = json_array();
     size_t i;
     const json_t *doc;
-    json_array_foreach(docs, i, doc) {
+    json_array_foreach (docs, i, doc) {
         json_t *copy;
         const json_t *paths = json_array_get(secrets, i), *p;
         size_t j;
@@ -310,7 +312,7 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
             json_object_set_new(copy, "data", json_string(REDACTED));
         else {
             json_t *data = json_deep_copy(json_object_get(doc, "data"));
-            json_array_foreach(paths, j, p) {
+            json_array_foreach (paths, j, p) {
                 struct jsonpath *path = NULL;
                 if (!jsonpath_compile(&path, str(p), NULL))
                     jsonpath_set(path, &data, json_string(REDACTED), NULL);
@@ -356,10 +358,11 @@ static int emit_rendered(struct buf *out, const json_t *docs, struct purser_erro
     const json_t *doc;
     size_t i;
     int rc = 0;
-    json_array_foreach(docs, i, doc) {
+    json_array_foreach (docs, i, doc) {
         const json_t *head = json_object_get(doc, DOCSTORE_YAML_HEAD);
         const json_t *status = json_object_get(doc, "status");
-        if (rc || (rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0))
+        if (rc ||
+            (rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0))
             break;
         if (head)
             rc = buf_add(out, json_string_value(head), json_string_length(head))
@@ -429,7 +432,7 @@ static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t
     if (!rc && id)
         rc = rendered_revision(ctx, id, cached_as, 1, &rendered, messages, err);
     *out = rc ? NULL : json_object();
-    json_array_foreach(json_object_get(rendered, "documents"), i, doc) {
+    json_array_foreach (json_object_get(rendered, "documents"), i, doc) {
         const char *bucket = str(json_object_get(json_object_get(doc, "status"), "bucket"));
         char key[2 * DOCUMENT_NAME_MAX + 16];
         json_t *b = json_object_get(*out, bucket);
@@ -456,11 +459,11 @@ static json_t *bucket_details(const json_t *before, const json_t *after)
     json_t *changed = json_object();
     const char *key;
     json_t *doc;
-    json_object_foreach((json_t *)after, key, doc) {
+    json_object_foreach ((json_t *)after, key, doc) {
         if (!json_object_get(before, key))
             json_array_append_new(added, key_pair(doc));
     }
-    json_object_foreach((json_t *)before, key, doc) {
+    json_object_foreach ((json_t *)before, key, doc) {
         const json_t *now = json_object_get(after, key);
         int secret;
         if (!now) {
@@ -473,22 +476,25 @@ static json_t *bucket_details(const json_t *before, const json_t *after)
                         "encrypted") == 0;
         json_object_set_new(
             changed, key,
-            json_pack("{s:o, s:o}", "data_changed",
-                      secret ? json_pack("{s:b}", "encrypted", 1)
-                             : jsondiff_deep(json_object_get(doc, "data"),
-                                             json_object_get(now, "data")),
-                      "metadata_changed",
-                      jsondiff_deep(json_object_get(doc, "metadata"), json_object_get(now, "metadata"))));
+            json_pack(
+                "{s:o, s:o}", "data_changed",
+                secret ? json_pack("{s:b}", "encrypted", 1)
+                       : jsondiff_deep(json_object_get(doc, "data"), json_object_get(now, "data")),
+                "metadata_changed",
+                jsondiff_deep(json_object_get(doc, "metadata"), json_object_get(now, "metadata"))));
     }
     if (json_array_size(added))
-        json_object_set_new(out, "document_added",
-                            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(added), "details", added));
+        json_object_set_new(
+            out, "document_added",
+            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(added), "details", added));
     if (json_array_size(deleted))
         json_object_set_new(out, "document_deleted",
-                            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(deleted), "details", deleted));
+                            json_pack("{s:I, s:O}", "count", (json_int_t)json_array_size(deleted),
+                                      "details", deleted));
     if (json_object_size(changed))
         json_object_set_new(out, "document_changed",
-                            json_pack("{s:I, s:O}", "count", (json_int_t)json_object_size(changed), "details", changed));
+                            json_pack("{s:I, s:O}", "count", (json_int_t)json_object_size(changed),
+                                      "details", changed));
     json_decref(added);
     json_decref(deleted);
     json_decref(changed);
@@ -500,8 +506,8 @@ static void drop_status(json_t *buckets)
 {
     const char *bucket, *key;
     json_t *docs, *doc;
-    json_object_foreach(buckets, bucket, docs) {
-        json_object_foreach(docs, key, doc) {
+    json_object_foreach (buckets, bucket, docs) {
+        json_object_foreach (docs, key, doc) {
             json_t *copy = json_copy(doc);
             json_object_del(copy, "status");
             json_object_del(copy, DOCSTORE_YAML_HEAD);
@@ -533,7 +539,7 @@ int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, 
     drop_status(older);
     drop_status(newer);
     result = json_object();
-    json_object_foreach(newer, bucket, docs) {
+    json_object_foreach (newer, bucket, docs) {
         const json_t *before = json_object_get(older, bucket);
         if (!before)
             json_object_set_new(result, bucket, json_string("created"));
@@ -545,7 +551,7 @@ int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, 
             json_object_set_new(result, label, bucket_details(before, docs));
         }
     }
-    json_object_foreach(older, bucket, docs) {
+    json_object_foreach (older, bucket, docs) {
         if (!json_object_get(newer, bucket))
             json_object_set_new(result, bucket, json_string("deleted"));
     }

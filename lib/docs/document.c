@@ -11,8 +11,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <pcre2.h>
-#include <stdint.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +48,9 @@ static void fault(struct check *c, const char *fmt, ...)
     snprintf(message, sizeof(message), "document %zu [%s] %s: %s", c->index,
              c->schema ? quoted(c->schema, schema) : "?", c->name ? quoted(c->name, name) : "?",
              what);
-    json_array_append_new(c->messages, document_message("D001", message, c->schema ? c->schema : "",
-                                                        c->name ? c->name : "",
-                                                        c->layer ? c->layer : ""));
+    json_array_append_new(c->messages,
+                          document_message("D001", message, c->schema ? c->schema : "",
+                                           c->name ? c->name : "", c->layer ? c->layer : ""));
 }
 
 json_t *document_message(const char *code, const char *message, const char *schema,
@@ -134,7 +134,7 @@ static const char *string_field(struct check *c, const json_t *obj, const char *
 
 static void check_type(struct check *c, const json_t *v, json_type type, const char *where)
 {
-    static const char *names[] = {"a mapping", "a list", "a string", "an integer",
+    static const char *names[] = {"a mapping", "a list",    "a string",  "an integer",
                                   "a number",  "a boolean", "a boolean", "null"};
     int ok;
     if (!v)
@@ -149,7 +149,7 @@ static void check_actions(struct check *c, const json_t *actions)
     size_t i;
     const json_t *a;
     check_type(c, actions, JSON_ARRAY, "metadata.layeringDefinition.actions");
-    json_array_foreach(actions, i, a) {
+    json_array_foreach (actions, i, a) {
         const char *method;
         char where[80];
         snprintf(where, sizeof(where), "metadata.layeringDefinition.actions[%zu].", i);
@@ -172,7 +172,7 @@ static void check_string_map(struct check *c, const json_t *map, const char *whe
     const char *key;
     const json_t *v;
     check_type(c, map, JSON_OBJECT, where);
-    json_object_foreach((json_t *)map, key, v) {
+    json_object_foreach ((json_t *)map, key, v) {
         if (json_is_object(v) || json_is_array(v))
             fault(c, "%s.%s must be a scalar", where, key);
     }
@@ -185,8 +185,8 @@ static int pattern_matches_empty(const char *pattern)
     int code;
     PCRE2_SIZE offset;
     uint32_t least = 1;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
-                                   &offset, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &offset, NULL);
     if (!re)
         return 0;
     pcre2_pattern_info(re, PCRE2_INFO_MINLENGTH, &least);
@@ -205,8 +205,9 @@ static void check_dest(struct check *c, const json_t *dest, const char *where)
     if (json_object_get(dest, "pattern")) {
         const char *pattern = string_field(c, dest, "pattern", "substitutions dest.", 0);
         if (pattern && pattern_matches_empty(pattern))
-            fault(c, "%s.pattern '%s' can match the empty string (the value would be written "
-                     "between every character)",
+            fault(c,
+                  "%s.pattern '%s' can match the empty string (the value would be written "
+                  "between every character)",
                   where, pattern);
     }
     recurse = json_object_get(dest, "recurse");
@@ -219,7 +220,7 @@ static void check_substitutions(struct check *c, const json_t *subs)
     size_t i;
     const json_t *s;
     check_type(c, subs, JSON_ARRAY, "metadata.substitutions");
-    json_array_foreach(subs, i, s) {
+    json_array_foreach (subs, i, s) {
         char where[80];
         const json_t *src, *dest;
         snprintf(where, sizeof(where), "metadata.substitutions[%zu]", i);
@@ -239,7 +240,8 @@ static void check_substitutions(struct check *c, const json_t *subs)
         if (json_is_array(dest) && json_array_size(dest) > 0) {
             size_t j;
             const json_t *d;
-            json_array_foreach(dest, j, d) check_dest(c, d, where);
+            json_array_foreach (dest, j, d)
+                check_dest(c, d, where);
         } else
             check_dest(c, dest, where);
     }
@@ -294,15 +296,15 @@ static void check_validation_policy(struct check *c, const json_t *data)
         fault(c, "data.validations must be a list");
         return;
     }
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         const json_t *expires = json_object_get(v, "expiresAfter");
         if (!json_is_string(json_object_get(v, "name")))
             fault(c, "data.validations[%zu].name must be a string", i);
         if (expires && !json_is_null(expires) &&
-            (!json_is_string(expires) ||
-             document_duration_seconds(json_string_value(expires)) < 0))
-            fault(c, "data.validations[%zu].expiresAfter must be an ISO 8601 duration (P1W, "
-                     "PT12H)",
+            (!json_is_string(expires) || document_duration_seconds(json_string_value(expires)) < 0))
+            fault(c,
+                  "data.validations[%zu].expiresAfter must be an ISO 8601 duration (P1W, "
+                  "PT12H)",
                   i);
     }
 }
@@ -315,7 +317,7 @@ static void check_control_data(struct check *c, const struct document *d, const 
         size_t i;
         if (!json_is_array(order) || json_array_size(order) == 0)
             fault(c, "data.layerOrder must be a non-empty list of layer names");
-        json_array_foreach(order, i, layer) {
+        json_array_foreach (order, i, layer) {
             if (!json_is_string(layer))
                 fault(c, "data.layerOrder[%zu] must be a string", i);
         }
@@ -332,7 +334,8 @@ static void check_metadata(struct check *c, json_t *meta, struct document *d)
     const char *mschema = string_field(c, meta, "schema", "metadata.", 1);
     if (!mschema)
         return;
-    if (strcmp(mschema, "metadata/Document/v1") == 0 || strcmp(mschema, "metadata/Document/v1.0") == 0)
+    if (strcmp(mschema, "metadata/Document/v1") == 0 ||
+        strcmp(mschema, "metadata/Document/v1.0") == 0)
         d->kind = DOCUMENT_DOCUMENT;
     else if (strcmp(mschema, "metadata/Control/v1") == 0 ||
              strcmp(mschema, "metadata/Control/v1.0") == 0)
@@ -341,8 +344,9 @@ static void check_metadata(struct check *c, json_t *meta, struct document *d)
              strcmp(mschema, "metadata/Tombstone/v1.0") == 0)
         d->kind = DOCUMENT_TOMBSTONE;
     else {
-        fault(c, "metadata.schema must be metadata/Document/v1, metadata/Control/v1 or "
-                 "metadata/Tombstone/v1, not '%s'",
+        fault(c,
+              "metadata.schema must be metadata/Document/v1, metadata/Control/v1 or "
+              "metadata/Tombstone/v1, not '%s'",
               mschema);
         return;
     }
@@ -370,7 +374,7 @@ static void check_one(struct check *c, json_t *doc, struct document *d)
         fault(c, "a document must be a mapping of schema, metadata and data");
         return;
     }
-    json_object_foreach(doc, key, v) {
+    json_object_foreach (doc, key, v) {
         if (strcmp(key, "schema") && strcmp(key, "metadata") && strcmp(key, "data"))
             fault(c, "unknown top-level key '%s' (only schema, metadata and data)", key);
     }
@@ -474,11 +478,10 @@ void document_check(json_t *doc, size_t index, json_t *faults, struct document *
 
 int document_faults(json_t *faults, struct purser_error *err)
 {
-    return purser_error_set(err, PURSER_EINVAL,
-                            "%zu documents failed schema validation; the first: %s",
-                            json_array_size(faults),
-                            json_string_value(json_object_get(json_array_get(faults, 0),
-                                                              "message")));
+    return purser_error_set(
+        err, PURSER_EINVAL, "%zu documents failed schema validation; the first: %s",
+        json_array_size(faults),
+        json_string_value(json_object_get(json_array_get(faults, 0), "message")));
 }
 
 int document_prepare(struct arena *arena, json_t *docs, struct document **out, size_t *count,
@@ -541,9 +544,9 @@ long long document_duration_seconds(const char *text)
         char unit;
         int time_part;
         long long seconds;
-    } units[] = {{'Y', 0, 365 * 86400LL}, {'M', 0, 30 * 86400LL}, {'W', 0, 7 * 86400LL},
-                 {'D', 0, 86400LL},       {'H', 1, 3600LL},       {'M', 1, 60LL},
-                 {'S', 1, 1LL}};
+    } units[] = {
+        {'Y', 0, 365 * 86400LL}, {'M', 0, 30 * 86400LL}, {'W', 0, 7 * 86400LL}, {'D', 0, 86400LL},
+        {'H', 1, 3600LL},        {'M', 1, 60LL},         {'S', 1, 1LL}};
     const char *s = text;
     long long total = 0;
     int time_part = 0, any = 0;
@@ -597,7 +600,8 @@ int document_yaml(struct buf *out, const char *schema, const json_t *metadata, c
 {
     json_t *doc = json_pack("{s:s, s:O, s:O}", "schema", schema, "metadata", metadata, "data",
                             data ? data : json_null());
-    return doc ? emit_block(out, doc, err) : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return doc ? emit_block(out, doc, err)
+               : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
 int document_data_yaml(struct buf *out, const json_t *data, struct purser_error *err)
@@ -610,8 +614,8 @@ int document_data_yaml(struct buf *out, const json_t *data, struct purser_error 
 int document_status_yaml(struct buf *out, const char *bucket, long long revision,
                          struct purser_error *err)
 {
-    json_t *status = json_pack("{s:{s:s, s:I}}", "status", "bucket", bucket, "revision",
-                               (json_int_t)revision);
+    json_t *status =
+        json_pack("{s:{s:s, s:I}}", "status", "bucket", bucket, "revision", (json_int_t)revision);
     return status ? emit_block(out, status, err)
                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }

@@ -126,7 +126,8 @@ static int read_actions(struct render *r, struct rdoc *d, const json_t *actions)
         size_t len;
         json_t *v;
         a->method = a->path = "";
-        json_object_keylen_foreach ((json_t *)action, key, len, v) {
+        json_object_keylen_foreach((json_t *)action, key, len, v)
+        {
             if (is_key(key, len, "method") && !(a->method = kept_string(r, v)))
                 return -1;
             if (is_key(key, len, "path") && !(a->path = kept_string(r, v)))
@@ -143,7 +144,8 @@ static int read_dest(struct render *r, struct rdest *dest, const json_t *object)
     size_t len;
     json_t *v;
     dest->path = "";
-    json_object_keylen_foreach ((json_t *)object, key, len, v) {
+    json_object_keylen_foreach((json_t *)object, key, len, v)
+    {
         if (is_key(key, len, "path") && !(dest->path = kept_string(r, v)))
             return -1;
         if (is_key(key, len, "pattern") && json_is_string(v) &&
@@ -162,14 +164,16 @@ static int read_substitution(struct render *r, struct rsub *s, const json_t *sub
     const char *key, *schema = "", *name = "";
     size_t len;
     json_t *v, *src = NULL, *dest = NULL;
-    json_object_keylen_foreach ((json_t *)sub, key, len, v) {
+    json_object_keylen_foreach((json_t *)sub, key, len, v)
+    {
         if (is_key(key, len, "src"))
             src = v;
         else if (is_key(key, len, "dest"))
             dest = v;
     }
     s->path = "";
-    json_object_keylen_foreach (src, key, len, v) {
+    json_object_keylen_foreach(src, key, len, v)
+    {
         if (is_key(key, len, "schema"))
             schema = render_str(v);
         else if (is_key(key, len, "name"))
@@ -220,8 +224,8 @@ static int read_labels(struct render *r, struct rdoc *d, const json_t *labels)
         !(d->label_lens = arena_alloc(r->arena, d->nlabels * sizeof(*d->label_lens))))
         return -1;
     json_object_foreach ((json_t *)labels, key, v) {
-        if (!(d->label_keys[n] = key3(r->arena, d->schema, key, scalar_text(r->arena, v),
-                                      &d->label_lens[n])))
+        if (!(d->label_keys[n] =
+                  key3(r->arena, d->schema, key, scalar_text(r->arena, v), &d->label_lens[n])))
             return -1;
         n++;
     }
@@ -247,7 +251,8 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
     json_t *v;
     const json_t *meta = NULL, *ld = NULL, *labels = NULL, *subs = NULL, *actions = NULL;
     d->doc = doc;
-    json_object_keylen_foreach ((json_t *)doc, key, len, v) {
+    json_object_keylen_foreach((json_t *)doc, key, len, v)
+    {
         if (is_key(key, len, "schema"))
             schema = render_str(v);
         else if (is_key(key, len, "metadata"))
@@ -255,7 +260,8 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
         else if (is_key(key, len, "data"))
             d->original = v;
     }
-    json_object_keylen_foreach ((json_t *)meta, key, len, v) {
+    json_object_keylen_foreach((json_t *)meta, key, len, v)
+    {
         if (is_key(key, len, "name"))
             name = render_str(v);
         else if (is_key(key, len, "schema"))
@@ -271,7 +277,8 @@ static int read_document(struct render *r, struct rdoc *d, const json_t *doc)
         else if (is_key(key, len, "substitutions"))
             subs = v;
     }
-    json_object_keylen_foreach ((json_t *)ld, key, len, v) {
+    json_object_keylen_foreach((json_t *)ld, key, len, v)
+    {
         if (is_key(key, len, "layer"))
             layer = render_str(v);
         else if (is_key(key, len, "abstract"))
@@ -662,7 +669,8 @@ static json_t *with_data(const json_t *doc, json_t *data)
     const char *key;
     size_t len;
     int set = 0;
-    json_object_keylen_foreach ((json_t *)doc, key, len, v) {
+    json_object_keylen_foreach((json_t *)doc, key, len, v)
+    {
         if (is_key(key, len, "data"))
             set = 1, v = data;
         json_object_setn_nocheck(out, key, len, v);
@@ -691,8 +699,8 @@ static int output(struct render *r, json_t **out, json_t **secret_paths)
         *secret_paths = json_array();
     for (size_t i = 0; i < n; i++) {
         const struct rdoc *d = sorted[i];
-        json_t *doc = d->owned || !d->original ? with_data(d->doc, d->data)
-                                               : json_incref((json_t *)d->doc);
+        json_t *doc =
+            d->owned || !d->original ? with_data(d->doc, d->data) : json_incref((json_t *)d->doc);
         json_array_append_new(*out, doc);
         if (secret_paths)
             json_array_append(*secret_paths,
@@ -742,9 +750,8 @@ static int prepare(struct render *r, const json_t *docs, const json_t *fallback_
     return rc;
 }
 
-const struct render_limits render_limits_default = {.match_steps = 1000000,
-                                                     .max_string = (size_t)64 << 20,
-                                                     .max_output = (size_t)256 << 20};
+const struct render_limits render_limits_default = {
+    .match_steps = 1000000, .max_string = (size_t)64 << 20, .max_output = (size_t)256 << 20};
 
 int render_documents(const json_t *docs, const json_t *fallback_policy,
                      const struct render_limits *limits, json_t **out, json_t **secret_paths,

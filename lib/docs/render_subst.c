@@ -54,11 +54,13 @@ static const char *pattern_failure(struct render *r, int rc)
 {
     char text[160];
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
-        return arena_sprintf(r->arena, "hit the limit of %lu matching steps "
-                                       "(render.max_pattern_steps)",
+        return arena_sprintf(r->arena,
+                             "hit the limit of %lu matching steps "
+                             "(render.max_pattern_steps)",
                              r->limits->match_steps);
     if (rc == PCRE2_ERROR_NOMEMORY)
-        return arena_sprintf(r->arena, "would make a value over %zu bytes (render.max_string_bytes)",
+        return arena_sprintf(r->arena,
+                             "would make a value over %zu bytes (render.max_string_bytes)",
                              r->limits->max_string);
     pcre2_get_error_message(rc, (PCRE2_UCHAR *)text, sizeof(text));
     return arena_strdup(r->arena, text);
@@ -133,11 +135,10 @@ static int replace_all(struct render *r, pcre2_code *re, const char *s, size_t l
         int rc;
         if (size > r->limits->max_string || !(buf = malloc(size)))
             return PCRE2_ERROR_NOMEMORY;
-        rc = pcre2_substitute(re, (PCRE2_SPTR)s, len, 0,
-                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL |
-                                  PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
-                              NULL, match_context(r), (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, buf,
-                              &out_len);
+        rc = pcre2_substitute(
+            re, (PCRE2_SPTR)s, len, 0,
+            PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+            NULL, match_context(r), (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, buf, &out_len);
         if (rc >= 0) {
             *out = json_stringn((char *)buf, out_len);
             free(buf);
@@ -153,8 +154,7 @@ static int replace_all(struct render *r, pcre2_code *re, const char *s, size_t l
 
 /* Replaces matches in every string under v, down to depth levels (-1: all); 0 or the first
  * PCRE2 error. */
-static int replace_within(struct render *r, pcre2_code *re, json_t *v, const char *with,
-                          long depth)
+static int replace_within(struct render *r, pcre2_code *re, json_t *v, const char *with, long depth)
 {
     size_t i;
     const char *key;
@@ -164,7 +164,8 @@ static int replace_within(struct render *r, pcre2_code *re, json_t *v, const cha
         return 0;
     json_array_foreach (v, i, item) {
         if (json_is_string(item)) {
-            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with, &s)))
+            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
+                                  &s)))
                 return rc;
             json_array_set_new(v, i, s);
         } else if ((rc = replace_within(r, re, item, with, depth - 1)))
@@ -172,7 +173,8 @@ static int replace_within(struct render *r, pcre2_code *re, json_t *v, const cha
     }
     json_object_foreach (v, key, item) {
         if (json_is_string(item)) {
-            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with, &s)))
+            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
+                                  &s)))
                 return rc;
             json_object_set_new(v, key, s);
         } else if ((rc = replace_within(r, re, item, with, depth - 1)))
@@ -216,13 +218,13 @@ static int substitute_into(struct render *r, struct rdoc *d, const struct rdest 
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (json_is_string(target)) {
         json_t *s = NULL;
-        int prc = replace_all(r, re, json_string_value(target), json_string_length(target), with, &s);
+        int prc =
+            replace_all(r, re, json_string_value(target), json_string_length(target), with, &s);
         rc = prc ? prc : jsonpath_set(path, &d->data, s, r->err);
         if (prc)
-            rc = purser_error_set(r->err, PURSER_EINVAL,
-                                  "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
-                                  d->schema, d->layer, d->name, text, pattern,
-                                  pattern_failure(r, prc));
+            rc = purser_error_set(
+                r->err, PURSER_EINVAL, "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
+                d->schema, d->layer, d->name, text, pattern, pattern_failure(r, prc));
     } else {
         json_t *depth = json_object_get(recurse, "depth");
         int prc;
@@ -233,12 +235,11 @@ static int substitute_into(struct render *r, struct rdoc *d, const struct rdest 
         }
         target = jsonpath_get(path, d->data);
         prc = replace_within(r, re, target, with,
-                                 json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
+                             json_is_integer(depth) ? (long)json_integer_value(depth) : -1);
         if (prc)
-            rc = purser_error_set(r->err, PURSER_EINVAL,
-                                  "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
-                                  d->schema, d->layer, d->name, text, pattern,
-                                  pattern_failure(r, prc));
+            rc = purser_error_set(
+                r->err, PURSER_EINVAL, "substitution into [%s, %s] %s at %s: dest.pattern '%s' %s",
+                d->schema, d->layer, d->name, text, pattern, pattern_failure(r, prc));
     }
     free(with);
     return rc;

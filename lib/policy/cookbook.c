@@ -1,9 +1,9 @@
 /* cookbook.c: sandboxes, the file store and cookbook artifacts (SQL and Chef's JSON). */
 #include "policy/cookbook.h"
 
+#include "auth/identity.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
-#include "auth/identity.h"
 #include "policy/policy_lock.h"
 #include "store/events.h"
 
@@ -82,8 +82,8 @@ static int txn_sandbox(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body, const char *base,
-                   json_t **out, struct purser_error *err)
+int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body,
+                            const char *base, json_t **out, struct purser_error *err)
 {
     const json_t *checksums = json_object_get(body, "checksums");
     const char *checksum;
@@ -118,8 +118,9 @@ int cookbook_sandbox_create(struct store *store, const char *org, const json_t *
     return rc;
 }
 
-int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org, const char *id,
-                   const json_t *body, json_t **out, struct purser_error *err)
+int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org,
+                            const char *id, const json_t *body, json_t **out,
+                            struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(id)};
     struct store_rows rows;
@@ -131,15 +132,15 @@ int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char
         return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
     if (!json_is_true(done))
         return purser_error_set(err, PURSER_EINVAL, "Field 'is_completed' invalid");
-    rc = store_query(
-        store, arena, &rows,
-        "SELECT sc.checksum, fc.checksum IS NOT NULL, s.completed,"
-        " " STORE_ISO_TIME("s.created_at")
-        " FROM sandboxes s JOIN organizations o ON o.id = s.org_id"
-        " LEFT JOIN sandbox_checksums sc ON sc.sandbox_id = s.id"
-        " LEFT JOIN file_contents fc ON fc.org_id = s.org_id AND fc.checksum = sc.checksum"
-        " WHERE o.name = ? AND s.id = ? ORDER BY sc.checksum",
-        p, 2, err);
+    rc = store_query(store, arena, &rows,
+                     "SELECT sc.checksum, fc.checksum IS NOT NULL, s.completed,"
+                     " " STORE_ISO_TIME(
+                         "s.created_at") " FROM sandboxes s JOIN organizations o ON o.id = s.org_id"
+                                         " LEFT JOIN sandbox_checksums sc ON sc.sandbox_id = s.id"
+                                         " LEFT JOIN file_contents fc ON fc.org_id = s.org_id AND "
+                                         "fc.checksum = sc.checksum"
+                                         " WHERE o.name = ? AND s.id = ? ORDER BY sc.checksum",
+                     p, 2, err);
     if (rc)
         return rc;
     if (rows.count == 0)
@@ -229,8 +230,9 @@ int cookbook_file_import(struct store *store, const char *org, const char *check
     return file_store(store, org, checksum, data, len, 0, err);
 }
 
-int cookbook_file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,
-             const char **data, size_t *len, struct purser_error *err)
+int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
+                      const char *checksum, const char **data, size_t *len,
+                      struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(checksum)};
     struct store_rows rows;
@@ -249,8 +251,9 @@ int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
 
 /* ---- cookbook artifacts ---------------------------------------------------------------------- */
 
-int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org, const char *name,
-                  const char *base, json_t **out, struct purser_error *err)
+int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org,
+                           const char *name, const char *base, json_t **out,
+                           struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name ? name : "")};
     struct store_rows rows;
@@ -338,9 +341,9 @@ static int check_artifact(const json_t *body, const char *name, const char *iden
     return 0;
 }
 
-int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org, const char *name,
-                 const char *identifier, const json_t *body, const char *who, int *created,
-                 json_t **out, struct purser_error *err)
+int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org,
+                          const char *name, const char *identifier, const json_t *body,
+                          const char *who, int *created, json_t **out, struct purser_error *err)
 {
     char sha[65], *text = NULL, *canonical = NULL;
     long long oid;
@@ -408,8 +411,9 @@ static int artifact_row(struct store *store, struct arena *arena, const char *or
     return rc;
 }
 
-int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org, const char *name,
-                 const char *identifier, const char *base, json_t **out, struct purser_error *err)
+int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org,
+                          const char *name, const char *identifier, const char *base, json_t **out,
+                          struct purser_error *err)
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
@@ -429,8 +433,9 @@ int cookbook_artifact_get(struct store *store, struct arena *arena, const char *
     return 0;
 }
 
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                    const char *identifier, json_t **out, struct purser_error *err)
+int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
+                             const char *name, const char *identifier, json_t **out,
+                             struct purser_error *err)
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);

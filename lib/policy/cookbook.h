@@ -16,34 +16,38 @@
 
 #include <jansson.h>
 
-int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body, const char *base,
-                   json_t **out, struct purser_error *err);
-int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org, const char *id,
-                   const json_t *body, json_t **out, struct purser_error *err);
+int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body,
+                            const char *base, json_t **out, struct purser_error *err);
+int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org,
+                            const char *id, const json_t *body, json_t **out,
+                            struct purser_error *err);
 
 /* Stores a file a sandbox of org is waiting for; PURSER_EINVAL when its MD5 is not checksum,
  * PURSER_ENOTFOUND when no open sandbox expects it. */
 int cookbook_file_put(struct store *store, const char *org, const char *checksum, const char *data,
-             size_t len, struct purser_error *err);
+                      size_t len, struct purser_error *err);
 /* The same without a sandbox (an organization's import): checked against its MD5. */
 int cookbook_file_import(struct store *store, const char *org, const char *checksum,
                          const char *data, size_t len, struct purser_error *err);
 /* A stored file's bytes (arena memory). */
-int cookbook_file_get(struct store *store, struct arena *arena, const char *org, const char *checksum,
-             const char **data, size_t *len, struct purser_error *err);
+int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
+                      const char *checksum, const char **data, size_t *len,
+                      struct purser_error *err);
 
 /* GET cookbook_artifacts (name NULL) or cookbook_artifacts/{name}:
  * {name: {url, versions: [{url, identifier}]}} */
-int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org, const char *name,
-                  const char *base, json_t **out, struct purser_error *err);
-int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org, const char *name,
-                 const char *identifier, const json_t *body, const char *who, int *created,
-                 json_t **out, struct purser_error *err);
+int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org,
+                           const char *name, const char *base, json_t **out,
+                           struct purser_error *err);
+int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org,
+                          const char *name, const char *identifier, const json_t *body,
+                          const char *who, int *created, json_t **out, struct purser_error *err);
 /* The manifest with a download "url" on every file. */
-int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org, const char *name,
-                 const char *identifier, const char *base, json_t **out,
-                 struct purser_error *err);
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                    const char *identifier, json_t **out, struct purser_error *err);
+int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org,
+                          const char *name, const char *identifier, const char *base, json_t **out,
+                          struct purser_error *err);
+int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
+                             const char *name, const char *identifier, json_t **out,
+                             struct purser_error *err);
 
 #endif

@@ -52,8 +52,8 @@ static int lock_texts(const json_t *lock, char **text, char sha[65], struct purs
  * name in organization org), dropping *out when anything failed, so that a delete answers
  * what it removed or nothing. */
 int policy_delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
-                       size_t n, const char *org, const char *kind, const char *name,
-                       json_t **out, struct purser_error *err)
+                       size_t n, const char *org, const char *kind, const char *name, json_t **out,
+                       struct purser_error *err)
 {
     if (!rc)
         rc = event_exec(store, 0, org, sql, p, n, NULL, kind, name, "delete", err);
@@ -302,9 +302,9 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
     " WHERE o.name = ? AND p.name = ? AND r.revision_id = ?"
 
 /* The revision's row (id, body) into rows and its id into *pk; Chef's 404 when there is none. */
-static int revision_row(struct store *store, struct arena *arena, const char *org,
-                        const char *name, const char *revision, struct store_rows *rows,
-                        struct store_value *pk, struct purser_error *err)
+static int revision_row(struct store *store, struct arena *arena, const char *org, const char *name,
+                        const char *revision, struct store_rows *rows, struct store_value *pk,
+                        struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
     int rc = store_query(store, arena, rows, REVISION_ROW, p, 3, err);
@@ -349,9 +349,9 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
     int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
     if (rc)
         return rc;
-    rc = event_exec(store, 0, org, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL,
-                    "policy_revision", arena_sprintf(arena, "%s/%s", name, revision), "delete",
-                    err);
+    rc =
+        event_exec(store, 0, org, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL,
+                   "policy_revision", arena_sprintf(arena, "%s/%s", name, revision), "delete", err);
     if (!rc)
         *out = policy_parse_stored(store_cell(&rows, 0, 1));
     return rc;

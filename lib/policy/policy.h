@@ -30,9 +30,8 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
                            const json_t *lock, const char *who, json_t **out,
                            struct purser_error *err);
 /* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
-int policy_revision_get(struct store *store, struct arena *arena, const char *org,
-                        const char *name, const char *revision, json_t **out,
-                        struct purser_error *err);
+int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
+                        const char *revision, json_t **out, struct purser_error *err);
 int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
                            const char *name, const char *revision, json_t **out,
                            struct purser_error *err);
@@ -88,15 +87,14 @@ int policy_node_delete(struct store *store, struct arena *arena, const char *org
                        long long owner_only, json_t **out, struct purser_error *err);
 
 /* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
-int policy_group_nodes(struct store *store, struct arena *arena, const char *org,
-                       const char *group, const char *name, const char *base, json_t **out,
-                       struct purser_error *err);
+int policy_group_nodes(struct store *store, struct arena *arena, const char *org, const char *group,
+                       const char *name, const char *base, json_t **out, struct purser_error *err);
 
 /* PUT policy_groups/{group}/policies/{name}/revision/{rev}: point the group at an uploaded
  * revision; answers the lock. */
-int policy_group_point(struct store *store, struct arena *arena, const char *org,
-                       const char *group, const char *name, const char *revision, const char *who,
-                       int *created, json_t **out, struct purser_error *err);
+int policy_group_point(struct store *store, struct arena *arena, const char *org, const char *group,
+                       const char *name, const char *revision, const char *who, int *created,
+                       json_t **out, struct purser_error *err);
 
 /* POST policy_groups/{group}/promote {"from": G, "policies": [names]?}: copies the source
  * group's pointers (all, or the named ones) in one transaction; a named policy the source

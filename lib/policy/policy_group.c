@@ -29,8 +29,9 @@ static json_t *groups_json(const struct store_rows *rows, const char *base, cons
         json_t *entry = json_object_get(groups, group);
         json_t *policies;
         if (!entry) {
-            entry = json_pack("{s:o}", "uri",
-                              json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group));
+            entry =
+                json_pack("{s:o}", "uri",
+                          json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group));
             json_object_set_new(groups, group, entry);
         }
         if (!entry || !store_cell(rows, i, 1))

@@ -9,11 +9,10 @@
  *   cookbook_locks "Field 'cookbook_locks' missing" / "Field 'cookbook_locks' invalid"
  *                (an object keyed by cookbook names ^[.[:alnum:]_-]{1,255}$, each an object with)
  *     identifier "Field 'identifier' missing" / "Field 'identifier' invalid"
- *     dotted_decimal_identifier (optional) "Field 'dotted_decimal_identifier' is not a valid version"
- *     version    "Field 'version' missing" / "Field 'version' is not a valid version"
- *                (1 to 3 dot-separated integers, each at most 2^63-1)
- *   and last, the name must be the one in the URL: "Field 'name' invalid".
- * Every other field is kept as it came.
+ *     dotted_decimal_identifier (optional) "Field 'dotted_decimal_identifier' is not a valid
+ * version" version    "Field 'version' missing" / "Field 'version' is not a valid version" (1 to 3
+ * dot-separated integers, each at most 2^63-1) and last, the name must be the one in the URL:
+ * "Field 'name' invalid". Every other field is kept as it came.
  */
 #ifndef PURSER_POLICY_LOCK_H
 #define PURSER_POLICY_LOCK_H

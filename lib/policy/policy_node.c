@@ -66,7 +66,7 @@ static struct store_value optional_string_value(const json_t *node, const char *
 }
 
 int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
-              json_t **out, struct purser_error *err)
+                     json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p;

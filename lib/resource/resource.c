@@ -128,12 +128,12 @@ static int stored_of(const json_t *body, struct stored *st)
     const json_t *desc = json_object_get(md, "description");
     json_t *empty = json_object();
     st->labels = json_text(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
-                            JSON_COMPACT | JSON_PRESERVE_ORDER);
+                           JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->annotations =
         json_text(json_object_get(md, "annotations") ? json_object_get(md, "annotations") : empty,
-                   JSON_COMPACT | JSON_PRESERVE_ORDER);
+                  JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->spec = json_text(json_object_get(body, "spec") ? json_object_get(body, "spec") : empty,
-                          JSON_COMPACT | JSON_PRESERVE_ORDER);
+                         JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->description = desc ? json_string_value(desc) : "";
     json_decref(empty);
     return st->labels && st->annotations && st->spec ? 0 : -1;
@@ -503,8 +503,7 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
         struct store_value p = STORE_INT(id);
         rc = w->k->on_delete ? w->k->on_delete(store, id, w->s, err) : 0;
         return rc ? rc
-                  : store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL,
-                               err);
+                  : store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
     }
     if (!(current = resource_decode(w->k, &rows, 0)) && w->op != 'r')
         return purser_error_set(err, PURSER_EINTERNAL,

@@ -62,9 +62,9 @@ typedef int (*resource_hook)(struct store *store, long long id, void *ctx,
 /* Creates the resource body (the convention's shape; name already final) with the status the
  * server starts it with (NULL: none). 409 when the name exists. *out: the stored resource.
  * hook may be NULL. */
-int resource_create(const struct resource_kind *k, const struct resource_scope *s,
-                    const char *name, const json_t *body, const json_t *status,
-                    resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
+int resource_create(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    const json_t *body, const json_t *status, resource_hook hook, void *hook_ctx,
+                    json_t **out, struct purser_error *err);
 /* The stored resource, or 404 "Cluster 'c-x' was not found". *id (may be NULL): its row id. */
 int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                  json_t **out, long long *id, struct purser_error *err);
@@ -96,8 +96,7 @@ int resource_owner_check(const struct resource_kind *k, const json_t *resource, 
  * revision), with its event of kind event_kind (NULL: the resource's). hook as above. */
 int resource_set_status(const struct resource_kind *k, const struct resource_scope *s,
                         const char *name, const json_t *members, const char *event_kind,
-                        resource_hook hook, void *hook_ctx, json_t **out,
-                        struct purser_error *err);
+                        resource_hook hook, void *hook_ctx, json_t **out, struct purser_error *err);
 
 /* The same inside the caller's transaction (s->store), for a write that changes a resource's
  * status along with rows of its own. */

@@ -30,13 +30,13 @@ struct cached_stmt {
 };
 
 struct store {
-    MYSQL *conn; /* NULL while disconnected */
+    MYSQL *conn;          /* NULL while disconnected */
     int connected_before; /* a connection was made once: the next one is a reconnect */
     int in_txn;
     unsigned long clock;
     struct cached_stmt cache[STMT_CACHE_SIZE];
     struct store_stats stats;
-    unsigned last_error; /* the server's code for the most recent failure */
+    unsigned last_error;   /* the server's code for the most recent failure */
     const char *statement; /* the SQL being run (placeholders, never values), for the log */
     char *socket, *host, *user, *password_file, *name;
     unsigned port, connect_timeout;
@@ -200,8 +200,10 @@ int store_conflict(struct store *s, const char *what, struct purser_error *err)
 static int db_error(struct store *s, unsigned code, const char *text, struct purser_error *err)
 {
     if (id_taken_twice(code, text))
-        return store_conflict(s, "an auto-increment id was taken twice (a cluster membership "
-                                 "change)", err);
+        return store_conflict(s,
+                              "an auto-increment id was taken twice (a cluster membership "
+                              "change)",
+                              err);
     s->stats.errors++;
     s->last_error = code;
     if (code != ER_DUP_ENTRY) /* a duplicate is an answer (409), not a fault of the database */
@@ -323,9 +325,8 @@ static int check_packet(const struct store *s, const char *sql, const struct sto
 {
     unsigned long long total = strlen(sql) + 1024;
     for (size_t i = 0; i < n; i++)
-        total += 16 + ((params[i].type == STORE_STR || params[i].type == STORE_BLOB)
-                           ? params[i].len
-                           : 8);
+        total += 16 + ((params[i].type == STORE_STR || params[i].type == STORE_BLOB) ? params[i].len
+                                                                                     : 8);
     if (s->max_packet && total > s->max_packet)
         return purser_error_set(err, PURSER_ETOOLARGE,
                                 "a value of %llu bytes does not fit in one database packet "
@@ -557,8 +558,7 @@ static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cach
  * again and tries once more. Results are read by fetch_all when arena is not NULL. */
 static int run(struct store *s, struct arena *arena, struct store_rows *rows, const char *sql,
                const struct store_value *params, size_t n, unsigned long long *affected,
-               unsigned long long *insert_id, const struct row_sink *sink,
-               struct purser_error *err)
+               unsigned long long *insert_id, const struct row_sink *sink, struct purser_error *err)
 {
     s->statement = sql;
     for (int attempt = 0;; attempt++) {
@@ -605,9 +605,8 @@ int store_query(struct store *s, struct arena *arena, struct store_rows *out, co
     return run(s, arena, out, sql, params, n, NULL, NULL, NULL, err);
 }
 
-int store_query_each(struct store *s, const char *sql, const struct store_value *params,
-                     size_t n, int (*fn)(void *ctx, const struct store_rows *row,
-                                         struct purser_error *err),
+int store_query_each(struct store *s, const char *sql, const struct store_value *params, size_t n,
+                     int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err),
                      void *ctx, struct purser_error *err)
 {
     struct row_sink sink = {fn, ctx};

@@ -11,8 +11,8 @@
 #define PURSER_STORE_H
 
 #include "base/arena.h"
-#include "config/config.h"
 #include "base/err.h"
+#include "config/config.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -88,10 +88,10 @@ int store_conflict(struct store *store, const char *what, struct purser_error *e
 /* Runs fn inside one transaction: commit when it returns 0, rollback otherwise. When the
  * server reports a deadlock (1213, also a Galera certification conflict) or a lock wait
  * timeout (1205), or the connection was lost before commit, the whole transaction runs
- * again, up to `attempts` times (0 = 10), after a short growing pause with jitter. fn must therefore have
- * no effect outside the database that it cannot repeat. Called inside another transaction
- * (an import writing through the functions that make one each), fn joins it: it commits,
- * rolls back and retries with the outer one. */
+ * again, up to `attempts` times (0 = 10), after a short growing pause with jitter. fn must
+ * therefore have no effect outside the database that it cannot repeat. Called inside another
+ * transaction (an import writing through the functions that make one each), fn joins it: it
+ * commits, rolls back and retries with the outer one. */
 int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err);

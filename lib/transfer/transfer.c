@@ -299,7 +299,7 @@ static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *
 /* The writers of an export, in the order of transfer_kinds (each writes one or more kinds). */
 static int (*const exports[])(const struct transfer_ctx *c, long long oid, json_t *out,
                               struct purser_error *err) = {
-    export_identity, export_policies,  export_nodes,
+    export_identity,  export_policies,  export_nodes,
     export_artifacts, export_documents, export_clusters,
 };
 
@@ -431,8 +431,8 @@ static int import_organization(struct import *im, const json_t *doc, const char 
     return rc;
 }
 
-static int import_member(struct import *im, const json_t *doc, const char *name,
-                         const json_t *spec, json_t **out, struct purser_error *err)
+static int import_member(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                         json_t **out, struct purser_error *err)
 {
     const struct transfer_ctx *c = im->c;
     json_t *body =
@@ -447,8 +447,8 @@ static int import_member(struct import *im, const json_t *doc, const char *name,
     return rc;
 }
 
-static int import_client(struct import *im, const json_t *doc, const char *name,
-                         const json_t *spec, json_t **out, struct purser_error *err)
+static int import_client(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                         json_t **out, struct purser_error *err)
 {
     json_t *profile = json_pack("{s:O?, s:O?}", "validator", json_object_get(spec, "validator"),
                                 "labels", json_object_get(spec, "labels"));
@@ -513,15 +513,15 @@ static int import_policy_group(struct import *im, const json_t *doc, const char 
                 lock = json_object_get(other, "spec");
         json_decref(*out);
         *out = NULL;
-        if ((rc = policy_group_policy_put(c->store, c->org, name, policy, lock, c->actor,
-                                          &created, out, err)))
+        if ((rc = policy_group_policy_put(c->store, c->org, name, policy, lock, c->actor, &created,
+                                          out, err)))
             break;
     }
     return rc;
 }
 
-static int import_node(struct import *im, const json_t *doc, const char *name,
-                       const json_t *spec, json_t **out, struct purser_error *err)
+static int import_node(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                       json_t **out, struct purser_error *err)
 {
     (void)doc;
     (void)name;
@@ -529,16 +529,14 @@ static int import_node(struct import *im, const json_t *doc, const char *name,
 }
 
 /* CookbookArtifact: every file's content is in the stream. */
-static int check_artifact(const json_t *doc, const json_t *seen, size_t i,
-                          struct purser_error *err)
+static int check_artifact(const json_t *doc, const json_t *seen, size_t i, struct purser_error *err)
 {
     const json_t *spec = json_object_get(doc, "spec");
     const json_t *files = json_object_get(spec, "files");
     json_t *file;
     size_t j;
     (void)seen;
-    json_array_foreach (json_object_get(json_object_get(spec, "manifest"), "all_files"), j,
-                        file) {
+    json_array_foreach (json_object_get(json_object_get(spec, "manifest"), "all_files"), j, file) {
         const char *sum = json_string_value(json_object_get(file, "checksum"));
         if (!sum || !json_is_string(json_object_get(files, sum)))
             return invalid(err, i, doc, "spec.files: a file of the manifest is missing");
@@ -581,8 +579,8 @@ static int check_bucket(const json_t *doc, const json_t *seen, size_t i, struct 
     return 0;
 }
 
-static int import_bucket(struct import *im, const json_t *doc, const char *name,
-                         const json_t *spec, json_t **out, struct purser_error *err)
+static int import_bucket(struct import *im, const json_t *doc, const char *name, const json_t *spec,
+                         json_t **out, struct purser_error *err)
 {
     struct document *docs = NULL;
     struct docstore_ctx d;

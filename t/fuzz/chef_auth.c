@@ -16,11 +16,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (int i = 0; i < 8; i++)
         f[i] = fuzz_line(rest, &rest);
-    req = (struct chef_signed_request){
-        .method = f[0], .path = f[1], .user_id = *f[2] ? f[2] : NULL,
-        .timestamp = *f[3] ? f[3] : NULL, .sign = *f[4] ? f[4] : NULL,
-        .content_hash = *f[5] ? f[5] : NULL, .server_api_version = *f[6] ? f[6] : NULL,
-        .signature = *f[7] ? f[7] : NULL, .body = rest, .body_len = strlen(rest)};
+    req = (struct chef_signed_request){.method = f[0],
+                                       .path = f[1],
+                                       .user_id = *f[2] ? f[2] : NULL,
+                                       .timestamp = *f[3] ? f[3] : NULL,
+                                       .sign = *f[4] ? f[4] : NULL,
+                                       .content_hash = *f[5] ? f[5] : NULL,
+                                       .server_api_version = *f[6] ? f[6] : NULL,
+                                       .signature = *f[7] ? f[7] : NULL,
+                                       .body = rest,
+                                       .body_len = strlen(rest)};
     chef_auth_parse_time(f[3], &when);
     if (!chef_auth_check_headers(&req, when, CHEF_AUTH_SKEW, &version, &err)) {
         const char *key = "-----BEGIN PUBLIC KEY-----\nMFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAL\n"

@@ -17,9 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *again = t ? json_intern_loadb(t, (const char *)data, size) : NULL;
     char *a = want ? json_text(want, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
     char *b = got ? json_text(got, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-    if (t && (!want != !got || (want && (!a || !b || strcmp(a, b) != 0 || !json_equal(want, got))) ||
-              (got && !json_equal(again, got)) || (!got && again))) {
-        fprintf(stderr, "json_intern_loadb: jansson %s, here %s\n", a ? a : "refuses", b ? b : "refuses");
+    if (t &&
+        (!want != !got || (want && (!a || !b || strcmp(a, b) != 0 || !json_equal(want, got))) ||
+         (got && !json_equal(again, got)) || (!got && again))) {
+        fprintf(stderr, "json_intern_loadb: jansson %s, here %s\n", a ? a : "refuses",
+                b ? b : "refuses");
         abort();
     }
     free(a);

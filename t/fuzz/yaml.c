@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (yaml_codec_parse(&docs, (const char *)data, size, &limits, &err))
         return 0;
     if (yaml_codec_emit(&out, docs, &err))
-        abort(); /* what parses always emits */
+        abort();                 /* what parses always emits */
     limits.max_nodes = 10000000; /* (an alias's expansion is written out in full) */
     limits.max_alias_nodes = 0;
     if (yaml_codec_parse(&again, out.data ? out.data : "", out.len, &limits, &err) ||
