@@ -1,7 +1,8 @@
 #!/usr/bin/perl
-# 9999: the OpenAPI document (issue 33). Every operation of GET /docs has a schema for its
-# success answer (or answers no body) and for its errors; every operation that takes a body
-# has a request schema; every query and header parameter has a type; /docs.yaml is the same
+# 9999: the OpenAPI document (issue 33). It validates against the OpenAPI 3.0 specification's
+# schema; every operation of GET /docs has a schema for its success answer (or answers no
+# body) and for its errors; every operation that takes a body has a request schema; every
+# query and header parameter has a type; /docs.yaml is the same
 # document; Redocly's linter (npm, the lockfile in t/browser) with its recommended rules finds
 # no error. It runs last: it adds up what the suite's other files checked against the document
 # (build/test-output/openapi/, written by t/lib/PurserOpenAPI.pm and t/lib/purser_openapi.py).
@@ -45,6 +46,18 @@ for my $path (sort keys %{ $doc->{paths} }) {
     }
 }
 ok @ops > 120, scalar(@ops) . ' operations';
+
+# The OpenAPI 3.0 specification's own schema (what openapi-spec-validator checks; JSON::Validator
+# ships the schema, and the Python tool is not packaged for Debian bookworm)
+{
+    require JSON::Validator::Schema::OpenAPIv3;
+    my @errors = @{ JSON::Validator::Schema::OpenAPIv3->new($doc)->errors };
+    is_deeply [ map {"$_"} @errors ], [], 'the document validates against the OpenAPI 3.0 schema';
+    my $broken = JSON::PP->new->decode($docs->{content});
+    $broken->{paths}{'/healthz'}{get}{bogus} = 1;
+    ok scalar @{ JSON::Validator::Schema::OpenAPIv3->new($broken)->errors },
+        '  (which a document with an unknown field fails)';
+}
 is_deeply \@no_answer, [], 'every operation has a schema for its success answer and its errors';
 is_deeply \@no_request, [], 'every operation that takes a body has its request schema';
 is_deeply \@untyped, [], 'every parameter has a type';
