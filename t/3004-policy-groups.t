@@ -78,6 +78,7 @@ is_deeply [ sort keys %$j ], ['n1'], 'the nodes of a policy in a group';
 
 # Retention.
 $s->api('POST', "$base/policies/web/revisions", lock_for('web', "old$_")) for 1 .. 3;
+my $before = ($s->api('GET', "$base/events?since=0&page_size=1000"))[1]{next};
 my $purser = PurserStack::build() . '/purser';
 my $cfg = $s->dir . '/purser.yaml';
 my $out = `'$purser' -c '$cfg' gc-policies --keep 1 2>&1`;
@@ -85,6 +86,9 @@ is $?, 0, 'gc-policies runs';
 like $out, qr/^2 revision\(s\) removed$/m, 'and reports what it removed';
 ($r, $j) = $s->api('GET', "$base/policies/web");
 is_deeply [ sort keys %{ $j->{revisions} } ], ['old3', 'w1', 'w2'], 'kept: the newest, and every revision a group points at';
+($r, $j) = $s->api('GET', "$base/events?since=$before&kinds=policy_revision");
+is_deeply [ map { "$_->{name} $_->{op}" } @{ $j->{events} } ], ['web/old1 delete', 'web/old2 delete'],
+    '  each removal is an event, as the API writes for a deleted revision';
 
 # Racing uploads: 8 clients PUT different revisions to one group and policy at once.
 my @kids;
@@ -135,5 +139,15 @@ for my $round (1 .. 6) {
     is join(',', sort @got), join(',', 201, (409) x 11), "round $round: one 201 and eleven 409"
         or diag "statuses: @got";
 }
+
+# A group whose last pointer is gone: Chef shows it with "policies": {} (only the list leaves
+# the key out).
+is put_lock('empty-soon', 'web', 'w1'), 201, 'a group with one pointer';
+($r) = $s->api('DELETE', "$base/policy_groups/empty-soon/policies/web");
+is $r->{status}, 200, '  its pointer removed';
+($r, $j) = $s->api('GET', "$base/policy_groups/empty-soon");
+is $r->{status}, 200, 'the group is still there';
+is_deeply $j->{policies}, {}, '  with "policies": {}';
+like $j->{uri}, qr{/policy_groups/empty-soon$}, '  and its uri';
 
 PurserStack::finish();

@@ -167,7 +167,7 @@ is err($d), 'token already used or expired', '  "token already used or expired"'
 
 # ---- rate limit ----
 my %seen;
-for (1 .. 80) { my ($res, $data) = redeem('0' x 64); $seen{$res->{status}}++; $seen{json429}++ if $res->{status} == 429 && ($data->{error}{code} // '') eq 'rate_limited' }
+for (1 .. 80) { my ($res, $data) = redeem('0' x 64); $seen{$res->{status}}++; $seen{json429}++ if $res->{status} == 429 && ($data->{error}{code} // '') eq 'limit_exceeded' }
 ok $seen{429}, "a burst of 80 redeems from one address meets the rate limit (429 x " . ($seen{429} // 0) . ')';
 is $seen{json429}, $seen{429}, '  in purser\'s error form';
 

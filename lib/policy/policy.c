@@ -380,12 +380,15 @@ int policy_gc(struct store *store, int keep, json_t **removed, struct purser_err
     for (size_t i = 0; !rc && i < rows.count; i++) {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, i, 0)));
         unsigned long long affected = 0;
-        /* Deleted only if still unpointed: a group may have moved onto it meanwhile. */
-        rc = store_exec(
-            store,
+        /* Deleted only if still unpointed: a group may have moved onto it meanwhile; with its
+         * event, as the API's delete writes one. */
+        rc = event_exec(
+            store, 0, store_cell(&rows, i, 1),
             "DELETE FROM policy_revisions WHERE id = ? AND NOT EXISTS"
             " (SELECT 1 FROM policy_group_pointers pp WHERE pp.revision_pk = policy_revisions.id)",
-            &id, 1, &affected, NULL, err);
+            &id, 1, &affected, "policy_revision",
+            arena_sprintf(arena, "%s/%s", store_cell(&rows, i, 2), store_cell(&rows, i, 3)),
+            "delete", err);
         if (!rc && affected)
             json_array_append_new(*removed, json_pack("{s:s, s:s, s:s}", "organization",
                                                       store_cell(&rows, i, 1), "policy",

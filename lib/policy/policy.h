@@ -36,8 +36,9 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
                            const char *name, const char *revision, json_t **out,
                            struct purser_error *err);
 
-/* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}}; a group's own GET and
- * DELETE answer {uri, policies}. */
+/* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}} (a group without
+ * policies without the key, as Chef lists it); a group's own GET and DELETE answer {uri,
+ * policies}, policies {} when it has none (as Chef shows one). */
 int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
                       json_t **out, struct purser_error *err);
 int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,

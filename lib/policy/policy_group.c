@@ -73,6 +73,8 @@ int policy_group_get(struct store *store, struct arena *arena, const char *org, 
     all = groups_json(&rows, base, org);
     *out = json_incref(json_object_get(all, group));
     json_decref(all);
+    if (*out && !json_object_get(*out, "policies")) /* Chef's answer: {} when it has none */
+        json_object_set_new(*out, "policies", json_object());
     return 0;
 }
 
