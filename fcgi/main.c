@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <getopt.h>
 #include <unistd.h>
 
 #define MAX_WORKERS 256
@@ -283,10 +284,11 @@ static int supervise(struct master *m)
     }
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: purser-fcgi [-c CONFIG]\n"
-                    "  CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
+    fprintf(out, "usage: purser-fcgi [-c CONFIG] [--help] [--version]\n"
+                 "  the FastCGI server of purser: a master and its workers on fcgi.socket\n"
+                 "  CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
 int main(int argc, char **argv)
@@ -296,17 +298,27 @@ int main(int argc, char **argv)
     const char *path = getenv("PURSER_CONFIG");
     int opt, rc;
 
-    while ((opt = getopt(argc, argv, "c:h")) != -1) {
-        if (opt == 'c')
+    static const struct option longs[] = {{"config", required_argument, NULL, 'c'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {"version", no_argument, NULL, 'V'},
+                                           {NULL, 0, NULL, 0}};
+    while ((opt = getopt_long(argc, argv, "c:hV", longs, NULL)) != -1) {
+        if (opt == 'c') {
             path = optarg;
-        else {
-            usage();
+        } else if (opt == 'V') {
+            printf("purser-fcgi %s\n", PURSER_VERSION);
+            return 0;
+        } else {
+            usage(opt == 'h' ? stdout : stderr);
             return opt == 'h' ? 0 : 2;
         }
     }
     m.config_path = path ? path : "/etc/purser/purser.yaml";
     if (config_load(&m.cfg, m.config_path, &err)) {
-        fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
+        if (!strncmp(err.message, m.config_path, strlen(m.config_path))) /* named once */
+            fprintf(stderr, "purser-fcgi: %s\n", err.message);
+        else
+            fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
         return 1;
     }
     if (load_policy(&m.policy, m.cfg.policy_file, &err)) {

@@ -82,4 +82,27 @@ for my $key (qw(fcgi.socket fcgi.workers fcgi.max_requests http.max_body_bytes d
 is $code, 2, 'an unknown command exits 2';
 like $out, qr/unknown command/, 'and says so';
 
+# What answers without a configuration, and a missing one named once (issue 34)
+my $fcgi = PurserStack::build() . '/purser-fcgi';
+{
+    local $ENV{PURSER_CONFIG} = "$dir/none.yaml";
+    for my $case ([$purser, '--help', qr/^usage: purser .*\n.*migrate/s], [$purser, 'help', qr/^usage: purser/],
+                  [$purser, '--version', qr/^purser \d+\.\d+\.\d+$/m],
+                  [$fcgi, '--help', qr/^usage: purser-fcgi/], [$fcgi, '--version', qr/^purser-fcgi \d+\.\d+\.\d+$/m]) {
+        my ($prog, $arg, $want) = @$case;
+        ($code, $out) = run($prog, $arg);
+        (my $name = $prog) =~ s{.*/}{};
+        is $code, 0, "$name $arg answers without a configuration";
+        like $out, $want, '  with what it should';
+    }
+    ($code, $out) = run($purser, 'frobnicate');
+    is $code, 2, 'an unknown command with no configuration: 2';
+    like $out, qr/unknown command 'frobnicate'/, '  said before any configuration is read';
+    unlike $out, qr/none\.yaml/, '  (none was read)';
+    ($code, $out) = run($purser, 'migrate');
+    is $code, 1, 'a missing configuration: 1';
+    my @named = $out =~ /none\.yaml/g;
+    is scalar(@named), 1, '  named once' or diag $out;
+}
+
 done_testing;

@@ -80,4 +80,18 @@ unlike $all, qr/AAAAAAAA/, 'request bodies never reach the log';
 my @bad = grep { !eval { JSON::PP->new->decode($_); 1 } } @lines;
 is scalar(@bad), 0, 'every log line is JSON';
 
+# var/stack.env exports what it sets (issue 34): a shell that sources it hands the stack to
+# the programs it starts, and purser finds its configuration and itself on the PATH.
+{
+    my $env = $s->dir . '/stack.env';
+    open my $fh, '<', $env or die;
+    my @lines = grep { /\S/ } <$fh>;
+    is_deeply [ grep { !/^export \w+=/ } @lines ], [], 'every line of stack.env is an export';
+    local $ENV{PURSER_CONFIG};
+    delete $ENV{PURSER_CONFIG};
+    my $out = `env -u PURSER_CONFIG bash -c '. "\$0"; bash -c "echo org=\\\$PURSER_ORG"; purser check-config' '$env' 2>&1`;
+    is $?, 0, 'a shell that sources it runs purser check-config without -c' or diag $out;
+    like $out, qr/^org=\Q@{[ $s->env('PURSER_ORG') ]}\E$/m, '  and its children see PURSER_ORG';
+}
+
 PurserStack::finish();

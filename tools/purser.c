@@ -25,7 +25,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: purser [-c CONFIG] COMMAND\n"
+            "usage: purser [-c CONFIG] COMMAND   (purser --help, purser --version)\n"
             "commands:\n"
             "  migrate              apply the pending database migrations\n"
             "  check-config         validate the configuration (and the files it names)\n"
@@ -614,17 +614,39 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
     return rc ? fail(&err) : 0;
 }
 
+/* The commands main knows, so that an unknown one is said before a configuration is read. */
+static const char *const commands[] = {
+    "migrate",    "check-config", "config-defaults", "create-org", "create-user",
+    "gc-policies", "gc-events",   "add-member",      "init-keyring", "add-key",
+    "remove-key", "export",       "import",          "rotate-keys",
+};
+
+static int command_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(commands[i], name))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    static const struct option longs[] = {{"config", required_argument, NULL, 'c'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {"version", no_argument, NULL, 'V'},
+                                           {NULL, 0, NULL, 0}};
     struct purser_config cfg;
     struct purser_error err;
     const char *path = getenv("PURSER_CONFIG");
     const char *command;
     int opt, rc;
 
-    while ((opt = getopt(argc, argv, "+c:h")) != -1) {
+    while ((opt = getopt_long(argc, argv, "+c:hV", longs, NULL)) != -1) {
         if (opt == 'c') {
             path = optarg;
+        } else if (opt == 'V') {
+            printf("purser %s\n", PURSER_VERSION);
+            return 0;
         } else {
             usage(opt == 'h' ? stdout : stderr);
             return opt == 'h' ? 0 : 2;
@@ -635,6 +657,14 @@ int main(int argc, char **argv)
         return 2;
     }
     command = argv[optind];
+    if (!strcmp(command, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!command_known(command)) {
+        fprintf(stderr, "purser: unknown command '%s' (purser --help lists them)\n", command);
+        return 2;
+    }
     if (!path)
         path = "/etc/purser/purser.yaml";
     if (strcmp(command, "config-defaults") == 0) {
@@ -647,6 +677,8 @@ int main(int argc, char **argv)
     if (config_load(&cfg, path, &err)) {
         if (err.line)
             fprintf(stderr, "purser: %s:%d:%d: %s\n", path, err.line, err.column, err.message);
+        else if (!strncmp(err.message, path, strlen(path))) /* the file named once */
+            fprintf(stderr, "purser: %s\n", err.message);
         else
             fprintf(stderr, "purser: %s: %s\n", path, err.message);
         config_release(&cfg);
@@ -676,11 +708,8 @@ int main(int argc, char **argv)
         rc = cmd_transfer(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "rotate-keys") == 0)
         rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
-    else {
-        fprintf(stderr, "purser: unknown command '%s'\n", command);
-        usage(stderr);
+    else /* command_known() and this chain name the same commands */
         rc = 2;
-    }
     config_release(&cfg);
     return rc;
 }

@@ -86,7 +86,7 @@ sub start {
     return 0 if $?;
     $self->{stopped} = 0;
     open my $fh, '<', "$self->{dir}/stack.env" or return 0;
-    while (<$fh>) { $self->{env}{$1} = $2 if /^(\w+)=(.*)$/ }
+    while (<$fh>) { $self->{env}{$1} = $2 if /^(?:export )?(\w+)=(.*)$/ }
     $self->{http} = HTTP::Tiny->new(
         verify_SSL => 1, SSL_options => { SSL_ca_file => $self->{env}{PURSER_CA} },
         max_redirect => 0, timeout => 60, keep_alive => 0);
