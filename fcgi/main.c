@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcgiapp.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <grp.h>
 #include <mysql.h>
 #include <signal.h>
@@ -27,7 +28,6 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <getopt.h>
 #include <unistd.h>
 
 #define MAX_WORKERS 256
@@ -299,9 +299,9 @@ int main(int argc, char **argv)
     int opt, rc;
 
     static const struct option longs[] = {{"config", required_argument, NULL, 'c'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {"version", no_argument, NULL, 'V'},
-                                           {NULL, 0, NULL, 0}};
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
     while ((opt = getopt_long(argc, argv, "c:hV", longs, NULL)) != -1) {
         if (opt == 'c') {
             path = optarg;

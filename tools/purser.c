@@ -616,9 +616,9 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
 
 /* The commands main knows, so that an unknown one is said before a configuration is read. */
 static const char *const commands[] = {
-    "migrate",    "check-config", "config-defaults", "create-org", "create-user",
-    "gc-policies", "gc-events",   "add-member",      "init-keyring", "add-key",
-    "remove-key", "export",       "import",          "rotate-keys",
+    "migrate",     "check-config", "config-defaults", "create-org",   "create-user",
+    "gc-policies", "gc-events",    "add-member",      "init-keyring", "add-key",
+    "remove-key",  "export",       "import",          "rotate-keys",
 };
 
 static int command_known(const char *name)
@@ -632,9 +632,9 @@ static int command_known(const char *name)
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {{"config", required_argument, NULL, 'c'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {"version", no_argument, NULL, 'V'},
-                                           {NULL, 0, NULL, 0}};
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
     struct purser_config cfg;
     struct purser_error err;
     const char *path = getenv("PURSER_CONFIG");
