@@ -82,6 +82,18 @@ for my $key (qw(fcgi.socket fcgi.workers fcgi.max_requests http.max_body_bytes d
 is $code, 2, 'an unknown command exits 2';
 like $out, qr/unknown command/, 'and says so';
 
+# The README's configuration table has the keys config-defaults prints.
+{
+    my @code = $out =~ /^([a-z_]+\.[a-z_]+): /mg if ($code, $out) = run($purser, 'config-defaults');
+    open my $fh, '<', "$root/README.md" or die;
+    my $readme = do { local $/; <$fh> };
+    my ($table) = $readme =~ /^## Configuration\n(.*?)^## /ms;
+    my @documented = $table =~ /^\| `([a-z_]+\.[a-z_]+)` \|/mg;
+    is_deeply [ sort @documented ], [ sort @code ], 'the README documents every configuration key'
+        or diag explain { code => \@code, readme => \@documented };
+    ok scalar(@code) > 30, '  (' . scalar(@code) . ' keys)';
+}
+
 # What answers without a configuration, and a missing one named once (issue 34)
 my $fcgi = PurserStack::build() . '/purser-fcgi';
 {
