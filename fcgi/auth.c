@@ -13,6 +13,13 @@
 #include <strings.h>
 #include <time.h>
 
+/* An authentication failure, counted by its reason (the worker counts the others). */
+static void auth_failed(struct request *req, enum metric reason)
+{
+    metrics_add(reason, 1);
+    req->auth_failure_counted = 1;
+}
+
 /* What a message quotes of a header: at most its first 64 bytes (cut between characters), with
  * "..." when there was more. */
 static const char *quoted(struct request *req, const char *text)
@@ -93,7 +100,7 @@ static int authenticate_chef(struct request *req)
     size_t key_count = 0, which;
     int rc = chef_auth_check_headers(&signed_req, time(NULL), CHEF_AUTH_SKEW, &version, &req->err);
     if (rc) {
-        metrics_add(METRIC_AUTH_CHEF_HEADERS, 1);
+        auth_failed(req, METRIC_AUTH_CHEF_HEADERS);
         return rc;
     }
     /* a name that is not UTF-8 names no one */
@@ -103,7 +110,7 @@ static int authenticate_chef(struct request *req)
                                   &key_count, &req->err)
              : PURSER_ENOTFOUND;
     if (rc == PURSER_ENOTFOUND) {
-        metrics_add(METRIC_AUTH_UNKNOWN_PRINCIPAL, 1);
+        auth_failed(req, METRIC_AUTH_UNKNOWN_PRINCIPAL);
         return purser_error_set(&req->err, PURSER_EUNAUTH,
                                 "Failed to authenticate as '%s'. Ensure that your node_name and "
                                 "client key are correct.",
@@ -114,7 +121,7 @@ static int authenticate_chef(struct request *req)
     rc = chef_auth_verify(&signed_req, version, keys, key_count, req->svc->key_cache, &which,
                           &req->err);
     if (rc == PURSER_EUNAUTH)
-        metrics_add(METRIC_AUTH_SIGNATURE, 1);
+        auth_failed(req, METRIC_AUTH_SIGNATURE);
     return rc;
 }
 
@@ -140,7 +147,7 @@ int auth_authenticate(struct request *req, int development_mode)
         rc = identity_token_principal(req->svc->store, req->svc->auth_cache, req->arena,
                                       authorization + 7, &req->who, &req->err);
         if (rc == PURSER_EUNAUTH)
-            metrics_add(METRIC_AUTH_TOKEN, 1);
+            auth_failed(req, METRIC_AUTH_TOKEN);
     } else if (request_header(req, "X-Ops-UserId") || request_header(req, "X-Ops-Sign") ||
                request_header(req, "X-Ops-Timestamp") ||
                request_header(req, "X-Ops-Content-Hash") ||
@@ -151,7 +158,7 @@ int auth_authenticate(struct request *req, int development_mode)
             (struct principal){.id = 0, .is_user = 1, .name = "development", .server_admin = 1};
         rc = 0;
     } else {
-        metrics_add(METRIC_AUTH_MISSING, 1);
+        auth_failed(req, METRIC_AUTH_MISSING);
         rc = purser_error_set(&req->err, PURSER_EUNAUTH,
                               "missing credentials: sign the request (Chef) or send "
                               "'Authorization: Bearer TOKEN'");
@@ -202,8 +209,7 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
 }
 
 static void log_denial(struct request *req, const char *action, const char *group)
-{
-    metrics_add(METRIC_RBAC_DENIED, 1);
+{ /* (counted with every other 403 by the worker) */
     json_t *fields = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "request_id", req->request_id,
                                "principal", req->principal, "action", action, "path", req->path,
                                "organization", request_org(req), "policy_group", group);

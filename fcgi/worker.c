@@ -223,6 +223,12 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
             rc = purser_error_set(&req.err, PURSER_EINTERNAL, "handler sent no response");
         respond_error(&req, rc);
     }
+    /* every refusal counted, whatever refused it: an RBAC check, a handler's own (a cluster's
+     * facts), a bootstrap token that is used or unknown */
+    if (req.status == 403)
+        metrics_add(METRIC_RBAC_DENIED, 1);
+    if (req.status == 401 && !req.auth_failure_counted)
+        metrics_add(METRIC_AUTH_OTHER, 1);
     {
         double ms = now_ms() - started;
         log_request(&req, ms);

@@ -110,6 +110,24 @@ is value($text, 'purser_auth_failures_total', reason => 'token'), $auth{token} +
 is value($text, 'purser_auth_failures_total', reason => 'chef_headers'), $auth{chef_headers} + 1, 'signed headers incomplete: reason="chef_headers"';
 is value($text, 'purser_rbac_denials_total'), $denied + 1, 'the denial counted';
 
+# every 401 and 403 is counted, not only those of the authentication and the RBAC check
+{
+    my $bootstrap = value($text, 'purser_auth_failures_total', reason => 'bootstrap_token') // 0;
+    ($r) = $s->request('GET', '/install/bootstrap.json?token=' . ('0' x 64));
+    is $r->{status}, 401, 'an unknown bootstrap token: 401';
+    my $mine = $s->must('a cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'm1' } });
+    $s->must('another', 'POST', "/organizations/$org/clusters", { metadata => { name => 'm2' } });
+    my ($res) = $s->request('GET', "/install/bootstrap.json?token=$mine->{bootstrap_token}{token}");
+    my $cred = JSON::PP->new->decode($res->{content})->{token};
+    my $before = value(scrape()->{content}, 'purser_rbac_denials_total');
+    ($r) = $s->api('PUT', "/organizations/$org/clusters/c-m2/facts", { x => 1 }, $cred);
+    is $r->{status}, 403, "a cluster's credential on another cluster's facts: 403 (the handler's check)";
+    $text = scrape()->{content};
+    is value($text, 'purser_auth_failures_total', reason => 'bootstrap_token'), $bootstrap + 1,
+        '  the 401 counted: reason="bootstrap_token"';
+    is value($text, 'purser_rbac_denials_total'), $before + 1, "  the handler's 403 counted";
+}
+
 # ---- caches ----
 my $hits = value($text, 'purser_cache_hits_total', cache => 'auth');
 $s->api('GET', "/organizations/$org/nodes") for 1 .. 6;

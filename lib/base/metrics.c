@@ -59,8 +59,9 @@ static const struct {
     {METRIC_AUTH_CHEF_HEADERS, NULL, NULL, NULL, "reason=\"chef_headers\""},
     {METRIC_AUTH_UNKNOWN_PRINCIPAL, NULL, NULL, NULL, "reason=\"unknown_principal\""},
     {METRIC_AUTH_SIGNATURE, NULL, NULL, NULL, "reason=\"signature\""},
+    {METRIC_AUTH_OTHER, NULL, NULL, NULL, "reason=\"bootstrap_token\""},
     {METRIC_RBAC_DENIED, "purser_rbac_denials_total", "counter",
-     "Authenticated requests the RBAC policy refused (403)", NULL},
+     "Requests refused as not allowed (403): by the RBAC policy or a handler's own check", NULL},
     {METRIC_AUTH_CHANGES, "purser_auth_changes_total", "counter",
      "Writes that changed credentials, memberships or grants (each empties every worker's "
      "authentication cache)",

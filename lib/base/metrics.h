@@ -41,6 +41,7 @@ enum metric {
     METRIC_AUTH_CHEF_HEADERS,      /* signed headers missing, malformed or out of time */
     METRIC_AUTH_UNKNOWN_PRINCIPAL, /* signed as a name that does not exist */
     METRIC_AUTH_SIGNATURE,         /* a signature that no key of the principal verifies */
+    METRIC_AUTH_OTHER,             /* another 401: a bootstrap token unknown, used or expired */
     METRIC_RBAC_DENIED,
     /* writes that changed who is who or who may do what: a worker that sees this move
      * empties its authentication cache before its next request (fcgi/worker.c) */
