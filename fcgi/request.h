@@ -81,9 +81,9 @@ struct request {
     struct principal who;  /* the authenticated principal (valid when authenticated) */
     int authenticated;
     int auth_failure_counted; /* purser_auth_failures_total has this request (a reason known) */
-    long long owner_only; /* the principal's id when its role holds the route's action only on
-                             what it created (RBAC `own`, ROUTE_OWNED routes); 0 otherwise */
-    int api_version;      /* X-Ops-Server-API-Version asked for (0 when absent) */
+    long long owner_only;     /* the principal's id when its role holds the route's action only on
+                                 what it created (RBAC `own`, ROUTE_OWNED routes); 0 otherwise */
+    int api_version;          /* X-Ops-Server-API-Version asked for (0 when absent) */
     char request_id[17];
     int status;        /* the status sent */
     size_t bytes_sent; /* body bytes sent */
