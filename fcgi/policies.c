@@ -1,10 +1,12 @@
 /* policies.c: the Policyfile API (policies, revisions, policy groups) and nodes, Chef's shapes. */
 #include "auth.h"
+#include "auth/identity.h"
 #include "handlers.h"
 #include "policy/policy.h"
 #include "policy/policy_lock.h"
 #include "router.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A lock body: at most Chef's 2,000,000 bytes, then JSON. */
@@ -118,16 +120,29 @@ int policies_get(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* The names of groups joined by commas (in the arena; "" for none), for the delete that may
+ * take those groups' pointers and no other. */
+static const char *joined(struct request *req, const json_t *groups)
+{
+    char *text = identity_join_groups(groups);
+    const char *out = arena_strdup(req->arena, text ? text : "");
+    free(text);
+    return out;
+}
+
 int policies_delete(struct request *req)
 {
     json_t *out = NULL, *groups = NULL;
+    const char *checked = NULL;
     int rc = groups_pointing(req, request_param(req, "name"), &groups);
     if (!rc) /* its pointers go with it: the right to move each group that has one */
         rc = require_each(req, "write_policy_group", groups);
+    if (!rc)
+        checked = joined(req, groups);
     json_decref(groups);
     if (!rc)
         rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"),
-                           request_param(req, "name"), &out, &req->err);
+                           request_param(req, "name"), checked, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -156,17 +171,20 @@ int revisions_get(struct request *req)
 int revisions_delete(struct request *req)
 {
     json_t *out = NULL;
+    const char *checked = NULL;
     int rc =
         policy_revision_get(req->svc->store, req->arena, request_param(req, "org"),
                             request_param(req, "name"), request_param(req, "rev"), &out, &req->err);
     if (!rc) /* its pointers go with it: the right to move each group that has one */
         rc = require_each(req, "write_policy_group", json_object_get(out, "policy_group_list"));
+    if (!rc)
+        checked = joined(req, json_object_get(out, "policy_group_list"));
     json_decref(out);
     out = NULL;
     if (!rc)
         rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                    request_param(req, "name"), request_param(req, "rev"), &out,
-                                    &req->err);
+                                    request_param(req, "name"), request_param(req, "rev"), checked,
+                                    &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 

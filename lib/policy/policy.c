@@ -131,15 +131,37 @@ int policy_get(struct store *store, struct arena *arena, const char *org, const 
     return 0;
 }
 
-int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                  json_t **out, struct purser_error *err)
+/* A pointer of a group outside the checked ones appeared between the check and the delete. */
+static int moved_meanwhile(struct purser_error *err, const char *what, const char *name)
 {
-    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    return purser_error_set(err, PURSER_EEXISTS,
+                            "a policy group was pointed at %s '%s' since it was checked: try again",
+                            what, name);
+}
+
+int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
+                  const char *groups, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name),
+                              groups ? STORE_STR(groups) : STORE_NULLV,
+                              groups ? STORE_STR(groups) : STORE_NULLV};
+    unsigned long long affected = 0;
     int rc = policy_get(store, arena, org, name, out, err);
-    return policy_delete_read(store, rc,
-                              "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
-                              " WHERE o.name = ? AND p.name = ?",
-                              p, 2, org, "policy", name, out, err);
+    if (!rc) /* one statement: the pointers it may take are read as it deletes */
+        rc = event_exec(store, 0, org,
+                        "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
+                        " WHERE o.name = ? AND p.name = ? AND (? IS NULL OR NOT EXISTS (SELECT 1"
+                        " FROM policy_revisions r JOIN policy_group_pointers pp ON"
+                        " pp.revision_pk = r.id JOIN policy_groups g ON g.id = pp.group_id"
+                        " WHERE r.policy_id = p.id AND NOT FIND_IN_SET(g.name, ?)))",
+                        p, 4, &affected, "policy", name, "delete", err);
+    if (!rc && !affected)
+        rc = moved_meanwhile(err, "a revision of policy", name);
+    if (rc && *out) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 /* The id of the row named name in table (policies or policy_groups) of organization oid,
@@ -341,17 +363,26 @@ int policy_revision_get(struct store *store, struct arena *arena, const char *or
 }
 
 int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *revision, json_t **out,
+                           const char *name, const char *revision, const char *groups, json_t **out,
                            struct purser_error *err)
 {
     struct store_rows rows;
-    struct store_value pk;
-    int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
+    struct store_value p[3];
+    unsigned long long affected = 0;
+    int rc = revision_row(store, arena, org, name, revision, &rows, &p[0], err);
     if (rc)
         return rc;
-    rc =
-        event_exec(store, 0, org, "DELETE FROM policy_revisions WHERE id = ?", &pk, 1, NULL,
-                   "policy_revision", arena_sprintf(arena, "%s/%s", name, revision), "delete", err);
+    p[1] = groups ? (struct store_value)STORE_STR(groups) : (struct store_value)STORE_NULLV;
+    p[2] = p[1];
+    rc = event_exec(store, 0, org,
+                    "DELETE FROM policy_revisions WHERE id = ? AND (? IS NULL OR NOT EXISTS"
+                    " (SELECT 1 FROM policy_group_pointers pp JOIN policy_groups g ON"
+                    " g.id = pp.group_id WHERE pp.revision_pk = policy_revisions.id AND NOT"
+                    " FIND_IN_SET(g.name, ?)))",
+                    p, 3, &affected, "policy_revision",
+                    arena_sprintf(arena, "%s/%s", name, revision), "delete", err);
+    if (!rc && !affected)
+        rc = moved_meanwhile(err, "revision", revision);
     if (!rc)
         *out = policy_parse_stored(store_cell(&rows, 0, 1));
     return rc;

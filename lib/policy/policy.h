@@ -22,8 +22,11 @@ int policy_list(struct store *store, struct arena *arena, const char *org, const
 /* GET policies/{name}: {revisions: {...}}; DELETE answers the same and removes everything. */
 int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
                json_t **out, struct purser_error *err);
+/* groups (comma-separated, NULL: any): the only policy groups whose pointers the delete may
+ * take with it, as the caller checked them; a pointer of another group, even one made since,
+ * keeps everything (PURSER_EEXISTS, nothing deleted): the check and the delete are one. */
 int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                  json_t **out, struct purser_error *err);
+                  const char *groups, json_t **out, struct purser_error *err);
 
 /* POST policies/{name}/revisions: the lock back (201); 409 if the revision exists. */
 int policy_revision_create(struct store *store, const char *org, const char *name,
@@ -33,7 +36,7 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
                         const char *revision, json_t **out, struct purser_error *err);
 int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *revision, json_t **out,
+                           const char *name, const char *revision, const char *groups, json_t **out,
                            struct purser_error *err);
 
 /* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}} (a group without
