@@ -66,8 +66,8 @@ static const char *own_media(const char *name)
 }
 
 /* {media type: {schema}} for a body of schema name: YAML routes take YAML and answer YAML or
- * JSON (when asked), a PATCH takes a merge patch (a resource's only that; a user's plain JSON
- * too), and a few shapes have their own type. */
+ * JSON (when asked), every PATCH takes a merge patch or plain JSON (which means the same), and
+ * a few shapes have their own type. */
 static json_t *content(const struct route *r, const char *name, int request)
 {
     json_t *out = json_object();
@@ -87,8 +87,7 @@ static json_t *content(const struct route *r, const char *name, int request)
     if (request && !strcmp(r->method, "PATCH"))
         json_object_set_new(out, "application/merge-patch+json",
                             json_pack("{s:o}", "schema", ref("schemas", name)));
-    if (request && ((r->flags & ROUTE_YAML) ||
-                    (!strcmp(r->method, "PATCH") && !strcmp(r->answer, "Resource"))))
+    if (request && (r->flags & ROUTE_YAML))
         return out;
     json_object_set_new(out, "application/json",
                         json_pack("{s:o}", "schema", ref("schemas", name)));

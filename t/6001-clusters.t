@@ -133,12 +133,16 @@ is $d->{metadata}{revision}, $rev2, '  and the cluster is unchanged';
 # ---- PATCH ----
 ($r, $d) = call('PATCH', "$base/c-alpha", { spec => { facts => { zone => 'a' } } }, 'content-type' => 'application/merge-patch+json');
 is $r->{status}, 412, 'PATCH without a revision: 412';
-($r, $d) = call('PATCH', "$base/c-alpha", { spec => { facts => { zone => 'a' } } }, 'if-match' => qq("$rev2"));
-is $r->{status}, 415, 'PATCH as application/json: 415';
-like err($d), qr/merge-patch\+json/, '  naming the media type';
+($r, $d) = call('PATCH', "$base/c-alpha", { spec => { facts => { zone => 'a' } } }, 'if-match' => qq("$rev2"),
+                'content-type' => 'application/json-patch+json');
+is $r->{status}, 415, 'PATCH as a JSON Patch (RFC 6902): 415';
+like err($d), qr/merge-patch\+json.*application\/json/, '  naming the media types it takes';
 ($r, $d) = call('PATCH', "$base/c-alpha", { spec => { facts => { zone => 'a' } } }, 'content-type' => 'application/merge-patch+json', 'if-match' => qq("$rev2"));
 is $r->{status}, 200, 'PATCH: 200';
 is_deeply $d->{spec}{facts}, { region => 'us', zone => 'a' }, '  merged';
+($r, $d) = call('PATCH', "$base/c-alpha", { metadata => { annotations => { via => 'json' } } }, 'if-match' => qq("$d->{metadata}{revision}"));
+is $r->{status}, 200, 'PATCH as plain JSON: the same merge patch, 200';
+is_deeply $d->{metadata}{annotations}, { via => 'json' }, '  merged';
 my $rev3 = $d->{metadata}{revision};
 ($r, $d) = call('PATCH', "$base/c-alpha", { metadata => { revision => $rev3, labels => { team => 'b' } }, spec => { facts => { region => undef } } }, 'content-type' => 'application/merge-patch+json');
 is $r->{status}, 200, 'PATCH with metadata.revision and a null: 200';
