@@ -84,4 +84,13 @@ is post_result($rev, 'drydock-site-validation', 'success'), 201, 'drydock report
 $st = statuses($rev);
 is $st->{'site-deploy-ready'}, 'succeeded', 'a fresh success counts again';
 
+# A rollback is a write like the others: its revision records Deckhand's schema validation.
+($r, $d) = $s->yaml('POST', "/api/v1.0/rollback/$rev");
+is $r->{status}, 201, 'a rollback to that revision';
+my $back = $d->[0]{id};
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$back/validations");
+my ($schema) = grep { $_->{name} eq 'deckhand-schema-validation' } @{ $d->[0]{results} // [] };
+is $schema->{status}, 'success', "  its revision records deckhand-schema-validation: success"
+    or diag explain $d;
+
 PurserStack::finish();

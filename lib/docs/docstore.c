@@ -315,10 +315,8 @@ int docstore_write_members(struct write *w, const struct entry *entries, size_t 
                        "", 10, p, n, err);
 }
 
-/* Every write passed Deckhand's schema checks: record that as the revision's
- * deckhand-schema-validation result. */
-static int record_schema_validation(const struct docstore_ctx *ctx, long long revision,
-                                    struct purser_error *err)
+int docstore_record_schema_validation(const struct docstore_ctx *ctx, long long revision,
+                                      struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(revision)};
     return docstore_exec(
@@ -464,7 +462,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     }
     if ((rc = docstore_written(w, docstore_write_members(w, carried, n, err), err)) ||
         (rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err)) ||
-        (rc = docstore_written(w, record_schema_validation(w->ctx, w->revision, err), err)))
+        (rc =
+             docstore_written(w, docstore_record_schema_validation(w->ctx, w->revision, err), err)))
         return rc;
     return answer(w, items, done, answer_bucket, w->revision, err);
 }

@@ -202,6 +202,11 @@ int docstore_run_write(struct write *w, struct purser_error *err);
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
 
 /* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
+/* Every write passed Deckhand's schema checks: record that as the revision's
+ * deckhand-schema-validation result (a rollback's too). */
+int docstore_record_schema_validation(const struct docstore_ctx *ctx, long long revision,
+                                      struct purser_error *err);
+
 int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
                            struct purser_error *err);
 

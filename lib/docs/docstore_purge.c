@@ -95,11 +95,13 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
         return rc;
     w->any_payload = 0;
-    return (rc = docstore_written(w, docstore_insert_revision(w, err), err)) ||
-                   (rc = docstore_written(w, docstore_write_members(w, entries, n, err), err)) ||
-                   (rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err))
-               ? rc
-               : 0;
+    if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)))
+        rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
+    if (!rc)
+        rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err);
+    if (!rc) /* the documents it brings back passed the checks when they were written */
+        rc = docstore_written(w, docstore_record_schema_validation(w->ctx, w->revision, err), err);
+    return rc;
 }
 
 int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out,
