@@ -123,8 +123,11 @@ is $r->{status}, 200, 'and the documents';
 my $first = $d->{bootstrap_token}{token};
 ($r, $d) = call('POST', "$base/c-reset/bootstrap-token");
 is $r->{status}, 201, 'reset: 201';
-my $second = $d->{token};
+my $second = $d->{bootstrap_token}{token};
 like $second, qr/^[0-9a-f]{64}$/, '  a new token, shown once';
+is $d->{metadata}{name}, 'c-reset', '  in the shape a creation answers: the cluster';
+is $d->{status}{bootstrap_token}{expires_at}, $d->{bootstrap_token}{expires_at},
+    '  whose status has the new expiry';
 isnt $second, $first, '  not the old one';
 ($r, $d) = redeem($first);
 is $r->{status}, 401, 'the old token stops working';

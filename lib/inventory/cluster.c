@@ -246,9 +246,9 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     rc = resource_set_status(&cluster_kind, s, name, state, "bootstrap_token_reset", token_hook, &t,
                              &cluster, err);
     json_decref(state);
-    if (!rc) {
-        *out = shown_token(token, &t, install_base);
-        json_object_set_new(*out, "cluster", cluster);
+    if (!rc) { /* the answer of a creation: the cluster, and its new token once */
+        *out = cluster;
+        json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
     }
     crypto_free_secret(token);
     return rc;

@@ -22,8 +22,9 @@ int cluster_id(struct arena *arena, const char *given, const char **out, struct 
 int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
                    const char *install_base, json_t **out, struct purser_error *err);
 
-/* A new bootstrap token for the cluster (the old one stops working), shown once in *out:
- * {token, expires_at, install_url}. */
+/* A new bootstrap token for the cluster (the old one stops working). *out is the cluster as a
+ * creation answers it: its status with the new token's expiry, and "bootstrap_token": {token,
+ * expires_at, install_url}, the only time the token is shown. */
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
                         const char *install_base, json_t **out, struct purser_error *err);
 

@@ -64,7 +64,7 @@ export async function clusterPage(ctx) {
       if (!await confirmDialog(`Reset the bootstrap token of ${c.metadata.name}?`, ['The current token stops working.'], 'Reset')) return;
       try {
         const t = await api('POST', `${base(ctx.org)}/${enc(id)}/bootstrap-token`);
-        tokenHolder.replaceChildren(secretOnce('New bootstrap token', t.token));
+        tokenHolder.replaceChildren(secretOnce('New bootstrap token', t.bootstrap_token.token));
       } catch (err) { tokenHolder.replaceChildren(failure(err)); }
     } }, 'Reset bootstrap token') : null,
     tokenHolder,
