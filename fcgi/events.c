@@ -33,6 +33,21 @@ static void readable_events(struct request *req, json_t *events)
     }
 }
 
+/* 400 for kinds= naming a kind there is none of: the message, and every kind there is. */
+static int unknown_kinds(struct request *req)
+{
+    json_t *known = json_array(), *body;
+    const struct event_kind *k;
+    int rc;
+    for (size_t i = 0; (k = event_kind_at(i)); i++)
+        json_array_append_new(known, json_string(k->name));
+    body = json_pack("{s:{s:s, s:s}, s:o}", "error", "code", "bad_request", "message",
+                     req->err.message, "known", known);
+    rc = respond_json(req, 400, body, NULL);
+    json_decref(body);
+    return rc;
+}
+
 int events_list(struct request *req)
 {
     long long org_id, gone = 0, last = 0;
@@ -51,7 +66,8 @@ int events_list(struct request *req)
         return purser_error_set(&req->err, PURSER_EINVAL, "wait: at most %d seconds (got %lld)",
                                 EVENTS_MAX_WAIT, wait);
     /* before the organization, and long before a wait is handed to nginx */
-    rc = events_kinds_check(kinds, &req->err);
+    if ((rc = events_kinds_check(kinds, &req->err)))
+        return unknown_kinds(req);
     if (!rc)
         rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id,
                              &req->err);

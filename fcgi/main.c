@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "config/config.h"
+#include "resource/resource.h"
 #include "router.h"
 #include "worker.h"
 
@@ -320,6 +321,13 @@ int main(int argc, char **argv)
         else
             fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
         return 1;
+    }
+    { /* the resource kinds' events, before the workers that write them are forked */
+        const struct resource_kind *kinds[16];
+        if (resource_kinds_register(kinds, route_kinds(kinds, 16))) {
+            fprintf(stderr, "purser-fcgi: too many resource kinds' event kinds\n");
+            return 1;
+        }
     }
     if (load_policy(&m.policy, m.cfg.policy_file, &err)) {
         fprintf(stderr, "purser-fcgi: rbac.policy_file %s: %s\n", m.cfg.policy_file, err.message);

@@ -4,6 +4,7 @@
 #include "auth/rbac.h"
 #include "base/log.h"
 #include "handlers.h"
+#include "router.h"
 #include "transfer/transfer.h"
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,7 @@ int org_permissions(struct request *req)
 
 static void transfer_context(struct request *req, struct transfer_ctx *c)
 {
+    static const struct resource_kind *kinds[16]; /* the route table's, as it lists them */
     memset(c, 0, sizeof(*c));
     c->store = req->svc->store;
     c->arena = req->arena;
@@ -220,6 +222,8 @@ static void transfer_context(struct request *req, struct transfer_ctx *c)
     c->bootstrap_ttl = req->svc->config->bootstrap_ttl;
     c->valid_role = role_known;
     c->role_ctx = (void *)req->svc->policy;
+    c->kinds = kinds;
+    c->kind_count = route_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]));
 }
 
 int org_export(struct request *req)

@@ -145,3 +145,16 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
     }
     return rbac_policy_validate(policy, actions, n, err);
 }
+
+size_t route_kinds(const struct resource_kind **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < route_count; i++) {
+        int seen = !routes[i].kind;
+        for (size_t j = 0; !seen && j < n; j++)
+            seen = out[j] == routes[i].kind;
+        if (!seen && n < max)
+            out[n++] = routes[i].kind;
+    }
+    return n;
+}

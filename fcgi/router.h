@@ -44,6 +44,10 @@ extern const size_t route_count;
 
 struct rbac_policy;
 
+/* The kinds of the resource convention the route table serves (each RESOURCE() row's), each
+ * once, in table order: at most max into out; returns how many. */
+size_t route_kinds(const struct resource_kind **out, size_t max);
+
 /* Holds the route table and the RBAC policy to each other: every route that is not open names
  * an action, the policy declares every action used, and a role's `own` actions are used only
  * by ROUTE_OWNED routes (rbac_policy_validate). */

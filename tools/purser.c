@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "docs/docstore.h"
 #include "policy/policy.h"
+#include "resource/resource.h"
 #include "store/events.h"
 #include "store/migrate.h"
 #include "transfer/transfer.h"
@@ -536,6 +537,7 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
     int import = strcmp(argv[0], "import") == 0, secrets = 0, rc;
     const char *org = NULL, *file = NULL;
     struct transfer_ctx c;
+    const struct resource_kind *kinds[16];
     struct keyring *ring = NULL;
     struct rbac_policy *policy = NULL;
     struct store *store = NULL;
@@ -565,6 +567,8 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
         rc = purser_error_set(&err, PURSER_EUNAVAIL, "the database cannot be reached");
     c.store = store;
     c.secrets = secrets;
+    c.kinds = kinds;
+    c.kind_count = route_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]));
     if (!rc && import) {
         FILE *in = fopen(file, "rb");
         char chunk[65536];
@@ -667,6 +671,10 @@ int main(int argc, char **argv)
     }
     if (!path)
         path = "/etc/purser/purser.yaml";
+    { /* the resource kinds' events, which its writes (import) append */
+        const struct resource_kind *kinds[16];
+        resource_kinds_register(kinds, route_kinds(kinds, 16));
+    }
     if (strcmp(command, "config-defaults") == 0) {
         struct buf out = BUF_INIT;
         rc = config_describe(&out);

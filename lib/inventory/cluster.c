@@ -92,6 +92,42 @@ static int delete_credential(struct store *store, long long id, const struct res
                                   err);
 }
 
+static const struct event_kind cluster_events[] = {
+    {"cluster", "a cluster was registered, changed or deleted (name: the cluster)"},
+    {"facts", "a cluster reported its dynamic facts (name: the cluster)"},
+    {"bootstrap_token_reset", "a cluster's bootstrap token was reset (name: the cluster)"},
+    {NULL, NULL},
+};
+
+/* One cluster as an export carries it: the envelope and its dynamic facts; no revision, no
+ * times, no bootstrap token. */
+static json_t *export_cluster(const json_t *cluster)
+{
+    const json_t *facts = json_object_get(json_object_get(cluster, "status"), "dynamic_facts");
+    json_t *doc = resource_export_doc(&cluster_kind, cluster);
+    if (doc && facts)
+        json_object_set_new(doc, "status", json_pack("{s:O}", "dynamic_facts", facts));
+    return doc;
+}
+
+/* An exported cluster registered again (a new bootstrap token), with its dynamic facts. */
+static int import_cluster(const struct resource_scope *s, const json_t *doc,
+                          const struct resource_import *in, json_t **out, struct purser_error *err)
+{
+    const json_t *facts = json_object_get(json_object_get(doc, "status"), "dynamic_facts");
+    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
+    json_t *body = json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec",
+                             json_object_get(doc, "spec"));
+    int rc = cluster_create(s, body, in->token_ttl, in->base_url, out, err);
+    json_decref(body);
+    if (!rc && facts) {
+        json_decref(*out);
+        *out = NULL;
+        rc = cluster_facts_put(s, name, facts, 100, 0, out, err);
+    }
+    return rc;
+}
+
 const struct resource_kind cluster_kind = {
     .kind = "Cluster",
     .version = "v1",
@@ -103,6 +139,10 @@ const struct resource_kind cluster_kind = {
     .title = "display_name",
     .check_spec = check_spec,
     .on_delete = delete_credential,
+    .events = cluster_events,
+    .export_kind = "Cluster",
+    .export_doc = export_cluster,
+    .import_doc = import_cluster,
 };
 
 /* ---- ids ---- */

@@ -647,3 +647,26 @@ int resource_set_status_in(const struct resource_kind *k, const struct resource_
     json_decref(w.out);
     return rc;
 }
+
+int resource_kinds_register(const struct resource_kind *const *kinds, size_t count)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < count; i++)
+        if (kinds[i]->events)
+            rc = event_kinds_register(kinds[i]->events);
+    return rc;
+}
+
+json_t *resource_export_doc(const struct resource_kind *k, const json_t *resource)
+{
+    static const char *const fields[] = {"labels", "annotations", "description"};
+    const json_t *meta = json_object_get(resource, "metadata");
+    json_t *doc = json_pack("{s:s, s:s, s:{s:s?}, s:O}", "kind", k->export_kind, "version", "v1",
+                            "metadata", "name", json_string_value(json_object_get(meta, "name")),
+                            "spec", json_object_get(resource, "spec"));
+    for (size_t i = 0; doc && i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (json_object_get(meta, fields[i]))
+            json_object_set(json_object_get(doc, "metadata"), fields[i],
+                            json_object_get(meta, fields[i]));
+    return doc;
+}

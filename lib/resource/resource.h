@@ -26,7 +26,11 @@ struct resource_field {
 };
 
 struct resource_scope;
+struct resource_import;
+struct event_kind;
 
+/* A kind of the resource convention: everything about it in one place (its lib file), with
+ * its routes one RESOURCE() row of fcgi/routes.c. */
 struct resource_kind {
     const char *kind;    /* "Cluster": the kind field and messages ("Cluster 'c-a' ...") */
     const char *version; /* "v1" */
@@ -44,7 +48,31 @@ struct resource_kind {
      * NULL): what the resource owns outside its own rows goes with it (a cluster's client). */
     int (*on_delete)(struct store *store, long long id, const struct resource_scope *s,
                      struct purser_error *err);
+    /* The kinds of the events its writes append, ended by {NULL}: its stored name first, then
+     * those of its status writes (registered by resource_kinds_register). */
+    const struct event_kind *events;
+    /* Its place in an export: the documents' kind ("Cluster"), the document of one stored
+     * resource (a new reference), and the import of one document (*out: what the write
+     * answered, freed by the caller). */
+    const char *export_kind;
+    json_t *(*export_doc)(const json_t *resource);
+    int (*import_doc)(const struct resource_scope *s, const json_t *doc,
+                      const struct resource_import *in, json_t **out, struct purser_error *err);
 };
+
+/* What an import gives a kind's import_doc. */
+struct resource_import {
+    const char *base_url; /* the API's URL (install URLs) */
+    long token_ttl;       /* seconds a new bootstrap token lives */
+};
+
+/* Registers the kinds' events with the event log, once per process before it writes (the
+ * route table lists the kinds: fcgi/router.h route_kinds). */
+int resource_kinds_register(const struct resource_kind *const *kinds, size_t count);
+
+/* An export's document of a resource: {kind: export_kind, version: v1, metadata: {name, labels,
+ * annotations, description}, spec} (no revision, no times; status left to the kind). */
+json_t *resource_export_doc(const struct resource_kind *k, const json_t *resource);
 
 /* Where a call acts and who acts. */
 struct resource_scope {

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-/* Every kind purser writes. README's Events section lists the same in the same order:
- * t/6005 reads both (one `{"name",` a kind here) and asks the feed for each. */
+/* The kinds of the core's events; each resource kind registers its own (its resource_kind's
+ * events). README's Events section lists them all: t/6005 holds it to the feed's list. */
 const struct event_kind event_kinds[] = {
     {"organization", "an organization was created or changed (name: the organization)"},
     {"member", "a user became a member, had its roles changed or left (name: the user)"},
@@ -31,19 +31,50 @@ const struct event_kind event_kinds[] = {
                           "changed) or all were purged (name: *)"},
     {"tag", "a revision tag was set or deleted (name: revision/tag)"},
     {"validation", "a validation of a revision was recorded (name: revision/validation)"},
-    {"cluster", "a cluster was registered, changed or deleted (name: the cluster)"},
-    {"facts", "a cluster reported its dynamic facts (name: the cluster)"},
-    {"bootstrap_token_reset", "a cluster's bootstrap token was reset (name: the cluster)"},
 };
 const size_t event_kind_count = sizeof(event_kinds) / sizeof(event_kinds[0]);
+
+/* The kinds the resource kinds registered (resource_kinds_register): each a {NULL}-ended
+ * array, kept by pointer. */
+#define EVENT_KIND_SETS 16
+static const struct event_kind *registered[EVENT_KIND_SETS];
+static size_t registered_count;
+
+int event_kinds_register(const struct event_kind *kinds)
+{
+    for (size_t i = 0; i < registered_count; i++)
+        if (registered[i] == kinds)
+            return 0;
+    if (registered_count == EVENT_KIND_SETS)
+        return PURSER_EINTERNAL;
+    registered[registered_count++] = kinds;
+    return 0;
+}
+
+const struct event_kind *event_kind_at(size_t i)
+{
+    if (i < event_kind_count)
+        return &event_kinds[i];
+    i -= event_kind_count;
+    for (size_t s = 0; s < registered_count; s++) {
+        size_t n = 0;
+        while (registered[s][n].name)
+            n++;
+        if (i < n)
+            return &registered[s][i];
+        i -= n;
+    }
+    return NULL;
+}
 
 /* The longest part of an unknown kind its 400 quotes (the rest lists the known ones). */
 #define EVENTS_KIND_SHOWN 40
 
 static int kind_known(const char *name, size_t len)
 {
-    for (size_t i = 0; i < event_kind_count; i++)
-        if (strlen(event_kinds[i].name) == len && !memcmp(event_kinds[i].name, name, len))
+    const struct event_kind *k;
+    for (size_t i = 0; (k = event_kind_at(i)); i++)
+        if (strlen(k->name) == len && !memcmp(k->name, name, len))
             return 1;
     return 0;
 }
@@ -58,16 +89,17 @@ int event_kind_known(const char *name)
 static void kind_list(char *out, size_t size)
 {
     size_t len = 0;
+    const struct event_kind *k;
     out[0] = '\0';
-    for (size_t i = 0; i < event_kind_count; i++) {
+    for (size_t i = 0; (k = event_kind_at(i)); i++) {
         const char *sep = i ? ", " : "";
         /* room after each kind but the last for a ", ..." that may have to follow it */
-        size_t reserve = i + 1 < event_kind_count ? strlen(", ...") : 0;
-        if (len + strlen(sep) + strlen(event_kinds[i].name) + reserve >= size) {
+        size_t reserve = event_kind_at(i + 1) ? strlen(", ...") : 0;
+        if (len + strlen(sep) + strlen(k->name) + reserve >= size) {
             snprintf(out + len, size - len, "%s...", sep);
             return;
         }
-        len += (size_t)snprintf(out + len, size - len, "%s%s", sep, event_kinds[i].name);
+        len += (size_t)snprintf(out + len, size - len, "%s%s", sep, k->name);
     }
 }
 
@@ -123,8 +155,8 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
     int rc;
     if (!event_kind_known(kind))
         return purser_error_set(err, PURSER_EINTERNAL,
-                                "event kind '%s' is not in the event kinds table "
-                                "(lib/store/events.c)",
+                                "event kind '%s' is neither in the event kinds table "
+                                "(lib/store/events.c) nor a registered resource kind's",
                                 kind);
     text = detail ? json_text(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     clock_gettime(CLOCK_REALTIME, &now);

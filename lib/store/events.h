@@ -14,10 +14,18 @@ struct event_kind {
     const char *description; /* "a cluster was registered, changed or deleted (name: ...)" */
 };
 
-/* Every kind purser writes, one table (events.c; README's Events section lists the same):
- * event_append refuses any other, and so does the feed's kinds= filter. */
+/* The core's kinds, one table (events.c); a resource kind's own kinds come with it
+ * (event_kinds_register). event_append refuses any kind of neither, and so does the feed's
+ * kinds= filter; README's Events section lists them all. */
 extern const struct event_kind event_kinds[];
 extern const size_t event_kind_count;
+
+/* Registers more kinds: kinds is an array ended by {NULL}, kept by pointer (registered once
+ * per process, before the workers start). PURSER_EINTERNAL past 16 arrays. */
+int event_kinds_register(const struct event_kind *kinds);
+
+/* The i-th kind of all (the table's, then the registered ones in order), or NULL past them. */
+const struct event_kind *event_kind_at(size_t i);
 
 /* 1 when name is a kind of event_kinds, else 0. */
 int event_kind_known(const char *name);

@@ -5,7 +5,6 @@
 #include "base/crypto.h"
 #include "docs/docstore.h"
 #include "docs/document.h"
-#include "inventory/cluster.h"
 #include "policy/cookbook.h"
 #include "policy/policy.h"
 #include "resource/resource.h"
@@ -250,27 +249,9 @@ static int export_documents(const struct transfer_ctx *c, long long oid, json_t 
     return rc;
 }
 
-/* One cluster as an export carries it: no revision, no times, no bootstrap token. */
-static json_t *cluster_doc(const json_t *cl)
-{
-    const json_t *meta = json_object_get(cl, "metadata");
-    const json_t *facts = json_object_get(json_object_get(cl, "status"), "dynamic_facts");
-    json_t *doc = envelope("Cluster", json_string_value(json_object_get(meta, "name")),
-                           json_incref(json_object_get(cl, "spec")));
-    for (size_t k = 0; k < 3; k++) {
-        static const char *const fields[] = {"labels", "annotations", "description"};
-        json_t *v = json_object_get(meta, fields[k]);
-        if (v)
-            json_object_set(json_object_get(doc, "metadata"), fields[k], v);
-    }
-    if (facts)
-        json_object_set_new(doc, "status", json_pack("{s:O}", "dynamic_facts", facts));
-    return doc;
-}
-
-/* The clusters by the resource convention's own pages, by name. */
-static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *out,
-                           struct purser_error *err)
+/* The resources of kind k by the convention's own pages, by name. */
+static int export_resources(const struct transfer_ctx *c, long long oid,
+                            const struct resource_kind *k, json_t *out, struct purser_error *err)
 {
     struct resource_scope s = {c->store, c->arena, oid, c->actor};
     struct resource_query q = {.page_size = "1000"};
@@ -280,14 +261,14 @@ static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *
         json_t *page, *item;
         size_t i;
         buf_reset(&text);
-        if ((rc = resource_list(&cluster_kind, &s, &q, &text, err)))
+        if ((rc = resource_list(k, &s, &q, &text, err)))
             break;
         if (!(page = json_loadb(text.data, text.len, 0, NULL))) {
-            rc = purser_error_set(err, PURSER_EINTERNAL, "a page of clusters did not decode");
+            rc = purser_error_set(err, PURSER_EINTERNAL, "a page of %ss did not decode", k->stored);
             break;
         }
         json_array_foreach (json_object_get(page, "items"), i, item)
-            add(c, out, cluster_doc(item));
+            add(c, out, k->export_doc(item));
         q.page_token = arena_strdup(
             c->arena, json_string_value(json_object_get(page, "next_page_token")) ?: "");
         json_decref(page);
@@ -299,8 +280,7 @@ static int export_clusters(const struct transfer_ctx *c, long long oid, json_t *
 /* The writers of an export, in the order of transfer_kinds (each writes one or more kinds). */
 static int (*const exports[])(const struct transfer_ctx *c, long long oid, json_t *out,
                               struct purser_error *err) = {
-    export_identity,  export_policies,  export_nodes,
-    export_artifacts, export_documents, export_clusters,
+    export_identity, export_policies, export_nodes, export_artifacts, export_documents,
 };
 
 int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_error *err)
@@ -310,6 +290,8 @@ int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_er
     *out = json_array();
     for (size_t i = 0; !rc && i < sizeof(exports) / sizeof(exports[0]); i++)
         rc = exports[i](c, oid, *out, err);
+    for (size_t i = 0; !rc && i < c->kind_count; i++)
+        rc = export_resources(c, oid, c->kinds[i], *out, err);
     if (rc) {
         json_decref(*out);
         *out = NULL;
@@ -633,27 +615,10 @@ static int import_validation(struct import *im, const json_t *doc, const char *n
     return rc ? rc : docstore_validation_create(&d, rev, name, spec, out, err);
 }
 
-static int import_cluster(struct import *im, const json_t *doc, const char *name,
-                          const json_t *spec, json_t **out, struct purser_error *err)
-{
-    const struct transfer_ctx *c = im->c;
-    struct resource_scope s = {c->store, c->arena, im->oid, c->actor};
-    json_t *body =
-        json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec", spec);
-    const json_t *facts = json_object_get(json_object_get(doc, "status"), "dynamic_facts");
-    int rc = cluster_create(&s, body, c->bootstrap_ttl, c->base_url, out, err);
-    json_decref(body);
-    if (!rc && facts) {
-        json_decref(*out);
-        *out = NULL;
-        rc = cluster_facts_put(&s, name, facts, 100, 0, out, err);
-    }
-    return rc;
-}
-
 /* The kinds of an export, in the order they are written (each refers only to kinds before
  * it; the Organization first): a document's check beyond the envelope (NULL: none) and its
- * import. A kind an export writes is a row here and a writer in exports[]. */
+ * import. A kind of the core is a row here and a writer in exports[]; the resource kinds come
+ * after them, as the transfer_ctx lists them. */
 static const struct transfer_kind transfer_kinds[] = {
     {"Organization", NULL, import_organization},
     {"Member", NULL, import_member},
@@ -665,20 +630,28 @@ static const struct transfer_kind transfer_kinds[] = {
     {"DocumentBucket", check_bucket, import_bucket},
     {"RevisionTag", NULL, import_tag},
     {"Validation", NULL, import_validation},
-    {"Cluster", NULL, import_cluster},
 };
 #define KIND_COUNT (sizeof(transfer_kinds) / sizeof(transfer_kinds[0]))
 
-static int kind_index(const char *kind)
+/* A document kind's index: the core's in their table, then the context's resource kinds. */
+static int kind_index(const struct transfer_ctx *c, const char *kind)
 {
     for (size_t i = 0; kind && i < KIND_COUNT; i++)
         if (!strcmp(transfer_kinds[i].kind, kind))
             return (int)i;
+    for (size_t i = 0; kind && i < c->kind_count; i++)
+        if (!strcmp(c->kinds[i]->export_kind, kind))
+            return (int)(KIND_COUNT + i);
     return -1;
 }
 
+static const char *kind_name(const struct transfer_ctx *c, int k)
+{
+    return (size_t)k < KIND_COUNT ? transfer_kinds[k].kind : c->kinds[k - KIND_COUNT]->export_kind;
+}
+
 /* The whole stream before anything is written. */
-static int check_stream(const json_t *docs, struct purser_error *err)
+static int check_stream(const struct transfer_ctx *c, const json_t *docs, struct purser_error *err)
 {
     json_t *seen = json_object(), *doc;
     size_t i;
@@ -688,7 +661,7 @@ static int check_stream(const json_t *docs, struct purser_error *err)
     json_array_foreach (docs, i, doc) {
         const char *kind = json_string_value(json_object_get(doc, "kind"));
         const char *name = meta_name(doc);
-        int k = kind_index(kind);
+        int k = kind_index(c, kind);
         if (!json_is_object(doc))
             rc = invalid(err, i, doc, "not a mapping");
         else if (k < 0)
@@ -718,13 +691,26 @@ static int check_stream(const json_t *docs, struct purser_error *err)
         }
         if (rc)
             break;
-        if (transfer_kinds[k].check)
+        if ((size_t)k < KIND_COUNT && transfer_kinds[k].check)
             rc = transfer_kinds[k].check(doc, seen, i, err);
         if (rc)
             break;
     }
     json_decref(seen);
     return rc;
+}
+
+/* One document through its kind's import: the core's table, or a resource kind's import_doc. */
+static int import_one(struct import *im, int k, const json_t *doc, json_t **out,
+                      struct purser_error *err)
+{
+    const struct transfer_ctx *c = im->c;
+    struct resource_scope s = {c->store, c->arena, im->oid, c->actor};
+    struct resource_import in = {.base_url = c->base_url, .token_ttl = c->bootstrap_ttl};
+    if ((size_t)k < KIND_COUNT)
+        return transfer_kinds[k].import(im, doc, meta_name(doc), json_object_get(doc, "spec"), out,
+                                        err);
+    return c->kinds[k - KIND_COUNT]->import_doc(&s, doc, &in, out, err);
 }
 
 static int import_txn(struct store *store, void *ctx, struct purser_error *err)
@@ -736,14 +722,12 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
     (void)store;
     json_object_clear(im->summary);
     json_array_foreach (im->docs, i, doc) {
-        int k = kind_index(json_string_value(json_object_get(doc, "kind")));
-        json_t *n;
+        int k = kind_index(im->c, json_string_value(json_object_get(doc, "kind")));
+        const char *kind = kind_name(im->c, k);
+        json_t *n, *out = NULL;
         if (rc)
             break;
-        json_t *out = NULL;
-        const char *kind = transfer_kinds[k].kind;
-        rc = transfer_kinds[k].import(im, doc, meta_name(doc), json_object_get(doc, "spec"), &out,
-                                      err);
+        rc = import_one(im, k, doc, &out, err);
         json_decref(out);
         if (rc)
             return at_doc(err, rc, i, doc);
@@ -759,7 +743,7 @@ int transfer_import(const struct transfer_ctx *c, const json_t *docs, json_t **s
                     struct purser_error *err)
 {
     struct import im = {.c = c, .docs = docs, .summary = json_object()};
-    int rc = check_stream(docs, err);
+    int rc = check_stream(c, docs, err);
     if (!rc)
         rc = org_id_of(c, &im.oid, err);
     if (!rc)

@@ -33,6 +33,10 @@ struct transfer_ctx {
     const struct keyring *keyring; /* encrypted documents (NULL: none can be read or written) */
     int secrets;                   /* export: encrypted documents' data in clear */
     long bootstrap_ttl;            /* import: an imported cluster's new bootstrap token */
+    /* the kinds of the resource convention (the route table's), written after the rest in
+     * this order, each through its own export_doc and import_doc */
+    const struct resource_kind *const *kinds;
+    size_t kind_count;
     int (*valid_role)(const char *role, void *ctx); /* import: the RBAC policy's roles */
     void *role_ctx;
     /* progress (may be NULL): called after each document with its index and kind */
