@@ -133,6 +133,11 @@ my ($r2) = call('GET', "/install/bootstrap.json?token=$reset", undef, authorizat
 is $r2->{status}, 200, '  the new one does';
 my (undef, $c) = call('GET', "$base/clusters/c-from-the-page");
 is_deeply $c->{metadata}{labels}, { env => 'ui' }, '  the cluster has the labels typed';
+ok scalar(grep { $_ eq 'c-from-the-page' } @{ $seen{'clusters listed after a create'} // [] }),
+    '  and the list shows it at once (no reload)';
+like $seen{'status after a reset'} // '', qr/\Q$c->{status}{bootstrap_token}{expires_at}\E/,
+    "  the page's status shows the new token's expiry after the reset"
+    or diag "page: $seen{'status after a reset'}; API: $c->{status}{bootstrap_token}{expires_at}";
 
 like $seen{'new api token'} // '', qr/^purser_/, 'a new API token shown once';
 my ($rt) = call('GET', '/organizations', undef, authorization => "Bearer $seen{'new api token'}");

@@ -132,11 +132,14 @@ try {
   await page.click('form.create button[type=submit]');
   await page.waitForSelector('.secret input');
   report('new cluster token', await page.inputValue('.secret input'));
+  report('clusters listed after a create', await page.evaluate(() =>
+    [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
   await page.goto(`${cfg.url}/admin/#/o/${o}/clusters/c-from-the-page`); await settle(page);
   await page.click('#reset-token');
   await page.click('dialog[open] button.danger');
   await page.waitForSelector('.secret input');
   report('reset cluster token', await page.inputValue('.secret input'));
+  report('status after a reset', await page.textContent('#cluster-status'));
   await page.screenshot({ path: `${cfg.out}/token-reset.png`, fullPage: true });
 
   // ---- a token: create, then revoke ----

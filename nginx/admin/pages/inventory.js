@@ -6,7 +6,9 @@ import { h, paged, table, link, pre, failure, secretOnce, confirmDialog } from '
 const base = org => `/organizations/${enc(org)}/clusters`;
 const labelsText = labels => Object.entries(labels || {}).map(([k, v]) => `${k}=${v}`).join(', ');
 
-export async function clusters(ctx) {
+// justCreated: a cluster this page just registered, shown with its token once above the list
+// read again (so that it is in it).
+export async function clusters(ctx, justCreated) {
   const selector = ctx.query.get('labels') || '';
   const pageToken = ctx.query.get('page_token') || '';
   const q = new URLSearchParams({ page_size: '100' });
@@ -30,8 +32,7 @@ export async function clusters(ctx) {
     }
     try {
       const c = await api('POST', base(ctx.org), { metadata: { name: e.target.newname.value || undefined, labels } });
-      created.replaceChildren(h('p', {}, 'Created ', link(`/o/${enc(ctx.org)}/clusters/${enc(c.metadata.name)}`, c.metadata.name)),
-        secretOnce('Bootstrap token', c.bootstrap_token.token));
+      await clusters(ctx, c);
     } catch (err) { created.replaceChildren(failure(err)); }
   } }, h('h2', {}, 'Register a cluster'),
     h('label', { for: 'newname' }, 'Name'), h('input', { id: 'newname', name: 'newname' }),
@@ -45,6 +46,9 @@ export async function clusters(ctx) {
   ], items, `${items.length} clusters on this page`),
   list.next_page_token ? link(`/o/${enc(ctx.org)}/clusters?${new URLSearchParams({ ...(selector ? { labels: selector } : {}), page_token: list.next_page_token })}`, 'Next page →') : null,
   create, created);
+  if (justCreated)
+    created.replaceChildren(h('p', {}, 'Created ', link(`/o/${enc(ctx.org)}/clusters/${enc(justCreated.metadata.name)}`, justCreated.metadata.name)),
+      secretOnce('Bootstrap token', justCreated.bootstrap_token.token));
 }
 
 export async function clusterPage(ctx) {
@@ -52,6 +56,7 @@ export async function clusterPage(ctx) {
   const c = await api('GET', `${base(ctx.org)}/${enc(id)}`);
   const history = await api('GET', `${base(ctx.org)}/${enc(id)}/facts/history?page_size=20`);
   const tokenHolder = h('div', {});
+  const statusHolder = h('div', { id: 'cluster-status' }, pre(c.status || {}));
   ctx.show(h('h1', {}, `Cluster ${c.metadata.name}`), link(`/o/${enc(ctx.org)}/clusters`, '← all clusters'),
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], [
       ['Labels', labelsText(c.metadata.labels)], ['Annotations', labelsText(c.metadata.annotations)],
@@ -59,12 +64,14 @@ export async function clusterPage(ctx) {
       ['Created', c.metadata.created_at || ''], ['Updated', c.metadata.updated_at || ''],
     ]),
     h('h2', {}, 'Spec'), pre(c.spec || {}),
-    h('h2', {}, 'Status'), pre(c.status || {}),
+    h('h2', {}, 'Status'), statusHolder,
     ctx.can('reset_bootstrap_token') ? h('button', { type: 'button', id: 'reset-token', onclick: async () => {
       if (!await confirmDialog(`Reset the bootstrap token of ${c.metadata.name}?`, ['The current token stops working.'], 'Reset')) return;
       try {
         const t = await api('POST', `${base(ctx.org)}/${enc(id)}/bootstrap-token`);
         tokenHolder.replaceChildren(secretOnce('New bootstrap token', t.bootstrap_token.token));
+        statusHolder.replaceChildren(pre(t.status || {})); // the new token's expiry, not the old
+
       } catch (err) { tokenHolder.replaceChildren(failure(err)); }
     } }, 'Reset bootstrap token') : null,
     tokenHolder,
