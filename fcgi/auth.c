@@ -248,40 +248,45 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy)
 
 int auth_allows(struct request *req, const char *action)
 {
-    return auth_allows_group(req, action, NULL);
-}
-
-int auth_allows_group(struct request *req, const char *action, const char *group)
-{
     struct purser_error saved = req->err;
-    int rc = decide(req, req->svc->policy, action, group, NULL);
+    int rc = decide(req, req->svc->policy, action, NULL, NULL);
     req->err = saved;
     return rc == 0;
 }
 
-int auth_group_limits(struct request *req, const char *action, char **limits)
+void auth_group_reach(struct request *req, const char *action, struct group_reach *out)
 {
     struct rbac_subject subject;
     struct purser_error saved = req->err;
+    char *limits = NULL;
     int rc = subject_of(req, &subject);
-    *limits = NULL;
     if (!rc)
-        rc = rbac_group_limits(req->svc->policy, &subject, action, limits);
+        rc = rbac_group_limits(req->svc->policy, &subject, action, &limits);
+    if (rc) /* not known: held on no group, so that every check that follows refuses */
+        *out = (struct group_reach){.held = 1, .patterns = ""};
+    else
+        *out = (struct group_reach){
+            .held = limits || rbac_decide(req->svc->policy, &subject,
+                                          &(struct rbac_target){.user = request_param(req, "user")},
+                                          action, NULL, &req->err) == 0,
+            .patterns = limits ? arena_strdup(req->arena, limits) : NULL};
+    free(limits);
     req->err = saved;
-    return rc;
+}
+
+int auth_group_reaches(const struct group_reach *r, const char *group)
+{
+    return r->held && (!r->patterns || rbac_group_matches(r->patterns, group));
 }
 
 int auth_group_limited(struct request *req, const char *action)
 {
-    char *limits = NULL;
-    int rc = auth_group_limits(req, action, &limits);
-    int limited = rc || limits; /* not known: as limited, so that the group checks run */
-    free(limits);
-    return limited;
+    struct group_reach r;
+    auth_group_reach(req, action, &r);
+    return r.patterns != NULL;
 }
 
-/* Whether a route whose path names a policy group uses action. */
-static int group_action(const char *action)
+int auth_group_action(const char *action)
 {
     for (size_t i = 0; i < route_count; i++)
         if ((routes[i].flags & ROUTE_GROUP) && routes[i].action &&
@@ -305,7 +310,7 @@ json_t *auth_actions(struct request *req)
         if (rbac_decide(req->svc->policy, &subject, &target, action, &scope, &req->err))
             continue;
         json_array_append_new(scope == RBAC_ALL ? all : own, json_string(action));
-        if (group_action(action) &&
+        if (auth_group_action(action) &&
             !rbac_group_limits(req->svc->policy, &subject, action, &limits) && limits)
             json_object_set_new(groups, action, identity_split_groups(limits));
         free(limits);

@@ -25,21 +25,31 @@ int auth_authorize(struct request *req, const struct rbac_policy *policy);
 const char *request_org(const struct request *req);
 
 /* 1 when the authenticated principal also holds action (a check inside a handler, such as
- * read_encrypted_document); nothing is logged. _group: on that policy group (a grant limited
- * to policy groups holds it only on those it names). */
+ * read_encrypted_document); nothing is logged. */
 int auth_allows(struct request *req, const char *action);
-int auth_allows_group(struct request *req, const char *action, const char *group);
 
 /* 0 when the principal holds action (on group); PURSER_EDENIED (logged, req->err filled)
  * otherwise, in Chef's words ("missing update permission") on a Chef route about a group. */
 int auth_require(struct request *req, const char *action);
 int auth_require_group(struct request *req, const char *action, const char *group);
 
+/* Which policy groups the caller holds action on, read once for the many groups of one answer:
+ * held (0: no group), and patterns (comma-separated, in the arena; NULL: every group) when only
+ * grants limited to policy groups hold it. auth_group_reaches says whether it covers group. */
+struct group_reach {
+    int held;
+    const char *patterns;
+};
+void auth_group_reach(struct request *req, const char *action, struct group_reach *out);
+int auth_group_reaches(const struct group_reach *reach, const char *group);
+
 /* 1 when the caller holds action only through grants limited to policy groups (so that what
- * the action touches in a group must be checked against the group). auth_group_limits gives
- * those groups' patterns, joined by commas (*limits, the caller frees it; NULL: not limited). */
+ * the action touches in a group must be checked against the group). */
 int auth_group_limited(struct request *req, const char *action);
-int auth_group_limits(struct request *req, const char *action, char **limits);
+
+/* 1 when a route whose path names a policy group (ROUTE_GROUP) uses action: the actions a
+ * grant limited to policy groups holds only on them. */
+int auth_group_action(const char *action);
 
 /* What the caller may do in the path's organization, from the RBAC policy: {actions: [the
  * actions allowed on everything], own: [those allowed only on what the caller created],

@@ -17,7 +17,7 @@
 
 /* A reader whose read_policy_group is limited to some policy groups sees no event of the
  * others' pointers (a pointer event is named "group/policy", a group's "group"). */
-static void readable_events(struct request *req, json_t *events)
+static void readable_events(const struct group_reach *reach, json_t *events)
 {
     for (size_t i = json_array_size(events); i-- > 0;) {
         const json_t *e = json_array_get(events, i);
@@ -28,7 +28,7 @@ static void readable_events(struct request *req, json_t *events)
             (strcmp(kind, "policy_group_pointer") && strcmp(kind, "policy_group")))
             continue;
         snprintf(group, sizeof(group), "%.*s", (int)strcspn(name, "/"), name);
-        if (!auth_allows_group(req, "read_policy_group", group))
+        if (!auth_group_reaches(reach, group))
             json_array_remove(events, i);
     }
 }
@@ -55,7 +55,8 @@ int events_list(struct request *req)
     long long wait = since < 0 ? -1 : request_query_count(req, "wait", 0);
     long size = wait < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
     const char *kinds = request_query(req, "kinds");
-    int limited = auth_group_limited(req, "read_policy_group");
+    struct group_reach reach;
+    int limited;
     json_t *out = NULL;
     int rc;
     if (kinds && !*kinds) /* kinds= with nothing in it filters nothing, as it always did */
@@ -83,8 +84,10 @@ int events_list(struct request *req)
         json_decref(body);
         return rc;
     }
+    auth_group_reach(req, "read_policy_group", &reach);
+    limited = reach.patterns != NULL;
     if (!rc && limited)
-        readable_events(req, json_object_get(out, "events"));
+        readable_events(&reach, json_object_get(out, "events"));
     if (!rc && wait > 0 && *req->svc->config->events_publish_socket &&
         json_array_size(json_object_get(out, "events")) == 0) {
         /* Nothing yet: nginx waits on the channel of the commit after `last` ("e": its events;

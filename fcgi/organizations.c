@@ -134,15 +134,19 @@ static int within(const char *mine, const char *pattern)
  * own (issue 32: a limit is not lifted by the one it limits). */
 static int grant_within_own(struct request *req, const json_t *body)
 {
-    static const char *const actions[] = {"read_policy_group", "write_policy_group",
-                                          "promote_policy_group"};
-    const json_t *roles = json_object_get(body, "roles"), *role;
-    const char *user = json_string_value(json_object_get(body, "username"));
+    const json_t *roles = json_object_get(body, "roles"), *role, *description;
+    const char *user = json_string_value(json_object_get(body, "username")), *action;
     int rc = 0;
-    for (size_t a = 0; !rc && a < sizeof(actions) / sizeof(actions[0]); a++) {
-        char *mine = NULL;
+    if (req->who.server_admin)
+        return 0;
+    json_object_foreach ((json_t *)rbac_actions(req->svc->policy), action, description) {
+        struct group_reach reach;
+        const char *mine;
         size_t i;
-        if (req->who.server_admin || auth_group_limits(req, actions[a], &mine) || !mine)
+        if (rc || !auth_group_action(action))
+            continue;
+        auth_group_reach(req, action, &reach);
+        if (!(mine = reach.patterns))
             continue;
         if (req->who.is_user && user && !strcmp(user, req->who.name))
             rc = purser_error_set(&req->err, PURSER_EDENIED,
@@ -153,13 +157,13 @@ static int grant_within_own(struct request *req, const json_t *body)
             const json_t *given = json_object_get(json_object_get(body, "policy_groups"), name);
             const json_t *p;
             size_t j;
-            if (rc || !name || !rbac_role_allows(req->svc->policy, name, actions[a]))
+            if (rc || !name || !rbac_role_allows(req->svc->policy, name, action))
                 continue;
             if (!json_is_array(given))
                 rc = purser_error_set(&req->err, PURSER_EDENIED,
                                       "Field 'policy_groups.%.64s': your %s is limited to policy "
                                       "groups %.120s: grant %.64s within them",
-                                      name, actions[a], mine, name);
+                                      name, action, mine, name);
             json_array_foreach (given, j, p)
                 if (!rc && json_is_string(p) && !within(mine, json_string_value(p)))
                     rc = purser_error_set(&req->err, PURSER_EDENIED,
@@ -167,7 +171,6 @@ static int grant_within_own(struct request *req, const json_t *body)
                                           "own policy groups (%.120s)",
                                           name, json_string_value(p), mine);
         }
-        free(mine);
     }
     return rc;
 }

@@ -36,9 +36,10 @@ static int require_each(struct request *req, const char *action, const json_t *g
 /* Leaves in the array groups only those the caller may read. */
 static void readable_only(struct request *req, json_t *groups)
 {
+    struct group_reach reach;
+    auth_group_reach(req, "read_policy_group", &reach);
     for (size_t i = json_array_size(groups); i-- > 0;)
-        if (!auth_allows_group(req, "read_policy_group",
-                               json_string_value(json_array_get(groups, i))))
+        if (!auth_group_reaches(&reach, json_string_value(json_array_get(groups, i))))
             json_array_remove(groups, i);
 }
 
@@ -195,8 +196,10 @@ int groups_list(struct request *req)
                                request_base_url(req), &out, &req->err);
     const char *group;
     json_t *value, *tmp;
+    struct group_reach reach;
+    auth_group_reach(req, "read_policy_group", &reach);
     json_object_foreach_safe (out, tmp, group, value) /* the groups the caller may read */
-        if (!auth_allows_group(req, "read_policy_group", group))
+        if (!auth_group_reaches(&reach, group))
             json_object_del(out, group);
     return respond_owned(req, rc, 200, out);
 }
