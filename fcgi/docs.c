@@ -52,17 +52,21 @@ static void other_parameters(json_t *params, const struct route *r)
         json_array_append_new(params, ref("parameters", "If-None-Match"));
 }
 
-/* The media type of the shapes that have one of their own, or NULL. */
-static const char *own_media(const char *name)
+/* The shapes with media types of their own: as sent, as answered, and whether an answer is
+ * JSON too when asked. */
+static const struct own_media {
+    const char *name, *sent, *answered;
+    int json_too;
+} own_media[] = {
+    {"Text", "text/plain", "text/plain", 0},
+    {"Binary", "*/*", "application/x-binary", 0}, /* a file: sent as anything, as Chef does */
+    {"YamlStream", "application/x-yaml", "application/x-yaml", 1},
+    {"OpenAPIYaml", "application/x-yaml", "application/x-yaml", 0},
+};
+
+static json_t *schema_of(const char *name)
 {
-    static const char *const own[][2] = {{"Text", "text/plain"},
-                                         {"Binary", "application/x-binary"},
-                                         {"YamlStream", "application/x-yaml"},
-                                         {"OpenAPIYaml", "application/x-yaml"}};
-    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-        if (!strcmp(name, own[i][0]))
-            return own[i][1];
-    return NULL;
+    return json_pack("{s:o}", "schema", ref("schemas", name));
 }
 
 /* {media type: {schema}} for a body of schema name: YAML routes take YAML and answer YAML or
@@ -71,26 +75,21 @@ static const char *own_media(const char *name)
 static json_t *content(const struct route *r, const char *name, int request)
 {
     json_t *out = json_object();
-    const char *own = own_media(name);
-    if (own && !strcmp(name, "Binary")) /* a file: sent as anything, answered as Chef does */
-        own = request ? "*/*" : "application/x-binary";
-    if (own) {
-        json_object_set_new(out, own, json_pack("{s:o}", "schema", ref("schemas", name)));
-        if (!strcmp(name, "YamlStream")) /* answered as JSON when asked */
-            json_object_set_new(out, "application/json",
-                                json_pack("{s:o}", "schema", ref("schemas", name)));
+    for (size_t i = 0; i < sizeof(own_media) / sizeof(own_media[0]); i++) {
+        const struct own_media *m = &own_media[i];
+        if (strcmp(name, m->name))
+            continue;
+        json_object_set_new(out, request ? m->sent : m->answered, schema_of(name));
+        if (!request && m->json_too)
+            json_object_set_new(out, "application/json", schema_of(name));
         return out;
     }
     if (r->flags & ROUTE_YAML)
-        json_object_set_new(out, "application/x-yaml",
-                            json_pack("{s:o}", "schema", ref("schemas", name)));
+        json_object_set_new(out, "application/x-yaml", schema_of(name));
     if (request && !strcmp(r->method, "PATCH"))
-        json_object_set_new(out, "application/merge-patch+json",
-                            json_pack("{s:o}", "schema", ref("schemas", name)));
-    if (request && (r->flags & ROUTE_YAML))
-        return out;
-    json_object_set_new(out, "application/json",
-                        json_pack("{s:o}", "schema", ref("schemas", name)));
+        json_object_set_new(out, "application/merge-patch+json", schema_of(name));
+    if (!request || !(r->flags & ROUTE_YAML))
+        json_object_set_new(out, "application/json", schema_of(name));
     return out;
 }
 
