@@ -383,13 +383,18 @@ void respond_error(struct request *req, int rc)
     json_decref(body);
 }
 
+int request_media_is(const struct request *req, const char *want)
+{
+    const char *type = request_env(req, "CONTENT_TYPE");
+    size_t len = type ? strcspn(type, "; \t") : 0;
+    return type && len == strlen(want) && strncasecmp(type, want, len) == 0;
+}
+
 int request_yaml_type(struct request *req)
 {
     const char *type = request_env(req, "CONTENT_TYPE");
-    size_t len = type ? strcspn(type, "; ") : 0;
-    if (req->body_len &&
-        !(type && ((len == 18 && strncasecmp(type, "application/x-yaml", 18) == 0) ||
-                   (len == 16 && strncasecmp(type, "application/yaml", 16) == 0))))
+    if (req->body_len && !request_media_is(req, "application/x-yaml") &&
+        !request_media_is(req, "application/yaml"))
         return purser_error_set(&req->err, HTTP_EMEDIATYPE,
                                 "Content-Type must be application/x-yaml, not '%s'",
                                 type ? type : "");

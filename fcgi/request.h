@@ -159,6 +159,10 @@ int respond_yaml_owned(struct request *req, int rc, int status, json_t *out);
  * content (a stream as a list, one document as itself). YAML stays the default. */
 int request_wants_json(const struct request *req);
 
+/* 1 when the request's Content-Type is the media type want (parameters such as charset aside,
+ * case ignored). */
+int request_media_is(const struct request *req, const char *want);
+
 /* A YAML stream already emitted (text), or the same as JSON when the request wants it. */
 int respond_yaml_text(struct request *req, int status, const char *text, size_t len);
 

@@ -8,7 +8,6 @@
 #include "auth/identity.h"
 
 #include <string.h>
-#include <strings.h>
 
 int resource_scope_of(struct request *req, struct resource_scope *s)
 {
@@ -39,13 +38,6 @@ int respond_resource(struct request *req, int rc, int status, json_t *out)
     }
     json_decref(out);
     return rc;
-}
-
-/* Whether Content-Type type is the media type want (parameters such as charset aside). */
-static int media_is(const char *type, const char *want)
-{
-    size_t n = strlen(want);
-    return type && !strncasecmp(type, want, n) && strchr("; \t", type[n]);
 }
 
 int resources_list(struct request *req)
@@ -98,7 +90,8 @@ int resource_merge(struct request *req)
     json_t *body, *out = NULL;
     int rc;
     /* one rule for every PATCH: a merge patch, or plain JSON, which means the same */
-    if (!media_is(type, "application/merge-patch+json") && !media_is(type, "application/json"))
+    if (!request_media_is(req, "application/merge-patch+json") &&
+        !request_media_is(req, "application/json"))
         return purser_error_set(&req->err, HTTP_EMEDIATYPE,
                                 "PATCH takes Content-Type: application/merge-patch+json (RFC "
                                 "7396) or application/json (the same), not '%.60s'",
