@@ -72,16 +72,20 @@ is $yaml->{headers}{'content-type'}, 'application/x-yaml', '/docs.yaml is YAML';
         or diag explain [ grep { !exists $same->{paths}{$_} } keys %{ $doc->{paths} } ];
 }
 
-# Redocly's recommended rules: no error (warnings are listed)
+# Redocly's recommended rules: no error (its warnings are noted). @redocly/cli needs Node 20.19
+# or later; Debian bookworm's own nodejs is 18 (README, Dependencies).
 my $redocly = PurserStack::root() . '/t/browser/node_modules/.bin/redocly';
+my ($major, $minor) = (`node --version 2>/dev/null` // '') =~ /^v(\d+)\.(\d+)/;
 SKIP: {
-    skip 'npm ci in t/browser has not run (tools/deps does it)', 2 unless -x $redocly;
+    skip 'npm ci in t/browser has not run (tools/deps does it)', 1 unless -x $redocly;
+    skip "node " . ($major // "?") . "." . ($minor // "?") . ": \@redocly/cli needs 20.19 or later", 1
+        unless $major && ($major > 20 || ($major == 20 && $minor >= 19));
     my $file = $s->dir . '/openapi.json';
     { open my $fh, '>', $file or die; print $fh $docs->{content}; }
     my $out = `'$redocly' lint --format=summary '$file' 2>&1`;
     is $? >> 8, 0, 'redocly lint: no error' or diag $out;
     my @warnings = $out =~ /^warning\s+(\S+: \d+)/mg;
-    ok 1, 'redocly lint warnings: ' . (join(', ', @warnings) || 'none');
+    diag 'redocly lint warnings: ' . (join(', ', @warnings) || 'none');
 }
 
 # What the suite checked: every answer of every other test file, against this document
