@@ -70,11 +70,21 @@ const struct event_kind *event_kind_at(size_t i)
 /* The longest part of an unknown kind its 400 quotes (the rest lists the known ones). */
 #define EVENTS_KIND_SHOWN 40
 
+static int kind_in(const struct event_kind *kinds, size_t count, const char *name, size_t len)
+{
+    for (size_t i = 0; i < count && kinds[i].name; i++)
+        if (strlen(kinds[i].name) == len && !memcmp(kinds[i].name, name, len))
+            return 1;
+    return 0;
+}
+
+/* Every append asks: the table, then each registered array, walked once. */
 static int kind_known(const char *name, size_t len)
 {
-    const struct event_kind *k;
-    for (size_t i = 0; (k = event_kind_at(i)); i++)
-        if (strlen(k->name) == len && !memcmp(k->name, name, len))
+    if (kind_in(event_kinds, event_kind_count, name, len))
+        return 1;
+    for (size_t s = 0; s < registered_count; s++)
+        if (kind_in(registered[s], (size_t)-1, name, len))
             return 1;
     return 0;
 }
