@@ -1,7 +1,8 @@
 /* 0030-chef-auth: Chef signed-header verification against requests signed by Debian's
  * ruby-mixlib-authentication (the fixtures in t/data/chef-auth/, made once with the key
  * there): the canonical text must be the client's byte for byte, the signature must verify
- * with the right key among several, and every changed part of the request must fail. */
+ * with the right key among several, and every changed part of the request must fail. The
+ * client's signing (chef_auth_sign, purserctl's) must give mixlib's headers byte for byte. */
 #include "auth/chef_auth.h"
 #include "base/crypto.h"
 #include "config/config.h"
@@ -226,6 +227,63 @@ static void run_key_cache(const char *pub, const char *other)
     free(changed);
 }
 
+/* chef_auth_sign with the fixtures' key, time and request gives what mixlib-authentication
+ * gave (RSA PKCS#1 v1.5 signatures are deterministic), and the verifier accepts it. */
+static void run_sign(const char *const *keys)
+{
+    struct fixture f;
+    struct buf headers = BUF_INIT, expect = BUF_INIT;
+    struct chef_signed_request req = {.method = "post",
+                                      .path = PATH,
+                                      .body = BODY,
+                                      .body_len = strlen(BODY),
+                                      .user_id = "alice",
+                                      .server_api_version = "1"};
+    char *key = slurp("key.pem", ""), *line, *save = NULL;
+    struct purser_error err;
+    time_t at;
+
+    if (!tap_ok(key && load(&f, "v1.3") == 0, "the v1.3 fixture and its private key"))
+        return;
+    chef_auth_parse_time(f.req.timestamp, &at);
+    tap_is_int(chef_auth_sign(&headers, &req, key, at, &err), 0, "signing with protocol 1.3");
+    for (line = strtok_r(f.text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (strncmp(line, "X-Ops-Authorization-", 20) == 0)
+            buf_printf(&expect, "%s: %s\n", line, line + strlen(line) + 2);
+    tap_ok(strstr(buf_cstr(&headers), buf_cstr(&expect)) != NULL,
+           "the signature's lines are mixlib-authentication's, byte for byte");
+    tap_ok(strstr(buf_cstr(&headers), "X-Ops-Timestamp: 2026-01-02T03:04:05Z\n") &&
+               strstr(buf_cstr(&headers), "X-Ops-Content-Hash: "
+                                          "1XD5eQOx6tNwvB8oHUYZyuA6QojRZXbLT8p2g3T/W78=\n"),
+           "with the time and the body's hash");
+    {
+        struct buf signature = BUF_INIT;
+        char *copy = strdup(buf_cstr(&headers));
+        save = NULL;
+        for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            if (strncmp(line, "X-Ops-Authorization-", 20) == 0)
+                buf_adds(&signature, strstr(line, ": ") + 2);
+        req.timestamp = f.req.timestamp;
+        req.sign = "algorithm=sha256;version=1.3;";
+        req.content_hash = f.req.content_hash;
+        req.signature = buf_cstr(&signature);
+        tap_ok(verifies(&req, CHEF_SIGN_1_3, keys, 2), "which the verifier accepts");
+        req.body = "{}";
+        req.body_len = 2;
+        tap_ok(!verifies(&req, CHEF_SIGN_1_3, keys, 2), "for that body only");
+        buf_release(&signature);
+        free(copy);
+    }
+    tap_is_int(chef_auth_sign(&headers, &req, "-----BEGIN RSA PRIVATE KEY-----\nxx\n", at, &err),
+               PURSER_EINVAL, "a key that is not one is refused");
+    tap_is_str(err.message, "the key is not an RSA private key in PEM", "saying so");
+    buf_release(&headers);
+    buf_release(&expect);
+    buf_release(&f.signature);
+    free(f.text);
+    free(key);
+}
+
 int main(int argc, char **argv)
 {
     char *pub = NULL, *other = NULL;
@@ -243,6 +301,7 @@ int main(int argc, char **argv)
         run_version("v1.1", CHEF_SIGN_1_1, keys);
         run_version("v1.3", CHEF_SIGN_1_3, keys);
         run_v12(keys);
+        run_sign(keys);
     }
     run_key_cache(pub, other);
     {

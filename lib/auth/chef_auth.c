@@ -5,7 +5,9 @@
 #include "base/hash.h"
 #include "base/metrics.h"
 
+#include <openssl/bio.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,4 +340,69 @@ cleanup:
         return 0;
     return purser_error_set(err, PURSER_EUNAUTH, "Invalid signature for user or client '%s'",
                             req->user_id ? req->user_id : "");
+}
+
+/* ---- signing (the client's half) ----------------------------------------------------------- */
+
+/* The RSA PKCS#1 v1.5 signature of the SHA-256 digest, in a new base64 string; NULL on failure. */
+static char *sign_digest(EVP_PKEY *key, const unsigned char digest[32])
+{
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
+    unsigned char signature[1024];
+    size_t signature_len = sizeof(signature);
+    char *text = NULL;
+
+    if (ctx && EVP_PKEY_sign_init(ctx) > 0 &&
+        EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+        EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0 &&
+        EVP_PKEY_sign(ctx, signature, &signature_len, digest, 32) > 0)
+        text = crypto_base64(signature, signature_len);
+    EVP_PKEY_CTX_free(ctx);
+    return text;
+}
+
+int chef_auth_sign(struct buf *out, const struct chef_signed_request *req,
+                   const char *private_key_pem, time_t now, struct purser_error *err)
+{
+    struct chef_signed_request signed_req = *req;
+    struct buf canonical = BUF_INIT;
+    char timestamp[32], *content_hash = NULL, *signature = NULL;
+    unsigned char digest[32];
+    struct tm tm;
+    BIO *bio = NULL;
+    EVP_PKEY *key = NULL;
+    int rc = PURSER_EINTERNAL;
+
+    bio = BIO_new_mem_buf(private_key_pem, -1);
+    key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    if (!key || EVP_PKEY_base_id(key) != EVP_PKEY_RSA) {
+        rc = purser_error_set(err, PURSER_EINVAL, "the key is not an RSA private key in PEM");
+        goto cleanup;
+    }
+    gmtime_r(&now, &tm);
+    strftime(timestamp, sizeof(timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    signed_req.timestamp = timestamp;
+    if (!signed_req.server_api_version)
+        signed_req.server_api_version = "0";
+    content_hash = crypto_sha256_base64(req->body ? req->body : "", req->body_len);
+    if (!content_hash || chef_auth_canonical(&canonical, &signed_req, CHEF_SIGN_1_3))
+        goto cleanup;
+    crypto_sha256(digest, canonical.data, canonical.len);
+    if (!(signature = sign_digest(key, digest)))
+        goto cleanup;
+    rc = buf_printf(out,
+                    "X-Ops-Sign: algorithm=sha256;version=1.3;\nX-Ops-UserId: %s\n"
+                    "X-Ops-Timestamp: %s\nX-Ops-Content-Hash: %s\nX-Ops-Server-API-Version: %s\n",
+                    req->user_id, timestamp, content_hash, signed_req.server_api_version);
+    for (size_t at = 0, line = 1, len = strlen(signature); !rc && at < len; at += 60, line++)
+        rc = buf_printf(out, "X-Ops-Authorization-%zu: %.60s\n", line, signature + at);
+cleanup:
+    if (rc == PURSER_EINTERNAL)
+        purser_error_set(err, rc, "signing the request failed");
+    free(content_hash);
+    free(signature);
+    buf_release(&canonical);
+    EVP_PKEY_free(key);
+    BIO_free(bio);
+    return rc;
 }

@@ -73,6 +73,17 @@ int chef_auth_verify(const struct chef_signed_request *req, enum chef_sign_versi
                      const char *const *public_keys, size_t key_count, struct chef_key_cache *cache,
                      size_t *which, struct purser_error *err);
 
+/* Signs a request as Chef tooling does with protocol 1.3 (SHA-256, RSA PKCS#1 v1.5), the
+ * client's half of chef_auth_verify: req's method, path (without the query), body and user_id
+ * are read; its timestamp, content_hash, sign and signature are ignored. private_key_pem is
+ * the principal's RSA private key (PKCS#1 or PKCS#8 PEM). Appends to out the headers to send,
+ * one "Name: value" per line, each line ending in '\n': X-Ops-Sign, X-Ops-UserId,
+ * X-Ops-Timestamp (now), X-Ops-Content-Hash, X-Ops-Server-API-Version (req's, or "0") and
+ * X-Ops-Authorization-1..N (the signature's base64 in 60-character pieces).
+ * PURSER_EINVAL when the key cannot be read (the message names no part of it). */
+int chef_auth_sign(struct buf *out, const struct chef_signed_request *req,
+                   const char *private_key_pem, time_t now, struct purser_error *err);
+
 /* Parses "YYYY-MM-DDTHH:MM:SS[.fff]Z" into *out; -1 when malformed. */
 int chef_auth_parse_time(const char *text, time_t *out);
 
