@@ -25,6 +25,11 @@ LDLIBS = $(PKG_LIBS) -lfcgi -lm
 
 # lib/ by subsystem, each folder using only those before it (tools/layers checks the includes).
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
+# purserctl, the HTTPS client: client/ links lib/ (codecs, Chef signing) and libcurl, not fcgi/
+CLIENT_SRC := $(sort $(wildcard client/*.c))
+CLIENT_OBJ := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
+CURL_CFLAGS = $(eval CURL_CFLAGS := $(shell pkg-config --cflags libcurl))$(CURL_CFLAGS)
+CURL_LIBS = $(eval CURL_LIBS := $(shell pkg-config --libs libcurl))$(CURL_LIBS)
 FCGI_SRC := $(sort $(wildcard fcgi/*.c))
 TEST_SRC := $(sort $(wildcard t/[0-9]*.c))
 SQL := $(sort $(wildcard sql/*.sql))
@@ -48,7 +53,7 @@ deps:
 ready: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(BUILD)/layers.ok $(BUILD)/purser-fcgi $(BUILD)/purser $(TESTS)
+build: $(BUILD)/layers.ok $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(TESTS)
 
 # The build fails when a lower folder of lib/ includes a higher one (the order is in tools/layers).
 $(BUILD)/layers.ok: tools/layers $(wildcard lib/*/*.c lib/*/*.h)
@@ -89,6 +94,13 @@ $(BUILD)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
 $(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/client/%.o: client/%.c client/ctl.h $(wildcard lib/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/purserctl: $(CLIENT_OBJ) $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CURL_LIBS) $(LDLIBS)
 
 $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -148,12 +160,15 @@ KEEP = install_keep() { if [ -e "$$3" ]; then echo "install: keeping $$3"; \
 install: ready
 	@$(MAKE) --no-print-directory install-files
 
-install-files: $(BUILD)/purser-fcgi $(BUILD)/purser
+install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SHAREDIR)/policies \
 	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/purser \
 	  $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available $(DESTDIR)$(SYSCONFDIR)/nginx/snippets \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
 	install -m 755 $(BUILD)/purser $(DESTDIR)$(BINDIR)/purser
+	install -m 755 $(BUILD)/purserctl $(DESTDIR)$(BINDIR)/purserctl
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	$(BUILD)/purserctl completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/purserctl
 	install -m 755 $(BUILD)/purser-fcgi $(DESTDIR)$(SBINDIR)/purser-fcgi
 	rm -rf $(DESTDIR)$(SHAREDIR)/admin && cp -R nginx/admin $(DESTDIR)$(SHAREDIR)/admin
 	chmod -R u=rwX,go=rX $(DESTDIR)$(SHAREDIR)/admin
@@ -220,7 +235,7 @@ fuzz: ready
 
 # make style: fails when a C file is not laid out as .clang-format says (make format lays
 # them out); .ci/run calls it.
-STYLE_SRC = $(sort $(wildcard fcgi/*.c fcgi/*.h lib/*/*.c lib/*/*.h tools/*.c t/*.c t/*.h \
+STYLE_SRC = $(sort $(wildcard fcgi/*.c fcgi/*.h lib/*/*.c lib/*/*.h client/*.c client/*.h tools/*.c t/*.c t/*.h \
                               t/fuzz/*.c t/fuzz/*.h bench/*.c))
 
 style: deps

@@ -1,0 +1,567 @@
+/* verbs.c: purserctl's verbs of one request or two: promote, render, rollback, tag, validation,
+ * facts, reset-token, token, health, version, api. */
+#include "ctl.h"
+
+#include "codec/yaml_codec.h"
+#include "config/config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ORG "/organizations/{org}"
+#define DOCS "/api/v1.0"
+
+/* Prints a JSON answer: -o json/yaml/name as asked, else as YAML (one object reads best so). */
+static int print_answer(struct ctl *ctl, const json_t *answer, const char *kind, const char *name)
+{
+    if (ctl->output == OUT_NAME) {
+        printf("%s/%s\n", kind, name);
+        return CTL_OK;
+    }
+    if (ctl->output == OUT_JSON)
+        return ctl_print(ctl, answer, NULL, NULL);
+    return ctl_print_yaml(stdout, answer);
+}
+
+/* A mapping as the document API takes it: YAML text, in a new buffer. */
+static int yaml_body(struct buf *out, const json_t *value)
+{
+    json_t *docs = json_array();
+    struct purser_error err;
+    int rc;
+    json_array_append(docs, (json_t *)value);
+    rc = yaml_codec_emit(out, docs, &err);
+    json_decref(docs);
+    return rc ? ctl_error(CTL_INVALID, "%s", err.message) : CTL_OK;
+}
+
+/* A document API write with a YAML body (value may be NULL: an empty body). */
+static int docs_write(struct ctl *ctl, const char *template, const char *const *values,
+                      const json_t *value, json_t **out)
+{
+    struct buf body = BUF_INIT;
+    int rc = value ? yaml_body(&body, value) : CTL_OK;
+    struct ctl_request request = {.method = "POST", .template = template, .values = values};
+    if (value) {
+        request.content_type = "application/x-yaml";
+        request.body = body.data;
+        request.body_len = body.len;
+    }
+    if (!rc)
+        rc = ctl_call_json(ctl, &request, out);
+    buf_release(&body);
+    return rc;
+}
+
+/* ---- promote ------------------------------------------------------------------------------ */
+
+int cmd_promote(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"from", required_argument, NULL, 'f'},
+                                            {"to", required_argument, NULL, 't'},
+                                            {"revision", required_argument, NULL, 'r'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("promote");
+    const char *from = NULL, *to = NULL, *revision = NULL;
+    json_t *answer = NULL;
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+        switch (opt) {
+        case 'f': from = optarg; break;
+        case 't': to = optarg; break;
+        case 'r': revision = optarg; break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (!to || !!from == !!revision)
+        return ctl_usage(self, "--to GROUP, and either --from GROUP or a POLICY with --revision");
+    if (revision) {
+        if (optind + 1 != argc)
+            return ctl_usage(self, "--revision points one POLICY");
+        const char *values[] = {to, argv[optind], revision, NULL};
+        struct ctl_request request = {.method = "PUT",
+                                      .template = ORG "/policy_groups/{group}/policies/{name}/"
+                                                      "revision/{rev}",
+                                      .values = values};
+        if ((rc = ctl_call_json(ctl, &request, &answer)))
+            return rc;
+        if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
+            printf("policy group %s: %s at %s\n", to, argv[optind], revision);
+        else
+            rc = print_answer(ctl, answer, "policy-group", to);
+        json_decref(answer);
+        return rc;
+    }
+    json_t *body = json_pack("{s:s}", "from", from);
+    if (optind < argc) {
+        json_t *names = json_array();
+        for (int i = optind; i < argc; i++)
+            json_array_append_new(names, json_string(argv[i]));
+        json_object_set_new(body, "policies", names);
+    }
+    char *text = json_dumps(body, JSON_COMPACT);
+    const char *values[] = {to, NULL};
+    struct ctl_request request = {.method = "POST",
+                                  .template = ORG "/policy_groups/{group}/promote",
+                                  .values = values,
+                                  .content_type = "application/json",
+                                  .body = text,
+                                  .body_len = strlen(text)};
+    rc = ctl_call_json(ctl, &request, &answer);
+    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)) {
+        const char *name;
+        json_t *v, *policies = json_object_get(answer, "policies");
+        printf("policy group %s now points as %s does:\n", to, from);
+        json_object_foreach (policies, name, v)
+            printf("  %s  %s\n", name,
+                   json_is_string(json_object_get(v, "revision_id"))
+                       ? json_string_value(json_object_get(v, "revision_id"))
+                   : json_string_value(v) ? json_string_value(v)
+                                          : "");
+    } else if (!rc)
+        rc = print_answer(ctl, answer, "policy-group", to);
+    free(text);
+    json_decref(body);
+    json_decref(answer);
+    return rc;
+}
+
+/* ---- render, rollback, tag, validation ------------------------------------------------------ */
+
+/* The newest document revision's id, into a ctl string; NULL (message printed) when none. */
+static const char *newest_revision(struct ctl *ctl)
+{
+    struct ctl_request request = {
+        .method = "GET", .template = DOCS "/revisions", .query = "sort=id&order=desc&limit=1"};
+    json_t *answer = NULL, *first;
+    const char *id = NULL;
+    if (ctl_call_json(ctl, &request, &answer) == CTL_OK) {
+        first = json_array_get(json_object_get(answer, "results"), 0);
+        if (json_is_integer(json_object_get(first, "id")))
+            id = ctl_printf(ctl, "%lld",
+                            (long long)json_integer_value(json_object_get(first, "id")));
+        else
+            ctl_error(CTL_NOTFOUND, "there is no document revision yet");
+    }
+    json_decref(answer);
+    return id;
+}
+
+int cmd_render(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"schema", required_argument, NULL, 's'},      {"name", required_argument, NULL, 'n'},
+        {"selector", required_argument, NULL, 'l'},    {"bucket", required_argument, NULL, 'b'},
+        {"cleartext-secrets", no_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("render");
+    static const struct ctl_column columns[] = {
+        {"SCHEMA", "schema", COL_TEXT},
+        {"NAME", "metadata.name", COL_TEXT},
+        {"LAYER", "metadata.layeringDefinition.layer", COL_TEXT},
+        {"BUCKET", "status.bucket", COL_TEXT},
+        {NULL, NULL, 0}};
+    static const struct ctl_view view = {"document", NULL, 0, "metadata.name", columns};
+    struct buf query = BUF_INIT;
+    struct ctl_answer answer;
+    const char *id;
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "l:", options, NULL)) != -1)
+        switch (opt) {
+        case 's': ctl_query_add(&query, "schema", optarg); break;
+        case 'n': ctl_query_add(&query, "metadata.name", optarg); break;
+        case 'l': ctl_query_add(&query, "metadata.label", optarg); break;
+        case 'b': ctl_query_add(&query, "status.bucket", optarg); break;
+        case 'c': ctl_query_add(&query, "cleartext-secrets", "true"); break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (argc - optind > 1)
+        return ctl_usage(self, "one revision at most");
+    if (!(id = optind < argc ? argv[optind] : newest_revision(ctl))) {
+        buf_release(&query);
+        return CTL_NOTFOUND;
+    }
+    const char *values[] = {id, NULL};
+    struct ctl_request request = {.method = "GET",
+                                  .template = DOCS "/revisions/{id}/rendered-documents",
+                                  .values = values,
+                                  .query = query.len ? query.data : NULL};
+    /* the rendered site is read as YAML: that is the default here, as Deckhand answers */
+    if (ctl->output != OUT_JSON && ctl->output != OUT_TABLE && ctl->output != OUT_NAME)
+        request.accept = "application/x-yaml";
+    rc = ctl_call(ctl, &request, &answer);
+    if (!rc && request.accept)
+        fputs(answer.body.data, stdout);
+    else if (!rc) {
+        json_t *docs = json_loadb(answer.body.data, answer.body.len, 0, NULL);
+        rc = docs ? ctl_print(ctl, docs, &view, answer.body.data)
+                  : ctl_error(CTL_FAILED, "the rendered documents are not JSON");
+        json_decref(docs);
+    }
+    ctl_answer_release(&answer);
+    buf_release(&query);
+    return rc;
+}
+
+static int print_revision(struct ctl *ctl, const json_t *answer, const char *what)
+{
+    if (ctl->output != OUT_DEFAULT && ctl->output != OUT_TABLE)
+        return print_answer(
+            ctl, answer, "revision",
+            ctl_printf(ctl, "%lld", (long long)json_integer_value(json_object_get(answer, "id"))));
+    printf("%s: revision %lld\n", what,
+           (long long)json_integer_value(json_object_get(answer, "id")));
+    return CTL_OK;
+}
+
+int cmd_rollback(struct ctl *ctl, int argc, char **argv)
+{
+    json_t *answer = NULL;
+    int rc;
+    if (argc != 2)
+        return ctl_usage(ctl_command_find("rollback"), "one revision");
+    const char *values[] = {argv[1], NULL};
+    if ((rc = docs_write(ctl, DOCS "/rollback/{id}", values, NULL, &answer)))
+        return rc;
+    rc = print_revision(ctl, answer, ctl_printf(ctl, "rolled back to %s", argv[1]));
+    json_decref(answer);
+    return rc;
+}
+
+int cmd_tag(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"filename", required_argument, NULL, 'f'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("tag");
+    json_t *data = NULL, *answer = NULL;
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
+        switch (opt) {
+        case 'f':
+            if ((rc = ctl_read_value(&data, optarg)))
+                return rc;
+            break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (argc - optind != 2) {
+        json_decref(data);
+        return ctl_usage(self, "a REVISION and a TAG");
+    }
+    const char *values[] = {argv[optind], argv[optind + 1], NULL};
+    rc = docs_write(ctl, DOCS "/revisions/{id}/tags/{tag}", values, data, &answer);
+    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+        printf("revision %s tagged %s\n", argv[optind], argv[optind + 1]);
+    else if (!rc)
+        rc = print_answer(ctl, answer, "tag", argv[optind + 1]);
+    json_decref(data);
+    json_decref(answer);
+    return rc;
+}
+
+int cmd_validation(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"status", required_argument, NULL, 's'},
+                                            {"filename", required_argument, NULL, 'f'},
+                                            {"validator", required_argument, NULL, 'v'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("validation");
+    json_t *body = json_object(), *errors = NULL, *answer = NULL;
+    const char *status = NULL, *validator = NULL;
+    int opt, rc = CTL_OK;
+
+    while (!rc && (opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
+        switch (opt) {
+        case 's': status = optarg; break;
+        case 'v': validator = optarg; break;
+        case 'f': rc = ctl_read_value(&errors, optarg); break;
+        default: rc = ctl_usage(self, NULL);
+        }
+    if (!rc && (argc - optind != 3 || strcmp(argv[optind], "report") || !status))
+        rc = ctl_usage(self, "report REVISION NAME --status success|failure");
+    if (!rc) {
+        const char *values[] = {argv[optind + 1], argv[optind + 2], NULL};
+        json_object_set_new(body, "status", json_string(status));
+        json_object_set_new(body, "validator",
+                            json_pack("{s:s, s:s}", "name", validator ? validator : "purserctl",
+                                      "version", PURSER_VERSION));
+        if (errors)
+            json_object_set(body, "errors",
+                            json_is_array(errors) ? errors : json_object_get(errors, "errors"));
+        rc = docs_write(ctl, DOCS "/revisions/{id}/validations/{name}", values, body, &answer);
+        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+            printf("revision %s: validation %s reported %s\n", argv[optind + 1], argv[optind + 2],
+                   status);
+        else if (!rc)
+            rc = print_answer(ctl, answer, "validation", argv[optind + 2]);
+    }
+    json_decref(body);
+    json_decref(errors);
+    json_decref(answer);
+    return rc;
+}
+
+/* ---- clusters: facts, reset-token ----------------------------------------------------------- */
+
+int cmd_facts(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"filename", required_argument, NULL, 'f'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("facts");
+    const char *file = NULL;
+    json_t *facts = NULL, *answer = NULL;
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
+        switch (opt) {
+        case 'f': file = optarg; break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (argc - optind != 2 || strcmp(argv[optind], "report") || !file)
+        return ctl_usage(self, "report CLUSTER -f FILE");
+    if ((rc = ctl_read_value(&facts, file)))
+        return rc;
+    char *text = json_dumps(facts, JSON_COMPACT);
+    const char *values[] = {argv[optind + 1], NULL};
+    struct ctl_request request = {.method = "PUT",
+                                  .template = ORG "/clusters/{id}/facts",
+                                  .values = values,
+                                  .content_type = "application/json",
+                                  .body = text,
+                                  .body_len = strlen(text)};
+    rc = ctl_call_json(ctl, &request, &answer);
+    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+        printf("cluster %s: facts reported (revision %s)\n", argv[optind + 1],
+               json_string_value(ctl_dig(answer, "metadata.revision")));
+    else if (!rc)
+        rc = print_answer(ctl, answer, "cluster", argv[optind + 1]);
+    free(text);
+    json_decref(facts);
+    json_decref(answer);
+    return rc;
+}
+
+int cmd_reset_token(struct ctl *ctl, int argc, char **argv)
+{
+    json_t *answer = NULL;
+    int rc;
+    if (argc != 2)
+        return ctl_usage(ctl_command_find("reset-token"), "one cluster");
+    const char *values[] = {argv[1], NULL};
+    struct ctl_request request = {
+        .method = "POST", .template = ORG "/clusters/{id}/bootstrap-token", .values = values};
+    if ((rc = ctl_call_json(ctl, &request, &answer)))
+        return rc;
+    if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
+        printf("cluster %s: a new bootstrap token (shown once; the old one no longer works)\n"
+               "token:       %s\nexpires:     %s\ninstall URL: %s\n",
+               argv[1], json_string_value(ctl_dig(answer, "bootstrap_token.token")),
+               json_string_value(ctl_dig(answer, "bootstrap_token.expires_at")),
+               json_string_value(ctl_dig(answer, "bootstrap_token.install_url")));
+    else
+        rc = print_answer(ctl, answer, "cluster", argv[1]);
+    json_decref(answer);
+    return rc;
+}
+
+/* ---- token ---------------------------------------------------------------------------------- */
+
+static const struct ctl_column token_columns[] = {{"ID", "id", COL_TEXT},
+                                                  {"DESCRIPTION", "description", COL_TEXT},
+                                                  {"ACTIVE", "active", COL_TEXT},
+                                                  {"CREATED", "created_at", COL_TIME},
+                                                  {"EXPIRES", "expires_at", COL_TIME},
+                                                  {"LAST USED", "last_used_at", COL_TIME},
+                                                  {NULL, NULL, 0}};
+static const struct ctl_view token_view = {"token", NULL, 0, "id", token_columns};
+
+/* The user whose tokens: --user, else the context's own principal. */
+static int token_user(struct ctl *ctl, const char *given, const char **out)
+{
+    *out = given ? given : ctl_whoami(ctl);
+    if (!*out)
+        return ctl_error(CTL_USAGE, "whose tokens? give --user NAME");
+    return CTL_OK;
+}
+
+int cmd_token(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"user", required_argument, NULL, 'u'},
+                                            {"description", required_argument, NULL, 'd'},
+                                            {"expires-in", required_argument, NULL, 'e'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("token");
+    const char *user = NULL, *description = NULL, *expires = NULL, *verb;
+    json_t *answer = NULL;
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+        switch (opt) {
+        case 'u': user = optarg; break;
+        case 'd': description = optarg; break;
+        case 'e': expires = optarg; break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (optind >= argc)
+        return ctl_usage(self, "which: create, list, revoke, disable, enable");
+    verb = argv[optind];
+    if ((rc = token_user(ctl, user, &user)))
+        return rc;
+    const char *values[] = {user, optind + 1 < argc ? argv[optind + 1] : NULL, NULL};
+    int one = !strcmp(verb, "revoke") || !strcmp(verb, "disable") || !strcmp(verb, "enable");
+    if (argc - optind != (one ? 2 : 1) || (!one && strcmp(verb, "create") && strcmp(verb, "list")))
+        return ctl_usage(self, "token %s: unknown or wrong arguments", verb);
+    if (!strcmp(verb, "list")) {
+        struct ctl_request request = {
+            .method = "GET", .template = "/users/{user}/tokens", .values = values};
+        if (!(rc = ctl_call_json(ctl, &request, &answer)))
+            rc = ctl_print(ctl, answer, &token_view, NULL);
+    } else if (!strcmp(verb, "create")) {
+        json_t *body = json_object();
+        if (description)
+            json_object_set_new(body, "description", json_string(description));
+        if (expires) /* days, as people count them; the API takes seconds */
+            json_object_set_new(body, "expires_in", json_integer(atoll(expires) * 86400));
+        char *text = json_dumps(body, JSON_COMPACT);
+        struct ctl_request request = {.method = "POST",
+                                      .template = "/users/{user}/tokens",
+                                      .values = values,
+                                      .content_type = "application/json",
+                                      .body = text,
+                                      .body_len = strlen(text)};
+        rc = ctl_call_json(ctl, &request, &answer);
+        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+            printf("token %s for %s (shown once; keep it secret):\n%s\n",
+                   json_string_value(json_object_get(answer, "id")), user,
+                   json_string_value(json_object_get(answer, "token")));
+        else if (!rc)
+            rc = print_answer(ctl, answer, "token",
+                              json_string_value(json_object_get(answer, "id")));
+        free(text);
+        json_decref(body);
+    } else if (!strcmp(verb, "revoke")) {
+        struct ctl_answer raw;
+        struct ctl_request request = {
+            .method = "DELETE", .template = "/users/{user}/tokens/{id}", .values = values};
+        if (!(rc = ctl_call(ctl, &request, &raw)) && !ctl->quiet)
+            printf("token %s revoked\n", values[1]);
+        ctl_answer_release(&raw);
+    } else {
+        const char *body = verb[0] == 'd' ? "{\"active\":false}" : "{\"active\":true}";
+        struct ctl_request request = {.method = "PATCH",
+                                      .template = "/users/{user}/tokens/{id}",
+                                      .values = values,
+                                      .content_type = "application/merge-patch+json",
+                                      .body = body,
+                                      .body_len = strlen(body)};
+        rc = ctl_call_json(ctl, &request, &answer);
+        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+            printf("token %s %sd\n", values[1], verb);
+        else if (!rc)
+            rc = print_answer(ctl, answer, "token", values[1]);
+    }
+    json_decref(answer);
+    return rc;
+}
+
+/* ---- health, version, api ------------------------------------------------------------------- */
+
+int cmd_health(struct ctl *ctl, int argc, char **argv)
+{
+    int deep = argc == 2 && !strcmp(argv[1], "--deep"), rc;
+    struct ctl_answer answer;
+    if (argc > 2 || (argc == 2 && !deep))
+        return ctl_usage(ctl_command_find("health"), NULL);
+    struct ctl_request request = {.method = "GET", .template = deep ? "/healthz/deep" : "/healthz"};
+    if ((rc = ctl_call(ctl, &request, &answer)) == CTL_OK) {
+        struct ctl_answer docs;
+        /* the document API's health is at the root only, as Deckhand has it */
+        struct ctl_request document_api = {
+            .method = "GET", .template = DOCS "/health", .literal = 1};
+        rc = ctl_call(ctl, &document_api, &docs);
+        if (ctl->output == OUT_JSON)
+            printf("%s\n", answer.body.data);
+        else if (!rc)
+            printf("%s: %s; document API: answers\n", ctl->context.url,
+                   deep ? "up, database reachable, schema current" : "up");
+        ctl_answer_release(&docs);
+    }
+    ctl_answer_release(&answer);
+    return rc;
+}
+
+int cmd_version(struct ctl *ctl, int argc, char **argv)
+{
+    struct ctl_request request = {.method = "GET", .template = "/versions"};
+    json_t *answer = NULL;
+    int rc;
+    (void)argv;
+    if (argc != 1)
+        return ctl_usage(ctl_command_find("version"), NULL);
+    if (ctl->output == OUT_JSON || ctl->output == OUT_YAML) {
+        if ((rc = ctl_call_json(ctl, &request, &answer)) == CTL_OK) {
+            json_t *both = json_pack("{s:s, s:O}", "client", PURSER_VERSION, "server", answer);
+            rc = ctl_print(ctl, both, NULL, NULL);
+            json_decref(both);
+        }
+        json_decref(answer);
+        return rc;
+    }
+    printf("purserctl %s\n", PURSER_VERSION);
+    if ((rc = ctl_call_json(ctl, &request, &answer)) == CTL_OK) {
+        const char *key;
+        json_t *v;
+        json_object_foreach (answer, key, v)
+            printf("server document API %s (%s) at %s\n", key,
+                   json_string_value(json_object_get(v, "status")),
+                   json_string_value(json_object_get(v, "path")));
+    }
+    json_decref(answer);
+    return rc;
+}
+
+int cmd_api(struct ctl *ctl, int argc, char **argv)
+{
+    static const struct option options[] = {{"filename", required_argument, NULL, 'f'},
+                                            {"content-type", required_argument, NULL, 'c'},
+                                            {NULL, 0, NULL, 0}};
+    const struct ctl_command *self = ctl_command_find("api");
+    const char *file = NULL, *type = NULL;
+    struct buf body = BUF_INIT;
+    struct ctl_answer answer;
+    int opt, rc = CTL_OK;
+    char *path, *query;
+
+    while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
+        switch (opt) {
+        case 'f': file = optarg; break;
+        case 'c': type = optarg; break;
+        default: return ctl_usage(self, NULL);
+        }
+    if (argc - optind != 2 || argv[optind + 1][0] != '/')
+        return ctl_usage(self, "a METHOD and a PATH starting with /");
+    if (file && (rc = ctl_read_file(&body, file)))
+        return rc;
+    path = ctl_printf(ctl, "%s", argv[optind + 1]);
+    if ((query = strchr(path, '?')))
+        *query++ = '\0';
+    /* the path as given: its braces are not a template's */
+    struct ctl_request request = {.method = argv[optind], .template = path, .query = query};
+    request.accept = "*/*";
+    request.literal = 1;
+    if (file) {
+        request.body = body.data;
+        request.body_len = body.len;
+        request.content_type = type ? type : "application/json";
+    }
+    rc = ctl_send(ctl, &request, &answer);
+    if (!rc) {
+        fwrite(answer.body.data, 1, answer.body.len, stdout);
+        if (answer.status < 200 || answer.status >= 300)
+            rc = ctl_exit_of_status(answer.status);
+    }
+    ctl_answer_release(&answer);
+    buf_release(&body);
+    return rc;
+}
