@@ -27,6 +27,12 @@ my ($rc, $out) = run_out(@make);
 is $rc, 0, 'make install-files into a temporary prefix' or diag $out;
 is mode("$prefix/bin/purser"), '755', 'purser in bin/';
 is mode("$prefix/sbin/purser-fcgi"), '755', 'purser-fcgi in sbin/';
+is mode("$prefix/bin/purserctl"), '755', 'purserctl in bin/';
+{
+    my $completion = "$prefix/share/bash-completion/completions/purserctl";
+    ok -s $completion, 'its bash completion where bash-completion looks for it';
+    is system('bash', '-n', $completion), 0, '  a script bash reads';
+}
 ok -f "$prefix/share/purser/admin/index.html", 'the admin pages in share/purser/admin';
 {
     my @src = map { s{^\Q$root/nginx/admin/\E}{}r } grep { -f } glob "$root/nginx/admin/* $root/nginx/admin/*/*";
