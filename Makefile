@@ -95,7 +95,7 @@ $(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/fcgi/routes-table.o $(BUILD)/f
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/client/%.o: client/%.c client/ctl.h $(wildcard lib/*/*.h)
+$(BUILD)/client/%.o: client/%.c $(wildcard client/*.h lib/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CURL_CFLAGS) -c -o $@ $<
 

@@ -227,7 +227,7 @@ int cmd_login(struct ctl *ctl, int argc, char **argv);
 int cmd_config(struct ctl *ctl, int argc, char **argv);
 int cmd_bootstrap(struct ctl *ctl, int argc, char **argv);
 
-/* apply.c */
+/* apply.c: apply; diff.c: diff (what both need: apply.h, private to the two) */
 int cmd_apply(struct ctl *ctl, int argc, char **argv);
 int cmd_diff(struct ctl *ctl, int argc, char **argv);
 

@@ -115,6 +115,16 @@ void ctl_query_add(struct buf *query, const char *name, const char *value)
     curl_free(escaped);
 }
 
+/* The URL as messages show it: a token in the query (a bootstrap token) is a secret, and
+ * shown as "token=..." only. */
+static const char *url_shown(struct ctl *ctl, const char *url)
+{
+    const char *at = strstr(url, "token=");
+    if (!at || (at[-1] != '?' && at[-1] != '&'))
+        return url;
+    return ctl_printf(ctl, "%.*stoken=...%s", (int)(at - url), url, at + 6 + strcspn(at + 6, "&"));
+}
+
 /* The path of the request: the template with {org} and the values put in, each escaped. */
 static int build_path(struct ctl *ctl, struct buf *out, const struct ctl_request *request)
 {
@@ -309,7 +319,7 @@ int ctl_send(struct ctl *ctl, const struct ctl_request *request, struct ctl_answ
     if (request->progress)
         ctl_progress_end(ctl);
     if (curl_rc != CURLE_OK) {
-        rc = ctl_error(CTL_UNAVAILABLE, "%s %s: %s", request->method, url,
+        rc = ctl_error(CTL_UNAVAILABLE, "%s %s: %s", request->method, url_shown(ctl, url),
                        *error ? error : curl_easy_strerror(curl_rc));
         goto cleanup;
     }
@@ -317,7 +327,7 @@ int ctl_send(struct ctl *ctl, const struct ctl_request *request, struct ctl_answ
     buf_addc(&out->body, '\0');
     out->body.len--;
     if (ctl->verbose)
-        fprintf(stderr, "%s %s -> %ld\n", request->method, url, out->status);
+        fprintf(stderr, "%s %s -> %ld\n", request->method, url_shown(ctl, url), out->status);
 cleanup:
     curl_slist_free_all(headers);
     buf_release(&path);

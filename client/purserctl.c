@@ -65,29 +65,33 @@ const struct ctl_command ctl_commands[] = {
      "(per kind: purserctl operations)", "all query if-match user client revision"},
     {"apply", cmd_apply, "-f FILE|- [--bucket NAME] [--append] [--policy-group G]",
      "create or update what a multi-document YAML file describes: Deckhand documents into their "
-     "bucket, Policyfile locks pushed to a group (as chef push), clusters and other resources; "
-     "what is already so is left alone and said to be unchanged",
+     "bucket, Policyfile locks pushed to a group (as chef push), an organization, its members' "
+     "roles (added, never taken away), clusters and nodes; what is already so is left alone and "
+     "said to be unchanged",
      "purserctl apply -f examples/site/site.yaml --bucket site\n"
      "  purserctl apply -f examples/policies/base.lock.json --policy-group dev",
-     "PUT " DOCS "/buckets/{bucket}/documents;POST " DOCS "/documents;POST " ORG
-     "/policies/{name}/revisions;PUT " ORG "/policy_groups/{group}/policies/{name};GET " ORG
-     "/policy_groups/{group}/policies/{name};POST " ORG "/clusters;GET " ORG
-     "/clusters/{id};PUT " ORG "/clusters/{id};POST /organizations;PUT /organizations/{name};"
-     "GET /organizations/{name};POST /users;GET /users/{user};PUT /users/{user};POST " ORG
-     "/clients;GET " ORG "/clients/{client};PUT " ORG "/clients/{client};POST " ORG
-     "/nodes;GET " ORG "/nodes/{node};PUT " ORG "/nodes/{node};GET " DOCS "/revisions;GET " DOCS
-     "/revisions/{id}/documents",
+     "PUT " DOCS "/buckets/{bucket}/documents;POST " DOCS "/documents;GET " DOCS
+     "/revisions;GET " DOCS "/revisions/{id}/documents;POST " ORG
+     "/policies/{name}/revisions;GET " ORG "/policy_groups/{group}/policies/{name};PUT " ORG
+     "/policy_groups/{group}/policies/{name};GET /organizations/{name};POST /organizations;"
+     "PUT /organizations/{name};GET " ORG "/users;POST " ORG "/users;GET " ORG
+     "/clusters/{id};POST " ORG "/clusters;PUT " ORG "/clusters/{id};GET " ORG
+     "/nodes/{node};POST " ORG "/nodes;PUT " ORG "/nodes/{node}",
      "filename bucket append policy-group"},
     {"diff", cmd_diff,
-     "REVISION OTHER [--deep] | --groups FROM TO [--policy P] | -f FILE [--bucket B]",
+     "REVISION OTHER [--deep] | --groups FROM TO [--policy P] | -f FILE [--bucket B] "
+     "[--policy-group G]",
      "what changes: between two document revisions (with --deep, the rendered documents), two "
-     "policy groups, or a local file and the server (exit 1 when they differ, as kubectl diff)",
+     "policy groups, or a local file and the server: its bucket's documents, Policyfile locks "
+     "(against --policy-group's, else the uploaded revision), clusters and nodes (exit 1 when "
+     "they differ, as kubectl diff)",
      "purserctl diff 3 4 --deep\n  purserctl diff --groups dev prod\n"
      "  purserctl diff -f examples/site/site-v2.yaml --bucket site",
      "GET " DOCS "/revisions/{id}/diff/{other};GET " DOCS
      "/revisions/{id}/deepdiff/{other};GET " ORG "/policies/{name}/diff;GET " ORG
-     "/policy_groups/{group};GET " ORG "/policy_groups;GET " DOCS "/revisions;GET " DOCS
-     "/revisions/{id}/documents;GET " ORG "/clusters/{id}",
+     "/policy_groups/{group};GET " DOCS "/revisions;GET " DOCS "/revisions/{id}/documents;GET " ORG
+     "/policy_groups/{group}/policies/{name};GET " ORG "/policies/{name}/revisions/{rev};GET " ORG
+     "/clusters/{id};GET " ORG "/nodes/{node}",
      "deep groups policy filename bucket policy-group"},
     {"promote", cmd_promote, "--to GROUP (--from GROUP [POLICY...] | POLICY --revision REV)",
      "point a group at what another group points at (all or the named policies, all or "

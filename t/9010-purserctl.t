@@ -906,6 +906,60 @@ subtest 'apply' => sub {
     my $broken = write_file('broken-site.yaml', "---\nschema: [\n");
     ($code, $out, $err) = ctl('apply', '-f', $broken, '--bucket', 'site');
     exit_is($code, 7, 'apply a file that does not parse: exit 7');
+
+    # an organization: created (its validator's key once, on stderr), then unchanged, then updated
+    my $org_doc = sub { write_file('apply-org.yaml', "kind: Organization\nversion: v1\nmetadata:\n"
+        . "  name: ctl-apply-org\n  labels: {team: ctl}\nspec:\n  full_name: $_[0]\n") };
+    ($code, $out, $err) = ctl('apply', '-f', $org_doc->('Apply Org'));
+    exit_is($code, 0, 'apply -f an Organization: exit 0');
+    like $out, qr/organization ctl-apply-org: created/, '  created';
+    like $err, qr/validator.*shown this once:\n-----BEGIN RSA PRIVATE KEY/s, '  its validator\'s key on stderr, once';
+    my $o = api_data('/organizations/ctl-apply-org');
+    is $o && $o->{full_name}, 'Apply Org', '  the API has it, with its full name';
+    is_deeply $o && $o->{labels}, { team => 'ctl' }, '  and its labels';
+    ($code, $out, $err) = ctl('apply', '-f', $org_doc->('Apply Org'));
+    exit_is($code, 0, '  again: exit 0');
+    like $out, qr/organization ctl-apply-org: unchanged/, '  unchanged';
+    unlike $err, qr/PRIVATE KEY/, '  and no key this time';
+    ($code, $out, $err) = ctl('apply', '-f', $org_doc->('Apply Org, renamed'));
+    exit_is($code, 0, '  with another full name: exit 0');
+    like $out, qr/organization ctl-apply-org: configured/, '  configured';
+    is api_data('/organizations/ctl-apply-org')->{full_name}, 'Apply Org, renamed', '  the API has the new name';
+    api('DELETE', '/organizations/ctl-apply-org?force=true');
+
+    # a member: its roles granted, a limit given, unchanged when held, and a role it holds beyond
+    # the file's is said (POST adds roles to a member, never takes one away)
+    $s->must('user', 'POST', '/users', { username => 'ctl-apply-user', email => 'apply@example.com', create_key => JSON::PP::false });
+    my $member = sub { write_file('apply-member.yaml', "kind: Member\nversion: v1\nmetadata:\n"
+        . "  name: ctl-apply-user\nspec:\n$_[0]") };
+    ($code, $out, $err) = ctl('apply', '-f', $member->("  roles: [reader]\n"));
+    exit_is($code, 0, 'apply -f a Member: exit 0');
+    like $out, qr/member ctl-apply-user: created/, '  created';
+    ok is_member('ctl-apply-user'), '  a member';
+    ($code, $out, $err) = ctl('apply', '-f', $member->("  roles: [reader]\n"));
+    like $out, qr/member ctl-apply-user: unchanged/, '  again: unchanged';
+    my $limited = "  roles: [release, reader]\n  policy_groups: {release: [ctl-dev, 'stage-*']}\n";
+    ($code, $out, $err) = ctl('apply', '-f', $member->($limited));
+    exit_is($code, 0, '  another role, limited: exit 0');
+    like $out, qr/member ctl-apply-user: configured/, '  configured';
+    my ($m) = grep { $_->{user}{username} eq 'ctl-apply-user' } @{ api_data("$ORG/users") // [] };
+    is_deeply $m && $m->{user}{policy_groups}, { release => ['ctl-dev', 'stage-*'] }, '  the API has the limit';
+    ($code, $out, $err) = ctl('apply', '-f', $member->($limited));
+    like $out, qr/member ctl-apply-user: unchanged/, '  again: unchanged';
+    ($code, $out, $err) = ctl('apply', '-f', $member->("  roles: [reader]\n"));
+    exit_is($code, 0, '  the first file again: exit 0');
+    like $out, qr/member ctl-apply-user: unchanged/, '  unchanged';
+    like $err, qr/also holds release/, '  saying the role it holds beyond the file';
+    ($code, $out, $err) = ctl('apply', '-f', $member->("  roles: reader\n"));
+    exit_is($code, 7, '  roles that are not a list: exit 7');
+
+    # a kind apply does not know: the whole file refused before anything is sent
+    ($code, $out, $err) = ctl('apply', '-f', write_file('apply-client.yaml',
+        "kind: Organization\nversion: v1\nmetadata: {name: ctl-apply-never}\n---\n"
+        . "kind: Client\nversion: v1\nmetadata: {name: ctl-x}\n"));
+    exit_is($code, 7, 'apply a Client: exit 7');
+    like $err, qr/document 2: kind Client .*Organization, Member, Cluster, Node/, '  naming the kinds it knows';
+    is api_status('GET', '/organizations/ctl-apply-never'), 404, '  and the document before it not applied';
 };
 
 subtest 'diff' => sub {
@@ -922,6 +976,8 @@ subtest 'diff' => sub {
     ($code, $out, $err) = ctl('diff', $a, $b, '--deep');
     exit_is($code, 1, "diff $a $b --deep: exit 1");
     like $out, qr/gateway|10\.20\.0\.254/, '  the rendered difference';
+    like $out, qr/^\s+data\.gateway: "10\.20\.0\.1" -> "10\.20\.0\.254"$/m, '  its path as people read it (data.gateway)';
+    unlike $out, qr/\['/, '  not deepdiff\'s (root[\'gateway\'])';
     ($code, $out, $err) = ctl('diff', '-f', "$examples/site/site-v2.yaml", '--bucket', 'site');
     exit_is($code, 0, 'diff -f site-v2.yaml --bucket site (what the server has): exit 0');
     ($code, $out, $err) = ctl('diff', '-f', "$examples/site/site.yaml", '--bucket', 'site');
@@ -937,6 +993,34 @@ subtest 'diff' => sub {
     like $out, qr/base/, '  naming the policy';
     ($code, $out, $err) = ctl('diff', $a, 999999);
     exit_is($code, 3, 'diff with a revision that does not exist: exit 3');
+
+    # Policyfile locks: against --policy-group's, else the uploaded revision of its revision_id
+    ($code, $out, $err) = ctl('diff', '-f', "$examples/policies/base.lock.json", '--policy-group', 'ctl-da');
+    exit_is($code, 0, 'diff -f base.lock.json --policy-group ctl-da (the group\'s lock): exit 0');
+    ($code, $out, $err) = ctl('diff', '-f', "$examples/policies/base-v2.lock.json", '--policy-group', 'ctl-da');
+    exit_is($code, 1, 'diff -f base-v2.lock.json --policy-group ctl-da: exit 1');
+    like $out, qr{^--- server/policy_group/ctl-da/base$}m, '  against the group\'s lock';
+    like $out, qr/^-\s+version: 1\.0\.0$/m, '  the cookbook\'s version it has';
+    like $out, qr/^\+\s+version: 1\.1\.0$/m, '  and the file\'s';
+    ($code, $out, $err) = ctl('diff', '-f', "$examples/policies/base.lock.json");
+    exit_is($code, 0, 'diff -f base.lock.json (its revision uploaded): exit 0');
+    my $unknown = write_file('unknown.lock.json', $json->encode({ %$lock_v1, revision_id => 'f' x 64 }));
+    ($code, $out, $err) = ctl('diff', '-f', $unknown);
+    exit_is($code, 1, 'diff -f a lock whose revision is not uploaded: exit 1');
+    like $out, qr{^--- server/policy/base/ffffffffff$}m, '  against nothing';
+    like $out, qr/^\+revision_id: f{64}$/m, '  all of it added';
+
+    # a node: the file's fields against the server's
+    $s->must('node', 'POST', "$ORG/nodes", { name => 'ctl-diff-node', run_list => ['recipe[hello]'], normal => { tier => 'web' } });
+    my $node = sub { write_file('diff-node.yaml', "kind: Node\nversion: v1\nmetadata: {name: ctl-diff-node}\n"
+        . "spec:\n  run_list: ['recipe[hello]']\n  normal: {tier: $_[0]}\n") };
+    ($code, $out, $err) = ctl('diff', '-f', $node->('web'));
+    exit_is($code, 0, 'diff -f a Node as the server has it: exit 0');
+    ($code, $out, $err) = ctl('diff', '-f', $node->('db'));
+    exit_is($code, 1, 'diff -f a Node with another attribute: exit 1');
+    like $out, qr{^--- server/node/ctl-diff-node\n.*^-  tier: web\n.*^\+  tier: db$}ms, '  saying what';
+    ($code, $out, $err) = ctl('--verbose', 'diff', '-f', $node->('db'));
+    like $err, qr{GET \S+/organizations/\Q$org\E/nodes/ctl-diff-node -> 200}, '  read with GET .../nodes/{node}';
 };
 
 subtest 'promote' => sub {
