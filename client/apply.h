@@ -11,8 +11,6 @@
 
 #include "ctl.h"
 
-#define ORG "/organizations/{org}"
-#define DOCS "/api/v1.0"
 /* A request of method on template with its values ({org} is the context's, not one of them). */
 #define REQUEST(method_, template_, ...)                                                           \
     ((struct ctl_request){.method = (method_),                                                     \

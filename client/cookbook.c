@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ORG "/organizations/{org}"
 #define COOKBOOK_FILE_MAX ((size_t)1 << 30) /* the largest file read whole */
 #define COOKBOOK_DEPTH_MAX 32               /* folders inside folders, at most */
 
@@ -394,9 +393,8 @@ static int artifact_put(struct cookbook *cb, const json_t *manifest, size_t sent
         printf("cookbook-artifact/%s/%s\n", name, identifier);
     else if (!rc)
         printf("cookbook %s %s %s: version %s, %zu file%s (%zu sent)\n", name, identifier,
-               answer.status == 201 ? "uploaded" : "unchanged",
-               json_string_value(json_object_get(manifest, "version")), cb->count,
-               cb->count == 1 ? "" : "s", sent);
+               answer.status == 201 ? "uploaded" : "unchanged", ctl_text(manifest, "version"),
+               cb->count, cb->count == 1 ? "" : "s", sent);
     ctl_answer_release(&answer);
     free(text);
     return rc;
@@ -587,7 +585,7 @@ static int cookbook_download(struct ctl *ctl, const char *name, const char *iden
         rc = files_download(ctl, dir, files);
     if (!rc && !ctl->quiet)
         printf("cookbook %s %s: version %s, %zu file%s into %s\n", name, identifier,
-               json_string_value(json_object_get(manifest, "version")), json_array_size(files),
+               ctl_text(manifest, "version"), json_array_size(files),
                json_array_size(files) == 1 ? "" : "s", dir);
     json_decref(files);
     json_decref(manifest);

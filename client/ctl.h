@@ -20,6 +20,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The paths of the API's two families: an organization's, and the document API's (Deckhand's;
+ * under /organizations/{org} when the context names one). */
+#define ORG "/organizations/{org}"
+#define DOCS "/api/v1.0"
+
 /* Exit codes (README, "purserctl"): each class of failure its own, as scripts need. */
 enum ctl_exit {
     CTL_OK = 0,
@@ -48,6 +53,7 @@ struct ctl_context {
 
 struct ctl {
     struct arena *arena;
+    const struct ctl_command *command; /* the command running */
     struct ctl_context context;
     const char *config_path;  /* the contexts file */
     const char *context_flag; /* --context */
@@ -55,7 +61,8 @@ struct ctl {
     int anonymous; /* the command needs no credential (an open route, or a token in its query) */
     int quiet;     /* --quiet: no progress, no "unchanged" notes */
     int verbose;   /* --verbose: each request's method, URL and status on stderr */
-    void *curl;    /* the libcurl handle, made on the first request */
+    int progress_shown; /* a progress bar is on stderr's last line */
+    void *curl;         /* the libcurl handle, made on the first request */
     char *key_pem;
 };
 
@@ -64,7 +71,6 @@ struct ctl_answer {
     long status;
     struct buf body;
     char content_type[128];
-    char etag[128];
 };
 
 void ctl_answer_release(struct ctl_answer *answer);
@@ -79,10 +85,22 @@ struct ctl_command {
     const char *example;
     const char *operations; /* the API operations it may call, ';'-separated: "GET /users" */
     const char *options;    /* its long options, space-separated, for the completion */
+    const char *words;      /* its sub-verbs ("create list ..."), for the completion; or NULL */
+    unsigned flags;         /* CMD_OFFLINE, CMD_ANONYMOUS */
+};
+
+enum ctl_command_flags {
+    CMD_OFFLINE = 1,   /* needs no context loaded first (it has none yet, or finds its own) */
+    CMD_ANONYMOUS = 2, /* needs a server but no credential */
 };
 
 extern const struct ctl_command ctl_commands[];
 extern const size_t ctl_command_count;
+
+/* 1 when the running command's row (or, for the verbs over kinds, the kinds' rows) lists the
+ * operation: with PURSER_CTL_STRICT=1 (the tests), ctl_send refuses an operation that is not,
+ * so that `purserctl operations` says what the code does. */
+int ctl_operation_listed(const struct ctl *ctl, const char *method, const char *template);
 
 /* Prints the command's usage, summary and example to out. */
 void ctl_command_help(FILE *out, const struct ctl_command *command);
@@ -125,7 +143,7 @@ struct ctl_request {
  * or CTL_UNAVAILABLE (message printed) when no answer came. */
 int ctl_send(struct ctl *ctl, const struct ctl_request *request, struct ctl_answer *out);
 
-/* Releases the libcurl handle. */
+/* Releases the libcurl handle and the key read for signing (wiped). */
 void ctl_release(struct ctl *ctl);
 
 /* ctl_send, then: a 2xx is CTL_OK; any other status prints "purserctl: MESSAGE" (the API's own
@@ -200,8 +218,19 @@ const char *ctl_config_path(struct ctl *ctl);
 int ctl_context_save(struct ctl *ctl, const struct ctl_context *context, int make_current);
 
 /* The principal the context's credential is: its client name, else (a token) the principal the
- * organization's permissions name. NULL when neither says. */
-const char *ctl_whoami(struct ctl *ctl);
+ * organization's permissions name. CTL_OK with *out, or the failure (printed). */
+int ctl_whoami(struct ctl *ctl, const char **out);
+
+/* The newest document revision's id: CTL_OK with *out, CTL_NOTFOUND when there is none, or the
+ * call's failure (printed). */
+int ctl_newest_revision(struct ctl *ctl, const char **out);
+
+/* Appends value to out as one YAML document (what the document API takes). CTL_OK or
+ * CTL_INVALID (printed). */
+int ctl_yaml_text(struct buf *out, const json_t *value);
+
+/* A string field's value, or "" when it is absent or not a string (for messages). */
+const char *ctl_text(const json_t *value, const char *path);
 
 /* Errors on stderr, prefixed "purserctl: "; returns code. */
 int ctl_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -215,8 +244,8 @@ int cmd_create(struct ctl *ctl, int argc, char **argv);
 int cmd_replace(struct ctl *ctl, int argc, char **argv);
 int cmd_patch(struct ctl *ctl, int argc, char **argv);
 int cmd_delete(struct ctl *ctl, int argc, char **argv);
-/* the kind names, for the completion: NULL-terminated */
-extern const char *const ctl_kind_names[];
+/* The i-th kind's plural ("clusters"), each once, or NULL past the last: for the completion. */
+const char *ctl_kind_plural(size_t i);
 /* Calls each with every operation a kind's verb calls ("list cluster"). */
 void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char *path,
                                       const char *command),

@@ -7,6 +7,7 @@
 #include "config/config.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static char *error_message(const struct ctl_answer *answer)
         buf_adds(&text, json_string_value(json_object_get(error, "message")));
     else if (json_is_array(error))
         for (i = 0; i < json_array_size(error); i++)
-            buf_printf(&text, "%s%s", i ? "; " : "", json_string_value(json_array_get(error, i)));
+            buf_printf(&text, "%s%s", i ? "; " : "", ctl_text(json_array_get(error, i), NULL));
     else if (json_is_string(error))
         buf_adds(&text, json_string_value(error));
     else if (json_is_string(json_object_get(body, "message"))) {
@@ -201,7 +202,6 @@ static size_t on_header(char *data, size_t size, size_t count, void *ctx)
     struct transfer *t = ctx;
     keep_header(data, size * count, "content-type:", t->answer->content_type,
                 sizeof(t->answer->content_type));
-    keep_header(data, size * count, "etag:", t->answer->etag, sizeof(t->answer->etag));
     return size * count;
 }
 
@@ -226,6 +226,8 @@ static int credential_headers(struct ctl *ctl, struct curl_slist **headers,
     char *line, *save = NULL;
     size_t len;
 
+    if (!ctl->context.client) /* a signed request names its API version among the signed headers */
+        *headers = curl_slist_append(*headers, "X-Ops-Server-API-Version: 1");
     if (!ctl->context.token && !ctl->context.client)
         return CTL_OK; /* an open route, or one whose query holds the credential */
     if (ctl->context.token) {
@@ -261,60 +263,79 @@ static CURL *handle(struct ctl *ctl)
     return ctl->curl;
 }
 
+/* The request's headers, but the credential's. */
+static struct curl_slist *request_headers(struct ctl *ctl, struct curl_slist *headers,
+                                          const struct ctl_request *request)
+{
+    headers = curl_slist_append(
+        headers,
+        ctl_printf(ctl, "Accept: %s", request->accept ? request->accept : "application/json"));
+    if (request->content_type)
+        headers =
+            curl_slist_append(headers, ctl_printf(ctl, "Content-Type: %s", request->content_type));
+    if (request->if_match)
+        headers = curl_slist_append(headers, ctl_printf(ctl, "If-Match: %s", request->if_match));
+    return curl_slist_append(headers, "Expect:");
+}
+
+/* Sets the transfer's options: the URL, method, headers, callbacks, CA, limits, body. */
+static void transfer_setup(struct transfer *t, const char *url, struct curl_slist *headers,
+                           char *error)
+{
+    const struct ctl_request *request = t->request;
+    curl_easy_setopt(t->curl, CURLOPT_URL, url);
+    curl_easy_setopt(t->curl, CURLOPT_CUSTOMREQUEST, request->method);
+    curl_easy_setopt(t->curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(t->curl, CURLOPT_USERAGENT, "purserctl/" PURSER_VERSION);
+    curl_easy_setopt(t->curl, CURLOPT_ERRORBUFFER, error);
+    curl_easy_setopt(t->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(t->curl, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(t->curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(t->curl, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(t->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(t->curl, CURLOPT_CONNECTTIMEOUT, 30L);
+    curl_easy_setopt(t->curl, CURLOPT_PROTOCOLS_STR, "https,http");
+    if (!strcmp(request->method, "HEAD"))
+        curl_easy_setopt(t->curl, CURLOPT_NOBODY, 1L);
+    if (t->ctl->context.ca)
+        curl_easy_setopt(t->curl, CURLOPT_CAINFO, t->ctl->context.ca);
+    if (request->timeout)
+        curl_easy_setopt(t->curl, CURLOPT_TIMEOUT, request->timeout);
+    if (request->body) {
+        curl_easy_setopt(t->curl, CURLOPT_POSTFIELDS, request->body);
+        curl_easy_setopt(t->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_len);
+    }
+    if (request->progress && !t->ctl->quiet && isatty(STDERR_FILENO)) {
+        curl_easy_setopt(t->curl, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(t->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(t->curl, CURLOPT_XFERINFODATA, t);
+    }
+}
+
 int ctl_send(struct ctl *ctl, const struct ctl_request *request, struct ctl_answer *out)
 {
     struct buf path = BUF_INIT;
     struct curl_slist *headers = NULL;
     struct transfer t = {ctl, request, out, handle(ctl)};
     char error[CURL_ERROR_SIZE] = "";
-    const char *url;
+    const char *url = NULL;
     CURLcode curl_rc;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (!t.curl)
-        return ctl_error(CTL_FAILED, "out of memory");
-    if ((rc = build_path(ctl, &path, request)))
+    if (getenv("PURSER_CTL_STRICT") && !request->literal && ctl->command &&
+        !ctl_operation_listed(ctl, request->method, request->template))
+        return ctl_error(CTL_FAILED, "internal: %s %s is not in the operations of purserctl %s",
+                         request->method, request->template, ctl->command->name);
+    rc = t.curl ? build_path(ctl, &path, request) : ctl_error(CTL_FAILED, "out of memory");
+    if (rc)
         goto cleanup;
     url = ctl_printf(ctl, "%s%s%s%s", ctl->context.url, path.data, request->query ? "?" : "",
                      request->query ? request->query : "");
     if ((rc = credential_headers(ctl, &headers, request, path.data)))
         goto cleanup;
-    headers = curl_slist_append(
-        headers,
-        ctl_printf(ctl, "Accept: %s", request->accept ? request->accept : "application/json"));
-    headers = curl_slist_append(headers, "X-Ops-Server-API-Version: 1");
-    if (request->content_type)
-        headers =
-            curl_slist_append(headers, ctl_printf(ctl, "Content-Type: %s", request->content_type));
-    if (request->if_match)
-        headers = curl_slist_append(headers, ctl_printf(ctl, "If-Match: %s", request->if_match));
-    headers = curl_slist_append(headers, "Expect:");
-    curl_easy_setopt(t.curl, CURLOPT_URL, url);
-    curl_easy_setopt(t.curl, CURLOPT_CUSTOMREQUEST, request->method);
-    curl_easy_setopt(t.curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(t.curl, CURLOPT_USERAGENT, "purserctl/" PURSER_VERSION);
-    curl_easy_setopt(t.curl, CURLOPT_ERRORBUFFER, error);
-    curl_easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(t.curl, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(t.curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(t.curl, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(t.curl, CURLOPT_NOSIGNAL, 1L);
-    if (strcmp(request->method, "HEAD") == 0)
-        curl_easy_setopt(t.curl, CURLOPT_NOBODY, 1L);
-    if (ctl->context.ca)
-        curl_easy_setopt(t.curl, CURLOPT_CAINFO, ctl->context.ca);
-    if (request->timeout)
-        curl_easy_setopt(t.curl, CURLOPT_TIMEOUT, request->timeout);
-    if (request->body) {
-        curl_easy_setopt(t.curl, CURLOPT_POSTFIELDS, request->body);
-        curl_easy_setopt(t.curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_len);
-    }
-    if (request->progress && !ctl->quiet && isatty(STDERR_FILENO)) {
-        curl_easy_setopt(t.curl, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(t.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(t.curl, CURLOPT_XFERINFODATA, &t);
-    }
+    headers = request_headers(ctl, headers, request);
+    transfer_setup(&t, url, headers, error);
     curl_rc = curl_easy_perform(t.curl);
     if (request->progress)
         ctl_progress_end(ctl);
@@ -363,6 +384,11 @@ int ctl_call_json(struct ctl *ctl, const struct ctl_request *request, json_t **o
 
 void ctl_release(struct ctl *ctl)
 {
+    if (ctl->key_pem) { /* a private key: wiped before it is freed */
+        OPENSSL_cleanse(ctl->key_pem, strlen(ctl->key_pem));
+        free(ctl->key_pem);
+        ctl->key_pem = NULL;
+    }
     if (ctl->curl) {
         curl_easy_cleanup(ctl->curl);
         curl_global_cleanup();

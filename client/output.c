@@ -127,6 +127,15 @@ static const json_t *column_value(const json_t *row, const struct ctl_column *co
     return *column->path ? ctl_dig(row, column->path) : row;
 }
 
+/* The columns a text takes on a terminal: its UTF-8 characters (continuation bytes not counted). */
+static size_t display_width(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += ((unsigned char)*text & 0xC0) != 0x80;
+    return n;
+}
+
 static void print_table(struct ctl *ctl, const json_t *rows, const struct ctl_column *columns)
 {
     size_t ncol = 0, width[32] = {0}, i, c;
@@ -142,31 +151,26 @@ static void print_table(struct ctl *ctl, const json_t *rows, const struct ctl_co
             row = json_array_get(rows, i ? i - 1 : 0);
             cells[i][c] = i ? cell_text(ctl, column_value(row, &columns[c]), columns[c].kind)
                             : columns[c].header;
-            if (strlen(cells[i][c]) > width[c])
-                width[c] = strlen(cells[i][c]);
+            if (display_width(cells[i][c]) > width[c])
+                width[c] = display_width(cells[i][c]);
         }
     }
     for (i = 0; i <= json_array_size(rows); i++)
         for (c = 0; c < ncol; c++)
             if (c + 1 < ncol)
-                printf("%-*s   ", (int)width[c], cells[i][c]);
+                printf("%s%*s", cells[i][c], (int)(width[c] - display_width(cells[i][c]) + 3), "");
             else
                 printf("%s\n", cells[i][c]);
 }
 
 int ctl_print_yaml(FILE *out, const json_t *value)
 {
-    json_t *docs = json_array();
     struct buf text = BUF_INIT;
-    struct purser_error err;
-    int rc;
-    json_array_append(docs, (json_t *)value);
-    rc = yaml_codec_emit(&text, docs, &err);
+    int rc = ctl_yaml_text(&text, value);
     if (!rc)
         fwrite(text.data, 1, text.len, out);
-    json_decref(docs);
     buf_release(&text);
-    return rc ? ctl_error(CTL_FAILED, "cannot print YAML: %s", err.message) : CTL_OK;
+    return rc;
 }
 
 static const struct ctl_column default_columns[] = {{"NAME", "@key", COL_TEXT}, {NULL, NULL, 0}};
@@ -213,8 +217,6 @@ int ctl_print(struct ctl *ctl, const json_t *answer, const struct ctl_view *view
 
 /* ---- progress ------------------------------------------------------------------------------ */
 
-static int progress_shown;
-
 static const char *size_text(char *out, size_t n, double bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
@@ -230,7 +232,7 @@ void ctl_progress(struct ctl *ctl, const char *what, double done, double total)
     char a[32], b[32];
     if (ctl->quiet || !isatty(STDERR_FILENO))
         return;
-    progress_shown = 1;
+    ctl->progress_shown = 1;
     if (total > 0) {
         int filled = (int)(30 * done / total);
         fprintf(stderr, "\r%s [%-30.*s] %3.0f%% %s of %s", what, filled,
@@ -243,10 +245,9 @@ void ctl_progress(struct ctl *ctl, const char *what, double done, double total)
 
 void ctl_progress_end(struct ctl *ctl)
 {
-    (void)ctl;
-    if (progress_shown)
+    if (ctl->progress_shown)
         fputc('\n', stderr);
-    progress_shown = 0;
+    ctl->progress_shown = 0;
 }
 
 /* ---- files --------------------------------------------------------------------------------- */
@@ -293,4 +294,20 @@ int ctl_read_value(json_t **out, const char *path)
     json_decref(docs);
     buf_release(&text);
     return rc;
+}
+
+int ctl_yaml_text(struct buf *out, const json_t *value)
+{
+    json_t *docs = json_pack("[O]", value);
+    struct purser_error err;
+    int rc = docs ? yaml_codec_emit(out, docs, &err) : PURSER_EINTERNAL;
+    json_decref(docs);
+    return rc ? ctl_error(CTL_INVALID, "cannot write YAML: %s", docs ? err.message : "no memory")
+              : CTL_OK;
+}
+
+const char *ctl_text(const json_t *value, const char *path)
+{
+    const char *text = json_string_value(path ? ctl_dig(value, path) : value);
+    return text ? text : "";
 }

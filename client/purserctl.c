@@ -12,9 +12,6 @@
 static int cmd_operations(struct ctl *ctl, int argc, char **argv);
 static int cmd_completion(struct ctl *ctl, int argc, char **argv);
 
-#define ORG "/organizations/{org}"
-#define DOCS "/api/v1.0"
-
 const struct ctl_command ctl_commands[] = {
     {"login", cmd_login,
      "(--url URL [--ca FILE] [--org ORG] (--token T | --client NAME --key FILE) | --from "
@@ -23,11 +20,13 @@ const struct ctl_command ctl_commands[] = {
      "credential is checked first",
      "purserctl login --from var/stack.env\n"
      "  purserctl login --url https://purser.example:443 --org acme --client alice --key alice.pem",
-     "GET " ORG "/permissions;GET /organizations", "url ca org token client key from name chef"},
+     "GET " ORG "/permissions;GET /organizations", "url ca org token client key from name chef",
+     NULL, CMD_OFFLINE},
     {"config", cmd_config,
      "get-contexts | current-context | use-context NAME | delete-context NAME",
      "show and choose the contexts of ~/.config/purser/config.yaml",
-     "purserctl config use-context prod", "", ""},
+     "purserctl config use-context prod", "", "",
+     "get-contexts current-context use-context delete-context", CMD_OFFLINE},
     {"get", cmd_get,
      "KIND [NAME...] [--user U|--client C|--policy-group G|--policy P|--revision "
      "R|--cluster C] [-l SELECTOR] [--filter EXPR] [--sort FIELD] [--page-size N]",
@@ -39,30 +38,31 @@ const struct ctl_command ctl_commands[] = {
      "  purserctl get documents --revision 3 -o yaml",
      "(per kind: purserctl operations)",
      "user client policy-group policy revision cluster selector "
-     "filter sort page-size query"},
+     "filter sort page-size query",
+     NULL, 0},
     {"describe", cmd_describe, "KIND NAME...", "show one thing in full, with what hangs off it",
      "purserctl describe cluster c-edge-1", "(per kind: purserctl operations)",
-     "user client policy-group policy revision cluster"},
+     "user client policy-group policy revision cluster", NULL, 0},
     {"create", cmd_create,
      "KIND [NAME...] [-f FILE] [--user U|--client C|--revision R|--cluster C]",
      "create one thing from FILE (JSON or YAML) or from its name alone",
      "purserctl create organization acme\n  purserctl create user alice -f alice.yaml\n"
      "  purserctl create tag released --revision 3 -f data.yaml",
-     "(per kind: purserctl operations)", "filename user client revision cluster"},
+     "(per kind: purserctl operations)", "filename user client revision cluster", NULL, 0},
     {"replace", cmd_replace, "KIND NAME... -f FILE [--if-match ETAG]",
      "replace one thing with FILE's content (PUT)",
      "purserctl replace cluster c-edge-1 -f edge-1.yaml", "(per kind: purserctl operations)",
-     "filename if-match user client"},
+     "filename if-match user client", NULL, 0},
     {"patch", cmd_patch, "KIND NAME... (-p JSON | -f FILE) [--if-match ETAG]",
      "change some fields of a user, a cluster or a token (a JSON merge patch, RFC 7396)",
      "purserctl patch user alice -p '{\"active\": false}'", "(per kind: purserctl operations)",
-     "patch filename if-match user"},
-    {"delete", cmd_delete, "KIND NAME... | KIND --all [--revision R] [--query force=true]",
+     "patch filename if-match user", NULL, 0},
+    {"delete", cmd_delete, "KIND NAME... | tags --all --revision R | revisions --all --yes",
      "delete one thing (revisions --all: purge every document revision; tags --all: a "
      "revision's tags)",
      "purserctl delete cluster c-edge-1\n  purserctl delete document example/Network/v1 "
      "oam-network",
-     "(per kind: purserctl operations)", "all query if-match user client revision"},
+     "(per kind: purserctl operations)", "all yes query if-match user client revision", NULL, 0},
     {"apply", cmd_apply, "-f FILE|- [--bucket NAME] [--append] [--policy-group G]",
      "create or update what a multi-document YAML file describes: Deckhand documents into their "
      "bucket, Policyfile locks pushed to a group (as chef push), an organization, its members' "
@@ -77,7 +77,7 @@ const struct ctl_command ctl_commands[] = {
      "PUT /organizations/{name};GET " ORG "/users;POST " ORG "/users;GET " ORG
      "/clusters/{id};POST " ORG "/clusters;PUT " ORG "/clusters/{id};GET " ORG
      "/nodes/{node};POST " ORG "/nodes;PUT " ORG "/nodes/{node}",
-     "filename bucket append policy-group"},
+     "filename bucket append policy-group", NULL, 0},
     {"diff", cmd_diff,
      "REVISION OTHER [--deep] | --groups FROM TO [--policy P] | -f FILE [--bucket B] "
      "[--policy-group G]",
@@ -92,7 +92,7 @@ const struct ctl_command ctl_commands[] = {
      "/policy_groups/{group};GET " DOCS "/revisions;GET " DOCS "/revisions/{id}/documents;GET " ORG
      "/policy_groups/{group}/policies/{name};GET " ORG "/policies/{name}/revisions/{rev};GET " ORG
      "/clusters/{id};GET " ORG "/nodes/{node}",
-     "deep groups policy filename bucket policy-group"},
+     "deep groups policy filename bucket policy-group", NULL, 0},
     {"promote", cmd_promote, "--to GROUP (--from GROUP [POLICY...] | POLICY --revision REV)",
      "point a group at what another group points at (all or the named policies, all or "
      "nothing), or one policy at an uploaded revision",
@@ -100,53 +100,54 @@ const struct ctl_command ctl_commands[] = {
      "2b7c...",
      "POST " ORG "/policy_groups/{group}/promote;PUT " ORG
      "/policy_groups/{group}/policies/{name}/revision/{rev}",
-     "from to revision"},
+     "from to revision", NULL, 0},
     {"render", cmd_render,
      "[REVISION] [--schema S] [--name N] [-l LABEL] [--bucket B] [--cleartext-secrets]",
      "a revision's documents layered, substituted and validated (default: the newest revision)",
      "purserctl render --schema example/Network/v1 -o yaml",
      "GET " DOCS "/revisions/{id}/rendered-documents;GET " DOCS "/revisions",
-     "schema name selector bucket cleartext-secrets"},
+     "schema name selector bucket cleartext-secrets", NULL, 0},
     {"rollback", cmd_rollback, "REVISION",
      "a new revision with the documents of REVISION (0: none)", "purserctl rollback 3",
-     "POST " DOCS "/rollback/{id}", ""},
+     "POST " DOCS "/rollback/{id}", "", NULL, 0},
     {"tag", cmd_tag, "REVISION TAG [-f DATA]",
      "tag a document revision (with an optional mapping of data)", "purserctl tag 4 released",
-     "POST " DOCS "/revisions/{id}/tags/{tag}", "filename"},
+     "POST " DOCS "/revisions/{id}/tags/{tag}", "filename", NULL, 0},
     {"validation", cmd_validation,
      "report REVISION NAME --status success|failure [-f ERRORS] [--validator NAME]",
      "report a validation result for a document revision (as a validator such as Pegleg does)",
      "purserctl validation report 4 site-checks --status success",
-     "POST " DOCS "/revisions/{id}/validations/{name}", "status filename validator"},
+     "POST " DOCS "/revisions/{id}/validations/{name}", "status filename validator", "report", 0},
     {"facts", cmd_facts, "report CLUSTER -f FILE",
      "report a cluster's dynamic facts (kept as a version)",
      "purserctl facts report c-edge-1 -f examples/facts.json", "PUT " ORG "/clusters/{id}/facts",
-     "filename"},
+     "filename", "report", 0},
     {"reset-token", cmd_reset_token, "CLUSTER",
      "a new bootstrap token for a cluster (the old one stops working); shown once",
-     "purserctl reset-token c-edge-1", "POST " ORG "/clusters/{id}/bootstrap-token", ""},
-    {"bootstrap", cmd_bootstrap, "TOKEN|INSTALL_URL [--name CONTEXT] [--chef]",
+     "purserctl reset-token c-edge-1", "POST " ORG "/clusters/{id}/bootstrap-token", "", NULL, 0},
+    {"bootstrap", cmd_bootstrap, "TOKEN|INSTALL_URL [--name CONTEXT] [--ca FILE] [--chef]",
      "redeem a cluster's bootstrap token and keep its credential as a context (its key beside "
      "the contexts file)",
      "purserctl bootstrap \"$INSTALL_URL\" --name edge-1", "GET /install/bootstrap.json",
-     "name chef"},
+     "name ca chef", NULL, CMD_OFFLINE},
     {"token", cmd_token,
      "create [--description D] [--expires-in DAYS] | list | revoke ID | disable ID | enable ID "
      "[--user U]",
      "your API tokens (or a user's, with --user): a new one is shown once",
      "purserctl token create --description ci --expires-in 30",
      "POST /users/{user}/tokens;GET /users/{user}/tokens;DELETE /users/{user}/tokens/{id};PATCH "
-     "/users/{user}/tokens/{id}",
-     "user description expires-in"},
+     "/users/{user}/tokens/{id};GET " ORG "/permissions",
+     "user description expires-in", "create list revoke disable enable", 0},
     {"watch", cmd_watch, "[--since SEQ] [--kinds K,...] [--timeout SECONDS]",
      "follow the event feed as it happens, resuming from the last seq after a disconnect",
-     "purserctl watch --kinds cluster,policy_group", "GET " ORG "/events", "since kinds timeout"},
+     "purserctl watch --kinds cluster,policy_group", "GET " ORG "/events", "since kinds timeout",
+     NULL, 0},
     {"export", cmd_export, "[-f FILE] [--secrets]",
      "the organization as a YAML stream of resources, streamed to FILE (mode 600) or stdout",
-     "purserctl export -f acme.yaml", "GET " ORG "/export", "filename secrets"},
+     "purserctl export -f acme.yaml", "GET " ORG "/export", "filename secrets", NULL, 0},
     {"import", cmd_import, "-f FILE",
      "write an export into the (empty) organization, all or nothing",
-     "purserctl --org acme2 import -f acme.yaml", "POST " ORG "/import", "filename"},
+     "purserctl --org acme2 import -f acme.yaml", "POST " ORG "/import", "filename", NULL, 0},
     {"cookbook", cmd_cookbook,
      "upload DIR [--name N] [--identifier ID] | download NAME IDENTIFIER DIR",
      "a cookbook artifact (as chef push uploads them): its files through a sandbox, then its "
@@ -155,23 +156,23 @@ const struct ctl_command ctl_commands[] = {
      "POST " ORG "/sandboxes;PUT " ORG "/file_store/{checksum};PUT " ORG "/sandboxes/{id};PUT " ORG
      "/cookbook_artifacts/{name}/{identifier};GET " ORG
      "/cookbook_artifacts/{name}/{identifier};GET " ORG "/file_store/{checksum}",
-     "name identifier"},
+     "name identifier", "upload download", 0},
     {"health", cmd_health, "[--deep]",
      "whether the server answers (with --deep: its database and schema)", "purserctl health --deep",
-     "GET /healthz;GET /healthz/deep;GET " DOCS "/health", "deep"},
+     "GET /healthz;GET /healthz/deep;GET " DOCS "/health", "deep", NULL, CMD_ANONYMOUS},
     {"version", cmd_version, "", "purserctl's version, the server's document API versions",
-     "purserctl version", "GET /versions", ""},
+     "purserctl version", "GET /versions", "", NULL, 0},
     {"api", cmd_api, "METHOD PATH [-f FILE] [--content-type TYPE]",
      "any request, as purserctl signs it (the answer on stdout): also /metrics, /docs and "
      "/docs.yaml",
      "purserctl api GET /metrics\n  purserctl api GET /docs.yaml",
-     "GET /metrics;GET /docs;GET /docs.yaml", "filename content-type"},
+     "GET /metrics;GET /docs;GET /docs.yaml", "filename content-type", NULL, 0},
     {"operations", cmd_operations, "",
      "each API operation (as /docs has it) and the command that calls it",
-     "purserctl operations -o json", "", ""},
+     "purserctl operations -o json", "", "", NULL, CMD_OFFLINE},
     {"completion", cmd_completion, "bash",
      "the bash completion script, made from this command table",
-     "purserctl completion bash > /etc/bash_completion.d/purserctl", "", ""},
+     "purserctl completion bash > /etc/bash_completion.d/purserctl", "", "", "bash", CMD_OFFLINE},
 };
 const size_t ctl_command_count = sizeof(ctl_commands) / sizeof(ctl_commands[0]);
 
@@ -217,18 +218,39 @@ int ctl_usage(const struct ctl_command *command, const char *fmt, ...)
     return CTL_USAGE;
 }
 
+/* Prints text wrapped at 100 columns, each line after the first indented by indent. */
+static void print_wrapped(FILE *out, const char *text, int indent, int column)
+{
+    while (*text) {
+        int room = 100 - column, n = (int)strlen(text);
+        if (n > room) {
+            for (n = room; n > 0 && text[n] != ' '; n--)
+                ;
+            if (!n)
+                n = room;
+        }
+        fprintf(out, "%.*s\n", n, text);
+        text += n + (text[n] == ' ');
+        if (*text)
+            fprintf(out, "%*s", indent, "");
+        column = indent;
+    }
+}
+
 static void usage(FILE *out)
 {
     fputs("usage: purserctl [--context NAME] [--org ORG] [-o table|json|yaml|name] [--quiet] "
           "[--verbose] COMMAND ...\n\ncommands:\n",
           out);
     for (size_t i = 0; i < ctl_command_count; i++) {
-        const char *s = ctl_commands[i].summary;
-        fprintf(out, "  %-12s %.*s\n", ctl_commands[i].name, (int)strcspn(s, ";:("), s);
+        fprintf(out, "  %-12s ", ctl_commands[i].name);
+        print_wrapped(out, ctl_commands[i].summary, 15, 15);
     }
     fputs("\nContexts live in ~/.config/purser/config.yaml; PURSER_URL, PURSER_CA, PURSER_ORG and "
-          "PURSER_TOKEN override the current one.\nExit codes: 0 done, 1 diff found differences, "
-          "2 usage, 3 not found, 4 conflict, 5 denied, 6 unavailable, 7 invalid input, 8 other "
+          "PURSER_TOKEN override the current one (not one named by --context).\n"
+          "Exit codes: 0 done, 1 diff found differences, 2 usage, 3 not found (404, 410), 4 "
+          "conflict (409, 412), 5 denied (401, 403), 6 unavailable (no answer, 408, 429, 502-504), "
+          "7 invalid input (400, 405, 406, 413, 415, 422, a file that does not parse), 8 any other "
           "failure.\npurserctl COMMAND --help shows a command's options and an example.\n",
           out);
 }
@@ -267,6 +289,23 @@ static json_t *operations(void)
     return list.rows;
 }
 
+int ctl_operation_listed(const struct ctl *ctl, const char *method, const char *template)
+{
+    /* describe reads what get reads; any command may ask who its credential is */
+    const char *name = strcmp(ctl->command->name, "describe") ? ctl->command->name : "get";
+    json_t *rows = operations(), *row;
+    size_t i, n = strlen(name);
+    int listed = !strcmp(method, "GET") && !strcmp(template, ORG "/permissions");
+    json_array_foreach (rows, i, row) {
+        const char *command = json_string_value(json_object_get(row, "command"));
+        listed |= !strcmp(json_string_value(json_object_get(row, "method")), method) &&
+                  !strcmp(json_string_value(json_object_get(row, "path")), template) &&
+                  !strncmp(command, name, n) && (!command[n] || command[n] == ' ');
+    }
+    json_decref(rows);
+    return listed;
+}
+
 static int cmd_operations(struct ctl *ctl, int argc, char **argv)
 {
     static const struct ctl_column columns[] = {{"METHOD", "method", COL_TEXT},
@@ -285,6 +324,22 @@ static int cmd_operations(struct ctl *ctl, int argc, char **argv)
 }
 
 /* ---- completion ---------------------------------------------------------------------------- */
+
+/* The words bash completes after a command: its options, its sub-verbs, the kinds. */
+static void completion_words(const struct ctl_command *c)
+{
+    for (const char *p = c->options; *p;) {
+        size_t n = strcspn(p, " ");
+        printf("--%.*s ", (int)n, p);
+        p += n + (p[n] == ' ');
+    }
+    if (c->words)
+        printf("%s ", c->words);
+    if (*c->operations == '(') /* the verbs over kinds */
+        for (size_t k = 0; ctl_kind_plural(k); k++)
+            printf("%s ", ctl_kind_plural(k));
+    fputs("--help", stdout);
+}
 
 static int cmd_completion(struct ctl *ctl, int argc, char **argv)
 {
@@ -314,26 +369,9 @@ static int cmd_completion(struct ctl *ctl, int argc, char **argv)
     puts("--context --org --output --quiet --verbose --help --version' -- \"$cur\"))\n"
          "        return\n    fi\n    case $cmd in");
     for (size_t i = 0; i < ctl_command_count; i++) {
-        const struct ctl_command *c = &ctl_commands[i];
-        printf("        %s) COMPREPLY=($(compgen -W '", c->name);
-        for (const char *p = c->options; *p;) {
-            size_t n = strcspn(p, " ");
-            printf("--%.*s ", (int)n, p);
-            p += n + (p[n] == ' ');
-        }
-        if (!strcmp(c->name, "get") || !strcmp(c->name, "describe") || !strcmp(c->name, "create") ||
-            !strcmp(c->name, "replace") || !strcmp(c->name, "patch") || !strcmp(c->name, "delete"))
-            for (size_t k = 0; ctl_kind_names[k]; k++)
-                printf("%s ", ctl_kind_names[k]);
-        if (!strcmp(c->name, "config"))
-            fputs("get-contexts current-context use-context delete-context", stdout);
-        if (!strcmp(c->name, "token"))
-            fputs("create list revoke disable enable", stdout);
-        if (!strcmp(c->name, "cookbook"))
-            fputs("upload download", stdout);
-        if (!strcmp(c->name, "completion"))
-            fputs("bash", stdout);
-        puts("--help' -- \"$cur\")) ;;");
+        printf("        %s) COMPREPLY=($(compgen -W '", ctl_commands[i].name);
+        completion_words(&ctl_commands[i]);
+        puts("' -- \"$cur\")) ;;");
     }
     puts("    esac\n}\ncomplete -F _purserctl purserctl");
     return CTL_OK;
@@ -349,81 +387,98 @@ static int output_of(const char *name, enum ctl_output *out)
             *out = (enum ctl_output)(OUT_TABLE + i);
             return 0;
         }
-    return -1;
+    return ctl_usage(NULL, "-o: table, json, yaml or name, not %s", name);
 }
 
-/* Commands that need no server. */
-static int offline(const struct ctl_command *c)
+/* A global option at argv[*i] (before or after the command: --context, --org, -o, --output,
+ * each as "-o json", "-ojson" or "--output=json"; --quiet, --verbose): 1 when it was one (*i
+ * moved past its value), 0 when not, or -CTL_USAGE. */
+static int global_option(struct ctl *ctl, int argc, char **argv, int *i, const char **org)
 {
-    return c->run == cmd_config || c->run == cmd_login || c->run == cmd_operations ||
-           c->run == cmd_completion;
+    static const char *const valued[] = {"--context", "--org", "--output", "-o"};
+    const char *a = argv[*i], *value = NULL;
+    size_t which, n;
+
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+        return ctl->quiet = 1;
+    if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
+        return ctl->verbose = 1;
+    for (which = 0; which < 4; which++) {
+        n = strlen(valued[which]);
+        if (!strncmp(a, valued[which], n) && (a[n] == '\0' || a[n] == '=' || which == 3))
+            break;
+    }
+    if (which == 4)
+        return 0;
+    if (a[n] == '=' || (which == 3 && a[n]))
+        value = a + n + (a[n] == '=');
+    else if (*i + 1 < argc)
+        value = argv[++*i];
+    else
+        return -ctl_usage(NULL, "%s needs a value", valued[which]);
+    if (which == 0)
+        ctl->context_flag = value;
+    else if (which == 1)
+        *org = value;
+    else if (output_of(value, &ctl->output))
+        return -CTL_USAGE;
+    return 1;
+}
+
+/* Splits the command line: global options anywhere into ctl, the command's own words into
+ * *args (its name first). CTL_OK, CTL_USAGE, or -1 when --help or --version answered. */
+static int parse_line(struct ctl *ctl, int argc, char **argv, const char **org,
+                      const struct ctl_command **command, char **args, int *n)
+{
+    for (int i = 1; i < argc; i++) {
+        int g = global_option(ctl, argc, argv, &i, org);
+        if (g < 0)
+            return -g;
+        if (g)
+            continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (*command)
+                ctl_command_help(stdout, *command);
+            else
+                usage(stdout);
+            return -1;
+        }
+        if (!*command && !strcmp(argv[i], "--version")) {
+            printf("purserctl %s\n", PURSER_VERSION);
+            return -1;
+        }
+        if (!*command && !(*command = ctl_command_find(argv[i]))) {
+            usage(stderr);
+            return ctl_usage(NULL, "unknown %s %s", argv[i][0] == '-' ? "option" : "command",
+                             argv[i]);
+        }
+        args[(*n)++] = argv[i];
+    }
+    if (!*command) {
+        usage(stderr);
+        return CTL_USAGE;
+    }
+    return CTL_OK;
 }
 
 int main(int argc, char **argv)
 {
     struct ctl ctl = {0};
+    const struct ctl_command *command = NULL;
     const char *org = NULL;
-    const struct ctl_command *command;
-    int i, rc;
+    char **args = calloc((size_t)argc + 1, sizeof(char *));
+    int n = 0, rc;
 
-    /* global options come before the command; -o may also come after it */
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CTL_OK;
-        } else if (!strcmp(a, "--version")) {
-            printf("purserctl %s\n", PURSER_VERSION);
-            return CTL_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            ctl.quiet = 1;
-        else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
-            ctl.verbose = 1;
-        else if ((!strcmp(a, "--context") || !strcmp(a, "--org") || !strcmp(a, "-o") ||
-                  !strcmp(a, "--output")) &&
-                 i + 1 < argc) {
-            const char *v = argv[++i];
-            if (!strcmp(a, "--context"))
-                ctl.context_flag = v;
-            else if (!strcmp(a, "--org"))
-                org = v;
-            else if (output_of(v, &ctl.output))
-                return ctl_usage(NULL, "-o: table, json, yaml or name, not %s", v);
-        } else {
-            usage(stderr);
-            return ctl_usage(NULL, "unknown option %s", a);
-        }
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return CTL_USAGE;
-    }
-    if (!(command = ctl_command_find(argv[i]))) {
-        fprintf(stderr, "purserctl: unknown command %s\n", argv[i]);
-        usage(stderr);
-        return CTL_USAGE;
-    }
-    /* -o and --help anywhere after the command; the rest is the command's */
-    int n = 0;
-    char **args = calloc((size_t)(argc - i + 1), sizeof(char *));
-    for (int j = i; j < argc; j++) {
-        if ((!strcmp(argv[j], "-o") || !strcmp(argv[j], "--output")) && j + 1 < argc) {
-            if (output_of(argv[++j], &ctl.output)) {
-                free(args);
-                return ctl_usage(command, "-o: table, json, yaml or name, not %s", argv[j]);
-            }
-            continue;
-        }
-        if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
-            free(args);
-            ctl_command_help(stdout, command);
-            return CTL_OK;
-        }
-        args[n++] = argv[j];
-    }
+    if (!args)
+        return CTL_FAILED;
     ctl.arena = arena_new();
-    ctl.anonymous = command->run == cmd_bootstrap || command->run == cmd_health;
-    rc = offline(command) ? CTL_OK : ctl_context_load(&ctl);
+    rc = parse_line(&ctl, argc, argv, &org, &command, args, &n);
+    if (!rc) {
+        ctl.command = command;
+        ctl.anonymous = !!(command->flags & CMD_ANONYMOUS);
+        if (!(command->flags & CMD_OFFLINE))
+            rc = ctl_context_load(&ctl);
+    }
     if (!rc && org)
         ctl.context.organization = org;
     if (!rc) {
@@ -431,9 +486,7 @@ int main(int argc, char **argv)
         rc = command->run(&ctl, n, args);
     }
     free(args);
-    free(ctl.key_pem);
-    if (ctl.curl)
-        ctl_release(&ctl);
+    ctl_release(&ctl);
     arena_free(ctl.arena);
-    return rc;
+    return rc < 0 ? CTL_OK : rc;
 }

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -182,8 +183,7 @@ static void event_print(struct watch *w, const json_t *event)
             printf("%-7s %-22s %-32s %-6s %-12s %s\n", "SEQ", "KIND", "NAME", "OP", "ACTOR", "AT");
         printf("%-7lld %-22s %-32s %-6s %-12s %s\n",
                (long long)json_integer_value(json_object_get(event, "seq")), kind ? kind : "-",
-               name ? name : "-", json_string_value(json_object_get(event, "op")),
-               actor ? actor : "-", at ? at : "-");
+               name ? name : "-", ctl_text(event, "op"), actor ? actor : "-", at ? at : "-");
     }
     fflush(stdout);
 }
@@ -402,6 +402,32 @@ static void imported_print(struct ctl *ctl, const json_t *answer)
         printf("  %-20s %lld\n", kind, (long long)json_integer_value(count));
 }
 
+/* The bytes of the file to send: a regular file is mapped (sent from the page cache as curl
+ * reads it, never copied whole into memory), standard input is read. *mapped is the mapping's
+ * length to unmap (0: stream holds the bytes). */
+static int import_source(const char *path, struct buf *stream, const void **data, size_t *len,
+                         size_t *mapped)
+{
+    struct stat st;
+    void *map;
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : -1, rc;
+
+    *mapped = 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+        close(fd);
+        *data = map;
+        *len = *mapped = (size_t)st.st_size;
+        return CTL_OK;
+    }
+    if (fd >= 0)
+        close(fd);
+    rc = ctl_read_file(stream, path);
+    *data = stream->data ? stream->data : "";
+    *len = stream->len;
+    return rc;
+}
+
 int cmd_import(struct ctl *ctl, int argc, char **argv)
 {
     static const struct option options[] = {{"filename", required_argument, NULL, 'f'},
@@ -415,6 +441,7 @@ int cmd_import(struct ctl *ctl, int argc, char **argv)
     struct ctl_answer answer = {0};
     const char *path = NULL;
     json_t *value = NULL;
+    size_t mapped = 0;
     int opt, rc;
 
     while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
@@ -424,10 +451,8 @@ int cmd_import(struct ctl *ctl, int argc, char **argv)
         }
     if (!path || optind < argc)
         return ctl_usage(self, "-f FILE: an export's YAML stream (- for standard input)");
-    if ((rc = ctl_read_file(&stream, path)))
+    if ((rc = import_source(path, &stream, &request.body, &request.body_len, &mapped)))
         return rc;
-    request.body = stream.data ? stream.data : "";
-    request.body_len = stream.len;
     if (!(rc = ctl_call(ctl, &request, &answer)))
         value = json_loadb(answer.body.data, answer.body.len, 0, NULL);
     if (!rc && ctl->output == OUT_JSON)
@@ -438,6 +463,8 @@ int cmd_import(struct ctl *ctl, int argc, char **argv)
         imported_print(ctl, value);
     json_decref(value);
     ctl_answer_release(&answer);
+    if (mapped)
+        munmap((void *)request.body, mapped);
     buf_release(&stream);
     return rc;
 }

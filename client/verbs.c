@@ -5,12 +5,10 @@
 #include "codec/yaml_codec.h"
 #include "config/config.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define ORG "/organizations/{org}"
-#define DOCS "/api/v1.0"
 
 /* Prints a JSON answer: -o json/yaml/name as asked, else as YAML (one object reads best so). */
 static int print_answer(struct ctl *ctl, const json_t *answer, const char *kind, const char *name)
@@ -24,24 +22,12 @@ static int print_answer(struct ctl *ctl, const json_t *answer, const char *kind,
     return ctl_print_yaml(stdout, answer);
 }
 
-/* A mapping as the document API takes it: YAML text, in a new buffer. */
-static int yaml_body(struct buf *out, const json_t *value)
-{
-    json_t *docs = json_array();
-    struct purser_error err;
-    int rc;
-    json_array_append(docs, (json_t *)value);
-    rc = yaml_codec_emit(out, docs, &err);
-    json_decref(docs);
-    return rc ? ctl_error(CTL_INVALID, "%s", err.message) : CTL_OK;
-}
-
 /* A document API write with a YAML body (value may be NULL: an empty body). */
 static int docs_write(struct ctl *ctl, const char *template, const char *const *values,
                       const json_t *value, json_t **out)
 {
     struct buf body = BUF_INIT;
-    int rc = value ? yaml_body(&body, value) : CTL_OK;
+    int rc = value ? ctl_yaml_text(&body, value) : CTL_OK;
     struct ctl_request request = {.method = "POST", .template = template, .values = values};
     if (value) {
         request.content_type = "application/x-yaml";
@@ -115,10 +101,7 @@ int cmd_promote(struct ctl *ctl, int argc, char **argv)
         printf("policy group %s now points as %s does:\n", to, from);
         json_object_foreach (policies, name, v)
             printf("  %s  %s\n", name,
-                   json_is_string(json_object_get(v, "revision_id"))
-                       ? json_string_value(json_object_get(v, "revision_id"))
-                   : json_string_value(v) ? json_string_value(v)
-                                          : "");
+                   json_is_string(v) ? ctl_text(v, NULL) : ctl_text(v, "revision_id"));
     } else if (!rc)
         rc = print_answer(ctl, answer, "policy-group", to);
     free(text);
@@ -128,25 +111,6 @@ int cmd_promote(struct ctl *ctl, int argc, char **argv)
 }
 
 /* ---- render, rollback, tag, validation ------------------------------------------------------ */
-
-/* The newest document revision's id, into a ctl string; NULL (message printed) when none. */
-static const char *newest_revision(struct ctl *ctl)
-{
-    struct ctl_request request = {
-        .method = "GET", .template = DOCS "/revisions", .query = "sort=id&order=desc&limit=1"};
-    json_t *answer = NULL, *first;
-    const char *id = NULL;
-    if (ctl_call_json(ctl, &request, &answer) == CTL_OK) {
-        first = json_array_get(json_object_get(answer, "results"), 0);
-        if (json_is_integer(json_object_get(first, "id")))
-            id = ctl_printf(ctl, "%lld",
-                            (long long)json_integer_value(json_object_get(first, "id")));
-        else
-            ctl_error(CTL_NOTFOUND, "there is no document revision yet");
-    }
-    json_decref(answer);
-    return id;
-}
 
 int cmd_render(struct ctl *ctl, int argc, char **argv)
 {
@@ -178,9 +142,10 @@ int cmd_render(struct ctl *ctl, int argc, char **argv)
         }
     if (argc - optind > 1)
         return ctl_usage(self, "one revision at most");
-    if (!(id = optind < argc ? argv[optind] : newest_revision(ctl))) {
+    id = optind < argc ? argv[optind] : NULL;
+    if (!id && (rc = ctl_newest_revision(ctl, &id))) {
         buf_release(&query);
-        return CTL_NOTFOUND;
+        return rc;
     }
     const char *values[] = {id, NULL};
     struct ctl_request request = {.method = "GET",
@@ -333,7 +298,7 @@ int cmd_facts(struct ctl *ctl, int argc, char **argv)
     rc = ctl_call_json(ctl, &request, &answer);
     if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
         printf("cluster %s: facts reported (revision %s)\n", argv[optind + 1],
-               json_string_value(ctl_dig(answer, "metadata.revision")));
+               ctl_text(answer, "metadata.revision"));
     else if (!rc)
         rc = print_answer(ctl, answer, "cluster", argv[optind + 1]);
     free(text);
@@ -356,11 +321,15 @@ int cmd_reset_token(struct ctl *ctl, int argc, char **argv)
     if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
         printf("cluster %s: a new bootstrap token (shown once; the old one no longer works)\n"
                "token:       %s\nexpires:     %s\ninstall URL: %s\n",
-               argv[1], json_string_value(ctl_dig(answer, "bootstrap_token.token")),
-               json_string_value(ctl_dig(answer, "bootstrap_token.expires_at")),
-               json_string_value(ctl_dig(answer, "bootstrap_token.install_url")));
-    else
+               argv[1], ctl_text(answer, "bootstrap_token.token"),
+               ctl_text(answer, "bootstrap_token.expires_at"),
+               ctl_text(answer, "bootstrap_token.install_url"));
+    else {
+        if (ctl->output == OUT_NAME) /* the token would be lost */
+            fprintf(stderr, "purserctl: note: the install URL, shown this once:\n%s\n",
+                    ctl_text(answer, "bootstrap_token.install_url"));
         rc = print_answer(ctl, answer, "cluster", argv[1]);
+    }
     json_decref(answer);
     return rc;
 }
@@ -379,11 +348,113 @@ static const struct ctl_view token_view = {"token", NULL, 0, "id", token_columns
 /* The user whose tokens: --user, else the context's own principal. */
 static int token_user(struct ctl *ctl, const char *given, const char **out)
 {
-    *out = given ? given : ctl_whoami(ctl);
-    if (!*out)
-        return ctl_error(CTL_USAGE, "whose tokens? give --user NAME");
+    *out = given;
+    return given ? CTL_OK : ctl_whoami(ctl, out);
+}
+
+struct token_args {
+    const char *values[3]; /* the user, the token's id */
+    const char *verb, *description, *expires;
+};
+
+static int token_list(struct ctl *ctl, const struct token_args *a)
+{
+    struct ctl_request request = {
+        .method = "GET", .template = "/users/{user}/tokens", .values = a->values};
+    json_t *answer = NULL;
+    int rc = ctl_call_json(ctl, &request, &answer);
+    if (!rc)
+        rc = ctl_print(ctl, answer, &token_view, NULL);
+    json_decref(answer);
+    return rc;
+}
+
+/* The new token's body: its description, and its lifetime (days, as people count them; the
+ * API takes seconds). */
+static int token_body(const struct token_args *a, json_t *body)
+{
+    char *end = NULL;
+    long long days = a->expires ? strtoll(a->expires, &end, 10) : 0;
+    if (a->expires && (!*a->expires || *end || days < 1 || days > 36500))
+        return ctl_error(CTL_USAGE, "--expires-in: a number of days from 1 to 36500, not %s",
+                         a->expires);
+    if (a->description)
+        json_object_set_new(body, "description", json_string(a->description));
+    if (a->expires)
+        json_object_set_new(body, "expires_in", json_integer(days * 86400));
     return CTL_OK;
 }
+
+static int token_create(struct ctl *ctl, const struct token_args *a)
+{
+    json_t *body = json_object(), *answer = NULL;
+    char *text = NULL;
+    int rc = token_body(a, body);
+    if (!rc && (text = json_dumps(body, JSON_COMPACT))) {
+        struct ctl_request request = {.method = "POST",
+                                      .template = "/users/{user}/tokens",
+                                      .values = a->values,
+                                      .content_type = "application/json",
+                                      .body = text,
+                                      .body_len = strlen(text)};
+        rc = ctl_call_json(ctl, &request, &answer);
+    }
+    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+        printf("token %s for %s (shown once; keep it secret):\n%s\n", ctl_text(answer, "id"),
+               a->values[0], ctl_text(answer, "token"));
+    else if (!rc) {
+        if (ctl->output == OUT_NAME) /* the token itself would be lost */
+            fprintf(stderr, "purserctl: note: the token, shown this once:\n%s\n",
+                    ctl_text(answer, "token"));
+        rc = print_answer(ctl, answer, "token", ctl_text(answer, "id"));
+    }
+    free(text);
+    json_decref(body);
+    json_decref(answer);
+    return rc;
+}
+
+static int token_revoke(struct ctl *ctl, const struct token_args *a)
+{
+    struct ctl_request request = {
+        .method = "DELETE", .template = "/users/{user}/tokens/{id}", .values = a->values};
+    struct ctl_answer raw;
+    int rc = ctl_call(ctl, &request, &raw);
+    if (!rc && !ctl->quiet)
+        printf("token %s revoked\n", a->values[1]);
+    ctl_answer_release(&raw);
+    return rc;
+}
+
+/* token disable ID, token enable ID */
+static int token_switch(struct ctl *ctl, const struct token_args *a)
+{
+    const char *body = a->verb[0] == 'd' ? "{\"active\":false}" : "{\"active\":true}";
+    struct ctl_request request = {.method = "PATCH",
+                                  .template = "/users/{user}/tokens/{id}",
+                                  .values = a->values,
+                                  .content_type = "application/merge-patch+json",
+                                  .body = body,
+                                  .body_len = strlen(body)};
+    json_t *answer = NULL;
+    int rc = ctl_call_json(ctl, &request, &answer);
+    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+        printf("token %s %sd\n", a->values[1], a->verb);
+    else if (!rc)
+        rc = print_answer(ctl, answer, "token", a->values[1]);
+    json_decref(answer);
+    return rc;
+}
+
+static const struct {
+    const char *verb;
+    int takes_id;
+    int (*run)(struct ctl *ctl, const struct token_args *a);
+} token_verbs[] = {{"create", 0, token_create},
+                   {"list", 0, token_list},
+                   {"revoke", 1, token_revoke},
+                   {"disable", 1, token_switch},
+                   {"enable", 1, token_switch}};
 
 int cmd_token(struct ctl *ctl, int argc, char **argv)
 {
@@ -392,77 +463,29 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
                                             {"expires-in", required_argument, NULL, 'e'},
                                             {NULL, 0, NULL, 0}};
     const struct ctl_command *self = ctl_command_find("token");
-    const char *user = NULL, *description = NULL, *expires = NULL, *verb;
-    json_t *answer = NULL;
+    struct token_args a = {{NULL, NULL, NULL}, NULL, NULL, NULL};
     int opt, rc;
 
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
         switch (opt) {
-        case 'u': user = optarg; break;
-        case 'd': description = optarg; break;
-        case 'e': expires = optarg; break;
+        case 'u': a.values[0] = optarg; break;
+        case 'd': a.description = optarg; break;
+        case 'e': a.expires = optarg; break;
         default: return ctl_usage(self, NULL);
         }
-    if (optind >= argc)
-        return ctl_usage(self, "which: create, list, revoke, disable, enable");
-    verb = argv[optind];
-    if ((rc = token_user(ctl, user, &user)))
-        return rc;
-    const char *values[] = {user, optind + 1 < argc ? argv[optind + 1] : NULL, NULL};
-    int one = !strcmp(verb, "revoke") || !strcmp(verb, "disable") || !strcmp(verb, "enable");
-    if (argc - optind != (one ? 2 : 1) || (!one && strcmp(verb, "create") && strcmp(verb, "list")))
-        return ctl_usage(self, "token %s: unknown or wrong arguments", verb);
-    if (!strcmp(verb, "list")) {
-        struct ctl_request request = {
-            .method = "GET", .template = "/users/{user}/tokens", .values = values};
-        if (!(rc = ctl_call_json(ctl, &request, &answer)))
-            rc = ctl_print(ctl, answer, &token_view, NULL);
-    } else if (!strcmp(verb, "create")) {
-        json_t *body = json_object();
-        if (description)
-            json_object_set_new(body, "description", json_string(description));
-        if (expires) /* days, as people count them; the API takes seconds */
-            json_object_set_new(body, "expires_in", json_integer(atoll(expires) * 86400));
-        char *text = json_dumps(body, JSON_COMPACT);
-        struct ctl_request request = {.method = "POST",
-                                      .template = "/users/{user}/tokens",
-                                      .values = values,
-                                      .content_type = "application/json",
-                                      .body = text,
-                                      .body_len = strlen(text)};
-        rc = ctl_call_json(ctl, &request, &answer);
-        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
-            printf("token %s for %s (shown once; keep it secret):\n%s\n",
-                   json_string_value(json_object_get(answer, "id")), user,
-                   json_string_value(json_object_get(answer, "token")));
-        else if (!rc)
-            rc = print_answer(ctl, answer, "token",
-                              json_string_value(json_object_get(answer, "id")));
-        free(text);
-        json_decref(body);
-    } else if (!strcmp(verb, "revoke")) {
-        struct ctl_answer raw;
-        struct ctl_request request = {
-            .method = "DELETE", .template = "/users/{user}/tokens/{id}", .values = values};
-        if (!(rc = ctl_call(ctl, &request, &raw)) && !ctl->quiet)
-            printf("token %s revoked\n", values[1]);
-        ctl_answer_release(&raw);
-    } else {
-        const char *body = verb[0] == 'd' ? "{\"active\":false}" : "{\"active\":true}";
-        struct ctl_request request = {.method = "PATCH",
-                                      .template = "/users/{user}/tokens/{id}",
-                                      .values = values,
-                                      .content_type = "application/merge-patch+json",
-                                      .body = body,
-                                      .body_len = strlen(body)};
-        rc = ctl_call_json(ctl, &request, &answer);
-        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
-            printf("token %s %sd\n", values[1], verb);
-        else if (!rc)
-            rc = print_answer(ctl, answer, "token", values[1]);
+    a.verb = optind < argc ? argv[optind] : "";
+    for (size_t i = 0; i < sizeof(token_verbs) / sizeof(token_verbs[0]); i++) {
+        if (strcmp(a.verb, token_verbs[i].verb))
+            continue;
+        if (argc - optind != 1 + token_verbs[i].takes_id)
+            return ctl_usage(self, "token %s takes %s", a.verb,
+                             token_verbs[i].takes_id ? "a token's ID" : "no argument");
+        a.values[1] = token_verbs[i].takes_id ? argv[optind + 1] : NULL;
+        if ((rc = token_user(ctl, a.values[0], &a.values[0])))
+            return rc;
+        return token_verbs[i].run(ctl, &a);
     }
-    json_decref(answer);
-    return rc;
+    return ctl_usage(self, "token %s: which? create, list, revoke, disable, enable", a.verb);
 }
 
 /* ---- health, version, api ------------------------------------------------------------------- */
@@ -513,9 +536,8 @@ int cmd_version(struct ctl *ctl, int argc, char **argv)
         const char *key;
         json_t *v;
         json_object_foreach (answer, key, v)
-            printf("server document API %s (%s) at %s\n", key,
-                   json_string_value(json_object_get(v, "status")),
-                   json_string_value(json_object_get(v, "path")));
+            printf("server document API %s (%s) at %s\n", key, ctl_text(v, "status"),
+                   ctl_text(v, "path"));
     }
     json_decref(answer);
     return rc;
@@ -544,6 +566,8 @@ int cmd_api(struct ctl *ctl, int argc, char **argv)
     if (file && (rc = ctl_read_file(&body, file)))
         return rc;
     path = ctl_printf(ctl, "%s", argv[optind + 1]);
+    for (char *m = argv[optind]; *m; m++) /* HTTP methods are case-sensitive: GET, not get */
+        *m = (char)toupper((unsigned char)*m);
     if ((query = strchr(path, '?')))
         *query++ = '\0';
     /* the path as given: its braces are not a template's */

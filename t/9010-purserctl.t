@@ -41,6 +41,8 @@ make_path("$tmp/run", "$tmp/home");
 $ENV{HOME} = "$tmp/home";
 my $config = "$tmp/ctl/config.yaml"; # its folder does not exist yet: purserctl makes it
 $ENV{PURSER_CTL_CONFIG} = $config;
+# every request purserctl sends must be one its command table lists (`purserctl operations`)
+$ENV{PURSER_CTL_STRICT} = 1;
 
 my $purserctl = PurserStack::build() . '/purserctl';
 my $examples = PurserStack::root() . '/examples';
@@ -450,7 +452,10 @@ my $other = ctl_json({ PURSER_ORG => 'ctl-other' }, 'get', 'clusters');
 is_deeply [ map { $_->{metadata}{name} } @{ $other->{items} // [] } ], ['c-elsewhere'],
     'PURSER_ORG=ctl-other: the clusters of that organization';
 ($code, $out, $err) = ctl({ PURSER_URL => "https://127.0.0.1:$closed_port" }, 'get', 'clusters');
-exit_is($code, 6, 'PURSER_URL of a closed port: exit 6 (the variable wins)');
+exit_is($code, 2, 'PURSER_URL of another server: the context\'s credential does not go there (exit 2)');
+like $err, qr/no credential for https:\/\/127\.0\.0\.1:$closed_port/, '  saying so';
+($code, $out, $err) = ctl({ PURSER_URL => "https://127.0.0.1:$closed_port", PURSER_TOKEN => 'x' }, 'get', 'clusters');
+exit_is($code, 6, 'PURSER_URL with PURSER_TOKEN: the variables win (a closed port: exit 6)');
 $other = ctl_json({ PURSER_CTL_CONFIG => "$tmp/none/config.yaml", PURSER_URL => $url, PURSER_CA => $ca,
                     PURSER_ORG => $org, PURSER_TOKEN => $admin_token }, 'get', 'organizations');
 ok $other && exists $other->{$org}, 'no contexts file, the four variables alone: it works';
@@ -1300,6 +1305,67 @@ subtest 'api' => sub {
     ($code, $out, $err) = ctl('--context', 'chef', 'api', 'GET', "$ORG/clusters/c-via-api");
     exit_is($code, 0, 'api GET signed with the Chef key: exit 0');
     is eval { $json->decode($out)->{metadata}{name} }, 'c-via-api', '  the cluster';
+};
+
+# What a review of the client found, each held: an explicit --context beats the variables, a
+# bootstrap goes to the install URL's own server and needs no context, a contexts file with a
+# nameless entry, -o name of a create names what the server made, list options the API would
+# ignore refused, destructive deletes said outright, https only, a bootstrap token never shown
+# in a message, the completion's words.
+subtest 'review fixes' => sub {
+    my ($code, $out, $err) = ctl({ PURSER_URL => "https://127.0.0.1:$closed_port", PURSER_TOKEN => 'wrong' },
+                                 '--context', 'local', 'get', 'clusters', '-o', 'name');
+    exit_is($code, 0, '--context local beats PURSER_URL and PURSER_TOKEN');
+    ($code, $out, $err) = ctl('create', 'cluster', 'ctl-named', '-o', 'name');
+    is $out, "cluster/c-ctl-named\n", 'create -o name prints the name the server gave (c- added)';
+    like $err, qr/install_url, shown this once:\n\Qhttps:\E/, '  and the one-time install URL on stderr';
+    ($code, $out, $err) = ctl('delete', 'cluster', 'c-ctl-named', '-o', 'name');
+    is $out, "cluster/c-ctl-named\n", 'delete -o name prints kind/name';
+    ($code, $out, $err) = ctl('get', 'users', '-l', 'env=dev');
+    exit_is($code, 2, 'get users -l: refused, users take no selector (not every user listed)');
+    ($code, $out, $err) = ctl('get', 'nodes', '--policy', 'base');
+    exit_is($code, 2, 'get nodes --policy without --policy-group: refused, not ignored');
+    ($code, $out, $err) = ctl('get', 'revisions', '--page-size', '3');
+    exit_is($code, 2, 'get revisions --page-size: refused (the document API pages otherwise)');
+    ($code, $out, $err) = ctl('delete', 'tags', '--all');
+    exit_is($code, 2, 'delete tags --all without --revision: refused, not the newest by default');
+    ($code, $out, $err) = ctl('delete', 'revisions', '--all');
+    exit_is($code, 2, 'delete revisions --all without --yes: refused');
+    like $err, qr/--yes/, '  saying what it takes';
+    ($code, $out, $err) = ctl('login', '--url', 'http://127.0.0.1:1', '--token', 't', '--name', 'plain');
+    exit_is($code, 2, 'login over http://: refused (a token goes only over TLS)');
+    ($code, $out, $err) = ctl('token', 'create', '--expires-in', 'abc');
+    exit_is($code, 2, 'token create --expires-in abc: refused before anything is sent');
+    like $err, qr/--expires-in/, '  naming the option';
+    ($code, $out, $err) = ctl('api', 'get', '/versions');
+    exit_is($code, 0, 'api get /versions: the method is sent as GET');
+
+    # bootstrap with no contexts file at all: the install URL names the server
+    my $made = $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-fresh' }, spec => {} });
+    my $install = $made->{bootstrap_token}{install_url};
+    my $fresh = "$tmp/fresh/config.yaml";
+    ($code, $out, $err) = ctl({ PURSER_CTL_CONFIG => $fresh }, 'bootstrap', $install, '--ca', $ca, '--name', 'edge');
+    exit_is($code, 0, 'bootstrap INSTALL_URL on a machine with no context: exit 0');
+    ($code, $out, $err) = ctl({ PURSER_CTL_CONFIG => $fresh }, '--context', 'edge', 'get', 'cluster', 'c-ctl-fresh', '-o', 'name');
+    is $out, "cluster/c-ctl-fresh\n", '  its context reads its cluster';
+    my $again = $s->must('reset', 'POST', "$ORG/clusters/c-ctl-fresh/bootstrap-token")->{bootstrap_token}{token};
+    ($code, $out, $err) = ctl({ PURSER_CTL_CONFIG => $fresh }, '--verbose', 'bootstrap',
+                              "https://127.0.0.1:$closed_port/install/bootstrap.json?token=$again", '--ca', $ca);
+    exit_is($code, 6, 'bootstrap against a closed port: exit 6');
+    unlike $err, qr/\Q$again\E/, '  the bootstrap token is not in the message';
+    like $err, qr/token=\.\.\./, '  shown as token=...';
+
+    # a contexts file with an entry that has no name
+    my $odd = "$tmp/odd/config.yaml";
+    write_file($odd, YAML::XS::Dump({ 'current-context' => 'b', contexts => [ { url => $url }, { name => 'b', url => $url } ] }));
+    ($code, $out, $err) = ctl({ PURSER_CTL_CONFIG => $odd }, 'config', 'delete-context', 'b');
+    exit_is($code, 0, 'config delete-context beside a nameless entry: exit 0 (no crash)');
+
+    # the completion: no word glued to --help
+    ($code, $out, $err) = ctl('completion', 'bash');
+    unlike $out, qr/\w--help/, 'the completion\'s words are separate (no "enable--help")';
+    like $out, qr/token\) COMPREPLY=\(\$\(compgen -W '[^']*\bcreate list revoke disable enable --help'/,
+        '  token completes its sub-verbs';
 };
 
 PurserStack::finish();

@@ -29,7 +29,7 @@ print $script "set -e\n$block";
 close $script;
 
 # as a newcomer's shell: no purser settings but what the block sources; its own home
-my %env = (PATH => $ENV{PATH}, HOME => "$work/home", LANG => 'C.UTF-8');
+my %env = (PATH => $ENV{PATH}, HOME => "$work/home", LANG => 'C.UTF-8', PURSER_CTL_STRICT => 1);
 mkdir "$work/home";
 my $cmd = join ' ', map { "$_='$env{$_}'" } sort keys %env;
 my $out = `cd '$work' && env -i $cmd bash quickstart.sh 2>&1`;

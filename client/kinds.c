@@ -1,0 +1,326 @@
+/* kinds.c: the table of the kinds purserctl's resource verbs work on (each with the API's paths),
+ * the operations they call, and finding a kind, its parents and names from a command line. */
+#include "kinds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS(...) ((const struct ctl_column[]){__VA_ARGS__, {NULL, NULL, 0}})
+#define VIEW(kind, rows, keys, name, ...)                                                          \
+    (&(const struct ctl_view){kind, rows, keys, name, COLUMNS(__VA_ARGS__)})
+#define KEYED(kind) (&(const struct ctl_view){kind, NULL, 1, "@key", NULL})
+
+static const struct kind kinds[] = {
+    {"organization", "organizations", NULL, 1, "/organizations", "/organizations/{name}",
+     "/organizations", K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name",
+     KEYED("organization"), NULL, NULL, "filter"},
+    {"user", "users", NULL, 1, "/users", "/users/{user}", "/users",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "username",
+     KEYED("user"), "key token", NULL, NULL},
+    {"member", "members", NULL, 1, ORG "/users", ORG "/users/{user}", ORG "/users",
+     K_LIST | K_CREATE | K_DELETE, PAGE_NONE, "username",
+     VIEW("member", NULL, 0, "user.username", {"USER", "user.username", COL_TEXT},
+          {"ROLES", "user.roles", COL_TEXT}),
+     NULL, NULL, NULL},
+    {"client", "clients", NULL, 1, ORG "/clients", ORG "/clients/{client}", ORG "/clients",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name", KEYED("client"), "key",
+     NULL, NULL},
+    {"key", "keys", "user", 1, "/users/{user}/keys", "/users/{user}/keys/{key}",
+     "/users/{user}/keys", K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name",
+     VIEW("key", NULL, 0, "name", {"NAME", "name", COL_TEXT}, {"EXPIRED", "expired", COL_TEXT}),
+     NULL, NULL, NULL},
+    {"key", "keys", "client", 1, ORG "/clients/{client}/keys", ORG "/clients/{client}/keys/{key}",
+     ORG "/clients/{client}/keys", K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE,
+     "name",
+     VIEW("key", NULL, 0, "name", {"NAME", "name", COL_TEXT}, {"EXPIRED", "expired", COL_TEXT}),
+     NULL, NULL, NULL},
+    {"token", "tokens", "user", 1, "/users/{user}/tokens", "/users/{user}/tokens/{id}",
+     "/users/{user}/tokens", K_LIST | K_CREATE | K_PATCH | K_DELETE, PAGE_NONE, NULL,
+     VIEW("token", NULL, 0, "id", {"ID", "id", COL_TEXT}, {"DESCRIPTION", "description", COL_TEXT},
+          {"ACTIVE", "active", COL_TEXT}, {"CREATED", "created_at", COL_TIME},
+          {"EXPIRES", "expires_at", COL_TIME}, {"LAST USED", "last_used_at", COL_TIME}),
+     NULL, NULL, NULL},
+    {"principal", "principals", NULL, 1, NULL, ORG "/principals/{name}", NULL, K_GET, PAGE_NONE,
+     NULL,
+     VIEW("principal", "principals", 0, "name", {"NAME", "name", COL_TEXT},
+          {"TYPE", "type", COL_TEXT}, {"MEMBER", "org_member", COL_TEXT}),
+     NULL, NULL, NULL},
+    {"permission", "permissions", NULL, 0, ORG "/permissions", NULL, NULL, K_LIST, PAGE_NONE, NULL,
+     NULL, NULL, NULL, NULL},
+    {"policy", "policies", NULL, 1, ORG "/policies", ORG "/policies/{name}", NULL,
+     K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL, KEYED("policy"), NULL, NULL, NULL},
+    {"policy-revision", "policy-revisions", NULL, 2, NULL, ORG "/policies/{name}/revisions/{rev}",
+     ORG "/policies/{name}/revisions", K_GET | K_CREATE | K_DELETE, PAGE_NONE, NULL, NULL, NULL,
+     NULL, NULL},
+    {"revision-group", "revision-groups", NULL, 2,
+     ORG "/policies/{name}/revisions/{rev}/policy_groups", NULL, NULL, K_LIST, PAGE_NONE, NULL,
+     KEYED("policy-group"), NULL, NULL, NULL},
+    {"policy-group", "policy-groups", NULL, 1, ORG "/policy_groups", ORG "/policy_groups/{group}",
+     NULL, K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL,
+     (&(const struct ctl_view){
+         "policy-group", NULL,
+         1, "@key", COLUMNS({"NAME", "@key", COL_TEXT}, {"POLICIES", "policies", COL_COUNT})}),
+     NULL, NULL, NULL},
+    {"lock", "locks", NULL, 2, NULL, ORG "/policy_groups/{group}/policies/{name}", NULL,
+     K_GET | K_REPLACE | K_DELETE, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
+    {"node", "nodes", NULL, 1, ORG "/nodes", ORG "/nodes/{node}", ORG "/nodes",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name", KEYED("node"), NULL, NULL,
+     NULL},
+    {"node", "nodes", "policy-group", 0, ORG "/policy_groups/{group}/nodes", NULL, NULL, K_LIST,
+     PAGE_NONE, NULL, KEYED("node"), NULL, NULL, NULL},
+    {"node", "nodes", "policy-group policy", 0, ORG "/policy_groups/{group}/policies/{name}/nodes",
+     NULL, NULL, K_LIST, PAGE_NONE, NULL, KEYED("node"), NULL, NULL, NULL},
+    {"cookbook", "cookbooks", NULL, 1, ORG "/cookbook_artifacts", ORG "/cookbook_artifacts/{name}",
+     NULL, K_LIST | K_GET, PAGE_NONE, NULL, KEYED("cookbook"), NULL, NULL, NULL},
+    {"cookbook-artifact", "cookbook-artifacts", NULL, 2, NULL,
+     ORG "/cookbook_artifacts/{name}/{identifier}", NULL, K_GET | K_REPLACE | K_DELETE, PAGE_NONE,
+     NULL, NULL, NULL, NULL, NULL},
+    {"cluster", "clusters", NULL, 1, ORG "/clusters", ORG "/clusters/{id}", ORG "/clusters",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_TOKEN, "metadata.name",
+     VIEW("cluster", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
+          {"LABELS", "metadata.labels", COL_TEXT},
+          {"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", COL_TIME},
+          {"FACTS", "status.dynamic_facts", COL_COUNT},
+          {"UPDATED", "metadata.updated_at", COL_TIME}),
+     "facts", "labels", "filter sort page-size"},
+    {"facts", "facts", "cluster", 0, ORG "/clusters/{id}/facts/history", NULL,
+     ORG "/clusters/{id}/facts", K_LIST, PAGE_TOKEN, NULL,
+     VIEW("facts", "items", 0, "version", {"VERSION", "version", COL_TEXT},
+          {"AUTHOR", "author", COL_TEXT}, {"REPORTED", "created_at", COL_TIME},
+          {"FACTS", "facts", COL_COUNT}),
+     NULL, NULL, "page-size"},
+    {"event", "events", NULL, 0, ORG "/events", NULL, NULL, K_LIST, PAGE_SINCE, NULL,
+     VIEW("event", "events", 0, "seq", {"SEQ", "seq", COL_TEXT}, {"KIND", "kind", COL_TEXT},
+          {"NAME", "name", COL_TEXT}, {"OP", "op", COL_TEXT}, {"ACTOR", "actor", COL_TEXT},
+          {"AT", "at", COL_TIME}),
+     NULL, NULL, "page-size"},
+    {"revision", "revisions", NULL, 1, DOCS "/revisions", DOCS "/revisions/{id}", NULL,
+     K_LIST | K_GET | K_DELETE_ALL, PAGE_NONE, NULL,
+     VIEW("revision", "results", 0, "id", {"ID", "id", COL_TEXT}, {"BUCKETS", "buckets", COL_LIST},
+          {"TAGS", "tags", COL_LIST}, {"STATUS", "status", COL_TEXT},
+          {"CREATED", "createdAt", COL_TIME}),
+     "tag validation", NULL, "sort"},
+    {"document", "documents", "revision", 0, DOCS "/revisions/{id}/documents", NULL, NULL, K_LIST,
+     PAGE_NONE, NULL,
+     VIEW("document", NULL, 0, "metadata.name", {"SCHEMA", "schema", COL_TEXT},
+          {"NAME", "metadata.name", COL_TEXT},
+          {"LAYER", "metadata.layeringDefinition.layer", COL_TEXT},
+          {"BUCKET", "status.bucket", COL_TEXT}, {"REVISION", "status.revision", COL_TEXT}),
+     NULL, "metadata.label", "sort"},
+    {"document", "documents", NULL, 4, NULL, DOCS "/documents/{namespace}/{kind}/{version}/{name}",
+     NULL, K_DELETE, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
+    {"tag", "tags", "revision", 1, DOCS "/revisions/{id}/tags", DOCS "/revisions/{id}/tags/{tag}",
+     DOCS "/revisions/{id}/tags/{tag}", K_LIST | K_GET | K_CREATE | K_DELETE | K_DELETE_ALL,
+     PAGE_NONE, NULL,
+     VIEW("tag", NULL, 1, "@key", {"TAG", "@key", COL_TEXT}, {"DATA", "@value", COL_TEXT}), NULL,
+     NULL, NULL},
+    {"validation", "validations", "revision", 1, DOCS "/revisions/{id}/validations",
+     DOCS "/revisions/{id}/validations/{name}", DOCS "/revisions/{id}/validations/{name}",
+     K_LIST | K_GET, PAGE_NONE, NULL,
+     VIEW("validation", "results", 0, "name", {"NAME", "name", COL_TEXT},
+          {"STATUS", "status", COL_TEXT}),
+     NULL, NULL, NULL},
+    {"validation-detail", "validation-details", "revision", 0,
+     DOCS "/revisions/{id}/validations/detail", NULL, NULL, K_LIST, PAGE_NONE, NULL,
+     VIEW("validation", "results", 0, "name", {"NAME", "name", COL_TEXT},
+          {"STATUS", "status", COL_TEXT}, {"VALIDATOR", "validator.name", COL_TEXT},
+          {"ERRORS", "errors", COL_COUNT}),
+     NULL, NULL, NULL},
+    {"validation-entry", "validation-entries", "revision", 2, NULL,
+     DOCS "/revisions/{id}/validations/{name}/entries/{entry}", NULL, K_GET, PAGE_NONE, NULL, NULL,
+     NULL, NULL, NULL},
+};
+#define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
+
+const char *ctl_kind_plural(size_t i)
+{
+    for (size_t k = 0; k < KIND_COUNT; k++) {
+        size_t j = 0;
+        while (j < k && strcmp(kinds[j].plural, kinds[k].plural))
+            j++;
+        if (j == k && i-- == 0) /* the first row of that kind */
+            return kinds[k].plural;
+    }
+    return NULL;
+}
+
+/* ---- the operations each verb calls (purserctl operations) ------------------------------------
+ */
+
+void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char *path,
+                                      const char *command),
+                         void *ctx)
+{
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        const struct kind *k = &kinds[i];
+        char command[96];
+#define EACH(verb, method, path, format, noun)                                                     \
+    if ((k->verbs & (verb)) && (path)) {                                                           \
+        snprintf(command, sizeof(command), format, noun);                                          \
+        each(ctx, method, path, command);                                                          \
+    }
+        EACH(K_LIST, "GET", k->list, "get %s", k->plural);
+        EACH(K_GET, "GET", k->item, "get %s", k->name);
+        EACH(K_CREATE, "POST", k->create, "create %s", k->name);
+        EACH(K_REPLACE, "PUT", k->item, "replace %s", k->name);
+        EACH(K_PATCH, "PATCH", k->item, "patch %s", k->name);
+        EACH(K_DELETE, "DELETE", k->item, "delete %s", k->name);
+        EACH(K_DELETE_ALL, "DELETE", k->list, "delete %s --all", k->plural);
+#undef EACH
+    }
+}
+
+/* ---- finding the kind ------------------------------------------------------------------------ */
+
+/* The parents' options the verbs take. */
+const char *const kind_parent_options[] = {
+    "user", "client", "policy-group", "policy", "revision", "cluster", NULL};
+
+static int parent_given(const char *const *given, const char *name)
+{
+    for (size_t i = 0; kind_parent_options[i]; i++)
+        if (!strcmp(kind_parent_options[i], name))
+            return given[i] != NULL;
+    return 0;
+}
+
+/* Parents that may be left out: the newest revision, the signed-in user. */
+static int parent_defaults(const char *name)
+{
+    return !strcmp(name, "revision") || !strcmp(name, "user");
+}
+
+/* The row of the typed kind that has verb and uses the most of the parents' options given,
+ * none of its own missing (but those with defaults); the first row of that name otherwise, so
+ * that the message says what is missing. */
+const struct kind *kind_find(const char *typed, const char *const *given, unsigned verb)
+{
+    const struct kind *named = NULL, *best = NULL;
+    int best_score = -1;
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        const struct kind *k = &kinds[i];
+        int score = 0, missing = 0;
+        char parents[64];
+        if (strcmp(typed, k->name) && strcmp(typed, k->plural))
+            continue;
+        named = named ? named : k;
+        if (!(k->verbs & verb))
+            continue;
+        snprintf(parents, sizeof(parents), "%s", k->parents ? k->parents : "");
+        for (char *save = NULL, *p = strtok_r(parents, " ", &save); p;
+             p = strtok_r(NULL, " ", &save))
+            if (parent_given(given, p))
+                score++;
+            else if (!parent_defaults(p))
+                missing++;
+        if (!missing && score > best_score)
+            best = k, best_score = score;
+    }
+    return best ? best : named;
+}
+
+static int count_parents(const struct kind *k)
+{
+    int n = 0;
+    for (const char *p = k->parents; p && *p; p++)
+        n += (p == k->parents || p[-1] == ' ');
+    return n;
+}
+
+/* The path a verb uses. */
+static const char *verb_template(const struct kind *k, unsigned verb)
+{
+    return verb == K_LIST || verb == K_DELETE_ALL ? k->list
+           : verb == K_CREATE                     ? k->create
+                                                  : k->item;
+}
+
+/* How many names the command line gives for verb: the template's values but the parents'
+ * (a document's schema and name fill four); create may add the name its body takes. */
+int kind_names_wanted(const struct kind *k, unsigned verb)
+{
+    const char *t = verb_template(k, verb);
+    int n = 0;
+    for (; t && *t; t++)
+        n += *t == '{' && strncmp(t, "{org}", 5) != 0;
+    n -= count_parents(k);
+    if (k->args == 4)
+        n = 2;
+    return n;
+}
+
+const char *kind_verb_name(unsigned verb)
+{
+    switch (verb) {
+    case K_LIST: return "listed";
+    case K_GET: return "shown";
+    case K_CREATE: return "created";
+    case K_REPLACE: return "replaced";
+    case K_PATCH: return "patched";
+    default: return "deleted";
+    }
+}
+
+int kind_is_document_api(const struct kind *k)
+{
+    const char *t = k->list ? k->list : k->item ? k->item : k->create;
+    return t && !strncmp(t, DOCS "/", strlen(DOCS) + 1);
+}
+
+int ctl_newest_revision(struct ctl *ctl, const char **out)
+{
+    struct ctl_request request = {
+        .method = "GET", .template = DOCS "/revisions", .query = "sort=id&order=desc&limit=1"};
+    json_t *answer = NULL, *id;
+    int rc = ctl_call_json(ctl, &request, &answer);
+    *out = NULL;
+    id = json_object_get(json_array_get(json_object_get(answer, "results"), 0), "id");
+    if (!rc && json_is_integer(id))
+        *out = ctl_printf(ctl, "%lld", (long long)json_integer_value(id));
+    else if (!rc)
+        rc = ctl_error(CTL_NOTFOUND, "there is no document revision yet");
+    json_decref(answer);
+    return rc;
+}
+
+/* The value of a parent the command line left out: the newest revision, the context's user. */
+static int parent_default(struct ctl *ctl, const struct kind *k, const char *parent,
+                          const char **out)
+{
+    if (!strcmp(parent, "revision"))
+        return ctl_newest_revision(ctl, out);
+    if (!strcmp(parent, "user"))
+        return ctl_whoami(ctl, out);
+    return ctl_error(CTL_USAGE, "%s needs --%s NAME", k->plural, parent);
+}
+
+/* Fills t from the kind's parents (given) and the names (args). */
+int kind_target_fill(struct ctl *ctl, struct target *t, const char *const *given, char **args,
+                     int nargs)
+{
+    char parents[64];
+    int rc;
+    snprintf(parents, sizeof(parents), "%s", t->kind->parents ? t->kind->parents : "");
+    for (char *save = NULL, *p = strtok_r(parents, " ", &save); p; p = strtok_r(NULL, " ", &save))
+        for (size_t i = 0; kind_parent_options[i]; i++)
+            if (!strcmp(kind_parent_options[i], p)) {
+                const char *v = given[i];
+                if (!v && (rc = parent_default(ctl, t->kind, p, &v)))
+                    return rc;
+                t->values[t->count++] = v;
+            }
+    for (int i = 0; i < nargs && t->count < 7; i++) {
+        char *schema = args[i];
+        if (t->kind->args == 4 && i == 0) { /* a document's schema: namespace/kind/version */
+            char *a = strchr(schema, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+            if (!b)
+                return ctl_error(CTL_USAGE, "a schema is namespace/Kind/version, not %s", schema);
+            t->values[t->count++] = ctl_printf(ctl, "%.*s", (int)(a - schema), schema);
+            t->values[t->count++] = ctl_printf(ctl, "%.*s", (int)(b - a - 1), a + 1);
+            t->values[t->count++] = b + 1;
+        } else
+            t->values[t->count++] = args[i];
+    }
+    t->values[t->count] = NULL;
+    return CTL_OK;
+}
