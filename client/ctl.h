@@ -281,4 +281,7 @@ int cmd_import(struct ctl *ctl, int argc, char **argv);
 /* cookbook.c */
 int cmd_cookbook(struct ctl *ctl, int argc, char **argv);
 
+/* collect.c */
+int cmd_collect(struct ctl *ctl, int argc, char **argv);
+
 #endif

@@ -12,19 +12,19 @@
 
 static const struct kind kinds[] = {
     {"organization", "organizations", NULL, 1, "/organizations", "/organizations/{name}",
-     "/organizations", K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name",
-     KEYED("organization"), NULL, NULL, "filter"},
+     "/organizations", K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE,
+     "name", KEYED("organization"), NULL, "labels", "filter sort page-size"},
     {"user", "users", NULL, 1, "/users", "/users/{user}", "/users",
      K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "username",
-     KEYED("user"), "key token", NULL, NULL},
+     KEYED("user"), "key token", "labels", "filter sort page-size"},
     {"member", "members", NULL, 1, ORG "/users", ORG "/users/{user}", ORG "/users",
      K_LIST | K_CREATE | K_DELETE, PAGE_NONE, "username",
      VIEW("member", NULL, 0, "user.username", {"USER", "user.username", COL_TEXT},
           {"ROLES", "user.roles", COL_TEXT}),
-     NULL, NULL, NULL},
+     NULL, "labels", "filter sort page-size"},
     {"client", "clients", NULL, 1, ORG "/clients", ORG "/clients/{client}", ORG "/clients",
-     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name", KEYED("client"), "key",
-     NULL, NULL},
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "name", KEYED("client"),
+     "key", "labels", "filter sort page-size"},
     {"key", "keys", "user", 1, "/users/{user}/keys", "/users/{user}/keys/{key}",
      "/users/{user}/keys", K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name",
      VIEW("key", NULL, 0, "name", {"NAME", "name", COL_TEXT}, {"EXPIRED", "expired", COL_TEXT}),
@@ -39,7 +39,7 @@ static const struct kind kinds[] = {
      VIEW("token", NULL, 0, "id", {"ID", "id", COL_TEXT}, {"DESCRIPTION", "description", COL_TEXT},
           {"ACTIVE", "active", COL_TEXT}, {"CREATED", "created_at", COL_TIME},
           {"EXPIRES", "expires_at", COL_TIME}, {"LAST USED", "last_used_at", COL_TIME}),
-     NULL, NULL, NULL},
+     NULL, "labels", "filter sort page-size"},
     {"principal", "principals", NULL, 1, NULL, ORG "/principals/{name}", NULL, K_GET, PAGE_NONE,
      NULL,
      VIEW("principal", "principals", 0, "name", {"NAME", "name", COL_TEXT},
@@ -48,10 +48,16 @@ static const struct kind kinds[] = {
     {"permission", "permissions", NULL, 0, ORG "/permissions", NULL, NULL, K_LIST, PAGE_NONE, NULL,
      NULL, NULL, NULL, NULL},
     {"policy", "policies", NULL, 1, ORG "/policies", ORG "/policies/{name}", NULL,
-     K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL, KEYED("policy"), NULL, NULL, NULL},
+     K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL, KEYED("policy"), "policy-revisions", NULL, NULL},
     {"policy-revision", "policy-revisions", NULL, 2, NULL, ORG "/policies/{name}/revisions/{rev}",
      ORG "/policies/{name}/revisions", K_GET | K_CREATE | K_DELETE, PAGE_NONE, NULL, NULL, NULL,
      NULL, NULL},
+    {"policy-revision", "policy-revisions", "policy", 0, ORG "/policies/{name}/revisions", NULL,
+     NULL, K_LIST, PAGE_NONE, NULL,
+     VIEW("policy-revision", NULL, 1, "@key", {"REVISION", "@key", COL_TEXT},
+          {"CREATED", "created_at", COL_TIME}, {"BY", "created_by", COL_TEXT},
+          {"GROUPS", "policy_group_list", COL_LIST}),
+     NULL, NULL, NULL},
     {"revision-group", "revision-groups", NULL, 2,
      ORG "/policies/{name}/revisions/{rev}/policy_groups", NULL, NULL, K_LIST, PAGE_NONE, NULL,
      KEYED("policy-group"), NULL, NULL, NULL},
@@ -132,6 +138,62 @@ static const struct kind kinds[] = {
 };
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
+static const struct kind_all all_lists[] = {
+    {"clusters", "/clusters",
+     VIEW("cluster", "items", 0, "metadata.name",
+          {"ORGANIZATION", "metadata.organization", COL_TEXT}, {"NAME", "metadata.name", COL_TEXT},
+          {"LABELS", "metadata.labels", COL_TEXT},
+          {"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", COL_TIME},
+          {"FACTS", "status.dynamic_facts", COL_COUNT},
+          {"UPDATED", "metadata.updated_at", COL_TIME})},
+};
+
+/* The identity kinds answer Chef's shape (which -l and --filter narrow) until a page is asked
+ * for: with --page-size or --sort, the resource convention's pages of envelopes (README
+ * "Resources"), each kind's list path with the table of its envelopes. */
+static const struct {
+    const char *list;
+    const struct ctl_view *view;
+} paged_lists[] = {
+    {"/organizations",
+     VIEW("organization", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
+          {"FULL NAME", "spec.full_name", COL_TEXT}, {"LABELS", "metadata.labels", COL_TEXT},
+          {"EXTERNAL IDS", "spec.external_ids", COL_LIST},
+          {"UPDATED", "metadata.updated_at", COL_TIME})},
+    {"/users",
+     VIEW("user", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
+          {"DISPLAY NAME", "spec.display_name", COL_TEXT}, {"EMAIL", "spec.email", COL_TEXT},
+          {"ACTIVE", "spec.active", COL_TEXT}, {"LABELS", "metadata.labels", COL_TEXT},
+          {"EXPIRES", "metadata.expires", COL_TIME})},
+    {ORG "/users",
+     VIEW("member", "items", 0, "metadata.name", {"USER", "metadata.name", COL_TEXT},
+          {"ROLES", "spec.roles", COL_LIST}, {"LABELS", "metadata.labels", COL_TEXT})},
+    {ORG "/clients",
+     VIEW("client", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
+          {"VALIDATOR", "spec.validator", COL_TEXT}, {"ACTIVE", "spec.active", COL_TEXT},
+          {"LABELS", "metadata.labels", COL_TEXT}, {"EXPIRES", "metadata.expires", COL_TIME})},
+    {"/users/{user}/tokens",
+     VIEW("token", "items", 0, "metadata.name", {"ID", "metadata.name", COL_TEXT},
+          {"DESCRIPTION", "spec.description", COL_TEXT}, {"ACTIVE", "spec.active", COL_TEXT},
+          {"LABELS", "metadata.labels", COL_TEXT}, {"EXPIRES", "metadata.expires", COL_TIME})},
+};
+
+const struct ctl_view *kind_page_view(const struct kind *k)
+{
+    for (size_t i = 0; k->list && i < sizeof(paged_lists) / sizeof(paged_lists[0]); i++)
+        if (!strcmp(paged_lists[i].list, k->list))
+            return paged_lists[i].view;
+    return NULL;
+}
+
+const struct kind_all *kind_all_organizations(const struct kind *k)
+{
+    for (size_t i = 0; i < sizeof(all_lists) / sizeof(all_lists[0]); i++)
+        if (!strcmp(all_lists[i].plural, k->plural) && (k->verbs & K_LIST) && !k->parents)
+            return &all_lists[i];
+    return NULL;
+}
+
 const char *ctl_kind_plural(size_t i)
 {
     for (size_t k = 0; k < KIND_COUNT; k++) {
@@ -160,6 +222,9 @@ void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char 
         each(ctx, method, path, command);                                                          \
     }
         EACH(K_LIST, "GET", k->list, "get %s", k->plural);
+        if (kind_all_organizations(k))
+            EACH(K_LIST, "GET", kind_all_organizations(k)->list, "get %s --all-organizations",
+                 k->plural);
         EACH(K_GET, "GET", k->item, "get %s", k->name);
         EACH(K_CREATE, "POST", k->create, "create %s", k->name);
         EACH(K_REPLACE, "PUT", k->item, "replace %s", k->name);

@@ -33,6 +33,21 @@ struct kind {
     const char *options;  /* the other list options it takes: "filter sort page-size" */
 };
 
+/* A kind's list of every organization's (get KIND --all-organizations; server admins): its
+ * path, which takes the kind's list options and organization=, and its table. */
+struct kind_all {
+    const char *plural; /* the kind's */
+    const char *list;   /* "/clusters" */
+    const struct ctl_view *view;
+};
+
+/* k's list of every organization's, or NULL when it has none. */
+const struct kind_all *kind_all_organizations(const struct kind *k);
+
+/* The table of k's pages when its list answers Chef's shape until a page is asked for
+ * (--page-size or --sort: then pages of envelopes, followed by page_token), or NULL. */
+const struct ctl_view *kind_page_view(const struct kind *k);
+
 struct target {
     const struct kind *kind;
     const char *values[8]; /* the parents' values, then the names */

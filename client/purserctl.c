@@ -29,16 +29,21 @@ const struct ctl_command ctl_commands[] = {
      "get-contexts current-context use-context delete-context", CMD_OFFLINE},
     {"get", cmd_get,
      "KIND [NAME...] [--user U|--client C|--policy-group G|--policy P|--revision "
-     "R|--cluster C] [-l SELECTOR] [--filter EXPR] [--sort FIELD] [--page-size N]",
-     "list a kind (every page), or show one; kinds: organizations users members clients keys "
-     "tokens principal permissions policies policy-revision revision-groups policy-groups lock "
+     "R|--cluster C] [-l SELECTOR] [--filter EXPR] [--sort FIELD] [--page-size N] "
+     "[--all-organizations [--organization ORG,...]]",
+     "list a kind (every page), or show one (clusters --all-organizations: every "
+     "organization's, for server admins); kinds: organizations users members clients keys "
+     "tokens principal permissions policies policy-revisions policy-revision revision-groups "
+     "policy-groups lock "
      "nodes cookbooks cookbook-artifact clusters facts events revisions documents tags validations "
      "validation-details validation-entry",
      "purserctl get clusters -l env=dev\n  purserctl get cluster c-edge-1 -o yaml\n"
+     "  purserctl get clusters --filter 'dynamic_facts.kubernetes_version.gitVersion>=v1.29'\n"
+     "  purserctl get clusters --all-organizations --organization acme,globex\n"
      "  purserctl get documents --revision 3 -o yaml",
      "(per kind: purserctl operations)",
      "user client policy-group policy revision cluster selector "
-     "filter sort page-size query",
+     "filter sort page-size query all-organizations organization",
      NULL, 0},
     {"describe", cmd_describe, "KIND NAME...", "show one thing in full, with what hangs off it",
      "purserctl describe cluster c-edge-1", "(per kind: purserctl operations)",
@@ -101,6 +106,12 @@ const struct ctl_command ctl_commands[] = {
      "POST " ORG "/policy_groups/{group}/promote;PUT " ORG
      "/policy_groups/{group}/policies/{name}/revision/{rev}",
      "from to revision", NULL, 0},
+    {"collect", cmd_collect, "--keep N [--dry-run] [--policy P]...",
+     "remove the policy revisions no group points at beyond the newest N of each policy (or of "
+     "each --policy), then the cookbook artifacts no remaining revision names and the files only "
+     "they used; with --dry-run, list what would go and remove nothing",
+     "purserctl collect --keep 5 --dry-run\n  purserctl collect --keep 5 --policy base",
+     "POST " ORG "/collect_policies", "keep dry-run policy", NULL, 0},
     {"render", cmd_render,
      "[REVISION] [--schema S] [--name N] [-l LABEL] [--bucket B] [--cleartext-secrets]",
      "a revision's documents layered, substituted and validated (default: the newest revision)",

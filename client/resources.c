@@ -14,7 +14,8 @@ struct verb_options {
     const char *given[8]; /* kind_parent_options' values */
     const char *file, *patch, *selector, *filter, *sort, *page_size, *query;
     const char *if_match;
-    int all, yes;
+    const char *organization; /* with all_organizations: organization=, or NULL */
+    int all, yes, all_organizations;
 };
 
 /* Parses the verb's options; *first gets the index of the first positional argument. */
@@ -37,6 +38,8 @@ static int verb_parse(const struct ctl_command *self, int argc, char **argv, str
                                             {"all", no_argument, NULL, 'A'},
                                             {"if-match", required_argument, NULL, 'M'},
                                             {"yes", no_argument, NULL, 'Y'},
+                                            {"all-organizations", no_argument, NULL, 'W'},
+                                            {"organization", required_argument, NULL, 'w'},
                                             {NULL, 0, NULL, 0}};
     int opt;
     memset(o, 0, sizeof(*o));
@@ -58,6 +61,8 @@ static int verb_parse(const struct ctl_command *self, int argc, char **argv, str
         case 'A': o->all = 1; break;
         case 'Y': o->yes = 1; break;
         case 'M': o->if_match = optarg; break;
+        case 'W': o->all_organizations = 1; break;
+        case 'w': o->organization = optarg; break;
         default: return ctl_usage(self, NULL);
         }
     if (optind >= argc)
@@ -102,6 +107,11 @@ static int list_options_check(const struct ctl_command *self, const struct targe
                            o->page_size ? "page-size" : NULL};
     if (o->selector && !t->kind->selector)
         return ctl_usage(self, "%s %s takes no -l selector", self->name, t->kind->plural);
+    if (o->all_organizations && !kind_all_organizations(t->kind))
+        return ctl_usage(self, "%s %s takes no --all-organizations", self->name, t->kind->plural);
+    if (o->organization && !o->all_organizations)
+        return ctl_usage(self, "--organization narrows --all-organizations (one organization's "
+                               "list: --org ORG)");
     for (size_t i = 0; i < 3; i++)
         if (given[i] && !strstr(options, given[i]))
             return ctl_usage(self, "%s %s takes no --%s", self->name, t->kind->plural, given[i]);
@@ -122,6 +132,8 @@ static void list_query(struct buf *query, const struct target *t, const struct v
         ctl_query_add(query, "sort", o->sort);
     if (o->page_size)
         ctl_query_add(query, "page_size", o->page_size);
+    if (o->organization)
+        ctl_query_add(query, "organization", o->organization);
     if (o->query)
         buf_printf(query, "%s%s", query->len ? "&" : "", o->query);
     if (token)
@@ -155,7 +167,9 @@ static int list_all(struct ctl *ctl, const struct target *t, const struct verb_o
                     json_t **out, struct ctl_answer *raw)
 {
     struct buf query = BUF_INIT;
-    struct ctl_request request = {.method = "GET", .template = t->kind->list, .values = t->values};
+    const struct kind_all *all = o->all_organizations ? kind_all_organizations(t->kind) : NULL;
+    struct ctl_request request = {
+        .method = "GET", .template = all ? all->list : t->kind->list, .values = t->values};
     const char *rows = t->kind->view ? t->kind->view->rows : NULL;
     char *token = NULL;
     long long since = 0;
@@ -237,13 +251,25 @@ static int get_list(struct ctl *ctl, const struct ctl_command *self, const struc
 {
     struct ctl_answer raw = {0};
     json_t *answer = NULL;
+    struct kind paged_kind;
+    struct target paged;
     int rc = list_options_check(self, t, o);
+    if (kind_page_view(t->kind) && (o->page_size || o->sort)) { /* pages of envelopes */
+        paged_kind = *t->kind;
+        paged_kind.paging = PAGE_TOKEN;
+        paged_kind.view = kind_page_view(t->kind);
+        paged = *t;
+        paged.kind = &paged_kind;
+        t = &paged;
+    }
     if (!rc)
         rc = list_all(ctl, t, o, &answer, &raw);
     if (!rc && raw.body.data)
         fputs(raw.body.data, stdout);
     else if (!rc)
-        rc = ctl_print(ctl, answer, t->kind->view, NULL);
+        rc = ctl_print(ctl, answer,
+                       o->all_organizations ? kind_all_organizations(t->kind)->view : t->kind->view,
+                       NULL);
     json_decref(answer);
     ctl_answer_release(&raw);
     return rc;

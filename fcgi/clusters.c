@@ -82,7 +82,8 @@ int install_bootstrap(struct request *req)
         cluster_redeem(req->svc->store, req->arena, request_query(req, "token"), &out, &req->err);
     if (!rc) {
         char *ca = ca_certificate(req->svc->config->ca_file);
-        json_object_set_new(out, "api_url", json_string(request_base_url(req)));
+        if (!json_object_get(out, "api_url")) /* the cluster's api_endpoint, else this URL */
+            json_object_set_new(out, "api_url", json_string(request_base_url(req)));
         json_object_set_new(out, "ca_certificate", ca ? json_string(ca) : json_null());
         free(ca);
         rc = respond_json(req, 200, out, "Cache-Control: no-store\r\n");

@@ -44,11 +44,12 @@ static void other_parameters(json_t *params, const struct route *r)
     }
     if (r->flags & ROUTE_CHEF)
         json_array_append_new(params, ref("parameters", "X-Ops-Server-API-Version"));
-    if (r->answer && !strcmp(r->answer, "Resource") && strcmp(r->method, "GET") &&
-        strcmp(r->method, "POST"))
+    if (((r->answer && !strcmp(r->answer, "Resource")) || (r->flags & ROUTE_ETAG)) &&
+        strcmp(r->method, "GET") && strcmp(r->method, "POST"))
         json_array_append_new(params, ref("parameters", "If-Match"));
     if (!strcmp(r->method, "GET") && r->answer &&
-        (!strcmp(r->answer, "Resource") || !strcmp(r->answer, "PolicyLock")))
+        (!strcmp(r->answer, "Resource") || !strcmp(r->answer, "PolicyLock") ||
+         (r->flags & ROUTE_ETAG)))
         json_array_append_new(params, ref("parameters", "If-None-Match"));
 }
 
@@ -109,7 +110,7 @@ static json_t *responses(const struct route *r)
         snprintf(status, sizeof(status), "%.*s", (int)n, s);
         if (r->answer)
             json_object_set_new(answer, "content", content(r, r->answer, 0));
-        if (r->answer && !strcmp(r->answer, "Resource"))
+        if (r->answer && (!strcmp(r->answer, "Resource") || (r->flags & ROUTE_ETAG)))
             json_object_set_new(answer, "headers",
                                 json_pack("{s:{s:s, s:{s:s}}}", "ETag", "description",
                                           "the resource's metadata.revision", "schema", "type",

@@ -22,6 +22,7 @@ int org_export(struct request *req);
 int org_permissions(struct request *req);
 int org_import(struct request *req);
 int org_update(struct request *req);
+int org_patch(struct request *req);
 int org_delete(struct request *req);
 int member_list(struct request *req);
 int member_add(struct request *req);
@@ -33,6 +34,7 @@ int principal_list(struct request *req);
 int principal_create(struct request *req);
 int principal_get(struct request *req);
 int principal_update(struct request *req);
+int principal_patch(struct request *req);
 int principal_delete(struct request *req);
 int key_list(struct request *req);
 int key_create(struct request *req);
@@ -43,11 +45,18 @@ int token_list(struct request *req);
 int token_create(struct request *req);
 int token_update(struct request *req);
 int token_delete(struct request *req);
+/* What the identity lists share (the resource convention on Chef's routes): the list's
+ * parameters (1 when a page is asked for: page_size, page_token or sort; labels and filter
+ * narrow Chef's shape too), and a page's answer (page released). */
+struct identity_list;
+int identity_list_of(struct request *req, struct identity_list *l);
+int respond_page(struct request *req, int rc, struct buf *page);
 
 /* resources.c: the resource convention's routes for the kind of the route row (.kind), and
  * what a kind's own routes share: the organization's scope, the JSON body with it, and the
  * answer with the resource's revision as ETag (304 when If-None-Match names it). */
 int resources_list(struct request *req);
+int resources_list_all(struct request *req); /* every organization's (server admins) */
 int resource_show(struct request *req);
 int resource_put(struct request *req);
 int resource_merge(struct request *req);
@@ -55,6 +64,11 @@ int resource_remove(struct request *req);
 int resource_scope_of(struct request *req, struct resource_scope *s);
 int resource_body_and_scope(struct request *req, json_t **body, struct resource_scope *s);
 int respond_resource(struct request *req, int rc, int status, json_t *out);
+/* The same for any object with a revision (rev; NULL: no ETag): ETag, and 304 on a GET whose
+ * If-None-Match names it. out is consumed. */
+int respond_revision(struct request *req, int rc, int status, json_t *out, const char *rev);
+/* The one rule of every PATCH: 415 unless sent as a merge patch or plain JSON (the same). */
+int merge_patch_type(struct request *req);
 
 /* policies.c: deleting cookbook artifact cookbook/identifier needs write_policy_group on
  * every policy group whose lock names it (PURSER_EDENIED, logged, in Chef's words). */
@@ -93,6 +107,8 @@ int revision_groups(struct request *req);
 int group_point(struct request *req);
 int group_promote(struct request *req);
 int policies_diff(struct request *req);
+int revisions_list(struct request *req);
+int policies_collect(struct request *req);
 
 /* cookbooks.c: sandboxes, the file store, cookbook artifacts */
 int sandboxes_create(struct request *req);

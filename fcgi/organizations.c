@@ -9,11 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Chef's {name: uri} (labels and filter narrow it), or a page of envelopes when one is asked
+ * for (README "Resources"). */
 int org_list(struct request *req)
 {
+    struct identity_list l;
     json_t *out = NULL;
-    int rc = identity_org_list(req->svc->store, req->arena, &req->who, request_query(req, "filter"),
-                               request_base_url(req), &out, &req->err);
+    int rc;
+    if (identity_list_of(req, &l)) {
+        struct buf page = BUF_INIT;
+        rc = identity_page(&identity_org_kind, req->svc->store, req->arena, &l, &page, &req->err);
+        return respond_page(req, rc, &page);
+    }
+    rc = identity_org_list(req->svc->store, req->arena, &req->who, &l, request_base_url(req), &out,
+                           &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -29,19 +38,36 @@ int org_create(struct request *req)
 int org_get(struct request *req)
 {
     json_t *out = NULL;
-    int rc =
-        identity_org_get(req->svc->store, req->arena, request_param(req, "org"), &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+    const char *revision = NULL;
+    int rc = identity_org_get(req->svc->store, req->arena, request_param(req, "org"), &out,
+                              &revision, &req->err);
+    return respond_revision(req, rc, 200, out, revision);
 }
 
+/* PUT: the fields given; If-Match, when sent, must name the current revision. */
 int org_update(struct request *req)
 {
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match")};
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body, &out,
-                                 &req->err);
-    return respond_owned(req, rc, 200, out);
+        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body,
+                                 &cond, &out, &req->err);
+    return respond_revision(req, rc, 200, out, cond.revision);
+}
+
+/* PATCH: a merge patch (RFC 7396) of what GET answers. */
+int org_patch(struct request *req)
+{
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match"), .merge = 1};
+    json_t *body, *out = NULL;
+    int rc = merge_patch_type(req);
+    if (!rc)
+        rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body,
+                                 &cond, &out, &req->err);
+    return respond_revision(req, rc, 200, out, cond.revision);
 }
 
 /* Chef's error form with what the organization holds (contents: {kind: count}), and how to
@@ -90,8 +116,8 @@ int org_delete(struct request *req)
         return purser_error_set(&req->err, PURSER_EDENIED,
                                 "force=true deletes everything the organization holds: only a "
                                 "server admin may");
-    rc = identity_org_delete(req->svc->store, req->arena, request_param(req, "org"), forced, &out,
-                             &contents, &req->err);
+    rc = identity_org_delete(req->svc->store, req->arena, request_param(req, "org"), forced,
+                             request_header(req, "If-Match"), &out, &contents, &req->err);
     if (!rc)
         log_org_deleted(req, contents);
     if (rc == PURSER_EEXISTS)
@@ -102,11 +128,19 @@ int org_delete(struct request *req)
     return rc;
 }
 
+/* Chef's member list (labels and filter narrow it), or a page of Member envelopes. */
 int member_list(struct request *req)
 {
+    struct identity_list l;
     json_t *out = NULL;
-    int rc = identity_member_list(req->svc->store, req->arena, request_param(req, "org"), &out,
-                                  &req->err);
+    int rc;
+    if (identity_list_of(req, &l)) {
+        struct buf page = BUF_INIT;
+        rc =
+            identity_page(&identity_member_kind, req->svc->store, req->arena, &l, &page, &req->err);
+        return respond_page(req, rc, &page);
+    }
+    rc = identity_member_list(req->svc->store, req->arena, l.org, &l, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 

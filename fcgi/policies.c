@@ -158,6 +158,20 @@ int revisions_create(struct request *req)
     return respond_owned(req, rc, 201, out);
 }
 
+/* The RFC's list of a policy's revisions; of the groups pointing at each, those the caller may
+ * read. */
+int revisions_list(struct request *req)
+{
+    json_t *out = NULL, *entry;
+    const char *revision;
+    int rc =
+        policy_revision_list(req->svc->store, req->arena, request_param(req, "org"),
+                             request_param(req, "name"), request_base_url(req), &out, &req->err);
+    json_object_foreach (out, revision, entry)
+        readable_only(req, json_object_get(entry, "policy_group_list"));
+    return respond_owned(req, rc, 200, out);
+}
+
 int revisions_get(struct request *req)
 {
     json_t *out = NULL;
@@ -375,5 +389,18 @@ int policies_diff(struct request *req)
                                request_param(req, "name"), request_query(req, "from_group"),
                                request_query(req, "from_revision"), request_query(req, "to_group"),
                                request_query(req, "to_revision"), &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+/* Collection: what goes has no pointer of any group, so it needs no right on a group. */
+int policies_collect(struct request *req)
+{
+    struct policy_collect_options options;
+    json_t *body, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = policy_collect_parse(body, &options, &req->err);
+    if (!rc)
+        rc = policy_collect(req->svc->store, request_param(req, "org"), &options, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

@@ -1,9 +1,31 @@
 /* principals.c: /users and /organizations/{org}/clients (Chef's shapes; one code path, the
- * organization telling which). */
+ * organization telling which), with the resource convention on the same routes (README
+ * "Resources"): revisions as ETags, If-Match, merge patches, pages of envelopes when asked. */
 #include "auth/identity.h"
 #include "handlers.h"
 
 #include <string.h>
+
+int identity_list_of(struct request *req, struct identity_list *l)
+{
+    memset(l, 0, sizeof(*l));
+    l->org = request_param(req, "org");
+    l->who = &req->who;
+    l->q.page_size = request_query(req, "page_size");
+    l->q.page_token = request_query(req, "page_token");
+    l->q.labels = request_query(req, "labels");
+    l->q.filter = request_query(req, "filter");
+    l->q.sort = request_query(req, "sort");
+    return l->q.page_size || l->q.page_token || l->q.sort;
+}
+
+int respond_page(struct request *req, int rc, struct buf *page)
+{
+    if (!rc)
+        rc = respond_text(req, 200, "application/json", buf_cstr(page), page->len, NULL);
+    buf_release(page);
+    return rc;
+}
 
 /* The {client} or {user} of the path. */
 static const char *principal_name(struct request *req)
@@ -41,11 +63,20 @@ int principal_lookup(struct request *req)
     return rc;
 }
 
+/* Chef's {name: uri}, or a page of envelopes when one is asked for. */
 int principal_list(struct request *req)
 {
+    struct identity_list l;
     json_t *out = NULL;
-    int rc = identity_principal_list(req->svc->store, req->arena, request_param(req, "org"),
-                                     request_base_url(req), &out, &req->err);
+    int rc;
+    if (identity_list_of(req, &l)) {
+        struct buf page = BUF_INIT;
+        rc = identity_page(l.org ? &identity_client_kind : &identity_user_kind, req->svc->store,
+                           req->arena, &l, &page, &req->err);
+        return respond_page(req, rc, &page);
+    }
+    rc = identity_principal_list(req->svc->store, req->arena, l.org, &l, request_base_url(req),
+                                 &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -62,26 +93,44 @@ int principal_create(struct request *req)
 int principal_get(struct request *req)
 {
     json_t *out = NULL;
+    const char *revision = NULL;
     int rc = identity_principal_get(req->svc->store, req->arena, request_param(req, "org"),
-                                    principal_name(req), &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+                                    principal_name(req), &out, &revision, &req->err);
+    return respond_revision(req, rc, 200, out, revision);
 }
 
+/* PUT: the fields given; If-Match, when sent, must name the current revision. */
 int principal_update(struct request *req)
 {
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match")};
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
         rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
-                                       principal_name(req), body, &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+                                       principal_name(req), body, &cond, &out, &req->err);
+    return respond_revision(req, rc, 200, out, cond.revision);
+}
+
+/* PATCH: a merge patch (RFC 7396) of what GET answers. */
+int principal_patch(struct request *req)
+{
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match"), .merge = 1};
+    json_t *body, *out = NULL;
+    int rc = merge_patch_type(req);
+    if (!rc)
+        rc = request_json(req, &body);
+    if (!rc)
+        rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
+                                       principal_name(req), body, &cond, &out, &req->err);
+    return respond_revision(req, rc, 200, out, cond.revision);
 }
 
 int principal_delete(struct request *req)
 {
     json_t *out = NULL;
     int rc = identity_principal_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                       principal_name(req), &out, &req->err);
+                                       principal_name(req), request_header(req, "If-Match"), &out,
+                                       &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -158,13 +207,19 @@ int key_delete(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* The tokens as a list, or a page of envelopes when one is asked for. */
 int token_list(struct request *req)
 {
+    struct identity_list l;
     json_t *out = NULL;
-    long long id;
-    int rc = path_principal(req, &id);
+    int paged = identity_list_of(req, &l), rc = path_principal(req, &l.principal_id);
+    if (!rc && paged) {
+        struct buf page = BUF_INIT;
+        rc = identity_page(&identity_token_kind, req->svc->store, req->arena, &l, &page, &req->err);
+        return respond_page(req, rc, &page);
+    }
     if (!rc)
-        rc = identity_token_list(req->svc->store, req->arena, id, &out, &req->err);
+        rc = identity_token_list(req->svc->store, req->arena, l.principal_id, &l, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -182,6 +237,7 @@ int token_create(struct request *req)
 
 int token_update(struct request *req)
 {
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match"), .merge = 1};
     long long id;
     json_t *body, *out = NULL;
     int rc = path_principal(req, &id);
@@ -189,8 +245,8 @@ int token_update(struct request *req)
         rc = request_json(req, &body);
     if (!rc)
         rc = identity_token_update(req->svc->store, req->arena, id, request_param(req, "id"), body,
-                                   &out, &req->err);
-    return respond_owned(req, rc, 200, out);
+                                   &cond, &out, &req->err);
+    return respond_revision(req, rc, 200, out, cond.revision);
 }
 
 int token_delete(struct request *req)
@@ -198,7 +254,8 @@ int token_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"), &req->err);
+        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"),
+                                   request_header(req, "If-Match"), &req->err);
     if (rc)
         return rc;
     return respond_text(req, 204, "application/json", "", 0, NULL);

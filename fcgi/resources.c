@@ -24,20 +24,25 @@ int resource_body_and_scope(struct request *req, json_t **body, struct resource_
     return rc ? rc : resource_scope_of(req, s);
 }
 
-int respond_resource(struct request *req, int rc, int status, json_t *out)
+int respond_revision(struct request *req, int rc, int status, json_t *out, const char *rev)
 {
     if (!rc) {
-        const char *rev =
-            json_string_value(json_object_get(json_object_get(out, "metadata"), "revision"));
         const char *header = arena_sprintf(req->arena, "ETag: \"%s\"\r\n", rev ? rev : "");
         if (status == 200 && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD")) && rev &&
             request_etag_fresh(req, rev))
             rc = respond_text(req, 304, "application/json", "", 0, header);
         else
-            rc = respond_json(req, status, out, header);
+            rc = respond_json(req, status, out, rev ? header : NULL);
     }
     json_decref(out);
     return rc;
+}
+
+int respond_resource(struct request *req, int rc, int status, json_t *out)
+{
+    const char *rev =
+        json_string_value(json_object_get(json_object_get(out, "metadata"), "revision"));
+    return respond_revision(req, rc, status, out, rev);
 }
 
 int resources_list(struct request *req)
@@ -53,6 +58,27 @@ int resources_list(struct request *req)
     int rc = resource_scope_of(req, &s);
     if (!rc)
         rc = resource_list(req->route->kind, &s, &q, &out, &req->err);
+    if (!rc)
+        rc = respond_text(req, 200, "application/json", buf_cstr(&out), out.len, NULL);
+    buf_release(&out);
+    return rc;
+}
+
+/* Every organization's resources of the kind (GET /clusters), each naming its organization;
+ * organization=a,b narrows to theirs. */
+int resources_list_all(struct request *req)
+{
+    struct resource_scope s = {
+        .store = req->svc->store, .arena = req->arena, .actor = req->principal};
+    struct resource_query q = {.page_size = request_query(req, "page_size"),
+                               .page_token = request_query(req, "page_token"),
+                               .labels = request_query(req, "labels"),
+                               .filter = request_query(req, "filter"),
+                               .sort = request_query(req, "sort"),
+                               .all_organizations = 1,
+                               .organizations = request_query(req, "organization")};
+    struct buf out = BUF_INIT;
+    int rc = resource_list(req->route->kind, &s, &q, &out, &req->err);
     if (!rc)
         rc = respond_text(req, 200, "application/json", buf_cstr(&out), out.len, NULL);
     buf_release(&out);
@@ -83,20 +109,26 @@ int resource_put(struct request *req)
     return respond_resource(req, rc, 200, out);
 }
 
+int merge_patch_type(struct request *req)
+{
+    const char *type = request_header(req, "Content-Type");
+    /* one rule for every PATCH: a merge patch, or plain JSON, which means the same */
+    if (request_media_is(req, "application/merge-patch+json") ||
+        request_media_is(req, "application/json"))
+        return 0;
+    return purser_error_set(&req->err, HTTP_EMEDIATYPE,
+                            "PATCH takes Content-Type: application/merge-patch+json (RFC 7396) or "
+                            "application/json (the same), not '%.60s'",
+                            type ? type : "");
+}
+
 int resource_merge(struct request *req)
 {
     struct resource_scope s;
-    const char *type = request_header(req, "Content-Type");
     json_t *body, *out = NULL;
-    int rc;
-    /* one rule for every PATCH: a merge patch, or plain JSON, which means the same */
-    if (!request_media_is(req, "application/merge-patch+json") &&
-        !request_media_is(req, "application/json"))
-        return purser_error_set(&req->err, HTTP_EMEDIATYPE,
-                                "PATCH takes Content-Type: application/merge-patch+json (RFC "
-                                "7396) or application/json (the same), not '%.60s'",
-                                type ? type : "");
-    rc = resource_body_and_scope(req, &body, &s);
+    int rc = merge_patch_type(req);
+    if (!rc)
+        rc = resource_body_and_scope(req, &body, &s);
     if (!rc)
         rc = resource_patch(req->route->kind, &s, request_param(req, "id"), body,
                             request_header(req, "If-Match"), &out, &req->err);

@@ -22,6 +22,8 @@ enum route_flags {
                                    others need the route's action */
     ROUTE_GROUP = 1 << 6,       /* the action is checked on the path's {group}: a grant limited to
                                    policy groups holds it only on the groups it names */
+    ROUTE_ETAG = 1 << 7,        /* one object with a revision, in a shape of its own (Chef's): its
+                                   answer's ETag; a write honours If-Match when sent (412) */
 };
 
 struct route {

@@ -21,6 +21,10 @@
 #endif
 
 #define CHEF ROUTE_CHEF
+#define ETAG ROUTE_ETAG
+/* the query of an identity list: a page when page_size, page_token or sort is given (else
+ * Chef's shape, which labels and filter narrow too; README "Resources") */
+#define PAGED "page_size page_token labels filter sort"
 #define OWNED ROUTE_OWNED
 #define GROUP ROUTE_GROUP
 
@@ -74,13 +78,16 @@ const struct route routes[] = {
      .answer = "Text"},
 
     /* organizations */
-    {"GET", "/organizations", "list_organizations", H(org_list), CHEF, "List organizations",
-     .answer = "NameToUri", .query = "filter"},
+    {"GET", "/organizations", "list_organizations", H(org_list), CHEF,
+     "List organizations: Chef's {name: uri}, or with page_size, page_token or sort a page of "
+     "Organization envelopes (labels and filter: full_name, display_name, external_id, name, "
+     "sub_kind)",
+     .answer = "NameToUriOrPage", .query = PAGED},
     {"POST", "/organizations", "create_organization", H(org_create), CHEF | ROUTE_AUTH_CHANGE,
      "Create an organization (and its validator client)", .body = "OrganizationCreate",
      .answer = "OrganizationCreated", .status = "201"},
-    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF, "Show an organization",
-     .answer = "Organization"},
+    {"GET", "/organizations/{org}", "read_organization", H(org_get), CHEF | ETAG,
+     "Show an organization (ETag; If-None-Match gives 304)", .answer = "Organization"},
     {"GET", "/organizations/{org}/permissions", "list_organizations", H(org_permissions), 0,
      "What the caller may do in the organization, from the RBAC policy: {actions, own} (the "
      "admin pages offer only these)",
@@ -93,16 +100,24 @@ const struct route routes[] = {
      "Writes an export's stream into this organization, which must be empty (409 otherwise): "
      "checked whole, then written all or nothing",
      .body = "YamlStream", .answer = "Imported", .status = "201"},
-    {"PUT", "/organizations/{org}", "update_organization", H(org_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Update an organization", .body = "OrganizationUpdate", .answer = "Organization"},
+    {"PUT", "/organizations/{org}", "update_organization", H(org_update),
+     CHEF | ROUTE_AUTH_CHANGE | ETAG, "Update an organization (If-Match when given)",
+     .body = "OrganizationUpdate", .answer = "Organization"},
+    {"PATCH", "/organizations/{org}", "update_organization", H(org_patch),
+     CHEF | ROUTE_AUTH_CHANGE | ETAG,
+     "Merge-patch an organization (RFC 7396 on what GET shows: full_name, labels, external_ids, "
+     "sub_kind; If-Match when given)",
+     .body = "OrganizationPatch", .answer = "Organization"},
     {"DELETE", "/organizations/{org}", "delete_organization", H(org_delete),
-     CHEF | ROUTE_AUTH_CHANGE,
+     CHEF | ROUTE_AUTH_CHANGE | ETAG,
      "Delete an organization; one holding more than its validator and members is 409 with "
      "what it holds (contents: {kind: count}) unless ?force=true, which deletes everything in "
      "it (server admins only)",
      .answer = "Organization", .query = "force"},
     {"GET", "/organizations/{org}/users", "read_members", H(member_list), CHEF,
-     "List the members of an organization with their roles", .answer = "Members"},
+     "List the members of an organization with their roles; with page_size, page_token or sort "
+     "a page of Member envelopes (labels and filter: display_name, email, active, role, name)",
+     .answer = "MembersOrPage", .query = PAGED},
     {"POST", "/organizations/{org}/users", "write_members", H(member_add), CHEF | ROUTE_AUTH_CHANGE,
      "Add a user to an organization with roles", .body = "MemberAdd", .answer = "Member",
      .status = "201"},
@@ -116,19 +131,27 @@ const struct route routes[] = {
      .answer = "PrincipalLookup"},
 
     /* clients of an organization and their keys */
-    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF, "List clients",
-     .answer = "NameToUri"},
+    {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF,
+     "List clients: Chef's {name: uri}, or with page_size, page_token or sort a page of Client "
+     "envelopes (labels and filter: validator, active, name, sub_kind)",
+     .answer = "NameToUriOrPage", .query = PAGED},
     {"POST", "/organizations/{org}/clients", "create_client", H(principal_create),
      CHEF | ROUTE_AUTH_CHANGE,
      "Create a client (a key pair is generated unless a public key is given)",
      .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
-    {"GET", "/organizations/{org}/clients/{client}", "read_clients", H(principal_get), CHEF,
-     "Show a client", .answer = "Principal"},
+    {"GET", "/organizations/{org}/clients/{client}", "read_clients", H(principal_get), CHEF | ETAG,
+     "Show a client (ETag; If-None-Match gives 304)", .answer = "Principal"},
     {"PUT", "/organizations/{org}/clients/{client}", "update_client", H(principal_update),
-     CHEF | ROUTE_AUTH_CHANGE, "Update a client", .body = "PrincipalCreate", .answer = "Principal",
-     .status = "200 201"},
+     CHEF | ROUTE_AUTH_CHANGE | ETAG, "Update a client (If-Match when given)",
+     .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
+    {"PATCH", "/organizations/{org}/clients/{client}", "update_client", H(principal_patch),
+     CHEF | ROUTE_AUTH_CHANGE | ETAG,
+     "Merge-patch a client (RFC 7396 on what GET shows, with labels and active: validator, "
+     "labels, active, sub_kind, expires; If-Match when given)",
+     .body = "PrincipalPatch", .answer = "Principal"},
     {"DELETE", "/organizations/{org}/clients/{client}", "delete_client", H(principal_delete),
-     CHEF | ROUTE_AUTH_CHANGE, "Delete a client", .answer = "Principal"},
+     CHEF | ROUTE_AUTH_CHANGE | ETAG, "Delete a client (If-Match when given)",
+     .answer = "Principal"},
     {"GET", "/organizations/{org}/clients/{client}/keys", "read_clients", H(key_list), CHEF,
      "List a client's keys", .answer = "KeyList"},
     {"POST", "/organizations/{org}/clients/{client}/keys", "update_client", H(key_create),
@@ -178,6 +201,11 @@ const struct route routes[] = {
      .answer = "PolicyLock"},
 
     /* what the Policyfile RFC asked for and Chef never built */
+    {"GET", "/organizations/{org}/policies/{name}/revisions", "read_policy", H(revisions_list),
+     CHEF,
+     "The revisions of a policy, oldest first: {revision_id: {uri, created_at, created_by, "
+     "policy_group_list}} (the groups those the caller may read)",
+     .answer = "PolicyRevisions"},
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
      H(revision_groups), CHEF, "The groups that point at a revision", .answer = "GroupNames"},
     {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", H(policies_diff), CHEF,
@@ -198,6 +226,12 @@ const struct route routes[] = {
      "Copy the pointers of all or the named policies from another group, all or nothing (the "
      "right on this group, and read_policy_group on the other)",
      .body = "Promote", .answer = "PolicyGroup"},
+    {"POST", "/organizations/{org}/collect_policies", "collect_policies", H(policies_collect), CHEF,
+     "Remove the revisions no group points at beyond the newest keep of each policy (or of "
+     "those named), then the cookbook artifacts no remaining revision names and the files only "
+     "they used (not those an open sandbox lists), with their events, all or nothing; dry_run "
+     "answers what would go and removes nothing",
+     .body = "PolicyCollect", .answer = "PolicyCollected"},
 
     /* cookbook artifacts and the uploads behind them (chef push) */
     {"POST", "/organizations/{org}/sandboxes", "write_cookbooks", H(sandboxes_create), CHEF,
@@ -241,11 +275,17 @@ const struct route routes[] = {
     RESOURCE("/organizations/{org}/clusters", cluster_kind, "cluster", "read_cluster",
              "write_cluster", "delete_cluster"),
     {"POST", "/organizations/{org}/clusters", "write_cluster", H(clusters_create), 0,
-     "Register a cluster; the answer shows its bootstrap token once", .body = "ResourceWrite",
+     "Register a cluster; the answer shows its bootstrap token once", .body = "ClusterWrite",
      .answer = "ClusterWithToken", .status = "201"},
+    {"GET", "/clusters", "list_all_clusters", H(resources_list_all), 0,
+     "Every organization's clusters, each naming its organization (metadata.organization), in "
+     "pages ordered by the sort, the name, then the organization; organization=a,b: only theirs "
+     "(server admins)",
+     .answer = "ClusterPage", .query = "page_size page_token labels filter sort organization",
+     .kind = &cluster_kind},
     {"PUT", "/organizations/{org}/clusters/{id}/facts", "write_cluster_facts",
      H(cluster_facts_write), OWNED, "Report a cluster's dynamic facts (kept as a version)",
-     .body = "AnyObject", .answer = "Resource"},
+     .body = "AnyObject", .answer = "Cluster"},
     {"GET", "/organizations/{org}/clusters/{id}/facts/history", "read_cluster",
      H(cluster_facts_list), OWNED, "A cluster's dynamic facts versions, newest first",
      .answer = "FactsPage", .query = "page_size page_token"},
@@ -266,20 +306,25 @@ const struct route routes[] = {
      .answer = "Events", .query = "since kinds page_size wait"},
 
     /* users, their keys and tokens */
-    {"GET", "/users", "list_users", H(principal_list), CHEF, "List users", .answer = "NameToUri"},
+    {"GET", "/users", "list_users", H(principal_list), CHEF,
+     "List users: Chef's {name: uri}, or with page_size, page_token or sort a page of User "
+     "envelopes (labels and filter: display_name, first_name, last_name, email, active, tenant, "
+     "external_id, name, sub_kind; OSIS's)",
+     .answer = "NameToUriOrPage", .query = PAGED},
     {"POST", "/users", "create_user", H(principal_create), CHEF | ROUTE_AUTH_CHANGE,
      "Create a user (a key pair is generated unless a public key is given)",
      .body = "PrincipalCreate", .answer = "PrincipalCreated", .status = "201"},
-    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF, "Show a user",
-     .answer = "Principal"},
-    {"PUT", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Update a user", .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
-    {"PATCH", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE,
-     "Change some of a user's fields: active (a deactivated user's keys and tokens are refused), "
-     "labels, names, email",
-     .body = "PrincipalCreate", .answer = "Principal", .status = "200 201"},
-    {"DELETE", "/users/{user}", "delete_user", H(principal_delete), CHEF | ROUTE_AUTH_CHANGE,
-     "Delete a user", .answer = "Principal"},
+    {"GET", "/users/{user}", "read_user", H(principal_get), CHEF | ETAG,
+     "Show a user (ETag; If-None-Match gives 304)", .answer = "Principal"},
+    {"PUT", "/users/{user}", "update_user", H(principal_update), CHEF | ROUTE_AUTH_CHANGE | ETAG,
+     "Update a user (If-Match when given)", .body = "PrincipalCreate", .answer = "Principal",
+     .status = "200 201"},
+    {"PATCH", "/users/{user}", "update_user", H(principal_patch), CHEF | ROUTE_AUTH_CHANGE | ETAG,
+     "Merge-patch a user (RFC 7396 on what GET shows): active (a deactivated user's keys and "
+     "tokens are refused), labels, names, email, sub_kind, expires; If-Match when given",
+     .body = "PrincipalPatch", .answer = "Principal"},
+    {"DELETE", "/users/{user}", "delete_user", H(principal_delete), CHEF | ROUTE_AUTH_CHANGE | ETAG,
+     "Delete a user (If-Match when given)", .answer = "Principal"},
     {"GET", "/users/{user}/keys", "read_user", H(key_list), CHEF, "List a user's keys",
      .answer = "KeyList"},
     {"POST", "/users/{user}/keys", "update_user", H(key_create), CHEF | ROUTE_AUTH_CHANGE,
@@ -291,15 +336,18 @@ const struct route routes[] = {
     {"DELETE", "/users/{user}/keys/{key}", "update_user", H(key_delete), CHEF | ROUTE_AUTH_CHANGE,
      "Delete a user's key", .answer = "Key"},
     {"GET", "/users/{user}/tokens", "read_user", H(token_list), 0,
-     "List a user's API tokens (never the tokens themselves)", .answer = "TokenList"},
+     "List a user's API tokens (never the tokens themselves); with page_size, page_token or sort "
+     "a page of Token envelopes (labels and filter: description, active, name, sub_kind)",
+     .answer = "TokenListOrPage", .query = PAGED},
     {"POST", "/users/{user}/tokens", "update_user", H(token_create), ROUTE_AUTH_CHANGE,
      "Create an API token; the answer is the only place it appears", .body = "TokenCreate",
      .answer = "Token", .status = "201"},
-    {"PATCH", "/users/{user}/tokens/{id}", "update_user", H(token_update), ROUTE_AUTH_CHANGE,
-     "Deactivate or activate an API token ({\"active\": false})", .body = "TokenPatch",
-     .answer = "Token"},
-    {"DELETE", "/users/{user}/tokens/{id}", "update_user", H(token_delete), ROUTE_AUTH_CHANGE,
-     "Revoke an API token", .status = "204"},
+    {"PATCH", "/users/{user}/tokens/{id}", "update_user", H(token_update), ROUTE_AUTH_CHANGE | ETAG,
+     "Deactivate or activate an API token ({\"active\": false}) or merge its labels (If-Match "
+     "when given)",
+     .body = "TokenPatch", .answer = "Token"},
+    {"DELETE", "/users/{user}/tokens/{id}", "update_user", H(token_delete),
+     ROUTE_AUTH_CHANGE | ETAG, "Revoke an API token (If-Match when given)", .status = "204"},
 
     /* the document API (Deckhand-compatible, YAML) */
     {"GET", "/versions", NULL, H(doc_versions), ROUTE_OPEN | ROUTE_YAML,

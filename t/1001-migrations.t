@@ -33,7 +33,7 @@ is $s->sql('SELECT COUNT(*) FROM settings WHERE name = "instance_id"'), "1\n",
 # fail (its tables exist), name the migration, and leave the schema where it was. (Later
 # migrations may be written to be idempotent; one that creates a table cannot be.)
 my ($failing) = grep {
-    open my $fh, '<', PurserStack::root() . "/sql/$files[$_]" or die; local $/; <$fh> =~ /^CREATE TABLE /m
+    open my $fh, '<', PurserStack::root() . "/sql/$files[$_]" or die; local $/; <$fh> =~ /^CREATE TABLE (?!IF NOT EXISTS)/m
 } reverse 0 .. $#files;
 my ($file, $version) = ($files[$failing], $versions[$failing]);
 $s->sql("DELETE FROM schema_migrations WHERE version >= $version");

@@ -150,4 +150,30 @@ is $r->{status}, 412, 'a delete with a stale If-Match: 412';
 ($r) = call('GET', "$base/c-ghost", undef, authorization => "Bearer $m2->{token}");
 is $r->{status}, 200, '  and the credential still works';
 
+# ---- a cluster that expires takes its credential with it, whether or not anything reads it ----
+{
+    use POSIX qw(strftime);
+    my $at = sub { strftime('%Y-%m-%dT%H:%M:%SZ', gmtime(time + $_[0])) };
+    ($r, $d) = call('POST', $base, { metadata => { name => 'brief', expires => $at->(3600) } });
+    is $r->{status}, 201, 'a cluster that expires in an hour';
+    ($r, my $mb) = redeem($d->{bootstrap_token}{token});
+    is $r->{status}, 200, '  its token redeemed';
+    my %brief = (authorization => "Bearer $mb->{token}");
+    ($r) = call('GET', "$base/c-brief", undef, %brief);
+    is $r->{status}, 200, '  its credential works';
+    ($r, $d) = call('GET', "$base/c-brief"); # the redemption wrote its status: a new revision
+    ($r, $d) = call('PATCH', "$base/c-brief", { metadata => { expires => $at->(3), revision => $d->{metadata}{revision} } },
+                    'content-type' => 'application/merge-patch+json');
+    is $r->{status}, 200, 'its expiry brought to 3 seconds from now' or diag explain $d;
+    ($r) = call('GET', "/organizations/$org/clients/c-brief");
+    is $r->{status}, 200, '  its client is still there meanwhile';
+    sleep 5;
+    my $token_now = (call('GET', "/organizations/$org/policies", undef, %brief))[0]{status};
+    is $token_now, 401, 'after the cluster expired, nothing having read it, its bearer token is refused';
+    my $kf = $s->dir . '/brief.pem';
+    { open my $fh, '>', $kf or die; print $fh $mb->{client}{private_key}; }
+    is $s->chef(user => 'c-brief', key => $kf, path => "/organizations/$org/policies")->{status}, 401,
+        '  and so is its Chef key';
+}
+
 PurserStack::finish();

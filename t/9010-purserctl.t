@@ -553,6 +553,7 @@ subtest 'get, every kind' => sub {
         [['principal', 'admin'], "$ORG/principals/admin"],
         [['permissions'], "$ORG/permissions"],
         [['policies'], "$ORG/policies"],
+        [['policy-revisions', '--policy', 'base'], "$ORG/policies/base/revisions"],
         [['policy-groups'], "$ORG/policy_groups"],
         [['nodes'], "$ORG/nodes"],
         [['cookbooks'], "$ORG/cookbook_artifacts"],
@@ -601,6 +602,13 @@ subtest 'get, every kind' => sub {
     is_deeply $paged && $paged->{items}, api_data("$ORG/clusters")->{items}, 'get clusters --page-size 1: every page followed, every cluster';
     my $dev = ctl_json('get', 'clusters', '-l', 'env=dev');
     is_deeply [ map { $_->{metadata}{name} } @{ $dev->{items} // [] } ], ['c-edge-1'], 'get clusters -l env=dev: c-edge-1 only';
+    # the identity lists: -l narrows Chef's shape, --page-size follows the convention's pages
+    api('PATCH', '/users/ctl-alice', { labels => { team => 'ctl' } });
+    my $team = ctl_json('get', 'users', '-l', 'team=ctl');
+    is_deeply [ sort keys %{ $team // {} } ], ['ctl-alice'], "get users -l team=ctl: ctl-alice only (Chef's shape)";
+    my $users = ctl_json('get', 'users', '--page-size', '1');
+    is_deeply [ sort map { $_->{metadata}{name} } @{ $users->{items} // [] } ], [ sort keys %{ api_data('/users') // {} } ],
+        'get users --page-size 1: every page followed, every user an envelope';
     # events: every page
     my $events = ctl_json('get', 'events');
     my @api_events = all_events();
@@ -693,6 +701,12 @@ subtest 'replace, patch' => sub {
     ($code, $out, $err) = ctl('patch', 'user', 'ctl-alice', '-f', $patch);
     exit_is($code, 0, 'patch user ctl-alice -f patch.yaml: exit 0');
     is api_data('/users/ctl-alice')->{display_name}, 'Alice', '  the API has it';
+    ($code, $out, $err) = ctl('patch', 'organization', 'ctl-acme', '-p', '{"full_name":"Acme Patched"}');
+    exit_is($code, 0, 'patch organization ctl-acme: exit 0');
+    is api_data('/organizations/ctl-acme')->{full_name}, 'Acme Patched', '  the API has it';
+    ($code, $out, $err) = ctl('patch', 'client', 'ctl-ci', '-p', '{"labels":{"role":"ci"}}');
+    exit_is($code, 0, 'patch client ctl-ci: exit 0');
+    is_deeply [ keys %{ api_data("$ORG/clients?labels=role%3Dci") // {} } ], ['ctl-ci'], '  the API has its label';
 
     ($code, $out, $err) = ctl('patch', 'cluster', 'c-edge-1', '-p', '{"metadata":{"labels":{"tier":"web"}}}',
                               '--if-match', cluster_revision('c-edge-1'));
@@ -1321,8 +1335,8 @@ subtest 'review fixes' => sub {
     like $err, qr/install_url, shown this once:\n\Qhttps:\E/, '  and the one-time install URL on stderr';
     ($code, $out, $err) = ctl('delete', 'cluster', 'c-ctl-named', '-o', 'name');
     is $out, "cluster/c-ctl-named\n", 'delete -o name prints kind/name';
-    ($code, $out, $err) = ctl('get', 'users', '-l', 'env=dev');
-    exit_is($code, 2, 'get users -l: refused, users take no selector (not every user listed)');
+    ($code, $out, $err) = ctl('get', 'nodes', '-l', 'env=dev');
+    exit_is($code, 2, 'get nodes -l: refused, nodes take no selector (not every node listed)');
     ($code, $out, $err) = ctl('get', 'nodes', '--policy', 'base');
     exit_is($code, 2, 'get nodes --policy without --policy-group: refused, not ignored');
     ($code, $out, $err) = ctl('get', 'revisions', '--page-size', '3');
@@ -1366,6 +1380,75 @@ subtest 'review fixes' => sub {
     unlike $out, qr/\w--help/, 'the completion\'s words are separate (no "enable--help")';
     like $out, qr/token\) COMPREPLY=\(\$\(compgen -W '[^']*\bcreate list revoke disable enable --help'/,
         '  token completes its sub-verbs';
+};
+
+subtest 'clusters by their dynamic facts, every organization\'s' => sub {
+    my @local = ('--context', 'local');
+    my $q = 'dynamic_facts.kubernetes_version.gitVersion>=v1.30;dynamic_facts.node_count>=3';
+    (my $escaped = $q) =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge;
+    my $got = ctl_json(@local, 'get', 'clusters', '--filter', $q);
+    is_deeply [ map { $_->{metadata}{name} } @{ $got->{items} // [] } ], ['c-edge-1'],
+        "get clusters --filter '$q': c-edge-1 (its facts say v1.30.4+k3s1, 3 nodes)";
+    is_deeply $got && $got->{items}, api_data("$ORG/clusters?filter=$escaped")->{items}, '  as the API answers it';
+    $got = ctl_json(@local, 'get', 'clusters', '--filter', 'dynamic_facts.kubernetes_version.gitVersion<1.30');
+    is_deeply $got && $got->{items}, [], "  and --filter '...gitVersion<1.30': none";
+    my ($code, $out, $err) = ctl(@local, '--verbose', 'get', 'clusters', '--all-organizations', '-o', 'json');
+    exit_is($code, 0, 'get clusters --all-organizations -o json: exit 0');
+    like $err, qr{GET \Q$url\E/clusters -> 200}, '  GET /clusters';
+    my $all = eval { $json->decode($out) };
+    is_deeply $all && $all->{items}, api_data('/clusters?page_size=1000')->{items}, '  the API\'s every organization\'s list';
+    ok((grep { ($_->{metadata}{organization} // '') eq 'ctl-other' } @{ $all->{items} // [] }), '  ctl-other\'s clusters among them');
+    my $only = ctl_json(@local, 'get', 'clusters', '--all-organizations', '--organization', 'ctl-other', '--page-size', '1');
+    is_deeply [ map { "$_->{metadata}{organization}/$_->{metadata}{name}" } @{ $only->{items} // [] } ], ['ctl-other/c-elsewhere'],
+        'get clusters --all-organizations --organization ctl-other: that organization\'s';
+    my $t = table_of(ctl_ok(@local, 'get', 'clusters', '--all-organizations', '-l', 'env=dev'));
+    my ($names, $orgs) = ([ column($t, 'NAME') ], [ column($t, 'ORGANIZATION') ]);
+    is_deeply [ map { "$orgs->[$_]/$names->[$_]" } 0 .. $#$names ],
+        [ map { "$_->{metadata}{organization}/$_->{metadata}{name}" } @{ api_data('/clusters?labels=env%3Ddev')->{items} } ],
+        'get clusters --all-organizations -l env=dev: a row per cluster, naming its organization';
+    ok((grep { $_ eq "$org/c-edge-1" } map { "$orgs->[$_]/$names->[$_]" } 0 .. $#$names), "  $org/c-edge-1 among them");
+    ($code, $out, $err) = ctl(@local, 'get', 'clusters', '--organization', 'ctl-other');
+    exit_is($code, 2, '--organization without --all-organizations: exit 2');
+    ($code, $out, $err) = ctl(@local, 'get', 'nodes', '--all-organizations');
+    exit_is($code, 2, 'get nodes --all-organizations (nodes have no such list): exit 2');
+    ($code, $out, $err) = ctl({ PURSER_TOKEN => $nobody_token }, 'get', 'clusters', '--all-organizations');
+    exit_is($code, 5, 'get clusters --all-organizations as a user who is no server admin: exit 5 (403)');
+    like $err, qr/list_all_clusters/, '  naming the action';
+};
+
+# Last: a real collection removes what no revision uses, the seed artifact among them.
+subtest 'policy revisions, collect' => sub {
+    $s->must('revision', 'POST', "$ORG/policies/base/revisions", { %$lock_v1, revision_id => "ctl-gc-$_" }) for 1, 2;
+    my $list = ctl_json('get', 'policy-revisions', '--policy', 'base');
+    is_deeply $list, api_data("$ORG/policies/base/revisions"), 'get policy-revisions --policy base: the API\'s list';
+    ok $list && $list->{'ctl-gc-1'}, '  with the revision just uploaded';
+    my $t = table_of(ctl_ok('get', 'policy-revisions', '--policy', 'base'));
+    ok((grep { $_ eq 'ctl-gc-2' } column($t, 'REVISION')), '  a table row per revision');
+    is_deeply [ sort(column($t, 'GROUPS')) ], [ sort map { join(',', @{ $_->{policy_group_list} }) || '-' } values %$list ],
+        '  with the groups pointing at each' or diag join "\n", @{ $t->{lines} };
+    my ($code, $out, $err) = ctl('get', 'policy-revisions');
+    exit_is($code, 2, 'get policy-revisions without --policy: exit 2');
+    ($code, $out, $err) = ctl('--verbose', 'collect', '--keep', '1', '--policy', 'base', '--dry-run', '-o', 'json');
+    exit_is($code, 0, 'collect --keep 1 --policy base --dry-run -o json: exit 0');
+    like $err, qr{POST \S+/organizations/\Q$org\E/collect_policies -> 200}, '  POST .../collect_policies';
+    my $dry = eval { $json->decode($out) };
+    my ($r, $api) = api('POST', "$ORG/collect_policies", { keep => 1, policies => ['base'], dry_run => JSON::PP::true() });
+    is_deeply $dry, $api, '  the API\'s dry run';
+    ok((grep { $_->{revision_id} eq 'ctl-gc-1' } @{ $dry->{revisions} // [] }), '  ctl-gc-1 would go');
+    ok api_data("$ORG/policies/base/revisions/ctl-gc-1"), '  and is still there';
+    ($code, $out, $err) = ctl('collect', '--keep', '1', '--policy', 'base');
+    exit_is($code, 0, 'collect --keep 1 --policy base: exit 0');
+    is_deeply [ grep { !/\d+ revision\(s\)/ } split /\n/, $out ],
+        [ (map { "removed revision $_->{policy}/$_->{revision_id}" } @{ $dry->{revisions} }),
+          (map { "removed cookbook artifact $_->{name}/$_->{identifier}" } @{ $dry->{cookbook_artifacts} }),
+          (map { "removed file $_" } @{ $dry->{files} }) ], '  a line for each thing the dry run listed';
+    like $out, qr/^\d+ revision\(s\), \d+ cookbook artifact\(s\), \d+ file\(s\) removed$/m, '  and the counts';
+    is api_status('GET', "$ORG/policies/base/revisions/ctl-gc-1"), 404, '  ctl-gc-1 is gone';
+    ok api_data("$ORG/policies/base/revisions/ctl-gc-2"), '  the newest, ctl-gc-2, stays';
+    ($code, $out, $err) = ctl('collect', '--dry-run');
+    exit_is($code, 2, 'collect without --keep: exit 2');
+    ($code, $out, $err) = ctl('collect', '--keep', '1', '--policy', 'ctl-nosuch');
+    exit_is($code, 3, 'collect --policy of no policy: exit 3 (404)');
 };
 
 PurserStack::finish();

@@ -38,8 +38,12 @@ static void usage(FILE *out)
             "                       token; secrets are shown once\n"
             "  gc-events            delete events older than events.retention days (each\n"
             "                       organization keeps its newest, so seq never restarts)\n"
-            "  gc-policies --keep N delete policy revisions no group points at, keeping the\n"
-            "                       newest N of each policy; lists what it removed\n"
+            "  gc-policies --keep N [--dry-run] [--org ORG]\n"
+            "                       delete policy revisions no group points at, keeping the\n"
+            "                       newest N of each policy, then the cookbook artifacts no\n"
+            "                       remaining revision names and the files only they used (in\n"
+            "                       ORG, else every organization); lists what it removed\n"
+            "                       (--dry-run: what it would remove, removing nothing)\n"
             "  add-member ORG USER ROLE\n"
             "                       give USER the ROLE in ORG (roles: policies/default.yaml)\n"
             "  init-keyring         create the keyring (secrets.keyring) with one random key\n"
@@ -322,43 +326,94 @@ static int cmd_add_member(const struct purser_config *cfg, int argc, char **argv
     return 0;
 }
 
-static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **argv)
+/* gc-policies' options into *opts and *org (NULL: every organization); 2 after the usage. */
+static int gc_options(int argc, char **argv, struct policy_collect_options *opts, const char **org)
 {
     static const struct option longopts[] = {{"keep", required_argument, NULL, 'k'},
+                                             {"dry-run", no_argument, NULL, 'n'},
+                                             {"org", required_argument, NULL, 'o'},
                                              {NULL, 0, NULL, 0}};
-    struct store *store = NULL;
-    struct purser_error err;
-    json_t *removed = NULL;
-    long keep = -1;
     char *end;
-    int opt, rc;
-    size_t i;
-    json_t *item;
-
+    int opt;
+    opts->keep = -1;
     optind = 0; /* glibc: start a fresh scan */
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (opt != 'k')
-            return 2;
-        keep = strtol(optarg, &end, 10);
-        if (*end || keep < 0 || keep > 1000000)
-            keep = -1;
+        if (opt == 'k') {
+            opts->keep = strtol(optarg, &end, 10);
+            opts->keep = *end || opts->keep > 1000000 ? -1 : opts->keep;
+        } else if (opt == 'n') {
+            opts->dry_run = 1;
+        } else if (opt == 'o') {
+            *org = optarg;
+        } else {
+            opts->keep = -1;
+            break;
+        }
     }
-    if (keep < 0 || optind != argc) {
-        fprintf(stderr, "usage: purser gc-policies --keep N   (N >= 0)\n");
-        return 2;
-    }
-    if (open_store(&store, cfg))
-        return 1;
-    rc = policy_gc(store, (int)keep, &removed, &err);
-    store_free(store);
-    json_array_foreach (removed, i, item) {
-        printf("removed %s/%s revision %s\n",
-               json_string_value(json_object_get(item, "organization")),
+    if (opts->keep >= 0 && optind == argc)
+        return 0;
+    fprintf(stderr, "usage: purser gc-policies --keep N [--dry-run] [--org ORG]   (N from 0 to "
+                    "1000000)\n");
+    return 2;
+}
+
+/* One organization's collection (policy_collect, as POST collect_policies runs it), printed
+ * item by item; counts[] adds up revisions, artifacts and files. */
+static int gc_organization(struct store *store, const char *org,
+                           const struct policy_collect_options *opts, size_t counts[3],
+                           struct purser_error *err)
+{
+    const char *verb = opts->dry_run ? "would remove" : "removed";
+    json_t *out = NULL, *item;
+    size_t i;
+    int rc = policy_collect(store, org, opts, &out, err);
+    json_array_foreach (json_object_get(out, "revisions"), i, item)
+        printf("%s %s/%s revision %s\n", verb, org,
                json_string_value(json_object_get(item, "policy")),
                json_string_value(json_object_get(item, "revision_id")));
+    json_array_foreach (json_object_get(out, "cookbook_artifacts"), i, item)
+        printf("%s %s cookbook artifact %s/%s\n", verb, org,
+               json_string_value(json_object_get(item, "name")),
+               json_string_value(json_object_get(item, "identifier")));
+    json_array_foreach (json_object_get(out, "files"), i, item)
+        printf("%s %s file %s\n", verb, org, json_string_value(item));
+    counts[0] += json_array_size(json_object_get(out, "revisions"));
+    counts[1] += json_array_size(json_object_get(out, "cookbook_artifacts"));
+    counts[2] += json_array_size(json_object_get(out, "files"));
+    json_decref(out);
+    return rc;
+}
+
+static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **argv)
+{
+    struct policy_collect_options opts = {0};
+    struct store *store = NULL;
+    struct store_rows orgs = {0};
+    struct purser_error err;
+    struct arena *arena = NULL;
+    const char *org = NULL, *done;
+    size_t counts[3] = {0, 0, 0};
+    int rc;
+
+    if (gc_options(argc, argv, &opts, &org))
+        return 2;
+    if (open_store(&store, cfg))
+        return 1;
+    store_set_actor(store, "purser gc-policies"); /* the events' actor */
+    if (org) {
+        rc = gc_organization(store, org, &opts, counts, &err);
+    } else {
+        arena = arena_new();
+        rc = arena ? policy_collect_organizations(store, arena, &orgs, &err)
+                   : purser_error_set(&err, PURSER_EINTERNAL, "out of memory");
+        for (size_t i = 0; !rc && i < orgs.count; i++)
+            rc = gc_organization(store, store_cell(&orgs, i, 0), &opts, counts, &err);
     }
-    printf("%zu revision(s) removed\n", json_array_size(removed));
-    json_decref(removed);
+    done = opts.dry_run ? "would be removed" : "removed";
+    printf("%zu revision(s) %s\n%zu cookbook artifact(s) %s\n%zu file(s) %s\n", counts[0], done,
+           counts[1], done, counts[2], done);
+    store_free(store);
+    arena_free(arena);
     return rc ? fail(&err) : 0;
 }
 

@@ -14,8 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+/* A principal as authentication finds it, and whether it expires within the hour (then it is
+ * not cached: it must stop working on time). */
 #define PRINCIPAL_BY_NAME                                                                          \
-    "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin FROM principals p"
+    "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, p.expires_at IS NOT "     \
+    "NULL AND p.expires_at <= UTC_TIMESTAMP(6) + INTERVAL 1 HOUR FROM principals p"
+/* an expired user or client is gone */
+#define PRINCIPAL_LIVE " AND (p.expires_at IS NULL OR p.expires_at > UTC_TIMESTAMP(6))"
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -294,11 +299,12 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
         rc = store_query(store, arena, &rows,
                          PRINCIPAL_BY_NAME " JOIN organizations o ON o.id = p.org_id"
                                            " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
-                                           " AND p.active = 1",
+                                           " AND p.active = 1" PRINCIPAL_LIVE,
                          client, 2, err);
     if (!rc && rows.count == 0)
         rc = store_query(store, arena, &rows,
-                         PRINCIPAL_BY_NAME " WHERE p.kind = 'user' AND p.name = ? AND p.active = 1",
+                         PRINCIPAL_BY_NAME
+                         " WHERE p.kind = 'user' AND p.name = ? AND p.active = 1" PRINCIPAL_LIVE,
                          &user, 1, err);
     if (rc)
         return rc;
@@ -306,6 +312,7 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
         return purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
     identity_principal_from_row(out, &rows, 0);
     rc = keys_of(store, arena, out->id, keys, key_count, &expiring, err);
+    expiring |= strcmp(store_cell(&rows, 0, 5), "1") == 0;
     if (!rc && key && !expiring)
         cache_put_principal(cache, key, out, *keys, *key_count);
     return rc;
@@ -328,7 +335,9 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     rc = store_query(store, arena, &rows,
                      "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, t.id,"
                      " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP(),"
-                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), t.expires_at), t.active, p.active"
+                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), LEAST(COALESCE(t.expires_at,"
+                     " p.expires_at), COALESCE(p.expires_at, t.expires_at))), t.active, p.active,"
+                     " p.expires_at IS NOT NULL AND p.expires_at <= UTC_TIMESTAMP(6)"
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
                      " WHERE t.token_sha256 = ?",
                      &p, 1, err);
@@ -342,6 +351,8 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
         return purser_error_set(err, PURSER_EUNAUTH, "token deactivated");
     if (strcmp(store_cell(&rows, 0, 9), "1") != 0)
         return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client is deactivated");
+    if (strcmp(store_cell(&rows, 0, 10), "1") == 0)
+        return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client has expired");
     identity_principal_from_row(out, &rows, 0);
     {
         struct store_value id = STORE_STR(store_cell(&rows, 0, 5));
@@ -351,7 +362,7 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
                    " (last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND)",
                    &id, 1, NULL, NULL, &ignored);
     }
-    /* A token about to expire is not cached: it must stop working on time. */
+    /* A token (or its principal) about to expire is not cached: it must stop working on time. */
     if (key && (!store_cell(&rows, 0, 7) || atoll(store_cell(&rows, 0, 7)) > 3600))
         cache_put_principal(cache, key, out, NULL, 0);
     return 0;

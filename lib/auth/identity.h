@@ -12,10 +12,65 @@
 
 #include "auth/rbac.h"
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/lru.h"
+#include "resource/resource.h"
 #include "store/store.h"
 
 #include <jansson.h>
+
+/* ---- the resource convention on identity (README "Resources", identity_resource.c) ----
+ *
+ * Organizations, users, clients, an organization's members and a user's tokens are kinds of
+ * the convention: Chef's routes keep Chef's shapes, and on the same routes every single object
+ * has a revision (its ETag), a write may be conditional on it, and a list asked for a page
+ * answers the convention's {items, next_page_token} of envelopes: */
+extern const struct resource_kind identity_org_kind, identity_user_kind, identity_client_kind,
+    identity_member_kind, identity_token_kind;
+
+struct principal;
+
+/* A list: whose, and the convention's parameters (q: page_size, page_token, labels, filter,
+ * sort; labels and filter narrow a Chef-shaped list too). */
+struct identity_list {
+    const char *org;             /* clients, members: the organization */
+    const struct principal *who; /* organizations: who asks (NULL or a server admin: all) */
+    long long principal_id;      /* tokens: whose */
+    struct resource_query q;
+};
+
+/* A page of the kind k (one of the five above) as the convention's page text in out. What has
+ * expired in the list's scope is deleted first, with its events. */
+int identity_page(const struct resource_kind *k, struct store *store, struct arena *arena,
+                  const struct identity_list *l, struct buf *out, struct purser_error *err);
+
+/* 1 when l (may be NULL) narrows a list (labels or filter given). */
+int identity_narrowed(const struct identity_list *l);
+
+/* The names l's labels and filter select (sorted, for identity_keep), or *names NULL when l
+ * narrows nothing; the 400 naming a bad parameter otherwise. */
+int identity_selection(const struct resource_kind *k, struct store *store, struct arena *arena,
+                       const struct identity_list *l, const char ***names, size_t *count,
+                       struct purser_error *err);
+
+/* 1 when name is among names (NULL names: every name is). */
+int identity_keep(const char **names, size_t count, const char *name);
+
+/* Deletes the expired users (kind "user", scope 0), clients of the organization scope, or
+ * tokens of the principal scope (name: only that one; NULL: up to 100), each with its event
+ * {op: delete, reason: expired, expires} in its organizations (as actor "purser"); a client's
+ * tokens go with it. A cheap read first; a failure is logged. */
+int identity_expire(struct store *store, const char *kind, long long scope, const char *name);
+
+/* A write's condition and its answer's ETag: if_match (NULL: none, as Chef's tools send) is
+ * checked against the row's revision in the write's transaction (412 when stale); with merge
+ * the body is an RFC 7396 merge patch of what GET answers; revision gets the revision after
+ * the write (arena memory). */
+struct identity_cond {
+    const char *if_match;
+    int merge;
+    const char *revision;
+};
 
 /* An authenticated user or client. Strings live in the arena of the lookup. */
 struct principal {
@@ -64,12 +119,15 @@ int identity_org_id(struct store *store, struct arena *arena, const char *org, l
 int identity_name_ok(const char *name, int allow_upper_and_dot);
 
 /* Organizations. list: {name: uri} of every organization (server admins) or those `who` is a
- * member of; filter (may be NULL) "external_id==X" keeps the one holding that external id.
- * create: {name, full_name, labels, external_ids} -> {uri, clientname, private_key} with the
- * ORG-validator client and its generated key. get shows labels and external_ids; update
- * changes full_name, labels and external_ids (an external id is one organization's: 409). */
+ * member of, narrowed by narrow's labels and filter (may be NULL; its who is who).
+ * create: {name, full_name, labels, external_ids, sub_kind} -> {uri, clientname, private_key}
+ * with the ORG-validator client and its generated key. get shows labels, external_ids and
+ * sub_kind (when set), and *revision (may be NULL) gets its revision; update changes
+ * full_name, labels, external_ids and sub_kind (an external id is one organization's: 409;
+ * an organization does not expire: expires is 400). */
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *filter, const char *base, json_t **out, struct purser_error *err);
+                      const struct identity_list *narrow, const char *base, json_t **out,
+                      struct purser_error *err);
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
                         struct purser_error *err);
 /* An organization's users with their roles, and its clients (not its own validator), with
@@ -79,9 +137,10 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
 int identity_org_principals(struct store *store, struct arena *arena, const char *org,
                             json_t **members, json_t **clients, struct purser_error *err);
 int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
-                     struct purser_error *err);
+                     const char **revision, struct purser_error *err);
 int identity_org_update(struct store *store, struct arena *arena, const char *org,
-                        const json_t *body, json_t **out, struct purser_error *err);
+                        const json_t *body, struct identity_cond *cond, json_t **out,
+                        struct purser_error *err);
 /* Deletes the organization named org with everything in it (the SQL cascades, its events
  * too); *out is what get showed of it. What it holds besides its validator client and its
  * members is counted first, in the same transaction, which holds back new rows of the
@@ -91,24 +150,29 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
  * When it holds any and force is 0, nothing changes: PURSER_EEXISTS "organization 'acme' is
  * not empty: 2 clusters, 1 node". */
 int identity_org_delete(struct store *store, struct arena *arena, const char *org, int force,
-                        json_t **out, json_t **contents, struct purser_error *err);
+                        const char *if_match, json_t **out, json_t **contents,
+                        struct purser_error *err);
 
 /* Users (org NULL) and clients (org named). create takes Chef's body (username or name,
- * display_name, first_name, last_name, email, public_key, create_key, validator) and returns
- * {uri, chef_key: {name, public_key, expiration_date, uri, private_key?}}. When neither
- * public_key is given nor create_key is false, a key pair is generated and the private key
- * is in the answer, once. */
+ * display_name, first_name, last_name, email, public_key, create_key, validator; labels,
+ * active, sub_kind, expires) and returns {uri, chef_key: {name, public_key, expiration_date,
+ * uri, private_key?}}. When neither public_key is given nor create_key is false, a key pair is
+ * generated and the private key is in the answer, once. list narrows by narrow (may be NULL);
+ * an expired user or client is gone (404, not listed, refused by authentication). */
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const char *base, json_t **out, struct purser_error *err);
+                            const struct identity_list *narrow, const char *base, json_t **out,
+                            struct purser_error *err);
 int identity_principal_create(struct store *store, const char *org, const json_t *body,
                               const char *base, json_t **out, struct purser_error *err);
 int identity_principal_get(struct store *store, struct arena *arena, const char *org,
-                           const char *name, json_t **out, struct purser_error *err);
+                           const char *name, json_t **out, const char **revision,
+                           struct purser_error *err);
 int identity_principal_update(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const json_t *body, json_t **out,
-                              struct purser_error *err);
+                              const char *name, const json_t *body, struct identity_cond *cond,
+                              json_t **out, struct purser_error *err);
 int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
-                              const char *name, json_t **out, struct purser_error *err);
+                              const char *name, const char *if_match, json_t **out,
+                              struct purser_error *err);
 
 /* Chef's principals endpoint: the client of org named name and the user named name, as
  * [{name, type: client|user, public_key, authz_id, org_member}] (client first; empty when
@@ -142,7 +206,7 @@ int identity_key_delete(struct store *store, struct arena *arena, long long prin
 int identity_token_create(struct store *store, long long principal_id, const json_t *body,
                           json_t **out, struct purser_error *err);
 int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
-                        json_t **out, struct purser_error *err);
+                        const struct identity_list *narrow, json_t **out, struct purser_error *err);
 /* Inside the caller's transaction: the client `name` of organization org (made when missing,
  * with role) holds only public_key and one API token for bearer, replacing what it had; a
  * credential made again (a cluster's bootstrap token reset and redeemed). A client of that name
@@ -159,16 +223,17 @@ int identity_client_credential(struct store *store, const char *org, const char 
 int identity_client_remove(struct store *store, long long org_id, long long client_id,
                            struct purser_error *err);
 
-/* PATCH of a token: {active} only; *out is the token as listed. */
+/* PATCH of a token: {active, labels} only; *out is the token as listed. */
 int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
-                          const char *id, const json_t *body, json_t **out,
-                          struct purser_error *err);
+                          const char *id, const json_t *body, struct identity_cond *cond,
+                          json_t **out, struct purser_error *err);
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
-                          struct purser_error *err);
+                          const char *if_match, struct purser_error *err);
 
 /* Members of an organization: list [{user: {username, roles}}]; add {username, roles?}
  * (default role "reader"; roles checked against valid_role); remove a user. */
-int identity_member_list(struct store *store, struct arena *arena, const char *org, json_t **out,
+int identity_member_list(struct store *store, struct arena *arena, const char *org,
+                         const struct identity_list *narrow, json_t **out,
                          struct purser_error *err);
 int identity_member_add(struct store *store, const char *org, const json_t *body,
                         int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,

@@ -22,8 +22,8 @@ void identity_batch_add(struct identity_batch *b, const char *sql, const struct 
 }
 
 /* The organizations a principal's events go to: a client's own, a user's memberships. */
-static int principal_orgs(struct store *store, struct arena *arena, long long principal_id,
-                          struct store_rows *rows, struct purser_error *err)
+int identity_principal_orgs(struct store *store, struct arena *arena, long long principal_id,
+                            struct store_rows *rows, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(principal_id), STORE_INT(principal_id)};
     return store_query(store, arena, rows,
@@ -32,13 +32,14 @@ static int principal_orgs(struct store *store, struct arena *arena, long long pr
                        p, 2, err);
 }
 
-static int append_each(struct store *store, const struct store_rows *orgs, const char *kind,
-                       const char *name, const char *op, struct purser_error *err)
+int identity_append_each(struct store *store, const struct store_rows *orgs, const char *kind,
+                         const char *name, const char *op, const json_t *detail,
+                         struct purser_error *err)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < orgs->count; i++)
         rc = event_append(store, strtoll(store_cell(orgs, i, 0), NULL, 10), kind, name, op, NULL,
-                          NULL, err);
+                          detail, err);
     return rc;
 }
 
@@ -47,10 +48,10 @@ int identity_principal_events(struct store *store, long long principal_id, const
 {
     struct arena *arena = arena_new();
     struct store_rows orgs;
-    int rc = arena ? principal_orgs(store, arena, principal_id, &orgs, err)
+    int rc = arena ? identity_principal_orgs(store, arena, principal_id, &orgs, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc)
-        rc = append_each(store, &orgs, kind, name, op, err);
+        rc = identity_append_each(store, &orgs, kind, name, op, NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -67,23 +68,27 @@ static int batch_txn(struct store *store, void *ctx, struct purser_error *err)
     b->affected = 0;
     if (!rc && b->principal_id) {
         struct store_value p = STORE_INT(b->principal_id);
-        rc = principal_orgs(store, arena, b->principal_id, &orgs, err);
+        rc = identity_principal_orgs(store, arena, b->principal_id, &orgs, err);
         if (!rc && b->qualify) /* a key: "<user or client>/<key>" */
             rc = store_query(store, arena, &who, "SELECT name FROM principals WHERE id = ?", &p, 1,
                              err);
         if (!rc && b->qualify && store_cell(&who, 0, 0))
             name = arena_concat(arena, store_cell(&who, 0, 0), "/", b->name, (const char *)NULL);
     }
+    if (!rc && b->row)
+        rc = identity_revision_check(store, arena, b->row, err);
     for (size_t i = 0; !rc && i < b->count; i++) {
         unsigned long long affected = 0;
         rc = store_exec(store, b->stmt[i].sql, b->stmt[i].p, b->stmt[i].n, &affected, NULL, err);
         b->affected += affected;
     }
+    if (!rc && b->row && b->affected && strcmp(b->op, "delete") != 0)
+        rc = identity_revision_bump(store, b->row, err);
     if (!rc && b->affected && name) {
         if (b->org)
             rc = event_append_named(store, b->org, b->kind, name, b->op, NULL, NULL, err);
         if (!rc)
-            rc = append_each(store, &orgs, b->kind, name, b->op, err);
+            rc = identity_append_each(store, &orgs, b->kind, name, b->op, NULL, err);
     }
     arena_free(arena);
     return rc;

@@ -75,8 +75,8 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
                          "SEPARATOR ','), GROUP_CONCAT(CONCAT(m.role, '=', m.policy_groups) "
                          "ORDER BY m.role SEPARATOR ';') FROM principals p JOIN memberships m ON "
                          "m.principal_id = "
-                         "p.id WHERE m.org_id = ? AND p.kind = 'user' GROUP BY p.id ORDER BY "
-                         "p.name",
+                         "p.id WHERE m.org_id = ? AND p.kind = 'user' AND (p.expires_at IS NULL "
+                         "OR p.expires_at > NOW(6)) GROUP BY p.id ORDER BY p.name",
                          &id, 1, err);
     }
     for (size_t i = 0; !rc && i < users.count; i++) {
@@ -100,7 +100,8 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
             STORE_INT(oid), STORE_STR(arena_concat(arena, org, "-validator", (const char *)NULL))};
         rc = store_query(store, arena, &rows,
                          "SELECT id, name, validator, labels, active FROM principals WHERE kind = "
-                         "'client' AND org_id = ? AND name <> ? ORDER BY name",
+                         "'client' AND org_id = ? AND name <> ? AND (expires_at IS NULL OR "
+                         "expires_at > NOW(6)) ORDER BY name",
                          p, 2, err);
     }
     for (size_t i = 0; !rc && i < rows.count; i++) {

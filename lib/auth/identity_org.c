@@ -6,6 +6,7 @@
 #include "store/events.h"
 
 #include "base/crypto.h"
+#include "codec/merge_patch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,39 +14,56 @@
 /* ---- organizations ------------------------------------------------------------------------ */
 
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const char *filter, const char *base, json_t **out, struct purser_error *err)
+                      const struct identity_list *narrow, const char *base, json_t **out,
+                      struct purser_error *err)
 {
     struct store_rows rows;
-    const char *external = NULL;
+    struct identity_list l = {.who = who};
+    const char **names;
+    size_t count;
     int all = !who || who->server_admin, rc;
-    if (filter && *filter) { /* OSIS: filter=external_id==X */
-        if (strncmp(filter, "external_id==", 13) != 0 || !filter[13])
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "filter: organizations can be filtered on external_id==X only");
-        external = filter + 13;
-    }
+    if (narrow)
+        l.q = narrow->q;
+    if ((rc = identity_selection(&identity_org_kind, store, arena, &l, &names, &count, err)))
+        return rc;
     {
-        struct store_value p[] = {STORE_INT(all), STORE_INT(who ? who->id : 0),
-                                  STORE_INT(external != NULL), STORE_STR(external ? external : "")};
+        struct store_value p[] = {STORE_INT(all), STORE_INT(who ? who->id : 0)};
         rc = store_query(store, arena, &rows,
                          "SELECT o.name FROM organizations o WHERE (? = 1 OR o.id IN (SELECT"
-                         " m.org_id FROM memberships m WHERE m.principal_id = ?)) AND (? = 0 OR"
-                         " o.id IN (SELECT x.org_id FROM organization_external_ids x WHERE"
-                         " x.external_id = ?)) ORDER BY o.name",
-                         p, 4, err);
+                         " m.org_id FROM memberships m WHERE m.principal_id = ?)) ORDER BY o.name",
+                         p, 2, err);
     }
     if (rc)
         return rc;
     *out = json_object();
     for (size_t i = 0; i < rows.count; i++)
-        json_object_set_new(
-            *out, store_cell(&rows, i, 0),
-            identity_url(base, "organizations", store_cell(&rows, i, 0), NULL, NULL));
+        if (identity_keep(names, count, store_cell(&rows, i, 0)))
+            json_object_set_new(
+                *out, store_cell(&rows, i, 0),
+                identity_url(base, "organizations", store_cell(&rows, i, 0), NULL, NULL));
+    return 0;
+}
+
+/* An organization's sub_kind when body gives it (*given set; null clears: *sub_kind NULL);
+ * `expires` is refused: an organization holds everything else, and goes only when deleted. */
+static int org_sub_kind(const json_t *body, int *given, const char **sub_kind,
+                        struct purser_error *err)
+{
+    const json_t *v = json_object_get(body, "sub_kind");
+    int rc;
+    if (json_object_get(body, "expires") && !json_is_null(json_object_get(body, "expires")))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "Field 'expires' invalid: an organization does not expire (it "
+                                "holds everything else); delete it instead");
+    *given = v != NULL;
+    *sub_kind = json_string_value(v);
+    if (v && !json_is_null(v) && (rc = resource_sub_kind_check("Field 'sub_kind'", v, err)))
+        return rc;
     return 0;
 }
 
 struct new_org {
-    const char *name, *full_name;
+    const char *name, *full_name, *sub_kind;
     char *labels;           /* compact JSON or NULL */
     const json_t *external; /* an array of strings, or NULL */
     struct new_principal validator;
@@ -102,14 +120,22 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
 {
     struct new_org *no = ctx;
     char *guid = crypto_random_hex(16);
-    struct store_value p[] = {
-        STORE_STR(no->name), STORE_STR(no->full_name), STORE_STR(guid ? guid : ""),
-        no->labels ? (struct store_value)STORE_STR(no->labels) : (struct store_value)STORE_NULLV};
-    int rc = guid ? store_exec(store,
-                               "INSERT INTO organizations (name, full_name, guid, labels) VALUES "
-                               "(?, ?, ?, ?)",
-                               p, 4, NULL, NULL, err)
-                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    char *revision = crypto_random_hex(8);
+    struct store_value p[] = {STORE_STR(no->name),
+                              STORE_STR(no->full_name),
+                              STORE_STR(guid ? guid : ""),
+                              no->labels ? (struct store_value)STORE_STR(no->labels)
+                                         : (struct store_value)STORE_NULLV,
+                              STORE_STR(revision ? revision : ""),
+                              no->sub_kind ? (struct store_value)STORE_STR(no->sub_kind)
+                                           : (struct store_value)STORE_NULLV};
+    int rc = guid && revision
+                 ? store_exec(store,
+                              "INSERT INTO organizations (name, full_name, guid, labels, revision,"
+                              " sub_kind) VALUES (?, ?, ?, ?, ?, ?)",
+                              p, 6, NULL, NULL, err)
+                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    free(revision);
     free(guid);
     if (rc == PURSER_EEXISTS)
         return purser_error_set(err, PURSER_EEXISTS, "Organization already exists");
@@ -130,7 +156,7 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     struct new_org no;
     char validator_name[300];
     char *private_pem = NULL, *public_pem = NULL;
-    int rc;
+    int rc, sub_kind_given;
 
     memset(&no, 0, sizeof(no));
     if ((rc = identity_require_object(body, err)) ||
@@ -147,6 +173,7 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
         return identity_invalid(err, "full_name");
     no.external = json_object_get(body, "external_ids");
     if ((rc = check_external_ids(no.external, err)) ||
+        (rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err)) ||
         (rc = identity_labels(body, &no.labels, err)))
         return rc;
     snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
@@ -169,13 +196,14 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
 }
 
 int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
-                     struct purser_error *err)
+                     const char **revision, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
     struct store_rows ids;
     int rc = store_query(store, arena, &rows,
-                         "SELECT name, full_name, guid, labels FROM organizations WHERE name = ?",
+                         "SELECT name, full_name, guid, labels, revision, sub_kind FROM"
+                         " organizations WHERE name = ?",
                          &p, 1, err);
     if (!rc && rows.count)
         rc = store_query(store, arena, &ids,
@@ -192,39 +220,72 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
     for (size_t i = 0; i < ids.count; i++)
         json_array_append_new(json_object_get(*out, "external_ids"),
                               json_string(store_cell(&ids, i, 0)));
+    if (store_cell(&rows, 0, 5)) /* beyond Chef's fields, when set */
+        json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, 5)));
+    if (revision)
+        *revision = store_cell(&rows, 0, 4);
     return 0;
 }
 
 struct org_change {
-    const char *org, *full_name;
+    const char *org, *full_name, *sub_kind;
+    int sub_kind_given, changes;
     char *labels;
     const json_t *external;
+    struct identity_row row;
 };
 
 static int change_org(struct store *store, void *ctx, struct purser_error *err)
 {
     struct org_change *c = ctx;
-    int rc = 0;
-    if (c->labels) {
-        struct store_value p[] = {STORE_STR(c->labels), STORE_STR(c->org)};
+    struct arena *arena = arena_new();
+    struct store_rows found;
+    struct store_value name = STORE_STR(c->org);
+    int rc = arena ? store_query(store, arena, &found,
+                                 "SELECT id FROM organizations WHERE name = ?", &name, 1, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && found.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", c->org);
+    if (!rc) {
+        c->row.key[0] = (struct store_value)STORE_INT(atoll(store_cell(&found, 0, 0)));
+        rc = identity_revision_check(store, arena, &c->row, err);
+    }
+    if (!rc && c->labels) {
+        struct store_value p[] = {STORE_STR(c->labels), name};
         rc = store_exec(store, "UPDATE organizations SET labels = ? WHERE name = ?", p, 2, NULL,
                         NULL, err);
     }
     if (!rc && c->external)
         rc = write_external_ids(store, c->org, c->external, err);
     if (!rc && c->full_name) {
-        struct store_value p[] = {STORE_STR(c->full_name), STORE_STR(c->org)};
+        struct store_value p[] = {STORE_STR(c->full_name), name};
         rc = store_exec(store, "UPDATE organizations SET full_name = ? WHERE name = ?", p, 2, NULL,
                         NULL, err);
     }
-    return rc ? rc
-              : event_append_named(store, c->org, "organization", c->org, "put", NULL, NULL, err);
+    if (!rc && c->sub_kind_given) {
+        struct store_value p[] = {c->sub_kind ? STORE_STR(c->sub_kind) : STORE_NULLV, name};
+        rc = store_exec(store, "UPDATE organizations SET sub_kind = ? WHERE name = ?", p, 2, NULL,
+                        NULL, err);
+    }
+    if (!rc && c->changes)
+        rc = identity_revision_bump(store, &c->row, err);
+    if (!rc && c->changes)
+        rc = event_append_named(store, c->org, "organization", c->org, "put", c->row.revision, NULL,
+                                err);
+    arena_free(arena);
+    return rc;
 }
 
-int identity_org_update(struct store *store, struct arena *arena, const char *org,
-                        const json_t *body, json_t **out, struct purser_error *err)
+/* PUT's body (the fields given change) written, conditional on if_match. */
+static int org_write(struct store *store, const char *org, const json_t *body, const char *if_match,
+                     struct purser_error *err)
 {
     const char *full_name, *name;
+    struct org_change c = {
+        .org = org,
+        .external = json_object_get(body, "external_ids"),
+        .row = {
+            .table = IDENTITY_ROW_ORG, .kind = "Organization", .name = org, .if_match = if_match}};
     int rc;
     if ((rc = identity_require_object(body, err)) ||
         (rc = identity_field_string(body, "full_name", &full_name, err)) ||
@@ -232,22 +293,73 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
         return rc;
     if (name && strcmp(name, org) != 0)
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
-    if ((rc = check_external_ids(json_object_get(body, "external_ids"), err)))
+    if ((rc = check_external_ids(c.external, err)) ||
+        (rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err)))
         return rc;
     if (full_name && strlen(full_name) > 1023)
         return identity_invalid(err, "full_name");
-    {
-        struct org_change c = {
-            .org = org, .full_name = full_name, .external = json_object_get(body, "external_ids")};
-        if ((rc = identity_labels(body, &c.labels, err)))
-            return rc;
-        if (c.labels || c.external || c.full_name)
-            rc = store_txn(store, 0, change_org, &c, err);
-        free(c.labels);
-        if (rc)
-            return rc;
+    c.full_name = full_name;
+    if ((rc = identity_labels(body, &c.labels, err)))
+        return rc;
+    c.changes = c.labels || c.external || c.full_name || c.sub_kind_given;
+    if (c.changes || if_match) /* a condition alone is checked, and changes nothing */
+        rc = store_txn(store, 0, change_org, &c, err);
+    free(c.labels);
+    return rc;
+}
+
+/* A merge patch of what GET shows: what it removes is emptied (full_name, name and guid stay). */
+static int org_target(const json_t *current, const json_t *patch, json_t **out,
+                      struct purser_error *err)
+{
+    static const char *const fixed[] = {"name", "guid"};
+    json_t *target = merge_patch(current, patch);
+    if (!target)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    *out = target;
+    for (size_t i = 0; i < 2; i++)
+        if (!json_equal(json_object_get(target, fixed[i]), json_object_get(current, fixed[i])))
+            return purser_error_set(err, PURSER_EINVAL, "Field '%s' cannot be changed", fixed[i]);
+    if (!json_is_string(json_object_get(target, "full_name")))
+        return purser_error_set(err, PURSER_EINVAL, "Field 'full_name' cannot be removed");
+    if (!json_object_get(target, "labels"))
+        json_object_set_new(target, "labels", json_object());
+    if (!json_object_get(target, "external_ids"))
+        json_object_set_new(target, "external_ids", json_array());
+    if (!json_object_get(target, "sub_kind"))
+        json_object_set_new(target, "sub_kind", json_null());
+    return 0;
+}
+
+int identity_org_update(struct store *store, struct arena *arena, const char *org,
+                        const json_t *body, struct identity_cond *cond, json_t **out,
+                        struct purser_error *err)
+{
+    const char *if_match = cond ? cond->if_match : NULL;
+    int rc = 0;
+    *out = NULL;
+    if (cond && cond->merge && !json_is_object(body))
+        return purser_error_set(err, PURSER_EINVAL, "a merge patch must be a JSON object");
+    /* a merge patch is computed from a revision and written on it: when another write came
+     * between and the caller named no revision, it is computed again */
+    for (int attempt = 0; cond && cond->merge && attempt < 5; attempt++) {
+        json_t *current = NULL, *target = NULL;
+        const char *revision;
+        rc = identity_org_get(store, arena, org, &current, &revision, err);
+        if (!rc)
+            rc = org_target(current, body, &target, err);
+        if (!rc)
+            rc = org_write(store, org, target, if_match ? if_match : revision, err);
+        json_decref(current);
+        json_decref(target);
+        if (rc != PURSER_ECOMPARE || if_match)
+            break;
     }
-    return identity_org_get(store, arena, org, out, err);
+    if (!(cond && cond->merge))
+        rc = org_write(store, org, body, if_match, err);
+    if (rc)
+        return rc;
+    return identity_org_get(store, arena, org, out, cond ? &cond->revision : NULL, err);
 }
 
 /* What an organization holds besides its validator and members, in the order a message
@@ -271,7 +383,7 @@ static const char org_contents_sql[] =
 
 struct org_delete {
     struct arena *arena;
-    const char *org;
+    const char *org, *if_match;
     int force;
     json_t *contents; /* {key: count} of what it holds */
     const char *held; /* the same in words, "2 clusters, 1 node" (arena); NULL for nothing */
@@ -306,10 +418,14 @@ static int delete_org_txn(struct store *store, void *ctx, struct purser_error *e
     struct store_value p = STORE_STR(d->org);
     /* Locked, the organization takes no new row until the delete commits (adding one checks
      * it): what is deleted is what was counted. */
-    int rc = store_query(store, d->arena, &rows,
-                         "SELECT id FROM organizations WHERE name = ? FOR UPDATE", &p, 1, err);
+    int rc =
+        store_query(store, d->arena, &rows,
+                    "SELECT id, revision FROM organizations WHERE name = ? FOR UPDATE", &p, 1, err);
     if (!rc && rows.count == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", d->org);
+    if (!rc)
+        rc = resource_precondition(d->arena, "Organization", d->org, d->if_match,
+                                   store_cell(&rows, 0, 1), 0, err);
     if (!rc)
         rc = count_contents(store, d, atoll(store_cell(&rows, 0, 0)), err);
     if (!rc && d->held && !d->force)
@@ -321,10 +437,15 @@ static int delete_org_txn(struct store *store, void *ctx, struct purser_error *e
 }
 
 int identity_org_delete(struct store *store, struct arena *arena, const char *org, int force,
-                        json_t **out, json_t **contents, struct purser_error *err)
+                        const char *if_match, json_t **out, json_t **contents,
+                        struct purser_error *err)
 {
-    struct org_delete d = {.arena = arena, .org = org, .force = force, .contents = json_object()};
-    int rc = identity_org_get(store, arena, org, out, err);
+    struct org_delete d = {.arena = arena,
+                           .org = org,
+                           .if_match = if_match,
+                           .force = force,
+                           .contents = json_object()};
+    int rc = identity_org_get(store, arena, org, out, NULL, err);
     if (!rc)
         rc = store_txn(store, 0, delete_org_txn, &d, err);
     if (rc) {
@@ -339,27 +460,37 @@ int identity_org_delete(struct store *store, struct arena *arena, const char *or
 }
 /* ---- members -------------------------------------------------------------------------------- */
 
-int identity_member_list(struct store *store, struct arena *arena, const char *org, json_t **out,
-                         struct purser_error *err)
+int identity_member_list(struct store *store, struct arena *arena, const char *org,
+                         const struct identity_list *narrow, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
+    struct identity_list l = {.org = org};
+    const char **names;
+    size_t count;
     long long oid;
     struct store_value p;
     json_t *last = NULL;
     int rc = identity_org_id(store, arena, org, &oid, err);
+    if (narrow)
+        l.q = narrow->q;
     if (rc)
+        return rc;
+    identity_expire(store, "user", 0, NULL); /* what has expired goes first, with its events */
+    if ((rc = identity_selection(&identity_member_kind, store, arena, &l, &names, &count, err)))
         return rc;
     p = (struct store_value)STORE_INT(oid);
     rc = store_query(store, arena, &rows,
                      "SELECT p.name, m.role, m.policy_groups FROM memberships m JOIN principals p"
-                     " ON p.id = m.principal_id WHERE m.org_id = ? AND p.kind = 'user'"
-                     " ORDER BY p.name, m.role",
+                     " ON p.id = m.principal_id WHERE m.org_id = ? AND p.kind = 'user' AND"
+                     " (p.expires_at IS NULL OR p.expires_at > NOW(6)) ORDER BY p.name, m.role",
                      &p, 1, err);
     if (rc)
         return rc;
     *out = json_array();
     for (size_t i = 0; i < rows.count; i++) {
         const char *user = store_cell(&rows, i, 0), *groups = store_cell(&rows, i, 2);
+        if (!identity_keep(names, count, user))
+            continue;
         if (!last || strcmp(json_string_value(json_object_get(last, "username")), user) != 0) {
             last = json_pack("{s:s, s:[]}", "username", user, "roles");
             json_array_append_new(*out, json_pack("{s:o}", "user", last));

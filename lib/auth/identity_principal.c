@@ -20,6 +20,9 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (np->org)
         rc = identity_org_id(store, arena, np->org, &oid, err);
+    char *revision = crypto_random_hex(8);
+    if (!rc && !revision)
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
         struct store_value p[] = {STORE_STR(np->org ? "client" : "user"),
                                   np->org ? STORE_INT(oid) : STORE_NULLV,
@@ -29,11 +32,15 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
                                   STORE_STR(np->last_name ? np->last_name : ""),
                                   STORE_STR(np->email ? np->email : ""),
                                   STORE_INT(np->validator),
-                                  np->labels ? STORE_STR(np->labels) : STORE_NULLV};
+                                  np->labels ? STORE_STR(np->labels) : STORE_NULLV,
+                                  STORE_STR(revision),
+                                  np->sub_kind ? STORE_STR(np->sub_kind) : STORE_NULLV,
+                                  np->expires[0] ? STORE_STR(np->expires) : STORE_NULLV};
         rc = store_exec(store,
                         "INSERT INTO principals (kind, org_id, name, display_name, first_name,"
-                        " last_name, email, validator, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        p, 9, NULL, &id, err);
+                        " last_name, email, validator, labels, revision, sub_kind, expires_at)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        p, 12, NULL, &id, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists",
                                   np->org ? "Client" : "User", np->name);
@@ -52,6 +59,7 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
                         3, NULL, NULL, err);
     }
     np->id = (long long)id;
+    free(revision);
     arena_free(arena);
     return rc;
 }
@@ -136,6 +144,17 @@ int identity_client_remove(struct store *store, long long org_id, long long clie
 
 /* ---- users and clients -------------------------------------------------------------------- */
 
+/* The expired user (org NULL) or client of org named name, deleted with its event. */
+static void principal_expire(struct store *store, const char *org, const char *name)
+{
+    struct arena *arena = arena_new();
+    long long oid = 0;
+    struct purser_error ignored;
+    if (arena && (!org || !identity_org_id(store, arena, org, &oid, &ignored)))
+        identity_expire(store, org ? "client" : "user", oid, name);
+    arena_free(arena);
+}
+
 /* "/users/NAME" or "/organizations/ORG/clients/NAME" */
 static json_t *principal_uri(const char *base, const char *org, const char *name)
 {
@@ -143,14 +162,36 @@ static json_t *principal_uri(const char *base, const char *org, const char *name
                : identity_url(base, "users", name, NULL, NULL);
 }
 
+/* A live user or client (an expired one is gone), in these columns. */
+#define LIVE " AND (p.expires_at IS NULL OR p.expires_at > NOW(6))"
+enum {
+    P_ID,
+    P_NAME,
+    P_DISPLAY,
+    P_FIRST,
+    P_LAST,
+    P_EMAIL,
+    P_VALIDATOR,
+    P_ORG,
+    P_LABELS,
+    P_ACTIVE,
+    P_REVISION,
+    P_SUB_KIND,
+    P_EXPIRES
+};
+
 static const char *principal_select(const char *org)
 {
     return org ? "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
-                 " p.validator, o.name, p.labels, p.active FROM principals p JOIN organizations o"
-                 " ON o.id = p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
+                 " p.validator, o.name, p.labels, p.active, p.revision, "
+                 "p.sub_kind, " STORE_ISO_TIME(
+                     "p.expires_at") " FROM principals p JOIN organizations o ON o.id ="
+                                     " p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name "
+                                     "= ?" LIVE
                : "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
-                 " p.validator, '', p.labels, p.active FROM principals p WHERE p.kind = 'user'"
-                 " AND p.name = ?";
+                 " p.validator, '', p.labels, p.active, p.revision, p.sub_kind, " STORE_ISO_TIME(
+                     "p.expires_at") " FROM principals p WHERE p.kind = 'user' AND"
+                                     " p.name = ?" LIVE;
 }
 
 static int principal_row(struct store *store, struct arena *arena, const char *org,
@@ -160,6 +201,8 @@ static int principal_row(struct store *store, struct arena *arena, const char *o
     int rc = store_query(store, arena, rows, principal_select(org), p, org ? 2 : 1, err);
     if (rc)
         return rc;
+    if (rows->count == 0)
+        principal_expire(store, org, name); /* an expired one goes now, with its event */
     if (rows->count == 0) {
         if (org)
             return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load client %s", name);
@@ -179,27 +222,40 @@ int identity_principal_id(struct store *store, struct arena *arena, const char *
 }
 
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const char *base, json_t **out, struct purser_error *err)
+                            const struct identity_list *narrow, const char *base, json_t **out,
+                            struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org ? org : "");
-    long long oid;
+    struct identity_list l = {.org = org};
+    const char **names;
+    size_t count;
+    long long oid = 0;
     int rc = org ? identity_org_id(store, arena, org, &oid, err) : 0;
+    if (narrow)
+        l.q = narrow->q;
+    if (!rc) /* what has expired goes first, with its events */
+        identity_expire(store, org ? "client" : "user", oid, NULL);
+    if (!rc)
+        rc = identity_selection(org ? &identity_client_kind : &identity_user_kind, store, arena, &l,
+                                &names, &count, err);
     if (!rc)
         rc = org ? store_query(
                        store, arena, &rows,
                        "SELECT p.name FROM principals p JOIN organizations o ON o.id = p.org_id"
-                       " WHERE p.kind = 'client' AND o.name = ? ORDER BY p.name",
+                       " WHERE p.kind = 'client' AND o.name = ?" LIVE " ORDER BY p.name",
                        &p, 1, err)
                  : store_query(store, arena, &rows,
-                               "SELECT name FROM principals WHERE kind = 'user' ORDER BY name",
+                               "SELECT p.name FROM principals p WHERE p.kind = 'user'" LIVE
+                               " ORDER BY p.name",
                                NULL, 0, err);
     if (rc)
         return rc;
     *out = json_object();
     for (size_t i = 0; i < rows.count; i++)
-        json_object_set_new(*out, store_cell(&rows, i, 0),
-                            principal_uri(base, org, store_cell(&rows, i, 0)));
+        if (identity_keep(names, count, store_cell(&rows, i, 0)))
+            json_object_set_new(*out, store_cell(&rows, i, 0),
+                                principal_uri(base, org, store_cell(&rows, i, 0)));
     return 0;
 }
 
@@ -241,6 +297,7 @@ int identity_principal_create(struct store *store, const char *org, const json_t
                               const char *base, json_t **out, struct purser_error *err)
 {
     struct new_principal np;
+    struct principal_extras x;
     const char *public_pem = NULL;
     char *generated = NULL, *private_pem = NULL;
     const json_t *validator = json_object_get(body, "validator");
@@ -265,8 +322,13 @@ int identity_principal_create(struct store *store, const char *org, const json_t
         return identity_invalid(err, "validator");
     np.validator = json_is_true(validator);
     np.role = org ? (np.validator ? "validator" : "node") : NULL;
+    if ((rc = identity_principal_extras(body, &x, err)))
+        return rc;
+    np.sub_kind = x.sub_kind;
+    memcpy(np.expires, x.expires, sizeof(np.expires));
     if ((rc = key_material(body, 1, &public_pem, &generated, &private_pem, err)))
         return rc;
+    principal_expire(store, org, np.name); /* the name of an expired one is free */
     np.public_key = public_pem;
     {
         char *labels = NULL;
@@ -300,31 +362,46 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     return rc;
 }
 
-int identity_principal_get(struct store *store, struct arena *arena, const char *org,
-                           const char *name, json_t **out, struct purser_error *err)
+int identity_principal_shape(struct store *store, struct arena *arena, const char *org,
+                             const char *name, int full, json_t **out, const char **revision,
+                             struct purser_error *err)
 {
     struct store_rows rows;
     int rc = principal_row(store, arena, org, name, &rows, err);
     if (rc)
         return rc;
     if (org)
-        *out = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "name", store_cell(&rows, 0, 1),
-                         "clientname", store_cell(&rows, 0, 1), "orgname", store_cell(&rows, 0, 7),
-                         "validator", strcmp(store_cell(&rows, 0, 6), "1") == 0, "json_class",
+        *out = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "name", store_cell(&rows, 0, P_NAME),
+                         "clientname", store_cell(&rows, 0, P_NAME), "orgname",
+                         store_cell(&rows, 0, P_ORG), "validator",
+                         strcmp(store_cell(&rows, 0, P_VALIDATOR), "1") == 0, "json_class",
                          "Chef::ApiClient", "chef_type", "client");
     else
-        *out = json_pack("{s:s, s:s, s:s, s:s, s:s}", "username", store_cell(&rows, 0, 1),
-                         "display_name", store_cell(&rows, 0, 2), "first_name",
-                         store_cell(&rows, 0, 3), "last_name", store_cell(&rows, 0, 4), "email",
-                         store_cell(&rows, 0, 5));
+        *out = json_pack("{s:s, s:s, s:s, s:s, s:s}", "username", store_cell(&rows, 0, P_NAME),
+                         "display_name", store_cell(&rows, 0, P_DISPLAY), "first_name",
+                         store_cell(&rows, 0, P_FIRST), "last_name", store_cell(&rows, 0, P_LAST),
+                         "email", store_cell(&rows, 0, P_EMAIL));
     if (!*out)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!org) { /* beyond Chef's fields (OSIS): labels and whether the user may authenticate */
-        json_object_set_new(*out, "labels", identity_labels_value(store_cell(&rows, 0, 8)));
+    if (!org || full) { /* beyond Chef's fields (OSIS): labels and whether it may authenticate */
+        json_object_set_new(*out, "labels", identity_labels_value(store_cell(&rows, 0, P_LABELS)));
         json_object_set_new(*out, "active",
-                            json_boolean(strcmp(store_cell(&rows, 0, 9), "1") == 0));
+                            json_boolean(strcmp(store_cell(&rows, 0, P_ACTIVE), "1") == 0));
     }
+    if (store_cell(&rows, 0, P_SUB_KIND)) /* Teleport's, when set */
+        json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, P_SUB_KIND)));
+    if (store_cell(&rows, 0, P_EXPIRES))
+        json_object_set_new(*out, "expires", json_string(store_cell(&rows, 0, P_EXPIRES)));
+    if (revision)
+        *revision = store_cell(&rows, 0, P_REVISION);
     return 0;
+}
+
+int identity_principal_get(struct store *store, struct arena *arena, const char *org,
+                           const char *name, json_t **out, const char **revision,
+                           struct purser_error *err)
+{
+    return identity_principal_shape(store, arena, org, name, 0, out, revision, err);
 }
 
 int identity_principal_lookup(struct store *store, struct arena *arena, const char *org,
@@ -342,6 +419,7 @@ int identity_principal_lookup(struct store *store, struct arena *arena, const ch
                          "   WHERE m.org_id = o.id AND m.principal_id = p.id)"
                          " FROM organizations o LEFT JOIN principals p ON p.name = ?"
                          "   AND ((p.kind = 'client' AND p.org_id = o.id) OR p.kind = 'user')"
+                         "   AND (p.expires_at IS NULL OR p.expires_at > NOW(6))"
                          " WHERE o.name = ? ORDER BY p.kind = 'client' DESC",
                          p, 2, err);
     if (rc)
@@ -361,105 +439,6 @@ int identity_principal_lookup(struct store *store, struct arena *arena, const ch
                                         strcmp(store_cell(&rows, i, 4), "1") == 0));
     }
     return 0;
-}
-
-int identity_principal_update(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const json_t *body, json_t **out,
-                              struct purser_error *err)
-{
-    static const char *const user_fields[] = {"display_name", "first_name", "last_name", "email"};
-    const char *new_name;
-    long long id;
-    int rc;
-
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, org ? "name" : "username", &new_name, err)) ||
-        (rc = identity_principal_id(store, arena, org, name, &id, err)))
-        return rc;
-    if (new_name && strcmp(new_name, name) != 0)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "Field '%s' cannot be changed (renaming is "
-                                "not supported)",
-                                org ? "name" : "username");
-    {
-        /* every field is checked before anything is written; then one transaction */
-        struct identity_batch batch = {
-            .principal_id = id, .kind = org ? "client" : "user", .name = name, .op = "put"};
-        const json_t *active = json_object_get(body, "active");
-        const json_t *validator = org ? json_object_get(body, "validator") : NULL;
-        char *labels = NULL;
-        for (size_t i = 0; !org && i < 4; i++) {
-            const char *value;
-            static const char *const sql[] = {"UPDATE principals SET display_name = ? WHERE id = ?",
-                                              "UPDATE principals SET first_name = ? WHERE id = ?",
-                                              "UPDATE principals SET last_name = ? WHERE id = ?",
-                                              "UPDATE principals SET email = ? WHERE id = ?"};
-            if ((rc = identity_field_string(body, user_fields[i], &value, err)))
-                return rc;
-            if (value)
-                identity_batch_add(&batch, sql[i],
-                                   (struct store_value[]){STORE_STR(value), STORE_INT(id)}, 2);
-        }
-        if (active && !json_is_boolean(active))
-            return identity_invalid(err, "active");
-        if (validator && !json_is_boolean(validator))
-            return identity_invalid(err, "validator");
-        if ((rc = identity_labels(body, &labels, err)))
-            return rc;
-        if (active)
-            identity_batch_add(
-                &batch, "UPDATE principals SET active = ? WHERE id = ?",
-                (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)}, 2);
-        if (labels)
-            identity_batch_add(&batch, "UPDATE principals SET labels = ? WHERE id = ?",
-                               (struct store_value[]){STORE_STR(labels), STORE_INT(id)}, 2);
-        if (validator)
-            identity_batch_add(
-                &batch, "UPDATE principals SET validator = ? WHERE id = ?",
-                (struct store_value[]){STORE_INT(json_is_true(validator)), STORE_INT(id)}, 2);
-        rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
-        free(labels);
-        if (rc)
-            return rc;
-    }
-    return identity_principal_get(store, arena, org, name, out, err);
-}
-
-int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
-                              const char *name, json_t **out, struct purser_error *err)
-{
-    long long id;
-    int rc = identity_principal_get(store, arena, org, name, out, err);
-    if (!rc && !(rc = identity_principal_id(store, arena, org, name, &id, err))) {
-        struct identity_batch batch = {
-            .principal_id = id, .kind = org ? "client" : "user", .name = name, .op = "delete"};
-        identity_batch_add(&batch, "DELETE FROM principals WHERE id = ?",
-                           (struct store_value[]){STORE_INT(id)}, 1);
-        rc = identity_batch_run(store, &batch, err);
-    }
-    if (rc && *out) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
-int identity_set_server_admin(struct store *store, const char *user, int admin,
-                              struct purser_error *err)
-{
-    struct arena *arena = arena_new();
-    long long id = 0;
-    int rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err)
-                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!rc) {
-        struct identity_batch batch = {
-            .principal_id = id, .kind = "user", .name = user, .op = "put"};
-        identity_batch_add(&batch, "UPDATE principals SET server_admin = ? WHERE id = ?",
-                           (struct store_value[]){STORE_INT(admin), STORE_INT(id)}, 2);
-        rc = identity_batch_run(store, &batch, err);
-    }
-    arena_free(arena);
-    return rc;
 }
 
 /* ---- keys ----------------------------------------------------------------------------------- */

@@ -15,6 +15,8 @@ struct new_principal {
     const char *public_key; /* the key to register, or NULL for none */
     const char *role;       /* a membership to add in org, or NULL */
     const char *labels;     /* compact JSON, or NULL */
+    const char *sub_kind;   /* or NULL */
+    char expires[20];       /* a DATETIME parameter, "" for none */
     long long id;           /* out */
 };
 
@@ -55,6 +57,22 @@ int identity_expiration_param(const char *text, char out[20], int *infinite,
  * admin); out->name borrows from rows. */
 void identity_principal_from_row(struct principal *out, const struct store_rows *rows, size_t r);
 
+/* Teleport's sub_kind and expires in a user's or client's body: each given or not (null
+ * clears it); expires must be in the future. PURSER_EINVAL naming the field. */
+struct principal_extras {
+    int sub_kind_given, expires_given;
+    const char *sub_kind; /* borrowed from the body; NULL: none */
+    char expires[20];     /* a DATETIME parameter; "": none */
+};
+int identity_principal_extras(const json_t *body, struct principal_extras *x,
+                              struct purser_error *err);
+
+/* What GET shows of the user (org NULL) or client, with labels and active for a client too
+ * when full (what a merge patch applies to); *revision (may be NULL) its revision. */
+int identity_principal_shape(struct store *store, struct arena *arena, const char *org,
+                             const char *name, int full, json_t **out, const char **revision,
+                             struct purser_error *err);
+
 /* Inserts np (and its key and membership) inside the caller's transaction; np->id is set. */
 /* Inserts an API token of principal_id for token (its SHA-256 is kept), expiring after
  * expires_in seconds (0: never); id_out gets its id. */
@@ -64,6 +82,33 @@ int identity_token_insert(struct store *store, long long principal_id, const cha
 
 int identity_principal_insert(struct store *store, struct new_principal *np,
                               struct purser_error *err);
+
+/* The row whose revision a write checks (If-Match) and changes (identity_resource.c). */
+enum identity_row_table { IDENTITY_ROW_PRINCIPAL, IDENTITY_ROW_TOKEN, IDENTITY_ROW_ORG };
+struct identity_row {
+    enum identity_row_table table;
+    struct store_value key[2]; /* its id; a token's: its id and its principal's */
+    const char *kind, *name;   /* what a 412 names: "User", "alice" */
+    const char *if_match;      /* NULL: no condition (Chef's tools send none) */
+    char revision[17];         /* out: its revision, after the write when it changed it */
+};
+
+/* Inside a write's transaction: locks the row and reads its revision into row->revision, then
+ * checks row->if_match against it (412 naming kind and name). A row that is not there is no
+ * failure here (the write finds it missing: its own 404). */
+int identity_revision_check(struct store *store, struct arena *arena, struct identity_row *row,
+                            struct purser_error *err);
+
+/* Inside a write's transaction: gives the row a new revision (row->revision gets it). */
+int identity_revision_bump(struct store *store, struct identity_row *row, struct purser_error *err);
+
+/* The organizations a principal's events go to (a client's own, a user's memberships), and an
+ * event appended in each (detail may be NULL). */
+int identity_principal_orgs(struct store *store, struct arena *arena, long long principal_id,
+                            struct store_rows *rows, struct purser_error *err);
+int identity_append_each(struct store *store, const struct store_rows *orgs, const char *kind,
+                         const char *name, const char *op, const json_t *detail,
+                         struct purser_error *err);
 
 /* An identity write and its event in one transaction (identity_events.c): up to
  * IDENTITY_BATCH_MAX statements, then, when they changed a row, the event
@@ -84,6 +129,8 @@ struct identity_batch {
         size_t n;
     } stmt[IDENTITY_BATCH_MAX];
     unsigned long long affected; /* out: rows the statements changed */
+    struct identity_row *row;    /* NULL, or the row checked first and, when the statements
+                                    changed it (not a delete), given a new revision */
 };
 void identity_batch_add(struct identity_batch *b, const char *sql, const struct store_value *p,
                         size_t n);

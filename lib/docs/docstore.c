@@ -315,18 +315,6 @@ int docstore_write_members(struct write *w, const struct entry *entries, size_t 
                        "", 10, p, n, err);
 }
 
-int docstore_record_schema_validation(const struct docstore_ctx *ctx, long long revision,
-                                      struct purser_error *err)
-{
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(revision)};
-    return docstore_exec(
-        ctx,
-        "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
-        " validator, errors) VALUES (?, ?, 'deckhand-schema-validation', 0, 'success',"
-        " '{\"name\":\"deckhand\",\"version\":\"1.0\"}', '[]')",
-        p, 2, NULL, err);
-}
-
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
 int docstore_write_answer(struct write *w, struct item *const *items, size_t count,
                           const char *bucket, long long revision, struct purser_error *err)
@@ -462,8 +450,7 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     }
     if ((rc = docstore_written(w, docstore_write_members(w, carried, n, err), err)) ||
         (rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err)) ||
-        (rc =
-             docstore_written(w, docstore_record_schema_validation(w->ctx, w->revision, err), err)))
+        (rc = docstore_written(w, docstore_record_checks(w, items, done, carried, n, err), err)))
         return rc;
     return answer(w, items, done, answer_bucket, w->revision, err);
 }

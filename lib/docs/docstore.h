@@ -148,7 +148,8 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
                        json_t **out, struct purser_error *err);
 
 /* GET revisions/{id}: {id, url, createdAt, buckets, tags: {tag: data}, validationPolicies:
- * {name: {url, status, validations: [...]}}, status}. */
+ * {name: {url, status, validations: [...]}}, status}. status is failed when a ValidationPolicy
+ * failed or one of Deckhand's own validations (docstore_validation_reserved) did. */
 int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
                       struct purser_error *err);
 
@@ -178,10 +179,18 @@ int docstore_tag_list(const struct docstore_ctx *ctx, long long id, json_t **out
 int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char *tag,
                         struct purser_error *err);
 
+/* 1 when name is reserved for Deckhand's own validations: it begins with "deckhand" (the seed:
+ * such names are for internal use). */
+int docstore_validation_reserved(const char *name);
+
 /* Validations. create: body {status: success|succeeded|failure|failed, validator, errors};
- * *out the entry. list: {count, results: [{name, url, status}]} (latest entry each).
- * detail: every entry in full. entries: one name's {count, results: [{id, url, status}]}.
- * entry: one in full with createdAt, expiresAfter, expiresAt. */
+ * *out the entry; a name docstore_validation_reserved is PURSER_EINVAL. list: {count, results:
+ * [{name, url, status}]} (latest entry each). detail: every entry in full. entries: one name's
+ * {count, results: [{id, url, status}]}. entry: one in full with createdAt, expiresAfter,
+ * expiresAt. Every write records two of its own, entry 0 of each: deckhand-schema-validation
+ * (the concrete documents, layered and substituted, pass their DataSchema or built-in schema)
+ * and deckhand-policy-validation (every document's layer is in the LayeringPolicy's
+ * layerOrder), failure with Deckhand's error entries when they do not. */
 int docstore_validation_create(const struct docstore_ctx *ctx, long long id, const char *name,
                                const json_t *body, json_t **out, struct purser_error *err);
 int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail, json_t **out,

@@ -1,5 +1,5 @@
 /* docstore_private.h: the document store's internals, shared by its files (docstore.c,
- * docstore_feed.c, docstore_plan.c and docstore_purge.c write; docstore_read.c,
+ * docstore_feed.c, docstore_plan.c, docstore_checks.c and docstore_purge.c write; docstore_read.c,
  * docstore_documents.c, docstore_render.c, docstore_keys.c), which include this header and never
  * each other. Defined in docstore_common.c, except docstore_sort_json (docstore_documents.c,
  * beside the filters it shares its comparisons with) and the writer's (below: each names its
@@ -202,12 +202,39 @@ int docstore_run_write(struct write *w, struct purser_error *err);
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
 
 /* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
-/* Every write passed Deckhand's schema checks: record that as the revision's
- * deckhand-schema-validation result (a rollback's too). */
-int docstore_record_schema_validation(const struct docstore_ctx *ctx, long long revision,
-                                      struct purser_error *err);
-
 int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
                            struct purser_error *err);
+
+/* ---- Deckhand's own validations of a revision being written (docstore_checks.c, and
+ * docstore_render_check in docstore_render.c) ---- */
+
+#define DOCSTORE_CHECK_MAX_ERRORS 100 /* the error entries a validation records, and a note */
+
+/* Records the new revision w->revision's deckhand-schema-validation and
+ * deckhand-policy-validation (entry 0 of each, success or failure with Deckhand's error
+ * entries). Its documents: the payload's items [0, item_count) (Tombstones are skipped) and the
+ * entries carried (each with its member), all already written. Errors: the store's only; what
+ * the documents get wrong is recorded, never refused. */
+int docstore_record_checks(struct write *w, struct item *const *items, size_t item_count,
+                           const struct entry *carried, size_t carried_count,
+                           struct purser_error *err);
+
+/* deckhand-schema-validation's errors of revision id, whose concrete documents of schemas
+ * (schema_count distinct names) have a schema to pass (dataschema.h): *errors a new array of
+ * Deckhand's entries {schema, name, layer, path, schema_path, message, validation_schema},
+ * empty when all pass. Those documents are read as ctx may read them and checked as they are
+ * when none of them needs rendering (a parent, a substitution, a replacement); otherwise (and
+ * at once when schemas is NULL) the revision is rendered and each concrete document checked
+ * as rendered, and a revision that does not render gets one entry saying why. Errors: the
+ * store's, and running out of memory. */
+int docstore_render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
+                          size_t schema_count, json_t **errors, struct purser_error *err);
+
+/* Appends to errors the entry {schema, name, layer, path, message}. */
+int docstore_check_error(json_t *errors, const char *schema, const char *name, const char *layer,
+                         const char *path, const char *message, struct purser_error *err);
+
+/* Appends to errors, when more is not 0, the note that more failures were not listed. */
+int docstore_check_more(json_t *errors, size_t more, struct purser_error *err);
 
 #endif

@@ -99,8 +99,8 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
         rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
     if (!rc)
         rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err);
-    if (!rc) /* the documents it brings back passed the checks when they were written */
-        rc = docstore_written(w, docstore_record_schema_validation(w->ctx, w->revision, err), err);
+    if (!rc) /* checked again: a LayeringPolicy of an earlier revision may apply now */
+        rc = docstore_written(w, docstore_record_checks(w, NULL, 0, entries, n, err), err);
     return rc;
 }
 

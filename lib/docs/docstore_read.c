@@ -66,14 +66,16 @@ static const char *status_of_entry(const char *status, const char *age_text,
     return "succeeded";
 }
 
-/* What revisions need besides their rows, read in three queries whatever their number (and
- * the number of validations): every tag, every ValidationPolicy document, and the latest
- * entry of every validation, keyed by revision id (and "id name" for entries). A single
- * revision reads the same for its own id, without the tags (it shows them with their data). */
+/* What revisions need besides their rows, read in four queries whatever their number (and
+ * the number of validations): every tag, every ValidationPolicy document, the latest entry of
+ * every validation, and the revisions whose own validations (recorded by the write) failed,
+ * keyed by revision id (and "id name" for entries). A single revision reads the same for its
+ * own id, without the tags (it shows them with their data). */
 struct revision_facts {
     json_t *tags;     /* {"id": ["tag", ...]} */
     json_t *policies; /* {"id": [[name, data text], ...]} */
     json_t *latest;   /* {"id name": [status, age]} */
+    json_t *failed;   /* {"id": true} */
 };
 
 static void facts_release(struct revision_facts *f)
@@ -81,6 +83,21 @@ static void facts_release(struct revision_facts *f)
     json_decref(f->tags);
     json_decref(f->policies);
     json_decref(f->latest);
+    json_decref(f->failed);
+}
+
+/* The revisions in [from, to] whose deckhand-schema-validation or deckhand-policy-validation
+ * (entry 0, the write's) failed. */
+static int failed_rows(const struct docstore_ctx *ctx, long long from, long long to,
+                       struct store_rows *rows, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
+    return docstore_query(ctx, rows,
+                          "SELECT DISTINCT revision_id FROM doc_validations WHERE org_id = ? AND"
+                          " revision_id BETWEEN ? AND ? AND entry_id = 0 AND name IN"
+                          " ('deckhand-policy-validation', 'deckhand-schema-validation') AND"
+                          " status NOT IN ('success', 'succeeded')",
+                          p, 3, err);
 }
 
 static void facts_add(json_t *map, const char *key, json_t *value)
@@ -105,7 +122,7 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
                       struct revision_facts *f, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
-    struct store_rows tags = {0}, policies, latest = {0};
+    struct store_rows tags = {0}, policies, latest = {0}, failed;
     const char **sorted = NULL;
     int rc = with_tags
                  ? docstore_query(ctx, &tags,
@@ -143,9 +160,14 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     }
     if (rc)
         return rc;
+    if ((rc = failed_rows(ctx, from, to, &failed, err)))
+        return rc;
     f->tags = json_object();
     f->policies = json_object();
     f->latest = json_object();
+    f->failed = json_object();
+    for (size_t i = 0; i < failed.count; i++)
+        json_object_set_new(f->failed, store_cell(&failed, i, 0), json_true());
     for (size_t i = 0; i < tags.count; i++)
         facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
     for (size_t i = 0; i < policies.count; i++)
@@ -252,6 +274,8 @@ static json_t *revision_json(const struct docstore_ctx *ctx, const struct revisi
     if (!detail && !tags)
         tags = json_array();
     policies = tags ? policy_statuses(ctx, facts, id, &all_ok) : NULL;
+    if (json_object_get(facts->failed, store_cell(rows, i, 0)))
+        all_ok = 0;
     /* built member by member (json_pack's format parsing and checks were a quarter of a
      * list); each set runs, so each value is either kept or released */
     if (!buckets || !tags || !policies || !(out = json_object())) {
@@ -567,6 +591,11 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
 
 static int validation_txn(struct store *store, void *arg, struct purser_error *err);
 
+int docstore_validation_reserved(const char *name)
+{
+    return strncmp(name, "deckhand", 8) == 0;
+}
+
 struct validation_write {
     const struct docstore_ctx *ctx;
     long long id;
@@ -587,6 +616,11 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
     *out = NULL;
     if ((rc = document_name_check("validation name", name, err)))
         return rc;
+    if (docstore_validation_reserved(name))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "validation name '%.64s' is reserved: names beginning with "
+                                "deckhand are Deckhand's own, recorded by every write",
+                                name);
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
     if (!json_is_string(status) ||

@@ -8,6 +8,7 @@
 #include "codec/jsonpath.h"
 #include "codec/jsonschema.h"
 #include "codec/yaml_codec.h"
+#include "docs/dataschema.h"
 #include "docs/render.h"
 
 #include <stdint.h>
@@ -15,28 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* The schemas purser knows without a DataSchema: the data of Deckhand's own kinds. */
-static const struct {
-    const char *kind;
-    const char *schema;
-} builtin[] = {
-    {"deckhand/Certificate", "{\"type\":\"string\"}"},
-    {"deckhand/CertificateKey", "{\"type\":\"string\"}"},
-    {"deckhand/CertificateAuthority", "{\"type\":\"string\"}"},
-    {"deckhand/CertificateAuthorityKey", "{\"type\":\"string\"}"},
-    {"deckhand/PrivateKey", "{\"type\":\"string\"}"},
-    {"deckhand/PublicKey", "{\"type\":\"string\"}"},
-    {"deckhand/Passphrase", "{\"type\":\"string\"}"},
-    {"deckhand/LayeringPolicy",
-     "{\"type\":\"object\",\"required\":[\"layerOrder\"],\"properties\":{\"layerOrder\":"
-     "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"},
-    {"deckhand/ValidationPolicy",
-     "{\"type\":\"object\",\"required\":[\"validations\"],\"properties\":{\"validations\":"
-     "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":"
-     "{\"name\":{\"type\":\"string\"},\"expiresAfter\":{\"type\":\"string\"}}}}}}"},
-    {"deckhand/DataSchema", "{\"type\":\"object\"}"},
-};
 
 static void decref_cleanup(void *value)
 {
@@ -89,91 +68,96 @@ static json_t *schema_message(const json_t *doc, const json_t *failure, const ch
         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
 }
 
-/* The compiled schema for a document's schema name: its DataSchema (by name, or by name
- * without the version), else a built-in one; NULL when none applies. */
-static struct jsonschema *schema_for(json_t *compiled, const json_t *docs, const char *schema,
-                                     struct purser_error *err)
+/* One failure found checking rendered documents: the document and either the schema's failure
+ * ({path, schema_path, message}: jsonschema_validate's) or why its schema does not compile. */
+struct found {
+    const json_t *doc;
+    const json_t *failure;
+    const struct purser_error *compiling;
+    const struct dataschema_match *match;
+};
+
+typedef int (*found_fn)(void *arg, const struct found *f, struct purser_error *err);
+
+/* The schemas of a revision: the built-in ones and its DataSchemas (sources). */
+static struct dataschema_set *schemas_of(const json_t *sources)
 {
-    json_t *cached = json_object_get(compiled, schema);
-    const json_t *d, *source = NULL;
+    struct dataschema_set *set = dataschema_set_new();
+    const json_t *d;
     size_t i;
-    if (cached)
-        return json_is_null(cached) ? NULL : (struct jsonschema *)json_integer_value(cached);
-    json_array_foreach (docs, i, d) {
+    json_array_foreach (sources, i, d) {
         const char *name = str(json_object_get(json_object_get(d, "metadata"), "name"));
-        size_t n = strlen(name);
-        if (document_schema_is(str(json_object_get(d, "schema")), "deckhand/DataSchema") &&
-            (strcmp(name, schema) == 0 || (strncmp(schema, name, n) == 0 && schema[n] == '/')))
-            source = json_object_get(d, "data");
-    }
-    for (i = 0; !source && i < sizeof(builtin) / sizeof(builtin[0]); i++)
-        if (document_schema_is(schema, builtin[i].kind)) {
-            json_error_t jerr;
-            json_t *s = json_loads(builtin[i].schema, 0, &jerr);
-            struct jsonschema *c = NULL;
-            if (s && !jsonschema_compile(&c, s, err))
-                json_object_set_new(compiled, schema, json_integer((json_int_t)(intptr_t)c));
-            json_decref(s);
-            return c;
+        if (set && document_schema_is(str(json_object_get(d, "schema")), "deckhand/DataSchema") &&
+            dataschema_set_add(set, name, json_object_get(d, "data"))) {
+            dataschema_set_free(set);
+            set = NULL;
         }
-    if (!source) {
-        json_object_set_new(compiled, schema, json_null());
-        return NULL;
     }
-    {
-        struct jsonschema *c = NULL;
-        if (jsonschema_compile(&c, (json_t *)source, err))
-            return NULL;
-        json_object_set_new(compiled, schema, json_integer((json_int_t)(intptr_t)c));
-        return c;
-    }
+    return set;
 }
 
-static void free_compiled(json_t *compiled)
+/* Checks every rendered document's data against its schema, telling found of each failure.
+ * Metadata is not checked again: rendering never changes it, and every document's metadata
+ * passed the metadata schemas (D001) when it was written. */
+static int check_rendered(const json_t *sources, const json_t *rendered, found_fn found, void *arg,
+                          struct purser_error *err)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach (compiled, key, v) {
-        if (json_is_integer(v))
-            jsonschema_free((struct jsonschema *)(intptr_t)json_integer_value(v));
-    }
-    json_decref(compiled);
-}
-
-/* Validates every rendered document's data; *messages gets the D002 entries (NULL when
- * none). Metadata is not checked again: rendering never changes it, and every document's
- * metadata passed the metadata schemas (D001) when it was written. */
-static int validate(const json_t *sources, const json_t *rendered, json_t **messages,
-                    struct purser_error *err)
-{
-    json_t *compiled = json_object(), *found = json_array();
-    struct purser_error compiling;
+    struct dataschema_set *set = schemas_of(sources);
+    json_t *failures = json_array();
     const json_t *doc;
     size_t i;
-    int rc = 0;
+    int rc = set && failures ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 
-    if (!compiled || !found)
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     json_array_foreach (rendered, i, doc) {
-        const char *schema = str(json_object_get(doc, "schema"));
-        struct jsonschema *s;
-        json_t *failures = json_array();
+        struct dataschema_match m;
+        struct purser_error compiling;
+        struct found f = {.doc = doc, .match = &m};
+        const json_t *data = json_object_get(doc, "data"), *failure;
         size_t j;
-        const json_t *f;
         if (rc)
             break;
         purser_error_clear(&compiling);
-        if ((s = schema_for(compiled, sources, schema, &compiling)))
-            jsonschema_validate(
-                s, json_object_get(doc, "data") ? json_object_get(doc, "data") : json_null(),
-                failures, 10);
-        else if (compiling.code != PURSER_OK)
-            rc = purser_error_set(err, compiling.code, "the DataSchema for %s: %s", schema,
-                                  compiling.message);
-        json_array_foreach (failures, j, f)
-            json_array_append_new(found, schema_message(doc, f, schema));
-        json_decref(failures);
+        if (dataschema_set_find(set, str(json_object_get(doc, "schema")), &m, &compiling)) {
+            f.compiling = &compiling;
+            rc = compiling.code == PURSER_EINTERNAL ? (*err = compiling, compiling.code)
+                                                    : found(arg, &f, err);
+            continue;
+        }
+        json_array_clear(failures);
+        if (m.compiled)
+            jsonschema_validate(m.compiled, data ? data : json_null(), failures, 10);
+        json_array_foreach (failures, j, failure) {
+            f.failure = failure;
+            if (!rc)
+                rc = found(arg, &f, err);
+        }
     }
+    json_decref(failures);
+    dataschema_set_free(set);
+    return rc;
+}
+
+/* What rendered-documents answers for failures: D002 messages, or the first schema that does
+ * not compile. */
+static int found_d002(void *arg, const struct found *f, struct purser_error *err)
+{
+    const char *schema = str(json_object_get(f->doc, "schema"));
+    if (f->compiling)
+        return purser_error_set(err, f->compiling->code, "the DataSchema for %s: %s", schema,
+                                f->compiling->message);
+    return json_array_append_new(arg, schema_message(f->doc, f->failure, schema))
+               ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
+               : 0;
+}
+
+/* Validates every rendered document's data; *messages gets the D002 entries (NULL when
+ * none). */
+static int validate(const json_t *sources, const json_t *rendered, json_t **messages,
+                    struct purser_error *err)
+{
+    json_t *found = json_array();
+    int rc = found ? check_rendered(sources, rendered, found_d002, found, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && json_array_size(found)) {
         rc = purser_error_set(
             err, PURSER_EINVAL, "%zu rendered documents failed schema validation; the first: %s",
@@ -181,32 +165,43 @@ static int validate(const json_t *sources, const json_t *rendered, json_t **mess
         *messages = json_incref(found);
     }
     json_decref(found);
-    free_compiled(compiled);
     return rc;
+}
+
+/* A revision's documents as rendering reads them (*docs: with their stored YAML heads when
+ * asked), and the LayeringPolicy of an earlier revision when it has none (*fallback, or NULL). */
+static int load_revision(const struct docstore_ctx *ctx, long long id, int with_yaml_head,
+                         json_t **docs, json_t **fallback, struct purser_error *err)
+{
+    struct docstore_filter all = {.abstract = -1,
+                                  .limit = -1,
+                                  .with_yaml_head = with_yaml_head,
+                                  .shared_values = 1}; /* (rendering only reads them) */
+    int rc = docstore_documents(ctx, id, &all, docs, err), has_policy = 0;
+    const json_t *d;
+    size_t i;
+
+    *fallback = NULL;
+    if (rc)
+        return rc;
+    json_array_foreach (*docs, i, d)
+        has_policy |=
+            document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
+    if (!has_policy)
+        *fallback = earlier_policy(ctx, id, err);
+    return 0;
 }
 
 /* Renders revision id and validates it: *out {documents, secrets} (a new reference). */
 static int render_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
                            json_t **messages, struct purser_error *err)
 {
-    struct docstore_filter all = {.abstract = -1,
-                                  .limit = -1,
-                                  .with_yaml_head = 1,
-                                  .shared_values = 1}; /* (rendering only reads them) */
     json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
-    int rc = docstore_documents(ctx, id, &all, &docs, err);
-    size_t i;
-    const json_t *d;
-    int has_policy = 0;
+    int rc = load_revision(ctx, id, 1, &docs, &fallback, err);
 
     *out = NULL;
     if (rc)
         return rc;
-    json_array_foreach (docs, i, d)
-        has_policy |=
-            document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
-    if (!has_policy)
-        fallback = earlier_policy(ctx, id, err);
     rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
     if (!rc)
         rc = validate(docs, rendered, messages, err);
@@ -218,6 +213,176 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
     }
     json_decref(fallback);
     release_later(ctx, docs);
+    return rc;
+}
+
+/* ---- deckhand-schema-validation, when a revision is written ---- */
+
+/* "$.a[0]" (jsonschema's path into data) as Deckhand writes a path into the document:
+ * ".data.a[0]"; "#/properties/a" (a schema path) as ".properties.a". In arena. */
+static const char *deckhand_path(struct arena *arena, const char *prefix, const char *path)
+{
+    char *out =
+        arena_concat(arena, prefix, path + (*path == '$' || *path == '#'), (const char *)NULL);
+    for (char *c = out && *prefix == '\0' ? out : NULL; c && *c; c++)
+        if (*c == '/')
+            *c = '.';
+    return out ? out : "";
+}
+
+/* What a write records of the failures: Deckhand's error entries (errors), each DataSchema
+ * that does not compile once (broken), and how many failures were past the limit (more). */
+struct recorded {
+    struct arena *arena;
+    json_t *errors, *broken;
+    size_t more;
+};
+
+static json_t *failure_entry(struct arena *arena, const struct found *f)
+{
+    const json_t *meta = json_object_get(f->doc, "metadata");
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "schema", str(json_object_get(f->doc, "schema")),
+        "name", str(json_object_get(meta, "name")), "layer",
+        str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")), "path",
+        deckhand_path(arena, ".data", str(json_object_get(f->failure, "path"))), "schema_path",
+        deckhand_path(arena, "", str(json_object_get(f->failure, "schema_path"))), "message",
+        str(json_object_get(f->failure, "message")), "validation_schema", f->match->source);
+}
+
+static json_t *broken_entry(const struct found *f)
+{
+    const char *name = f->match->dataschema;
+    char message[PURSER_ERROR_MESSAGE_SIZE + 128];
+    snprintf(message, sizeof(message),
+             "the DataSchema %s is no valid JSON schema (%s): the documents it names are not "
+             "checked",
+             name, f->compiling->message);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "deckhand/DataSchema/v1", "name", name,
+                     "layer", "", "path", ".data", "message", message);
+}
+
+static int found_entry(void *arg, const struct found *f, struct purser_error *err)
+{
+    struct recorded *r = arg;
+    json_t *e;
+    if (f->compiling) { /* (a built-in schema always compiles) */
+        if (!f->match->dataschema || json_object_get(r->broken, f->match->dataschema))
+            return 0;
+        json_object_set_new_nocheck(r->broken, f->match->dataschema, json_true());
+    }
+    if (json_array_size(r->errors) >= DOCSTORE_CHECK_MAX_ERRORS) {
+        r->more++;
+        return 0;
+    }
+    e = f->compiling ? broken_entry(f) : failure_entry(r->arena, f);
+    return json_array_append_new(r->errors, e) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
+}
+
+/* The concrete documents that render as they are (no parent to look for, no substitution, no
+ * replacement): what can still be checked of a revision that does not render. */
+static json_t *as_they_are(const json_t *docs)
+{
+    json_t *out = json_array();
+    const json_t *d;
+    size_t i;
+    json_array_foreach (docs, i, d) {
+        const json_t *meta = json_object_get(d, "metadata");
+        const json_t *ld = json_object_get(meta, "layeringDefinition");
+        if (!json_is_true(json_object_get(ld, "abstract")) &&
+            !json_object_size(json_object_get(ld, "parentSelector")) &&
+            !json_array_size(json_object_get(meta, "substitutions")) &&
+            !json_is_true(json_object_get(meta, "replacement")))
+            json_array_append(out, (json_t *)d);
+    }
+    return out;
+}
+
+/* Checks revision id rendered whole; a revision that does not render gets an entry saying
+ * why, and its documents that render as they are are checked as they are. */
+static int check_rendering(const struct docstore_ctx *ctx, long long id, struct recorded *r,
+                           struct purser_error *err)
+{
+    json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
+    struct purser_error why;
+    int rc = load_revision(ctx, id, 0, &docs, &fallback, err);
+
+    purser_error_clear(&why);
+    if (!rc && render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, &why)) {
+        if (why.code == PURSER_EINTERNAL)
+            rc = purser_error_set(err, why.code, "%s", why.message);
+        else
+            rc = docstore_check_error(r->errors, "", "", "", ".",
+                                      arena_sprintf(ctx->arena,
+                                                    "the revision does not render, so only its "
+                                                    "documents that need no rendering are "
+                                                    "checked: %s",
+                                                    why.message),
+                                      err);
+        if (!rc && !(rendered = as_they_are(docs)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc)
+        rc = check_rendered(docs, rendered, found_entry, r, err);
+    /* a big revision takes a while to free: after the answer, not in the write's transaction */
+    release_later(ctx, rendered);
+    release_later(ctx, docs);
+    json_decref(secrets);
+    json_decref(fallback);
+    return rc;
+}
+
+#define NARROW_SCHEMAS 100 /* schemas read by name (two bound values each), at most */
+
+/* The revision's documents of schemas and its DataSchemas checked as they are, when every
+ * concrete one of them renders as it is (*done: the whole check, without rendering). */
+static int check_as_they_are(const struct docstore_ctx *ctx, long long id, const char **schemas,
+                             size_t n, struct recorded *r, int *done, struct purser_error *err)
+{
+    const char **names =
+        n <= NARROW_SCHEMAS ? arena_alloc(ctx->arena, (n + 1) * sizeof(*names)) : NULL;
+    struct docstore_filter f = {
+        .schemas = names, .schema_count = n + 1, .abstract = -1, .limit = -1, .shared_values = 1};
+    json_t *docs = NULL, *plain = NULL;
+    const json_t *d;
+    size_t i, concrete = 0;
+    int rc;
+
+    *done = 0;
+    if (!schemas || !names)
+        return 0;
+    memcpy(names, schemas, n * sizeof(*names));
+    names[n] = "deckhand/DataSchema";
+    if ((rc = docstore_documents(ctx, id, &f, &docs, err)))
+        return rc;
+    json_array_foreach (docs, i, d)
+        concrete += !json_is_true(json_object_get(
+            json_object_get(json_object_get(d, "metadata"), "layeringDefinition"), "abstract"));
+    if (!(plain = as_they_are(docs)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    else if ((*done = json_array_size(plain) == concrete))
+        rc = check_rendered(docs, plain, found_entry, r, err);
+    release_later(ctx, plain);
+    release_later(ctx, docs);
+    return rc;
+}
+
+int docstore_render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
+                          size_t schema_count, json_t **errors, struct purser_error *err)
+{
+    struct recorded r = {.arena = ctx->arena, .errors = json_array(), .broken = json_object()};
+    int done = 0;
+    int rc = r.errors && r.broken
+                 ? check_as_they_are(ctx, id, schemas, schema_count, &r, &done, err)
+                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && !done)
+        rc = check_rendering(ctx, id, &r, err);
+    if (!rc)
+        rc = docstore_check_more(r.errors, r.more, err);
+    json_decref(r.broken);
+    *errors = rc ? NULL : r.errors;
+    if (rc)
+        json_decref(r.errors);
     return rc;
 }
 

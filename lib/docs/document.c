@@ -6,6 +6,7 @@
 #include "base/json_text.h"
 #include "base/utf8.h"
 #include "codec/yaml_codec.h"
+#include "docs/dataschema.h"
 #include "docs/render.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -326,6 +327,13 @@ static void check_control_data(struct check *c, const struct document *d, const 
     } else if (document_schema_is(d->schema, "deckhand/DataSchema")) {
         if (!json_is_object(data))
             fault(c, "data must be a JSON schema (a mapping)");
+        if (d->name && dataschema_reserved(d->name)) {
+            char name[72];
+            fault(c,
+                  "metadata.name '%s' is reserved: DataSchema names under deckhand/ and "
+                  "metadata/ are Deckhand's own",
+                  quoted(d->name, name));
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 #include "auth/identity.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
+#include "resource/resource_values.h"
 #include "store/events.h"
 
 #include <ctype.h>
@@ -13,6 +14,10 @@
 #include <time.h>
 
 /* ---- the kind ---- */
+
+#define API_ENDPOINT_MAX 2048
+#define TOKEN_LIFETIME_MAX 2592000 /* seconds: 30 days, as inventory.bootstrap_ttl's bound */
+#define HOST_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-"
 
 static int string_member(const json_t *obj, const char *key, const char *where,
                          struct purser_error *err)
@@ -47,14 +52,109 @@ static int check_git_repo(const json_t *repo, struct purser_error *err)
     return 0;
 }
 
+/* 1 when the n bytes at s are a URL's host and optional port: a DNS name or address
+ * ([v6] in brackets), then :1 to :65535. */
+static int url_authority(const char *s, size_t n)
+{
+    size_t host, port;
+    if (n && s[0] == '[') { /* an IPv6 address */
+        host = strspn(s + 1, "0123456789abcdefABCDEF:.") + 1;
+        if (host < 3 || host >= n || s[host] != ']')
+            return 0;
+        host++;
+    } else {
+        host = strspn(s, HOST_CHARS); /* stops at the '/', '?' or '#' after n at the latest */
+        if (host == 0 || !isalnum((unsigned char)s[0]))
+            return 0;
+    }
+    if (host == n)
+        return 1;
+    port = n - host - 1;
+    if (s[host] != ':' || port < 1 || port > 5 || strspn(s + host + 1, "0123456789") < port)
+        return 0;
+    return atoi(s + host + 1) >= 1 && atoi(s + host + 1) <= 65535;
+}
+
+/* spec.api_endpoint: the API URL the cluster is to use (its install manifest's api_url). */
+static int check_api_endpoint(const json_t *v, struct purser_error *err)
+{
+    const char *url = json_string_value(v), *rest;
+    size_t scheme, authority;
+    if (url && json_string_length(v) <= API_ENDPOINT_MAX) {
+        scheme = !strncmp(url, "https://", 8) ? 8 : !strncmp(url, "http://", 7) ? 7 : 0;
+        rest = url + scheme;
+        authority = strcspn(rest, "/?#");
+        if (scheme && url_authority(rest, authority) && !strchr(rest, '#')) {
+            const unsigned char *c = (const unsigned char *)rest;
+            while (*c > ' ' && *c < 0x7f)
+                c++;
+            if (!*c)
+                return 0;
+        }
+    }
+    return purser_error_set(err, PURSER_EINVAL,
+                            "spec.api_endpoint must be an https:// or http:// URL: a host, an "
+                            "optional port and path, no credentials, spaces or fragment, at most "
+                            "%d characters (%.80s)",
+                            API_ENDPOINT_MAX, url ? url : "not a string");
+}
+
+/* Seconds in a duration of numbers with units s, m, h and d ("4h", "1h30m"), or -1. */
+static long duration_seconds(const char *text)
+{
+    long total = 0;
+    if (!*text)
+        return -1;
+    while (*text) {
+        size_t digits = strspn(text, "0123456789");
+        const char *unit = digits && digits <= 7 ? strchr("smhd", text[digits]) : NULL;
+        static const long scale[] = {1, 60, 3600, 86400};
+        if (!unit || !*unit)
+            return -1;
+        total += strtol(text, NULL, 10) * scale[unit - "smhd"];
+        if (total > TOKEN_LIFETIME_MAX)
+            return -1;
+        text += digits + 1;
+    }
+    return total;
+}
+
+/* spec.token_lifetime in seconds: 0 when absent, -1 when it is not a lifetime. */
+static long token_lifetime(const json_t *spec)
+{
+    const json_t *v = json_object_get(spec, "token_lifetime");
+    long seconds = -1;
+    if (!v)
+        return 0;
+    if (json_is_integer(v) && json_integer_value(v) <= TOKEN_LIFETIME_MAX)
+        seconds = (long)json_integer_value(v);
+    else if (json_is_string(v))
+        seconds = duration_seconds(json_string_value(v));
+    return seconds < 1 ? -1 : seconds;
+}
+
 static int check_spec(const json_t *spec, struct purser_error *err)
 {
+    static const char *const fields[] = {"display_name", "facts",          "git_repo",
+                                         "api_endpoint", "token_lifetime", NULL};
     const char *key;
     const json_t *v, *facts = json_object_get(spec, "facts");
     int rc;
-    json_object_foreach ((json_t *)spec, key, v)
-        if (strcmp(key, "display_name") && strcmp(key, "facts") && strcmp(key, "git_repo"))
+    json_object_foreach ((json_t *)spec, key, v) {
+        size_t i = 0;
+        while (fields[i] && strcmp(fields[i], key))
+            i++;
+        if (!fields[i])
             return purser_error_set(err, PURSER_EINVAL, "spec.%.80s: unknown field", key);
+    }
+    if ((v = json_object_get(spec, "api_endpoint")) && (rc = check_api_endpoint(v, err)))
+        return rc;
+    if (token_lifetime(spec) < 0)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "spec.token_lifetime must be seconds from 1 to %d (30 days): an "
+                                "integer, or a duration such as \"4h\", \"30m\" or \"1h30m\" "
+                                "(units s, m, h, d)",
+                                TOKEN_LIFETIME_MAX);
     if ((rc = string_member(spec, "display_name", "spec.", err)))
         return rc;
     if (facts && !json_is_object(facts))
@@ -77,6 +177,18 @@ static const struct resource_field cluster_filters[] = {
 
 /* The cluster's credential goes with it: the client its bootstrap token made (status.client_id),
  * with that client's keys and tokens. An unredeemed bootstrap token goes with the row. */
+/* The client a cluster's bootstrap made expires with the cluster (metadata.expires): its
+ * credential is refused from that second on, whether or not anything reads the cluster. */
+static int client_follows_expiry(struct store *store, long long id, struct purser_error *err)
+{
+    struct store_value p = STORE_INT(id);
+    return store_exec(store,
+                      "UPDATE principals p JOIN resources r ON r.id = ? AND p.org_id = r.org_id"
+                      " AND p.kind = 'client' AND p.id = COALESCE(CAST(JSON_VALUE(r.status,"
+                      " '$.client_id') AS INTEGER), 0) SET p.expires_at = r.expires_at",
+                      &p, 1, NULL, NULL, err);
+}
+
 static int delete_credential(struct store *store, long long id, const struct resource_scope *s,
                              struct purser_error *err)
 {
@@ -139,10 +251,12 @@ const struct resource_kind cluster_kind = {
     .title = "display_name",
     .check_spec = check_spec,
     .on_delete = delete_credential,
+    .on_write = client_follows_expiry,
     .events = cluster_events,
     .export_kind = "Cluster",
     .export_doc = export_cluster,
     .import_doc = import_cluster,
+    .values_filter = "dynamic_facts.",
 };
 
 /* ---- ids ---- */
@@ -249,6 +363,8 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
     if (json_object_get(json_object_get(body, "metadata"), "name") && !given)
         return purser_error_set(err, PURSER_EINVAL, "metadata.name must be a string");
+    if (token_lifetime(json_object_get(body, "spec")) > 0) /* its own, else the default */
+        ttl = token_lifetime(json_object_get(body, "spec"));
     if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
     state = token_state(&t);
@@ -278,8 +394,14 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     struct token_write t = {0};
     char *token = NULL;
     json_t *state, *cluster = NULL;
-    int rc;
+    int rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err);
     *out = NULL;
+    if (rc)
+        return rc;
+    if (token_lifetime(json_object_get(cluster, "spec")) > 0) /* its own, else the default */
+        ttl = token_lifetime(json_object_get(cluster, "spec"));
+    json_decref(cluster);
+    cluster = NULL;
     if ((rc = token_new(&t, ttl, &token, err)))
         return rc;
     state = token_state(&t);
@@ -298,7 +420,8 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
 
 struct facts_write {
     const json_t *facts;
-    const char *author;
+    const char *author, *name;
+    long long org_id;
     long keep;
 };
 
@@ -322,6 +445,9 @@ static int facts_hook(struct store *store, long long id, void *ctx, struct purse
                         p, 3, NULL, NULL, err);
     }
     free(text);
+    if (!rc) /* what lists filter on (filter=dynamic_facts.<path>...) */
+        rc = resource_values_write(store, id, f->org_id, cluster_kind.stored, f->name, f->facts,
+                                   err);
     if (!rc) { /* keep the newest f->keep */
         struct store_value p[] = {STORE_INT(id), STORE_INT(f->keep)};
         rc = store_query(store, arena, &rows,
@@ -342,7 +468,11 @@ static int facts_hook(struct store *store, long long id, void *ctx, struct purse
 int cluster_facts_put(const struct resource_scope *s, const char *name, const json_t *facts,
                       long keep, long long owner, json_t **out, struct purser_error *err)
 {
-    struct facts_write f = {.facts = facts, .author = s->actor ? s->actor : "", .keep = keep};
+    struct facts_write f = {.facts = facts,
+                            .author = s->actor ? s->actor : "",
+                            .name = name,
+                            .org_id = s->org_id,
+                            .keep = keep};
     json_t *cluster;
     int rc;
     *out = NULL;
@@ -459,8 +589,9 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         store, r->arena, &rows,
         "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
         "b.expires_at > NOW(6), " STORE_ISO_TIME("b.expires_at") ", " STORE_ISO_TIME(
-            "NOW(6)") ", COALESCE(CAST(JSON_VALUE(r.status, '$.client_id') AS INTEGER), 0)"
-                      " FROM bootstrap_tokens b JOIN resources r ON "
+            "NOW(6)") ", COALESCE(CAST(JSON_VALUE(r.status, '$.client_id') AS INTEGER), 0), "
+                      "JSON_VALUE(r.spec, '$.api_endpoint') FROM bootstrap_tokens b JOIN "
+                      "resources r ON "
                       "r.id = b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
                       "b.token_sha256 = ? FOR UPDATE",
         &p, 1, err);
@@ -498,13 +629,16 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         json_decref(members);
     }
     if (!rc)
+        rc = client_follows_expiry(store, resource, err);
+    if (!rc)
         rc = event_append(store, scope.org_id, "client", cluster, "put", NULL, NULL, err);
     if (!rc)
         rc = event_append(store, scope.org_id, "token", token_id, "put", NULL, NULL, err);
-    if (!rc)
-        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s}", "cluster", cluster, "organization",
-                           org, "client", "name", cluster, "id", (json_int_t)client_id,
-                           "private_key", r->cred->private_key, "token", r->cred->bearer);
+    if (!rc) /* api_url: the cluster's own api_endpoint when it has one */
+        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s, s:s*}", "cluster", cluster,
+                           "organization", org, "client", "name", cluster, "id",
+                           (json_int_t)client_id, "private_key", r->cred->private_key, "token",
+                           r->cred->bearer, "api_url", store_cell(&rows, 0, 8));
     return rc;
 }
 

@@ -27,14 +27,18 @@ static int checksum_ok(const char *s)
     return 1;
 }
 
+/* Whether the file is stored; with lock, a shared lock on it until the transaction ends (an
+ * artifact naming it: a collection cannot remove it meanwhile). */
 static int file_exists(struct store *store, struct arena *arena, long long oid,
-                       const char *checksum, int *exists, struct purser_error *err)
+                       const char *checksum, int lock, int *exists, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(oid), STORE_STR(checksum)};
     struct store_rows rows;
-    int rc =
-        store_query(store, arena, &rows,
-                    "SELECT 1 FROM file_contents WHERE org_id = ? AND checksum = ?", p, 2, err);
+    int rc = store_query(store, arena, &rows,
+                         lock ? "SELECT 1 FROM file_contents WHERE org_id = ? AND checksum = ?"
+                                " LOCK IN SHARE MODE"
+                              : "SELECT 1 FROM file_contents WHERE org_id = ? AND checksum = ?",
+                         p, 2, err);
     *exists = !rc && rows.count > 0;
     return rc;
 }
@@ -69,7 +73,7 @@ static int txn_sandbox(struct store *store, void *ctx, struct purser_error *err)
             (rc = store_exec(store,
                              "INSERT INTO sandbox_checksums (sandbox_id, checksum) VALUES (?, ?)",
                              p, 2, NULL, NULL, err)) ||
-            (rc = file_exists(store, arena, oid, checksum, &exists, err)))
+            (rc = file_exists(store, arena, oid, checksum, 0, &exists, err)))
             break;
         json_object_set_new(sb->answer, checksum,
                             exists ? json_pack("{s:b}", "needs_upload", 0)
@@ -293,7 +297,21 @@ int cookbook_artifact_list(struct store *store, struct arena *arena, const char 
     return 0;
 }
 
-/* Every file entry of the manifest: checks its shape and that its content is stored. */
+void cookbook_manifest_checksums(const json_t *manifest, json_t *set)
+{
+    for (size_t s = 0; s < SEGMENT_COUNT; s++) {
+        size_t i;
+        json_t *file;
+        json_array_foreach (json_object_get(manifest, file_segments[s]), i, file) {
+            const char *checksum = json_string_value(json_object_get(file, "checksum"));
+            if (checksum_ok(checksum))
+                json_object_set_new(set, checksum, json_true());
+        }
+    }
+}
+
+/* Every file entry of the manifest: checks its shape and that its content is stored (locked
+ * until the transaction ends). */
 static int check_files(struct store *store, struct arena *arena, long long oid, const json_t *body,
                        struct purser_error *err)
 {
@@ -311,7 +329,7 @@ static int check_files(struct store *store, struct arena *arena, long long oid, 
             if (!json_is_object(file) || !json_is_string(json_object_get(file, "name")) ||
                 !json_is_string(json_object_get(file, "path")) || !checksum_ok(checksum))
                 return purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", file_segments[s]);
-            if ((rc = file_exists(store, arena, oid, checksum, &exists, err)))
+            if ((rc = file_exists(store, arena, oid, checksum, 1, &exists, err)))
                 return rc;
             if (!exists)
                 return purser_error_set(err, PURSER_EINVAL,
@@ -341,18 +359,72 @@ static int check_artifact(const json_t *body, const char *name, const char *iden
     return 0;
 }
 
+/* An artifact to store (txn_artifact): the manifest, its texts and who uploads it. */
+struct artifact_write {
+    long long oid;
+    const char *name, *identifier, *sha, *text, *who;
+    const json_t *body;
+    int created; /* out: stored by this write (not there already, identical) */
+};
+
+/* An artifact of that name and identifier is stored: the same content is no change, other
+ * content PURSER_EEXISTS. */
+static int artifact_same(struct store *store, struct arena *arena, const struct artifact_write *w,
+                         struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(w->oid), STORE_STR(w->name), STORE_STR(w->identifier)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows,
+                         "SELECT content_sha256 FROM cookbook_artifacts"
+                         " WHERE org_id = ? AND name = ? AND identifier = ?",
+                         p, 3, err);
+    if (!rc && (rows.count == 0 || strcmp(store_cell(&rows, 0, 0), w->sha) != 0))
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "Cookbook artifact %s/%s already exists with other content", w->name,
+                              w->identifier);
+    return rc;
+}
+
+/* The files' check and the insert in one transaction: the files stay locked until the artifact
+ * naming them is stored, so that a collection (policy_collect) never leaves it without one. */
+static int txn_artifact(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct artifact_write *w = ctx;
+    struct arena *arena = arena_new();
+    int rc = arena ? check_files(store, arena, w->oid, w->body, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    w->created = 0; /* (a transaction run again starts over) */
+    if (!rc) {
+        struct store_value p[] = {STORE_INT(w->oid),
+                                  STORE_STR(w->name),
+                                  STORE_STR(w->identifier),
+                                  STORE_STR(json_string_value(json_object_get(w->body, "version"))),
+                                  STORE_STR(w->sha),
+                                  STORE_STR(w->text),
+                                  STORE_STR(w->who)};
+        rc = event_exec(store, w->oid, NULL,
+                        "INSERT INTO cookbook_artifacts (org_id, name, identifier, version,"
+                        " content_sha256, body, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        p, 7, NULL, "cookbook_artifact",
+                        arena_sprintf(arena, "%s/%s", w->name, w->identifier), "put", err);
+        w->created = !rc;
+    }
+    if (rc == PURSER_EEXISTS)
+        rc = artifact_same(store, arena, w, err);
+    arena_free(arena);
+    return rc;
+}
+
 int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org,
                           const char *name, const char *identifier, const json_t *body,
                           const char *who, int *created, json_t **out, struct purser_error *err)
 {
+    struct artifact_write w = {.name = name, .identifier = identifier, .who = who, .body = body};
     char sha[65], *text = NULL, *canonical = NULL;
-    long long oid;
     int rc = check_artifact(body, name, identifier, err);
     *created = 0;
     if (!rc)
-        rc = identity_org_id(store, arena, org, &oid, err);
-    if (!rc)
-        rc = check_files(store, arena, oid, body, err);
+        rc = identity_org_id(store, arena, org, &w.oid, err);
     if (rc)
         return rc;
     text = json_text(body, JSON_COMPACT);
@@ -362,32 +434,10 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
         goto cleanup;
     }
     crypto_sha256_hex(sha, canonical, strlen(canonical));
-    {
-        struct store_value p[] = {
-            STORE_INT(oid),        STORE_STR(name),
-            STORE_STR(identifier), STORE_STR(json_string_value(json_object_get(body, "version"))),
-            STORE_STR(sha),        STORE_STR(text),
-            STORE_STR(who)};
-        rc = event_exec(store, oid, NULL,
-                        "INSERT INTO cookbook_artifacts (org_id, name, identifier, version,"
-                        " content_sha256, body, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        p, 7, NULL, "cookbook_artifact",
-                        arena_sprintf(arena, "%s/%s", name, identifier), "put", err);
-    }
-    if (rc == PURSER_EEXISTS) {
-        struct store_value p[] = {STORE_INT(oid), STORE_STR(name), STORE_STR(identifier)};
-        struct store_rows rows;
-        rc = store_query(store, arena, &rows,
-                         "SELECT content_sha256 FROM cookbook_artifacts"
-                         " WHERE org_id = ? AND name = ? AND identifier = ?",
-                         p, 3, err);
-        if (!rc && (rows.count == 0 || strcmp(store_cell(&rows, 0, 0), sha) != 0))
-            rc = purser_error_set(err, PURSER_EEXISTS,
-                                  "Cookbook artifact %s/%s already exists with other content", name,
-                                  identifier);
-    } else if (!rc) {
-        *created = 1;
-    }
+    w.sha = sha;
+    w.text = text;
+    rc = store_txn(store, 0, txn_artifact, &w, err);
+    *created = !rc && w.created;
     if (!rc)
         *out = json_incref((json_t *)body);
 cleanup:

@@ -39,6 +39,8 @@ int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
 int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org,
                            const char *name, const char *base, json_t **out,
                            struct purser_error *err);
+/* Stores the manifest once its files are all stored (checked and stored in one transaction,
+ * the files locked meanwhile); *created 1 when new, 0 when identical to the stored one. */
 int cookbook_artifact_put(struct store *store, struct arena *arena, const char *org,
                           const char *name, const char *identifier, const json_t *body,
                           const char *who, int *created, json_t **out, struct purser_error *err);
@@ -49,5 +51,9 @@ int cookbook_artifact_get(struct store *store, struct arena *arena, const char *
 int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
                              const char *name, const char *identifier, json_t **out,
                              struct purser_error *err);
+
+/* Adds the checksum of every file a manifest lists (all_files, or API v0/v1's segments) as a
+ * key of the object set. */
+void cookbook_manifest_checksums(const json_t *manifest, json_t *set);
 
 #endif

@@ -1,4 +1,4 @@
-/* policy.c: SQL and Chef-shaped JSON for policies and their revisions, and retention. */
+/* policy.c: SQL and Chef-shaped JSON for policies and their revisions. */
 #include "policy/policy.h"
 #include "policy/policy_private.h"
 #include "store/events.h"
@@ -318,6 +318,45 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
     return policy_revision_write(store, &w, lock, out, err);
 }
 
+/* Rows of a policy's revisions with the groups pointing at each: one per (revision, group),
+ * a revision without groups once, a policy without revisions as one row of NULLs. */
+#define REVISIONS_WITH_GROUPS                                                                      \
+    "SELECT r.revision_id, " STORE_ISO_TIME(                                                       \
+        "r.created_at") ", r.created_by, g.name"                                                   \
+                        " FROM policies p JOIN organizations o ON o.id = p.org_id"                 \
+                        " LEFT JOIN policy_revisions r ON r.policy_id = p.id"                      \
+                        " LEFT JOIN policy_group_pointers pp ON pp.revision_pk = r.id"             \
+                        " LEFT JOIN policy_groups g ON g.id = pp.group_id"                         \
+                        " WHERE o.name = ? AND p.name = ? ORDER BY r.created_at, r.id, g.name"
+
+int policy_revision_list(struct store *store, struct arena *arena, const char *org,
+                         const char *name, const char *base, json_t **out, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, REVISIONS_WITH_GROUPS, p, 2, err);
+    if (rc)
+        return rc;
+    if (rows.count == 0)
+        return policy_not_found(err, "policy", name);
+    *out = json_object();
+    for (size_t i = 0; i < rows.count; i++) {
+        const char *revision = store_cell(&rows, i, 0), *group = store_cell(&rows, i, 3);
+        json_t *entry = revision ? json_object_get(*out, revision) : NULL;
+        if (revision && !entry) {
+            entry = json_pack("{s:o, s:s, s:s, s:[]}", "uri",
+                              json_sprintf("%s/organizations/%s/policies/%s/revisions/%s", base,
+                                           org, name, revision),
+                              "created_at", store_cell(&rows, i, 1), "created_by",
+                              store_cell(&rows, i, 2), "policy_group_list");
+            json_object_set_new(*out, revision, entry);
+        }
+        if (entry && group)
+            json_array_append_new(json_object_get(entry, "policy_group_list"), json_string(group));
+    }
+    return 0;
+}
+
 #define REVISION_ROW                                                                               \
     "SELECT r.id, r.body FROM policy_revisions r JOIN policies p ON p.id = r.policy_id"            \
     " JOIN organizations o ON o.id = p.org_id"                                                     \
@@ -385,47 +424,5 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
         rc = moved_meanwhile(err, "revision", revision);
     if (!rc)
         *out = policy_parse_stored(store_cell(&rows, 0, 1));
-    return rc;
-}
-
-int policy_gc(struct store *store, int keep, json_t **removed, struct purser_error *err)
-{
-    struct arena *arena = arena_new();
-    struct store_rows rows;
-    struct store_value p = STORE_INT(keep);
-    int rc;
-    *removed = json_array();
-    if (!arena)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    /* Revisions ranked newest first within their policy; unpointed ones past `keep` go. */
-    rc = store_query(
-        store, arena, &rows,
-        "SELECT id, org, policy, revision_id FROM ("
-        " SELECT r.id, o.name AS org, p.name AS policy, r.revision_id,"
-        "  ROW_NUMBER() OVER (PARTITION BY r.policy_id ORDER BY r.created_at DESC, r.id DESC) AS n,"
-        "  EXISTS (SELECT 1 FROM policy_group_pointers pp WHERE pp.revision_pk = r.id) AS pointed"
-        " FROM policy_revisions r JOIN policies p ON p.id = r.policy_id"
-        " JOIN organizations o ON o.id = p.org_id) ranked"
-        " WHERE n > ? AND NOT pointed ORDER BY org, policy, revision_id",
-        &p, 1, err);
-    for (size_t i = 0; !rc && i < rows.count; i++) {
-        struct store_value id = STORE_INT(atoll(store_cell(&rows, i, 0)));
-        unsigned long long affected = 0;
-        /* Deleted only if still unpointed: a group may have moved onto it meanwhile; with its
-         * event, as the API's delete writes one. */
-        rc = event_exec(
-            store, 0, store_cell(&rows, i, 1),
-            "DELETE FROM policy_revisions WHERE id = ? AND NOT EXISTS"
-            " (SELECT 1 FROM policy_group_pointers pp WHERE pp.revision_pk = policy_revisions.id)",
-            &id, 1, &affected, "policy_revision",
-            arena_sprintf(arena, "%s/%s", store_cell(&rows, i, 2), store_cell(&rows, i, 3)),
-            "delete", err);
-        if (!rc && affected)
-            json_array_append_new(*removed, json_pack("{s:s, s:s, s:s}", "organization",
-                                                      store_cell(&rows, i, 1), "policy",
-                                                      store_cell(&rows, i, 2), "revision_id",
-                                                      store_cell(&rows, i, 3)));
-    }
-    arena_free(arena);
     return rc;
 }

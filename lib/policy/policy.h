@@ -32,6 +32,11 @@ int policy_delete(struct store *store, struct arena *arena, const char *org, con
 int policy_revision_create(struct store *store, const char *org, const char *name,
                            const json_t *lock, const char *who, json_t **out,
                            struct purser_error *err);
+/* GET policies/{name}/revisions (the RFC's list of the available revisions): {rev: {uri,
+ * created_at, created_by, policy_group_list}}, oldest first; Chef's 404 for an unknown policy. */
+int policy_revision_list(struct store *store, struct arena *arena, const char *org,
+                         const char *name, const char *base, json_t **out,
+                         struct purser_error *err);
 /* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
                         const char *revision, json_t **out, struct purser_error *err);
@@ -113,8 +118,31 @@ int policy_diff_query(struct store *store, struct arena *arena, const char *org,
                       const char *from_group, const char *from_revision, const char *to_group,
                       const char *to_revision, json_t **out, struct purser_error *err);
 
-/* Deletes the revisions no group points at, keeping the newest `keep` of each policy.
- * *removed lists {organization, policy, revision_id} of each deleted revision. */
-int policy_gc(struct store *store, int keep, json_t **removed, struct purser_error *err);
+/* Collection (POST collect_policies, `purser gc-policies`): what it keeps and where. */
+struct policy_collect_options {
+    long keep;              /* the newest revisions of each policy kept, pointed at or not */
+    int dry_run;            /* 1: answer what would go and remove nothing */
+    const json_t *policies; /* the policies whose revisions may go (strings); NULL: all */
+};
+
+/* The body {"keep": N (0..1000000), "dry_run": bool?, "policies": [names]?} into *out
+ * (policies borrowed from body); PURSER_EINVAL naming the field, an unknown one too. */
+int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
+                         struct purser_error *err);
+
+/* Collects organization org in one transaction: the revisions no group points at beyond the
+ * newest opts->keep of each policy, then the cookbook artifacts no remaining revision's
+ * cookbook_locks name, then the stored files only those artifacts used and no open sandbox
+ * lists. Each deletion writes the event the API's delete of it writes (revisions and
+ * artifacts; files have none). A policy of opts->policies that does not exist is
+ * PURSER_ENOTFOUND and nothing goes. *out (new): {keep, dry_run, revisions: [{policy,
+ * revision_id}], cookbook_artifacts: [{name, identifier}], files: [checksum]}, what went (or,
+ * with dry_run, what would go). */
+int policy_collect(struct store *store, const char *org, const struct policy_collect_options *opts,
+                   json_t **out, struct purser_error *err);
+
+/* The names of every organization, in order (`purser gc-policies` without --org). */
+int policy_collect_organizations(struct store *store, struct arena *arena, struct store_rows *out,
+                                 struct purser_error *err);
 
 #endif

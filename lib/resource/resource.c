@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DESCRIPTION_MAX 1024                /* characters */
 #define ANNOTATIONS_MAX ((size_t)256 << 10) /* bytes of keys and values, as Kubernetes */
@@ -64,7 +65,8 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
 {
     static const char *const top[] = {"kind", "version", "metadata", "spec", "status", NULL};
     static const char *const meta[] = {"name",     "labels",     "annotations", "description",
-                                       "revision", "created_at", "updated_at",  NULL};
+                                       "revision", "created_at", "updated_at",  "sub_kind",
+                                       "expires",  NULL};
     const json_t *md = json_object_get(body, "metadata"), *v;
     int rc;
     if (!json_is_object(body))
@@ -100,6 +102,15 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
                                 DESCRIPTION_MAX);
     if ((v = json_object_get(md, "revision")) && !json_is_string(v))
         return purser_error_set(err, PURSER_EINVAL, "metadata.revision must be a string");
+    if ((v = json_object_get(md, "sub_kind")) && !json_is_null(v) &&
+        (rc = resource_sub_kind_check("metadata.sub_kind", v, err)))
+        return rc;
+    if ((v = json_object_get(md, "expires")) && !json_is_null(v)) {
+        char when[20];
+        if ((rc =
+                 resource_expires_parse("metadata.expires", json_string_value(v), when, NULL, err)))
+            return rc;
+    }
     v = json_object_get(body, "spec");
     if (v && !json_is_object(v))
         return purser_error_set(err, PURSER_EINVAL, "spec must be an object");
@@ -115,18 +126,27 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
     }
 }
 
-/* What is stored of a checked body: labels, annotations and spec as compact JSON, and the
- * description. */
+/* What is stored of a checked body: labels, annotations and spec as compact JSON, the
+ * description, sub_kind (or NULL) and the expiry (a DATETIME parameter, "" for none; expires
+ * the time). */
 struct stored {
     char *labels, *annotations, *spec;
-    const char *description;
+    const char *description, *sub_kind;
+    char expiry[20];
+    long long expires;
 };
 
 static int stored_of(const json_t *body, struct stored *st)
 {
     const json_t *md = json_object_get(body, "metadata");
     const json_t *desc = json_object_get(md, "description");
+    const json_t *expires = json_object_get(md, "expires");
     json_t *empty = json_object();
+    st->sub_kind = json_string_value(json_object_get(md, "sub_kind"));
+    st->expiry[0] = '\0';
+    if (json_is_string(expires)) /* checked: it parses */
+        resource_expires_parse("metadata.expires", json_string_value(expires), st->expiry,
+                               &st->expires, NULL);
     st->labels = json_text(json_object_get(md, "labels") ? json_object_get(md, "labels") : empty,
                            JSON_COMPACT | JSON_PRESERVE_ORDER);
     st->annotations =
@@ -196,12 +216,13 @@ json_t *resource_decode(const struct resource_kind *k, const struct store_rows *
         json_decref(spec);
         return NULL;
     }
-    return json_pack("{s:s, s:s, s:{s:s, s:o, s:o, s:s, s:s, s:s, s:s}, s:o, s:o}", "kind", k->kind,
-                     "version", k->version, "metadata", "name", store_cell(rows, i, C_NAME),
-                     "labels", labels, "annotations", ann, "description", desc ? desc : "",
-                     "revision", store_cell(rows, i, C_REVISION), "created_at",
-                     store_cell(rows, i, C_CREATED), "updated_at", store_cell(rows, i, C_UPDATED),
-                     "spec", spec, "status", status);
+    return json_pack("{s:s, s:s, s:{s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s*, s:s*}, s:o, s:o}",
+                     "kind", k->kind, "version", k->version, "metadata", "name",
+                     store_cell(rows, i, C_NAME), "labels", labels, "annotations", ann,
+                     "description", desc ? desc : "", "revision", store_cell(rows, i, C_REVISION),
+                     "created_at", store_cell(rows, i, C_CREATED), "updated_at",
+                     store_cell(rows, i, C_UPDATED), "sub_kind", store_cell(rows, i, C_SUB_KIND),
+                     "expires", store_cell(rows, i, C_EXPIRES), "spec", spec, "status", status);
 }
 
 /* A stored JSON column as it is, when it is JSON (NULL: fallback). */
@@ -212,6 +233,17 @@ static const char *column_text(const struct store_rows *rows, size_t i, int colu
     if (!text)
         return fallback;
     return json_text_valid(text, rows->lengths[i * rows->columns + (size_t)column]) ? text : NULL;
+}
+
+/* ,"key":"value" when value is not NULL. */
+static int write_optional(struct buf *out, const char *key, const char *value)
+{
+    int rc = 0;
+    if (value) {
+        rc = buf_printf(out, ",\"%s\":", key);
+        rc = rc ? rc : log_json_string(out, value);
+    }
+    return rc;
 }
 
 int resource_write_text(const struct resource_kind *k, const struct store_rows *rows, size_t i,
@@ -242,11 +274,13 @@ int resource_write_text(const struct resource_kind *k, const struct store_rows *
     rc = rc ? rc : buf_adds(out, ",\"description\":");
     rc = rc ? rc : log_json_string(out, desc ? desc : "");
     rc = rc ? rc
-            : buf_printf(out,
-                         ",\"revision\":\"%s\",\"created_at\":\"%s\",\"updated_at\":\"%s\"},"
-                         "\"spec\":",
+            : buf_printf(out, ",\"revision\":\"%s\",\"created_at\":\"%s\",\"updated_at\":\"%s\"",
                          store_cell(rows, i, C_REVISION), store_cell(rows, i, C_CREATED),
                          store_cell(rows, i, C_UPDATED));
+    rc = rc ? rc : write_optional(out, "sub_kind", store_cell(rows, i, C_SUB_KIND));
+    rc = rc ? rc : write_optional(out, "expires", store_cell(rows, i, C_EXPIRES));
+    rc = rc ? rc : write_optional(out, "organization", store_cell(rows, i, C_ORGANIZATION));
+    rc = rc ? rc : buf_adds(out, "},\"spec\":");
     rc = rc ? rc : buf_adds(out, spec);
     rc = rc ? rc : buf_adds(out, ",\"status\":");
     rc = rc ? rc : buf_adds(out, status);
@@ -268,9 +302,9 @@ static int read_row(const struct resource_kind *k, const struct resource_scope *
     int rc =
         store_query(store, s->arena, rows,
                     lock ? "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
-                           "r.kind = ? AND r.name = ? FOR UPDATE"
+                           "r.kind = ? AND r.name = ?" RESOURCE_LIVE " FOR UPDATE"
                          : "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.org_id = ? AND "
-                           "r.kind = ? AND r.name = ?",
+                           "r.kind = ? AND r.name = ?" RESOURCE_LIVE,
                     p, 3, err);
     if (!rc && rows->count == 0)
         rc = not_found(k, name, err);
@@ -292,12 +326,22 @@ static int read_by_id(const struct resource_kind *k, const struct resource_scope
     return 0;
 }
 
+/* What a 404 found expired goes, its own failure logged (the 404 stands). */
+static void expire_quietly(const struct resource_kind *k, const struct resource_scope *s,
+                           const char *name)
+{
+    struct purser_error ignored;
+    resource_expire(k, s, name, &ignored);
+}
+
 int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                  json_t **out, long long *id, struct purser_error *err)
 {
     struct store_rows rows;
     int rc = read_row(k, s, s->store, name, 0, &rows, err);
     *out = NULL;
+    if (rc == PURSER_ENOTFOUND) /* an expired one is deleted now, with its event */
+        expire_quietly(k, s, name);
     if (rc)
         return rc;
     if (!(*out = resource_decode(k, &rows, 0)))
@@ -347,20 +391,9 @@ struct write {
     const char *event_kind; /* the event's kind (NULL: the resource's) */
     resource_hook hook;
     void *hook_ctx;
+    const char *expires; /* replace, patch: the expiry stored (ISO), or NULL */
     json_t *out;
 };
-
-/* A revision as given (W/"x", "x" or x): the x, in the arena. */
-static const char *bare_revision(struct arena *arena, const char *given)
-{
-    size_t n;
-    if (strncmp(given, "W/", 2) == 0)
-        given += 2;
-    n = strlen(given);
-    if (n >= 2 && given[0] == '"' && given[n - 1] == '"')
-        return arena_strndup(arena, given + 1, n - 2);
-    return given;
-}
 
 /* The precondition of a write: if_match, else the body's metadata.revision; required says
  * whether a write without one is refused. */
@@ -371,19 +404,20 @@ static int precondition(const struct write *w, const char *current, int required
     if (!given && (w->op == 'r' || w->op == 'p')) /* a status value's members are not ours */
         given =
             json_string_value(json_object_get(json_object_get(w->body, "metadata"), "revision"));
-    if (!given && !required)
+    return resource_precondition(w->s->arena, w->k->kind, w->name, given, current, required, err);
+}
+
+/* A written expiry must be in the future, unless it is the one stored (current, or NULL). */
+static int expiry_check(const struct stored *st, const char *current, struct purser_error *err)
+{
+    char stored[20];
+    if (!st->expiry[0] || st->expires > (long long)time(NULL))
         return 0;
-    if (!given)
-        return purser_error_set(err, PURSER_ECOMPARE,
-                                "%s '%s': a write needs the revision it was read at (If-Match or "
-                                "metadata.revision); re-read it and retry",
-                                w->k->kind, w->name);
-    if (strcmp(given, "*") == 0 || strcmp(bare_revision(w->s->arena, given), current) == 0)
+    if (current && !resource_expires_parse("", current, stored, NULL, NULL) &&
+        strcmp(stored, st->expiry) == 0)
         return 0;
-    return purser_error_set(err, PURSER_ECOMPARE,
-                            "%s '%s' has changed since it was read (revision %.40s, now %s); "
-                            "re-read it and retry",
-                            w->k->kind, w->name, bare_revision(w->s->arena, given), current);
+    return purser_error_set(err, PURSER_EINVAL, "metadata.expires: %s UTC is in the past",
+                            st->expiry);
 }
 
 static int update_row(struct write *w, struct store *store, long long id, const json_t *body,
@@ -397,6 +431,11 @@ static int update_row(struct write *w, struct store *store, long long id, const 
         free(rev);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
+    if (body && (rc = expiry_check(&st, w->expires, err))) {
+        stored_free(&st);
+        free(rev);
+        return rc;
+    }
     if (body) {
         struct store_value p[] = {STORE_STR(rev),
                                   STORE_STR(title_of(w->k, w->s->arena, body)),
@@ -404,11 +443,14 @@ static int update_row(struct write *w, struct store *store, long long id, const 
                                   STORE_STR(st.annotations),
                                   STORE_STR(st.description),
                                   STORE_STR(st.spec),
+                                  st.sub_kind ? STORE_STR(st.sub_kind) : STORE_NULLV,
+                                  st.expiry[0] ? STORE_STR(st.expiry) : STORE_NULLV,
                                   STORE_INT(id)};
         rc = store_exec(store,
                         "UPDATE resources SET revision = ?, title = ?, labels = ?, annotations = ?,"
-                        " description = ?, spec = ?, updated_at = NOW(6) WHERE id = ?",
-                        p, 7, NULL, NULL, err);
+                        " description = ?, spec = ?, sub_kind = ?, expires_at = ?, updated_at ="
+                        " NOW(6) WHERE id = ?",
+                        p, 9, NULL, NULL, err);
         if (!rc)
             rc = write_labels(w->k, w->s, store, id, w->name, body, 1, err);
     } else {
@@ -432,7 +474,8 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
     int rc;
     if (stored_of(w->body, &st) || !rev || (w->status && !status)) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    } else {
+    } else if (!(rc = expiry_check(&st, NULL, err)) &&
+               !(rc = resource_expire_in(store, w->k, w->s, w->name, err))) {
         struct store_value p[] = {STORE_INT(w->s->org_id),
                                   STORE_STR(w->k->stored),
                                   STORE_STR(w->name),
@@ -442,12 +485,15 @@ static int create_in(struct store *store, struct write *w, struct purser_error *
                                   STORE_STR(st.annotations),
                                   STORE_STR(st.description),
                                   STORE_STR(st.spec),
-                                  status ? STORE_STR(status) : STORE_NULLV};
+                                  status ? STORE_STR(status) : STORE_NULLV,
+                                  st.sub_kind ? STORE_STR(st.sub_kind) : STORE_NULLV,
+                                  st.expiry[0] ? STORE_STR(st.expiry) : STORE_NULLV};
         rc = store_exec(store,
                         "INSERT INTO resources (org_id, kind, name, revision, title, labels, "
-                        "annotations, description, spec, status, created_at, updated_at) VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(6), NOW(6))",
-                        p, 10, NULL, &id, err);
+                        "annotations, description, spec, status, sub_kind, expires_at, "
+                        "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                        "NOW(6), NOW(6))",
+                        p, 12, NULL, &id, err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "%s '%s' already exists", w->k->kind,
                                   w->name);
@@ -497,6 +543,7 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
         return rc;
     id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
     revision = store_cell(&rows, 0, C_REVISION);
+    w->expires = arena_strdup(w->s->arena, store_cell(&rows, 0, C_EXPIRES));
     if ((rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err)))
         return rc;
     if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */
@@ -536,6 +583,8 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
             rc = check_body(w->k, target, w->name, err);
         if (!rc)
             rc = update_row(w, store, id, target, NULL, err);
+        if (!rc && w->k->on_write)
+            rc = w->k->on_write(store, id, err);
         if (!rc && !current) { /* a replace repairs a row that no longer decodes: status too */
             struct store_value p = STORE_INT(id);
             rc = store_exec(store,
@@ -554,6 +603,8 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
 static int run(struct write *w, json_t **out, struct purser_error *err)
 {
     int rc = store_txn(w->s->store, 0, write_txn, w, err);
+    if (rc == PURSER_ENOTFOUND) /* an expired one is deleted now, with its event */
+        expire_quietly(w->k, w->s, w->name);
     if (rc) {
         json_decref(w->out);
         w->out = NULL;
@@ -659,7 +710,8 @@ int resource_kinds_register(const struct resource_kind *const *kinds, size_t cou
 
 json_t *resource_export_doc(const struct resource_kind *k, const json_t *resource)
 {
-    static const char *const fields[] = {"labels", "annotations", "description"};
+    static const char *const fields[] = {"labels", "annotations", "description", "sub_kind",
+                                         "expires"};
     const json_t *meta = json_object_get(resource, "metadata");
     json_t *doc = json_pack("{s:s, s:s, s:{s:s?}, s:O}", "kind", k->export_kind, "version", "v1",
                             "metadata", "name", json_string_value(json_object_get(meta, "name")),

@@ -19,10 +19,26 @@
 
 #include <jansson.h>
 
-/* A field `filter=` may name, and the JSON path in spec it reads. */
+/* A field `filter=` may name, and where it is: the JSON path in spec it reads, or, for a kind
+ * with a table (below), the SQL condition that holds when the field equals the value, with one
+ * `?` for the value ("r.display_name = ?"; `!=` is the condition negated). */
 struct resource_field {
     const char *name; /* "display_name" */
     const char *path; /* "$.display_name" */
+};
+
+/* Where a kind lives that is not a row of the resources table (organizations, users, clients,
+ * their members and tokens: lib/auth/identity_resource.c), for resource_list. select is
+ * "SELECT <columns> FROM <table> r ... WHERE <scope>", the columns in this order: id, name,
+ * revision, labels (JSON object text), annotations (JSON), description, spec (JSON), status
+ * (JSON or NULL), created_at and updated_at (STORE_ISO_TIME), created_at as
+ * '%Y-%m-%d %H:%i:%s.%f', the title (or ''), sub_kind (or NULL), the expiry (STORE_ISO_TIME, or
+ * NULL); its scope's `?` are bound from resource_query.scope. The list appends its conditions
+ * with AND. The other members are the expressions of the row's name, title, labels (JSON text,
+ * may be NULL), sub_kind and expiry (NULL: the kind has none). */
+struct resource_table {
+    const char *select;
+    const char *name, *title, *labels, *sub_kind, *expires;
 };
 
 struct resource_scope;
@@ -48,6 +64,9 @@ struct resource_kind {
      * NULL): what the resource owns outside its own rows goes with it (a cluster's client). */
     int (*on_delete)(struct store *store, long long id, const struct resource_scope *s,
                      struct purser_error *err);
+    /* Runs in a replace's or patch's transaction after the row is written (may be NULL): what
+     * the resource owns follows it (a cluster's client takes the cluster's expiry). */
+    int (*on_write)(struct store *store, long long id, struct purser_error *err);
     /* The kinds of the events its writes append, ended by {NULL}: its stored name first, then
      * those of its status writes (registered by resource_kinds_register). */
     const struct event_kind *events;
@@ -58,6 +77,13 @@ struct resource_kind {
     json_t *(*export_doc)(const json_t *resource);
     int (*import_doc)(const struct resource_scope *s, const json_t *doc,
                       const struct resource_import *in, json_t **out, struct purser_error *err);
+    /* NULL: a row of the resources table; else where it lives (lists only: such a kind's
+     * writes are its own module's, checked with resource_precondition). */
+    const struct resource_table *table;
+    /* A prefix such as "dynamic_facts." whose rest names a path of the kind's indexed values
+     * (resource_values.h, which the kind writes), where filter= also compares versions
+     * (<, <=, >, >=), or NULL. */
+    const char *values_filter;
 };
 
 /* What an import gives a kind's import_doc. */
@@ -96,6 +122,39 @@ int resource_create(const struct resource_kind *k, const struct resource_scope *
 /* The stored resource, or 404 "Cluster 'c-x' was not found". *id (may be NULL): its row id. */
 int resource_get(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                  json_t **out, long long *id, struct purser_error *err);
+
+/* Every kind's envelope may carry metadata.sub_kind (a variant of the kind, Teleport's:
+ * 1 to 63 of [a-z0-9._-], starting and ending with a letter or digit) and metadata.expires (an
+ * RFC 3339 time, kept to the second in UTC; written, it must be in the future). An expired
+ * resource is gone: reads answer 404, lists leave it out, and the first read, list or write that
+ * finds it deletes it with what it owns and appends its event {op: delete, reason: expired,
+ * expires}, as actor "purser" (lazily: the master holds no database connection, and the
+ * reads compare the time themselves, so when the row goes changes nothing a client sees). */
+
+/* 0 when v (the value of `where`, "metadata.sub_kind") is a sub_kind; PURSER_EINVAL naming where
+ * otherwise. */
+int resource_sub_kind_check(const char *where, const json_t *v, struct purser_error *err);
+
+/* Reads an RFC 3339 time ("2030-01-02T03:04:05Z", "...05.5+02:00") into out as a UTC DATETIME
+ * parameter ("2030-01-02 01:04:05", the fraction dropped); PURSER_EINVAL naming where
+ * otherwise. *when (may be NULL) gets it as seconds since the epoch. */
+int resource_expires_parse(const char *where, const char *text, char out[20], long long *when,
+                           struct purser_error *err);
+
+/* Deletes the expired resources of k in s's organization (name: that one only; NULL: up to 100
+ * of them, the longest expired first), each with what its on_delete removes and its event, in
+ * one transaction. A cheap read first: nothing is written when none has expired. */
+int resource_expire(const struct resource_kind *k, const struct resource_scope *s, const char *name,
+                    struct purser_error *err);
+
+/* The precondition of a write, the one rule of every kind: given (an If-Match value: "rev",
+ * W/"rev", the bare revision, or * for any; NULL: none) against current. 0 when it matches, or
+ * when none is given and required is 0; PURSER_ECOMPARE naming kind and name otherwise ("...
+ * has changed since it was read (revision a, now b); re-read it and retry", or that the write
+ * needs the revision it was read at). */
+int resource_precondition(struct arena *arena, const char *kind, const char *name,
+                          const char *given, const char *current, int required,
+                          struct purser_error *err);
 
 /* Replaces labels, annotations, description and spec with body's. if_match: the If-Match
  * header or NULL (then body's metadata.revision); missing or stale is 412. */
@@ -140,6 +199,13 @@ struct resource_query {
     const char *sort;       /* name, created_at or the kind's title field; '-' before: descending */
     long long owner;        /* nonzero: only resources whose status.client_id is this principal
                                (a credential that holds the read under RBAC `own`) */
+    const struct store_value *scope; /* a kind with a table: its select's parameters */
+    size_t scope_count;
+    int all_organizations;     /* every organization's resources (s->org_id not read; a kind of
+                                  the resources table): each item's metadata.organization names
+                                  its own, and a page ends ordered by name, then organization */
+    const char *organizations; /* with it: only those of these organizations (names, commas
+                                  between; at most 100), or NULL for all */
 };
 
 /* A page_size parameter (NULL: the default, 100) clamped to 1..1000, or PURSER_EINVAL when it
@@ -150,5 +216,11 @@ long resource_page_size(const char *text, struct purser_error *err);
  * end). Bad parameters are 400 naming the parameter. */
 int resource_list(const struct resource_kind *k, const struct resource_scope *s,
                   const struct resource_query *q, struct buf *out, struct purser_error *err);
+
+/* The names of every resource q's labels and filter select (its page parameters are not
+ * read), in name order: *names an arena array of *count (a Chef-shaped list narrowed). */
+int resource_list_names(const struct resource_kind *k, const struct resource_scope *s,
+                        const struct resource_query *q, const char ***names, size_t *count,
+                        struct purser_error *err);
 
 #endif

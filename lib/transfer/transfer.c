@@ -58,7 +58,7 @@ static int export_identity(const struct transfer_ctx *c, long long oid, json_t *
 {
     json_t *org = NULL, *members, *clients, *v, *doc;
     size_t i;
-    int rc = identity_org_get(c->store, c->arena, c->org, &org, err);
+    int rc = identity_org_get(c->store, c->arena, c->org, &org, NULL, err);
     (void)oid; /* one signature for every writer */
     if (!rc)
         rc = identity_org_principals(c->store, c->arena, c->org, &members, &clients, err);
@@ -236,8 +236,8 @@ static int export_documents(const struct transfer_ctx *c, long long oid, json_t 
             rc = docstore_validation_list(&d, rev, 1, &vals, err);
         json_array_foreach (json_object_get(vals, "results"), i, v) {
             const char *vname = json_string_value(json_object_get(v, "name"));
-            if (vname && !strcmp(vname, "deckhand-schema-validation"))
-                continue; /* every write records its own: an import makes it again */
+            if (vname && docstore_validation_reserved(vname))
+                continue; /* every write records Deckhand's own: an import makes them again */
             add(c, out,
                 envelope("Validation", vname,
                          json_pack("{s:O?, s:O?, s:O?}", "status", json_object_get(v, "status"),
@@ -389,7 +389,7 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
     }
     if (!rc && json_is_false(json_object_get(profile, "active"))) {
         json_t *off = json_pack("{s:b}", "active", 0);
-        rc = identity_principal_update(c->store, c->arena, org, name, off, &out, err);
+        rc = identity_principal_update(c->store, c->arena, org, name, off, NULL, &out, err);
         json_decref(off);
         json_decref(out);
     }
@@ -408,7 +408,7 @@ static int import_organization(struct import *im, const json_t *doc, const char 
     (void)name;
     if (labels)
         json_object_set(body, "labels", labels);
-    rc = identity_org_update(im->c->store, im->c->arena, im->c->org, body, out, err);
+    rc = identity_org_update(im->c->store, im->c->arena, im->c->org, body, NULL, out, err);
     json_decref(body);
     return rc;
 }

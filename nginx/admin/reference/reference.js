@@ -9,7 +9,7 @@ import { h, failure } from '/admin/dom.js';
 const areas = [
   ['organizations', 'Organizations', ['organizations', '', 'permissions', 'export', 'import']],
   ['users', 'Users, clients & tokens', ['users', 'clients', 'principals']],
-  ['policies', 'Policies & policy groups', ['policies', 'policy_groups']],
+  ['policies', 'Policies & policy groups', ['policies', 'policy_groups', 'collect_policies']],
   ['nodes', 'Nodes & cookbooks', ['nodes', 'sandboxes', 'file_store', 'cookbook_artifacts']],
   ['clusters', 'Clusters', ['clusters', 'install']],
   ['events', 'Events', ['events']],
