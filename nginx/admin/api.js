@@ -10,7 +10,7 @@ export const token = {
 };
 
 export class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, body) { super(message); this.status = status; this.body = body; }
 }
 
 /** The message of an error answer in any of purser's forms. */
@@ -23,7 +23,8 @@ function messageOf(body, status) {
   return `the server answered ${status}`;
 }
 
-/** api(method, path, body?, {wait: signal}) -> decoded JSON (or null); throws ApiError. */
+/** api(method, path, body?, {signal, contentType, signingIn}) -> decoded JSON (or null); throws
+ *  ApiError. A 401 to a request with the token (but the sign-in's own check) signs the tab out. */
 export async function api(method, path, body, options = {}) {
   const headers = { Accept: 'application/json' };
   const t = token.get();
@@ -37,7 +38,9 @@ export async function api(method, path, body, options = {}) {
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!res.ok) throw new ApiError(res.status, messageOf(data, res.status));
+  if (res.status === 401 && t && !options.signingIn) // the token was revoked or expired: the shell signs out
+    window.dispatchEvent(new CustomEvent('purser:unauthorized'));
+  if (!res.ok) throw new ApiError(res.status, messageOf(data, res.status), data);
   return data;
 }
 

@@ -65,7 +65,7 @@ function signIn(message) {
     e.preventDefault();
     token.set(input.value.trim());
     try {
-      await api('GET', '/organizations');
+      await api('GET', '/organizations', undefined, { signingIn: true });
       const back = sessionStorage.getItem('purser.after') || '/orgs';
       sessionStorage.removeItem('purser.after');
       go(back === '/signin' ? '/orgs' : back);
@@ -118,6 +118,27 @@ async function shell(org) {
     }) : []));
 }
 
+// A page that failed before saying what it is: its section's title and a link to the list.
+function fallbackContext(path) {
+  const [, o, org, section, item] = path.split('/');
+  const found = o === 'o' && sections.find(([p]) => p === section || p === section + 's');
+  if (!found || item === undefined) return [h('h1', {}, found ? found[1] : 'purser'), h('a', { href: '#/orgs' }, '← organizations')];
+  return [h('h1', {}, found[1]), h('a', { href: `#/o/${enc(org)}/${found[0]}` }, `← ${found[1].toLowerCase()}`)];
+}
+
+// The token stopped working (revoked, perhaps from this very tab, or expired): forget it and
+// show the sign-in, which comes back to this page once signed in again.
+function signedOut() {
+  if (!token.get()) return;
+  token.clear();
+  navigation++;
+  if (current.stop) { current.stop(); current.stop = null; }
+  const { path, query } = parseHash();
+  if (path !== '/signin' && path !== '/') sessionStorage.setItem('purser.after', path + (query.toString() ? '?' + query : ''));
+  history.replaceState(null, '', '#/signin');
+  signIn('This tab\'s token is no longer valid (revoked or expired): sign in again.');
+}
+
 async function route() {
   if (current.stop) { current.stop(); current.stop = null; }
   const { path, query } = parseHash();
@@ -131,6 +152,7 @@ async function route() {
     const params = match(pattern, path);
     if (!params) continue;
     show(spinner());
+    let context = null; // what a page shows above an error: its title, back link and filters
     try {
       await shell(params.org || null);
       const ctx = {
@@ -139,12 +161,13 @@ async function route() {
         go, setQuery: q => { const s = q.toString(); history.replaceState(null, '', '#' + path + (s ? '?' + s : '')); },
         onLeave: fn => { current.stop = fn; },
         show: (...children) => { if (mine === navigation) show(...children); },
+        context: (...children) => { context = children; },
       };
       await page(ctx);
     } catch (err) {
       if (mine !== navigation) return;
-      if (err.status === 401) { token.clear(); return signIn('Your token is no longer valid: sign in again.'); }
-      show(failure(err));
+      if (err.status === 401) return signedOut();
+      show(...(context || fallbackContext(path)), failure(err));
     }
     document.getElementById('main').focus({ preventScroll: true });
     return;
@@ -163,5 +186,6 @@ document.addEventListener('DOMContentLoaded', () => {
     go(`/o/${enc(e.target.value)}/${section}`);
   });
   window.addEventListener('hashchange', route);
+  window.addEventListener('purser:unauthorized', signedOut);
   route();
 });

@@ -41,6 +41,29 @@ export function failure(err) {
   return h('div.error', { role: 'alert' }, h('strong', {}, `${err.status || ''} `), err.message || String(err));
 }
 
+const pad = n => String(n).padStart(2, '0');
+const utcText = d => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+
+/** How long ago a moment was, in words ("3 min ago"); a moment ahead: "in 3 min". */
+export function relative(date, now = Date.now()) {
+  const s = Math.round((now - date.getTime()) / 1000), a = Math.abs(s);
+  const [n, unit] = a < 10 ? [0, ''] : a < 60 ? [a, 's'] : a < 3600 ? [Math.floor(a / 60), 'min']
+    : a < 86400 ? [Math.floor(a / 3600), 'h'] : a < 86400 * 60 ? [Math.floor(a / 86400), 'days']
+    : a < 86400 * 730 ? [Math.floor(a / 86400 / 30), 'months'] : [Math.floor(a / 86400 / 365), 'years'];
+  if (!unit) return 'just now';
+  const words = `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
+  return s < 0 ? `in ${words}` : `${words} ago`;
+}
+
+/** A time from the API (ISO 8601), the one way every page shows one: relative, with the exact
+ *  local and UTC time on hover. Empty or unreadable: as given (or fallback). */
+export function when(iso, fallback = '') {
+  if (!iso) return fallback;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return h('time', { datetime: d.toISOString(), title: `${d.toLocaleString()} (local) · ${utcText(d)}` }, relative(d));
+}
+
 /** A table of rows; columns: [{title, cell: row => node|string}]. */
 export function table(columns, rows, caption) {
   return h('div.table-wrap', {},

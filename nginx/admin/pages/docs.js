@@ -1,8 +1,9 @@
 // docs.js: document revisions with tags and validation status, a revision's documents with
 // the API's filters, the rendered view, and the diff and deepdiff of two revisions. The
-// document API answers JSON when asked (Accept), YAML otherwise.
+// document API answers JSON when asked (Accept), YAML otherwise. Encrypted documents are read
+// redacted (cleartext-secrets=false), marked, and read in clear one at a time, on a click.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, pre } from '../dom.js';
+import { h, paged, table, link, pre, when, failure } from '../dom.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
 
@@ -24,7 +25,7 @@ export async function revisions(ctx) {
     h('button', { type: 'submit' }, 'Compare'));
   ctx.show(h('h1', {}, 'Document revisions'), pick, paged([
     { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
-    { title: 'Created', cell: r => r.createdAt || '' },
+    { title: 'Created', cell: r => when(r.createdAt) },
     { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
     { title: 'Tags', cell: r => (r.tags || []).join(', ') },
     { title: 'Validations', cell: r => validations(r) },
@@ -38,7 +39,6 @@ export async function revisionPage(ctx) {
   for (const key of ['schema', 'metadata.name', 'metadata.label', 'status.bucket'])
     if (ctx.query.get(key)) params.set(key, ctx.query.get(key));
   const path = `${docsBase(ctx.org)}/revisions/${enc(rev)}/${rendered ? 'rendered-documents' : 'documents'}`;
-  const docs = await api('GET', `${path}${params.toString() ? '?' + params : ''}`);
   const filters = h('form.filters', { onsubmit: e => {
     e.preventDefault();
     const q = new URLSearchParams();
@@ -51,23 +51,51 @@ export async function revisionPage(ctx) {
     h('select', { id: 'f-view', name: 'view' }, h('option', { value: '' }, 'as stored'),
       h('option', { value: 'rendered', selected: rendered }, 'rendered')),
     h('button', { type: 'submit' }, 'Apply'));
+  const title = h('h1', {}, `Revision ${rev}${rendered ? ' (rendered)' : ''}`);
+  const back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
+  ctx.context(title, back, filters);
+  params.set('cleartext-secrets', 'false');
+  const docs = await api('GET', `${path}?${params}`);
   const list = Array.isArray(docs) ? docs : [];
-  ctx.show(h('h1', {}, `Revision ${rev}${rendered ? ' (rendered)' : ''}`), link(`/o/${enc(ctx.org)}/documents`, '← all revisions'),
-    filters, paged([
+  ctx.show(title, back, filters, paged([
       { title: 'Schema', cell: d => d.schema || '' },
-      { title: 'Name', cell: d => (d.metadata || {}).name || '' },
+      { title: 'Name', cell: d => [(d.metadata || {}).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
       { title: 'Layer', cell: d => ((d.metadata || {}).layeringDefinition || {}).layer || '' },
       { title: 'Bucket', cell: d => (d.status || {}).bucket || '' },
-      { title: 'Data', cell: d => h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
+      { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
+        : h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
     ], list, `${list.length} documents`, 50));
+}
+
+const encrypted = d => (d.metadata || {}).storagePolicy === 'encrypted';
+
+// An encrypted document's value: a reveal button (for who may read it) that reads this one
+// document in clear and shows it, and a hide button that forgets it again.
+function secretCell(ctx, path, d) {
+  const cell = h('div', {});
+  const { name } = d.metadata;
+  const hidden = () => cell.replaceChildren(ctx.can('read_encrypted_document')
+    ? h('button.reveal', { type: 'button', 'aria-label': `Reveal the value of ${name}`, onclick: reveal }, 'Reveal')
+    : h('span', {}, 'hidden'));
+  async function reveal() {
+    try {
+      const q = new URLSearchParams({ schema: d.schema, 'metadata.name': name });
+      const found = (await api('GET', `${path}?${q}`) || []).find(x => x.schema === d.schema && x.metadata.name === name);
+      cell.replaceChildren(pre(found ? found.data : null),
+        h('button', { type: 'button', 'aria-label': `Hide the value of ${name}`, onclick: hidden }, 'Hide'));
+    } catch (err) { cell.replaceChildren(failure(err)); }
+  }
+  hidden();
+  return cell;
 }
 
 export async function diffPage(ctx) {
   const { a, b } = ctx.params;
   const base = `${docsBase(ctx.org)}/revisions/${enc(a)}`;
-  const diff = await api('GET', `${base}/diff/${enc(b)}`);
-  const deep = await api('GET', `${base}/deepdiff/${enc(b)}`);
-  ctx.show(h('h1', {}, `Revision ${a} and ${b}`), link(`/o/${enc(ctx.org)}/documents`, '← all revisions'),
+  const title = h('h1', {}, `Revision ${a} and ${b}`), back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
+  ctx.context(title, back);
+  const [diff, deep] = await Promise.all([api('GET', `${base}/diff/${enc(b)}`), api('GET', `${base}/deepdiff/${enc(b)}`)]);
+  ctx.show(title, back,
     h('h2', {}, 'Buckets'),
     table([{ title: 'Bucket', cell: r => r[0] }, { title: 'Change', cell: r => String(r[1]) }], Object.entries(diff || {})),
     h('h2', {}, 'Deep diff'), pre(deep));

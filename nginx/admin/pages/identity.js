@@ -1,7 +1,7 @@
 // identity.js: organizations, an organization's users and clients, and the signed-in user's
 // tokens (a new one shown once with a copy button; revoke asks first).
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filtered, failure, secretOnce, confirmDialog, spinner, pre } from '../dom.js';
+import { h, paged, table, link, filtered, failure, secretOnce, confirmDialog, spinner, pre, when } from '../dom.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
@@ -29,6 +29,7 @@ export async function members(ctx) {
 export async function principal(ctx, kind) {
   const { name } = ctx.params;
   const path = kind === 'users' ? `/users/${enc(name)}` : `/organizations/${enc(ctx.org)}/clients/${enc(name)}`;
+  ctx.context(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`), link(`/o/${enc(ctx.org)}/members`, '← users and clients'));
   const who = await api('GET', path);
   const keys = await api('GET', `${path}/keys`);
   const fields = Object.entries(who || {}).filter(([, v]) => typeof v !== 'object' || v === null)
@@ -51,10 +52,11 @@ export async function tokens(ctx) {
     const list = await api('GET', path);
     listHolder.replaceChildren(paged([
       { title: 'Id', cell: t => t.id }, { title: 'Description', cell: t => t.description || '' },
-      { title: 'Created', cell: t => t.created_at || '' }, { title: 'Expires', cell: t => t.expires_at || 'never' },
-      { title: 'Last used', cell: t => t.last_used_at || '' },
+      { title: 'Created', cell: t => when(t.created_at) }, { title: 'Expires', cell: t => when(t.expires_at, 'never') },
+      { title: 'Last used', cell: t => when(t.last_used_at, 'never') },
       { title: '', cell: t => h('button.danger', { type: 'button', 'aria-label': `Revoke token ${t.id}`, onclick: async () => {
-        if (!await confirmDialog(`Revoke token ${t.id}?`, [t.description || '(no description)', 'Whatever uses it stops working at once.'], 'Revoke')) return;
+        if (!await confirmDialog(`Revoke token ${t.id}?`, [t.description || '(no description)', 'Whatever uses it stops working at once.',
+          'If it is the token this tab signed in with, this tab is signed out too.'], 'Revoke')) return;
         try { await api('DELETE', `${path}/${enc(t.id)}`); await load(); } catch (err) { fresh.replaceChildren(failure(err)); }
       } }, 'Revoke') },
     ], Array.isArray(list) ? list : (list.tokens || []), `tokens of ${me}`));

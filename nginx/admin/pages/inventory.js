@@ -1,7 +1,7 @@
 // inventory.js: clusters with labels and facts, their dynamic-facts history, creating one
 // and resetting its bootstrap token (shown once).
 import { api, enc } from '../api.js';
-import { h, paged, table, link, pre, failure, secretOnce, confirmDialog } from '../dom.js';
+import { h, paged, table, link, pre, failure, secretOnce, confirmDialog, when } from '../dom.js';
 
 const base = org => `/organizations/${enc(org)}/clusters`;
 const labelsText = labels => Object.entries(labels || {}).map(([k, v]) => `${k}=${v}`).join(', ');
@@ -42,7 +42,7 @@ export async function clusters(ctx, justCreated) {
     { title: 'Cluster', cell: c => link(`/o/${enc(ctx.org)}/clusters/${enc(c.metadata.name)}`, c.metadata.name) },
     { title: 'Labels', cell: c => labelsText(c.metadata.labels) },
     { title: 'Display name', cell: c => (c.spec || {}).display_name || '' },
-    { title: 'Updated', cell: c => c.metadata.updated_at || '' },
+    { title: 'Updated', cell: c => when(c.metadata.updated_at) },
   ], items, `${items.length} clusters on this page`),
   list.next_page_token ? link(`/o/${enc(ctx.org)}/clusters?${new URLSearchParams({ ...(selector ? { labels: selector } : {}), page_token: list.next_page_token })}`, 'Next page →') : null,
   create, created);
@@ -53,6 +53,7 @@ export async function clusters(ctx, justCreated) {
 
 export async function clusterPage(ctx) {
   const { id } = ctx.params;
+  ctx.context(h('h1', {}, `Cluster ${id}`), link(`/o/${enc(ctx.org)}/clusters`, '← all clusters'));
   const c = await api('GET', `${base(ctx.org)}/${enc(id)}`);
   const history = await api('GET', `${base(ctx.org)}/${enc(id)}/facts/history?page_size=20`);
   const tokenHolder = h('div', {});
@@ -61,7 +62,7 @@ export async function clusterPage(ctx) {
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], [
       ['Labels', labelsText(c.metadata.labels)], ['Annotations', labelsText(c.metadata.annotations)],
       ['Description', c.metadata.description || ''], ['Revision', c.metadata.revision || ''],
-      ['Created', c.metadata.created_at || ''], ['Updated', c.metadata.updated_at || ''],
+      ['Created', when(c.metadata.created_at)], ['Updated', when(c.metadata.updated_at)],
     ]),
     h('h2', {}, 'Spec'), pre(c.spec || {}),
     h('h2', {}, 'Status'), statusHolder,
@@ -76,6 +77,6 @@ export async function clusterPage(ctx) {
     } }, 'Reset bootstrap token') : null,
     tokenHolder,
     h('h2', {}, 'Dynamic facts history'),
-    table([{ title: 'Version', cell: v => String(v.version) }, { title: 'When', cell: v => v.created_at || '' },
+    table([{ title: 'Version', cell: v => String(v.version) }, { title: 'When', cell: v => when(v.created_at) },
            { title: 'By', cell: v => v.author || '' }, { title: 'Facts', cell: v => pre(v.facts) }], history.items || []));
 }

@@ -1,7 +1,7 @@
 // policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
 // groups with what they point at, the diff of a policy between two groups, promotion, nodes.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filtered, confirmDialog, failure, pre, spinner } from '../dom.js';
+import { h, paged, table, link, filtered, confirmDialog, failure, pre, spinner, when } from '../dom.js';
 
 const base = org => `/organizations/${enc(org)}`;
 
@@ -15,12 +15,13 @@ export async function policies(ctx) {
   ctx.show(h('h1', {}, 'Policies'), filtered(ctx, [
     { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
     { title: 'Revisions', cell: r => String(r.count) },
-    { title: 'Latest upload', cell: r => r.latest },
+    { title: 'Latest upload', cell: r => when(r.latest) },
   ], rows, 'policies', r => r.name));
 }
 
 export async function policyPage(ctx) {
   const { name } = ctx.params;
+  ctx.context(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'));
   const p = await api('GET', `${base(ctx.org)}/policies/${enc(name)}`);
   const groups = await api('GET', `${base(ctx.org)}/policy_groups`);
   const pointing = {};
@@ -32,7 +33,7 @@ export async function policyPage(ctx) {
   ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'),
     paged([
       { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
-      { title: 'Uploaded', cell: r => r.created_at || '' },
+      { title: 'Uploaded', cell: r => when(r.created_at) },
       { title: 'By', cell: r => r.created_by || '' },
       { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
     ], rows, `${rows.length} revisions, newest first`));
@@ -40,6 +41,7 @@ export async function policyPage(ctx) {
 
 export async function revisionPage(ctx) {
   const { name, rev } = ctx.params;
+  ctx.context(h('h1', {}, `${name} revision ${rev}`), link(`/o/${enc(ctx.org)}/policies/${enc(name)}`, `← ${name}`));
   const lock = await api('GET', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(rev)}`);
   const cookbooks = Object.entries(lock.cookbook_locks || {}).map(([cb, l]) => ({ cb, ...l }));
   ctx.show(h('h1', {}, `${name} revision ${rev}`),
@@ -66,6 +68,7 @@ export async function groups(ctx) {
 
 export async function groupPage(ctx) {
   const { group } = ctx.params;
+  ctx.context(h('h1', {}, `Policy group ${group}`), link(`/o/${enc(ctx.org)}/groups`, '← all groups'));
   const g = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`);
   const all = await api('GET', `${base(ctx.org)}/policy_groups`);
   const others = Object.keys(all || {}).filter(x => x !== group).sort();
@@ -77,25 +80,24 @@ export async function groupPage(ctx) {
     diffHolder.replaceChildren(spinner());
     const theirs = (all[source] || {}).policies || {};
     const names = [...new Set([...Object.keys(theirs), ...Object.keys(g.policies || {})])].sort();
-    const rows = [];
-    for (const n of names) {
+    // every policy's diff at once (one round trip, not one per policy)
+    const rows = await Promise.all(names.map(async n => {
       const a = (theirs[n] || {}).revision_id, b = ((g.policies || {})[n] || {}).revision_id;
       let detail = '';
       if (a && b && a !== b) {
         try {
-          const d = await api('GET', `${base(ctx.org)}/policies/${enc(n)}/diff?from_group=${enc(group)}&to_group=${enc(source)}`);
-          detail = d;
-        } catch (err) { detail = err.message; }
+          detail = diffSummary(await api('GET', `${base(ctx.org)}/policies/${enc(n)}/diff?from_group=${enc(group)}&to_group=${enc(source)}`));
+        } catch (err) { detail = failure(err); }
       }
-      rows.push({ n, here: b || '—', there: a || '—', detail });
-    }
+      return { n, here: b || '—', there: a || '—', detail };
+    }));
     const changes = rows.filter(r => r.there !== '—' && r.here !== r.there);
     diffHolder.replaceChildren(
       h('div.side-by-side', {}, table([
         { title: 'Policy', cell: r => r.n },
         { title: group, cell: r => r.here },
         { title: source, cell: r => r.there },
-        { title: 'What changes', cell: r => r.detail ? pre(r.detail) : (r.here === r.there ? 'the same' : '') },
+        { title: 'What changes', cell: r => r.detail || (r.here === r.there ? 'the same' : '') },
       ], rows, `${group} and ${source} side by side`)),
       ctx.can('promote_policy_group', group) && ctx.can('read_policy_group', source) && changes.length
         ? h('button', { type: 'button', id: 'promote', onclick: async () => {
@@ -116,6 +118,30 @@ export async function groupPage(ctx) {
     others.length ? h('div.filter', {}, h('label', { for: 'from-group' }, 'Compare with'), select) : null,
     diffHolder);
   if (from) await showDiff(from);
+}
+
+// A cookbook's version and identifier as a person reads them (either may be missing).
+const cookbookText = (version, identifier) =>
+  `${version || 'no version'}${identifier ? ` (${identifier})` : ''}`;
+
+/** A policy diff (GET .../diff) as lines: the run list's added and removed items, each
+ *  cookbook from version (identifier) to version (identifier), the attribute paths added,
+ *  removed and changed; collapsed under a one-line count. */
+export function diffSummary(d) {
+  const lines = [];
+  const rl = d.run_list || {}, cb = d.cookbooks || {}, at = d.attributes || {};
+  for (const item of rl.added || []) lines.push(['+', `run list: ${item}`]);
+  for (const item of rl.removed || []) lines.push(['−', `run list: ${item}`]);
+  for (const [name, v] of Object.entries(cb.added || {})) lines.push(['+', `cookbook ${name} ${cookbookText(v)}`]);
+  for (const [name, v] of Object.entries(cb.removed || {})) lines.push(['−', `cookbook ${name} ${cookbookText(v)}`]);
+  for (const [name, c] of Object.entries(cb.changed || {}))
+    lines.push(['~', `cookbook ${name} ${cookbookText(c.from, c.from_identifier)} → ${cookbookText(c.to, c.to_identifier)}`]);
+  for (const path of at.added || []) lines.push(['+', `attribute ${path}`]);
+  for (const path of at.removed || []) lines.push(['−', `attribute ${path}`]);
+  for (const path of at.changed || []) lines.push(['~', `attribute ${path} changes`]);
+  if (!lines.length) return 'the same content';
+  return h('details.diff', {}, h('summary', {}, `${lines.length} change${lines.length === 1 ? '' : 's'}`),
+    h('ul', {}, lines.map(([mark, text]) => h('li', { 'data-mark': mark }, h('span.mark', { 'aria-hidden': 'true' }, mark), ' ', text))));
 }
 
 export async function nodes(ctx) {
