@@ -183,9 +183,11 @@ for my $node (1 .. 3) {
     my %pointer = map { ($_->[0] => $_->[1]) } node_sql($node,
         'SELECT g.name, r.revision_id FROM policy_group_pointers x JOIN policy_groups g ON g.id = x.group_id '
         . 'JOIN policy_revisions r ON r.id = x.revision_pk');
-    my @history = node_sql($node, 'SELECT d.revision_id, b.name, c.data FROM doc_revision_documents d '
+    # each row holds revisions [revision_id, until_revision): one line per revision it holds
+    my @history = node_sql($node, 'SELECT r.id, b.name, c.data FROM doc_revision_documents d '
+        . 'JOIN doc_revisions r ON r.org_id = d.org_id AND r.id >= d.revision_id AND r.id < d.until_revision '
         . 'JOIN doc_buckets b ON b.id = d.bucket_id JOIN doc_contents c ON c.id = d.content_id '
-        . "WHERE d.org_id = $org_id ORDER BY d.revision_id, b.name");
+        . "WHERE d.org_id = $org_id ORDER BY r.id, b.name");
     my @ids = map { $_->[0] } node_sql($node, "SELECT id FROM doc_revisions WHERE org_id = $org_id ORDER BY id");
     my ($next) = map { $_->[0] } node_sql($node, "SELECT next_revision FROM doc_heads WHERE org_id = $org_id");
 

@@ -60,10 +60,13 @@ static void usage(FILE *out)
             "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
-static void on_migration(const struct migration *m, void *ctx)
+static void on_migration(const struct migration *m, const char *note, void *ctx)
 {
     (void)ctx;
-    printf("applying %s\n", m->name);
+    if (note)
+        printf("  %s: %s\n", m->name, note);
+    else
+        printf("applying %s\n", m->name);
     fflush(stdout);
 }
 

@@ -288,15 +288,20 @@ int docstore_finish_revision(struct write *w, const struct entry *carried, size_
     return rc;
 }
 
+/* The rows of entries that start at the new revision (those that go on are there already). */
 int docstore_write_members(struct write *w, const struct entry *entries, size_t n,
                            struct purser_error *err)
 {
     struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 10 * sizeof(*p));
+    size_t rows = 0;
     if (!p)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct entry *e = &entries[i];
-        struct store_value *row = p + i * 10;
+        struct store_value *row = p + rows * 10;
+        if (e->goes_on)
+            continue;
+        rows++;
         row[0] = STORE_INT(w->ctx->org_id);
         row[1] = STORE_INT(w->revision);
         row[2] = STORE_INT(e->content_id);
@@ -312,7 +317,29 @@ int docstore_write_members(struct write *w, const struct entry *entries, size_t 
                        WRITTEN_ROWS
                        "INSERT INTO doc_revision_documents (org_id, revision_id, content_id,"
                        " bucket_id, since_revision, schema_name, layer, name, abstract, encrypted)",
-                       "", 10, p, n, err);
+                       "", 10, p, rows, err);
+}
+
+/* Closes the rows of the previous revision that the new one does not hold (dropped and not
+ * kept): their interval ends before it. */
+int docstore_close_members(struct write *w, struct purser_error *err)
+{
+    for (size_t j = 0; j < w->member_count; j++) {
+        const struct member *m = &w->members[j];
+        struct store_value p[] = {STORE_INT(w->revision), STORE_INT(w->ctx->org_id),
+                                  STORE_INT(m->from), STORE_INT(m->content_id)};
+        int rc;
+        if (!m->drop || m->kept)
+            continue;
+        rc = docstore_exec(w->ctx,
+                           "UPDATE doc_revision_documents SET until_revision = ? WHERE org_id = ?"
+                           " AND until_revision = " DOCSTORE_OPEN
+                           " AND revision_id = ? AND content_id = ?",
+                           p, 4, NULL, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
@@ -448,7 +475,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         rc = answer(w, items, done, answer_bucket, w->latest, err);
         return rc ? rc : WRITE_UNCHANGED;
     }
-    if ((rc = docstore_written(w, docstore_write_members(w, carried, n, err), err)) ||
+    if ((rc = docstore_close_members(w, err)) ||
+        (rc = docstore_written(w, docstore_write_members(w, carried, n, err), err)) ||
         (rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err)) ||
         (rc = docstore_written(w, docstore_record_checks(w, items, done, carried, n, err), err)))
         return rc;

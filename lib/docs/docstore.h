@@ -3,8 +3,9 @@
  *
  * Revision ids count from 1 per organization (DELETE revisions purges everything and starts
  * again at 1). A write is one transaction that makes one new revision, or none when it
- * changes nothing. Contents are stored once (doc_contents) and each revision lists the
- * contents it holds (doc_revision_documents), so reading revision N costs what N holds.
+ * changes nothing. Contents are stored once (doc_contents); each row of doc_revision_documents
+ * holds one content over an interval of revisions (sql/0019), so a revision stores what it
+ * changed, and reading revision N costs what N holds plus the rows closed since.
  * Encrypted documents' data is sealed with the keyring (SPEC §7) and opened only for callers
  * that may read it. Every function answers Deckhand's shapes as jansson values the caller
  * owns; messages follow Deckhand's where clients depend on them.

@@ -72,7 +72,8 @@ int docstore_check_more(json_t *errors, size_t more, struct purser_error *err)
 static int layer_order(struct write *w, json_t **order, const char **policy,
                        struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(w->ctx->org_id), STORE_INT(w->revision)};
+    struct store_value p[] = {STORE_INT(w->ctx->org_id), STORE_INT(w->revision),
+                              STORE_INT(w->revision)};
     struct store_rows rows;
     json_error_t jerr;
     json_t *data;
@@ -80,8 +81,8 @@ static int layer_order(struct write *w, json_t **order, const char **policy,
                             "SELECT m.name, c.data FROM doc_revision_documents m JOIN doc_contents"
                             " c ON c.id = m.content_id WHERE m.org_id = ? AND m.revision_id <= ?"
                             " AND m.schema_name LIKE 'deckhand/LayeringPolicy/%'"
-                            " ORDER BY m.revision_id DESC, m.name LIMIT 1",
-                            p, 2, err);
+                            " ORDER BY LEAST(m.until_revision, ? + 1) DESC, m.name LIMIT 1",
+                            p, 3, err);
     *order = NULL;
     if (rc || rows.count == 0)
         return rc;

@@ -58,7 +58,7 @@ int docstore_members(const struct docstore_ctx *ctx, long long id, struct member
                      size_t *count, struct purser_error *err)
 {
     struct store_rows rows;
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_INT(id)};
     struct member *list;
     int rc;
 
@@ -69,11 +69,11 @@ int docstore_members(const struct docstore_ctx *ctx, long long id, struct member
     rc = docstore_query(
         ctx, &rows,
         "SELECT m.content_id, m.bucket_id, b.name, m.since_revision, c.content_sha256,"
-        " m.schema_name, m.layer, m.name, m.abstract, m.encrypted"
+        " m.schema_name, m.layer, m.name, m.abstract, m.encrypted, m.revision_id"
         " FROM doc_revision_documents m JOIN doc_buckets b ON b.id = m.bucket_id"
         " JOIN doc_contents c ON c.id = m.content_id"
-        " WHERE m.org_id = ? AND m.revision_id = ? ORDER BY m.content_id",
-        p, 2, err);
+        " WHERE m.org_id = ? AND" DOCSTORE_IN_REVISION " ORDER BY m.content_id",
+        p, 3, err);
     if (rc)
         return rc;
     if (!(list = arena_calloc(ctx->arena, rows.count ? rows.count : 1, sizeof(*list))))
@@ -90,6 +90,7 @@ int docstore_members(const struct docstore_ctx *ctx, long long id, struct member
         m->name = store_cell(&rows, i, 7);
         m->abstract = atoi(store_cell(&rows, i, 8));
         m->encrypted = atoi(store_cell(&rows, i, 9));
+        m->from = atoll(store_cell(&rows, i, 10));
     }
     *out = list;
     *count = rows.count;

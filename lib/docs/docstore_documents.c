@@ -79,8 +79,9 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
         buf_adds(sql, " FROM doc_revision_documents m"
                       " JOIN doc_buckets b ON b.id = m.bucket_id"
                       " JOIN doc_contents c ON c.id = m.content_id"
-                      " WHERE m.org_id = ? AND m.revision_id = ?") ||
-        docstore_param(p, STORE_INT(ctx->org_id)) || docstore_param(p, STORE_INT(id));
+                      " WHERE m.org_id = ? AND" DOCSTORE_IN_REVISION) ||
+        docstore_param(p, STORE_INT(ctx->org_id)) || docstore_param(p, STORE_INT(id)) ||
+        docstore_param(p, STORE_INT(id));
     rc = rc || filter_schema(ctx->arena, sql, p, f->schemas, f->schema_count);
     rc = rc || docstore_filter_in(sql, p, "m.name", f->names, f->name_count);
     rc = rc || docstore_filter_in(sql, p, "m.layer", f->layers, f->layer_count);

@@ -185,6 +185,7 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             e->content_id = m->content_id;
             e->since = m->since;
             e->is_new = 0;
+            e->goes_on = 1;
         } else
             *changed = 1;
     }
@@ -207,8 +208,11 @@ void docstore_plan_carried(struct write *w, struct entry *entries, size_t *entry
             /* dropped and not re-posted identically: a deletion or a change */
             continue;
         }
-        entries[(*entry_count)++] = (struct entry){
-            .member = m, .content_id = m->content_id, .bucket_id = m->bucket_id, .since = m->since};
+        entries[(*entry_count)++] = (struct entry){.member = m,
+                                                   .content_id = m->content_id,
+                                                   .bucket_id = m->bucket_id,
+                                                   .since = m->since,
+                                                   .goes_on = 1};
         note_layering(w, m->schema, m->layer, m->name);
     }
 }

@@ -15,6 +15,7 @@
 /* One document of a stored revision. */
 struct member {
     long long content_id, bucket_id, since;
+    long long from; /* the first revision of its row (doc_revision_documents.revision_id) */
     const char *bucket, *schema, *layer, *name;
     const unsigned char *sha; /* 32 bytes */
     int abstract, encrypted;
@@ -23,6 +24,12 @@ struct member {
 };
 
 #define REDACTED "[redacted]"
+
+/* A row of doc_revision_documents holds revisions [revision_id, until_revision): OPEN while the
+ * newest revision holds it. IN_REVISION is the condition on row m that it holds revision ?
+ * (bound twice, both the revision). */
+#define DOCSTORE_OPEN "9223372036854775807"
+#define DOCSTORE_IN_REVISION " m.until_revision > ? AND m.revision_id <= ?"
 
 /* store_query and store_exec with the context's store and arena. */
 int docstore_query(const struct docstore_ctx *ctx, struct store_rows *rows, const char *sql,
@@ -112,7 +119,8 @@ struct entry {
     const struct item *item;     /* the payload's, with doc */
     const struct member *member; /* the previous revision's row, or NULL */
     long long content_id, bucket_id, since;
-    int is_new; /* its content must be stored */
+    int is_new;  /* its content must be stored */
+    int goes_on; /* member's row, unchanged, holds the new revision too: no row written */
 };
 
 struct write {
@@ -184,9 +192,12 @@ int docstore_insert_revision(struct write *w, struct purser_error *err);
 int docstore_finish_revision(struct write *w, const struct entry *carried, size_t n,
                              struct purser_error *err);
 
-/* The rows of the new revision for entries. */
+/* The rows of the new revision for entries (none for those that go on). */
 int docstore_write_members(struct write *w, const struct entry *entries, size_t n,
                            struct purser_error *err);
+
+/* Ends, before the new revision, the rows of the previous one marked drop and not kept. */
+int docstore_close_members(struct write *w, struct purser_error *err);
 
 /* Writes w->out: items' documents (encrypted data never echoed), or the status alone. */
 int docstore_write_answer(struct write *w, struct item *const *items, size_t count,

@@ -83,19 +83,25 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
         return rc;
     if (!(entries = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*entries))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (size_t j = 0; j < w->member_count; j++)
+        w->members[j].drop = 1; /* closed unless a row of the target goes on */
     for (size_t i = 0; i < n; i++) {
-        const struct member *now =
-            docstore_find_member(w, target[i].schema, target[i].layer, target[i].name);
-        entries[i] = (struct entry){
-            .member = &target[i],
-            .content_id = target[i].content_id,
-            .bucket_id = target[i].bucket_id,
-            .since = now && now->content_id == target[i].content_id ? now->since : w->revision};
+        struct member *now = (struct member *)docstore_find_member(w, target[i].schema,
+                                                                   target[i].layer, target[i].name);
+        int same = now && now->content_id == target[i].content_id;
+        entries[i] = (struct entry){.member = &target[i],
+                                    .content_id = target[i].content_id,
+                                    .bucket_id = target[i].bucket_id,
+                                    .since = same ? now->since : w->revision,
+                                    .goes_on = same && now->bucket_id == target[i].bucket_id};
+        if (entries[i].goes_on)
+            now->kept = 1;
     }
     if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
         return rc;
     w->any_payload = 0;
-    if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)))
+    if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)) &&
+        !(rc = docstore_close_members(w, err)))
         rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
     if (!rc)
         rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err);

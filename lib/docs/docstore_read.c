@@ -1,5 +1,6 @@
 /* docstore_read.c: reading the document store: a revision's documents with Deckhand's
- * filters, revisions with their tags and ValidationPolicy status, diffs, tags, validations. */
+ * filters, revisions with their tags and ValidationPolicy status, tags, validations (diffs:
+ * docstore_diff.c). */
 #include "docs/docstore_private.h"
 #include "store/events.h"
 
@@ -124,6 +125,9 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(from), STORE_INT(to)};
     struct store_rows tags = {0}, policies, latest = {0}, failed;
     const char **sorted = NULL;
+    /* the policies' rows whose interval meets [from, to], one answer row per revision */
+    struct store_value vp[] = {STORE_INT(from), STORE_INT(to), STORE_INT(ctx->org_id),
+                               STORE_INT(from), STORE_INT(to)};
     int rc = with_tags
                  ? docstore_query(ctx, &tags,
                                   "SELECT revision_id, tag FROM doc_tags WHERE org_id = ? AND "
@@ -133,11 +137,13 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
     /* unordered: sorting the few rows here spares the server a temporary table */
     if (!rc)
         rc = docstore_query(ctx, &policies,
-                            "SELECT m.revision_id, c.name, c.data FROM doc_revision_documents m "
-                            "JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND "
-                            "m.schema_name LIKE 'deckhand/ValidationPolicy/%' AND m.revision_id "
-                            "BETWEEN ? AND ?",
-                            p, 3, err);
+                            "SELECT r.id, c.name, c.data FROM doc_revision_documents m "
+                            "JOIN doc_contents c ON c.id = m.content_id JOIN doc_revisions r ON "
+                            "r.org_id = m.org_id AND r.id >= m.revision_id AND r.id < "
+                            "m.until_revision AND r.id BETWEEN ? AND ? WHERE m.org_id = ? AND "
+                            "m.schema_name LIKE 'deckhand/ValidationPolicy/%' AND "
+                            "m.until_revision > ? AND m.revision_id <= ?",
+                            vp, 5, err);
     if (!rc && policies.count) {
         /* the latest entries matter only where a policy names validations: between the first
          * and the last revision that has one (without a policy, no query at all) */
@@ -426,81 +432,6 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
         facts_release(&facts);
     }
     return rc ? rc : *out ? 0 : err->code;
-}
-
-/* ---- diff ---- */
-
-/* {bucket: [content ids]} of revision id (empty for 0). */
-static int bucket_contents(const struct docstore_ctx *ctx, long long id, json_t **out,
-                           struct purser_error *err)
-{
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
-    struct store_rows rows;
-    int rc = 0;
-    *out = json_object();
-    if (!*out)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (id == 0)
-        return 0;
-    if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(
-             ctx, &rows,
-             "SELECT b.name, m.content_id FROM doc_revision_documents m JOIN doc_buckets b"
-             " ON b.id = m.bucket_id WHERE m.org_id = ? AND m.revision_id = ?"
-             " ORDER BY b.name, m.content_id",
-             p, 2, err))) {
-        json_decref(*out);
-        *out = NULL;
-        return rc;
-    }
-    for (size_t i = 0; i < rows.count; i++) {
-        json_t *list = json_object_get(*out, store_cell(&rows, i, 0));
-        if (!list) {
-            list = json_array();
-            json_object_set_new(*out, store_cell(&rows, i, 0), list);
-        }
-        json_array_append_new(list, json_integer(atoll(store_cell(&rows, i, 1))));
-    }
-    return 0;
-}
-
-int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
-                  struct purser_error *err)
-{
-    json_t *older = NULL, *newer = NULL, *result;
-    const char *bucket;
-    json_t *contents;
-    int rc;
-
-    *out = NULL;
-    if (a < 0 || b < 0)
-        return purser_error_set(err, PURSER_EINVAL, "revision ids are 0 or more");
-    if (a > b) {
-        long long t = a;
-        a = b;
-        b = t;
-    }
-    if ((rc = bucket_contents(ctx, a, &older, err)) ||
-        (rc = bucket_contents(ctx, b, &newer, err))) {
-        json_decref(older);
-        return rc;
-    }
-    result = json_object();
-    json_object_foreach (newer, bucket, contents) {
-        json_t *before = json_object_get(older, bucket);
-        json_object_set_new(result, bucket,
-                            json_string(!before                        ? "created"
-                                        : json_equal(before, contents) ? "unmodified"
-                                                                       : "modified"));
-    }
-    json_object_foreach (older, bucket, contents) {
-        if (!json_object_get(newer, bucket))
-            json_object_set_new(result, bucket, json_string("deleted"));
-    }
-    json_decref(older);
-    json_decref(newer);
-    *out = result;
-    return result ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
 /* ---- tags ---- */

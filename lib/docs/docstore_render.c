@@ -39,15 +39,15 @@ static const char *str(const json_t *v)
 static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
                               struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id)};
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_INT(id)};
     struct store_rows rows;
     json_error_t jerr;
     if (store_query(ctx->store, ctx->arena, &rows,
                     "SELECT c.schema_name, c.metadata, c.data FROM doc_revision_documents m"
                     " JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND"
                     " m.revision_id < ? AND m.schema_name LIKE 'deckhand/LayeringPolicy/%'"
-                    " ORDER BY m.revision_id DESC LIMIT 1",
-                    p, 2, err) ||
+                    " ORDER BY LEAST(m.until_revision, ?) DESC LIMIT 1",
+                    p, 3, err) ||
         rows.count == 0)
         return NULL;
     return json_pack("{s:s, s:o, s:o}", "schema", store_cell(&rows, 0, 0), "metadata",

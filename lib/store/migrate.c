@@ -63,11 +63,26 @@ static int lock(struct store *store, struct arena *arena, int take, struct purse
     return rc;
 }
 
-static int apply_one(struct store *store, const struct migration *m, struct purser_error *err)
+/* A migration's progress (store_exec_script_notes' note) passed on, with the migration. */
+struct notes {
+    const struct migration *m;
+    migrate_progress_fn progress;
+    void *ctx;
+};
+
+static void on_note(const char *text, void *arg)
+{
+    const struct notes *n = arg;
+    n->progress(n->m, text, n->ctx);
+}
+
+static int apply_one(struct store *store, const struct migration *m, migrate_progress_fn progress,
+                     void *ctx, struct purser_error *err)
 {
     struct store_value params[] = {STORE_INT(m->version), STORE_STR(m->name)};
+    struct notes notes = {m, progress, ctx};
     struct purser_error inner;
-    int rc = store_exec_script(store, m->sql, &inner);
+    int rc = store_exec_script_notes(store, m->sql, progress ? on_note : NULL, &notes, &inner);
     if (rc)
         return purser_error_set(err, rc, "migration %s failed: %s", m->name, inner.message);
     return store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", params,
@@ -75,8 +90,8 @@ static int apply_one(struct store *store, const struct migration *m, struct purs
 }
 
 int migrate_apply(struct store *store, const struct migration *list, size_t count,
-                  void (*progress)(const struct migration *m, void *ctx), void *ctx,
-                  int *applied_out, struct purser_error *err)
+                  migrate_progress_fn progress, void *ctx, int *applied_out,
+                  struct purser_error *err)
 {
     struct arena *arena = arena_new();
     int rc, current = 0, applied = 0, locked = 0;
@@ -96,8 +111,8 @@ int migrate_apply(struct store *store, const struct migration *list, size_t coun
         if (list[i].version <= current)
             continue;
         if (progress)
-            progress(&list[i], ctx);
-        if ((rc = apply_one(store, &list[i], err)))
+            progress(&list[i], NULL, ctx);
+        if ((rc = apply_one(store, &list[i], progress, ctx, err)))
             goto cleanup;
         applied++;
     }

@@ -29,10 +29,14 @@ int migrate_latest(const struct migration *list, size_t count);
 /* The highest version recorded in the database (0 when nothing is applied yet). */
 int migrate_current(struct store *store, int *version_out, struct purser_error *err);
 
+/* A migration's progress: note is NULL as m starts, then each line m reports as it runs (a
+ * result row of its script, such as a long conversion's count). */
+typedef void (*migrate_progress_fn)(const struct migration *m, const char *note, void *ctx);
+
 /* Applies every migration of list newer than the database's, in order. progress (may be
- * NULL) is called before each one. *applied_out (may be NULL) counts those applied. */
+ * NULL) hears of each one. *applied_out (may be NULL) counts those applied. */
 int migrate_apply(struct store *store, const struct migration *list, size_t count,
-                  void (*progress)(const struct migration *m, void *ctx), void *ctx,
-                  int *applied_out, struct purser_error *err);
+                  migrate_progress_fn progress, void *ctx, int *applied_out,
+                  struct purser_error *err);
 
 #endif

@@ -702,6 +702,22 @@ int store_txn(struct store *s, int attempts,
 
 int store_exec_script(struct store *s, const char *sql, struct purser_error *err)
 {
+    return store_exec_script_notes(s, sql, NULL, NULL, err);
+}
+
+/* Hands note the first column of each row of res. */
+static void script_notes(MYSQL_RES *res, void (*note)(const char *text, void *ctx), void *ctx)
+{
+    MYSQL_ROW row;
+    while (note && mysql_num_fields(res) > 0 && (row = mysql_fetch_row(res)))
+        if (row[0])
+            note(row[0], ctx);
+}
+
+int store_exec_script_notes(struct store *s, const char *sql,
+                            void (*note)(const char *text, void *ctx), void *ctx,
+                            struct purser_error *err)
+{
     int rc, status;
     if ((rc = store_connect(s, err)))
         return rc;
@@ -710,8 +726,10 @@ int store_exec_script(struct store *s, const char *sql, struct purser_error *err
     status = mysql_real_query(s->conn, sql, strlen(sql));
     while (!status) {
         MYSQL_RES *res = mysql_store_result(s->conn);
-        if (res)
+        if (res) {
+            script_notes(res, note, ctx);
             mysql_free_result(res);
+        }
         status = mysql_next_result(s->conn);
         if (status < 0) {
             status = 0;

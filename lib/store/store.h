@@ -118,6 +118,12 @@ int store_ping(struct store *store, struct purser_error *err);
 /* Runs a script of several statements with no parameters (migrations only). */
 int store_exec_script(struct store *store, const char *sql, struct purser_error *err);
 
+/* The same; note (may be NULL) gets the first column of each row the script answers, as it
+ * comes (a migration's progress). */
+int store_exec_script_notes(struct store *store, const char *sql,
+                            void (*note)(const char *text, void *ctx), void *ctx,
+                            struct purser_error *err);
+
 /* The parameters the prepared statements a store keeps hold in all. A prepared statement
  * costs its connection memory by its parameters, in mariadbd (about 400 bytes each) and in the
  * client (about 100): a document write's batches of hundreds of rows have thousands, and 64
