@@ -154,13 +154,9 @@ static int bucket_write(struct ctl *ctl, const char *bucket, const json_t *docs,
                                      ? REQUEST("POST", DOCS "/documents", NULL)
                                      : REQUEST("PUT", DOCS "/buckets/{bucket}/documents", bucket);
     struct buf body = BUF_INIT, query = BUF_INIT;
-    struct purser_error err;
-    int rc = yaml_codec_emit(&body, docs, &err) ? ctl_error(CTL_FAILED, "%s", err.message) : 0;
+    int rc = ctl_request_yaml(&request, &body, docs);
     ctl_query_add(&query, "bucket", bucket);
     request.query = append ? query.data : NULL;
-    request.content_type = "application/x-yaml";
-    request.body = body.data;
-    request.body_len = body.len;
     if (!rc)
         rc = ctl_call_json(ctl, &request, out);
     buf_release(&body);

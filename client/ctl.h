@@ -229,6 +229,11 @@ int ctl_newest_revision(struct ctl *ctl, const char **out);
  * CTL_INVALID (printed). */
 int ctl_yaml_text(struct buf *out, const json_t *value);
 
+/* Writes docs (an array: one YAML document each; anything else: one document) into text and
+ * makes it request's body, as application/x-yaml (text must outlive the request). CTL_OK or
+ * CTL_INVALID (printed). */
+int ctl_request_yaml(struct ctl_request *request, struct buf *text, const json_t *docs);
+
 /* A string field's value, or "" when it is absent or not a string (for messages). */
 const char *ctl_text(const json_t *value, const char *path);
 

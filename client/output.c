@@ -296,14 +296,29 @@ int ctl_read_value(json_t **out, const char *path)
     return rc;
 }
 
+static int yaml_stream(struct buf *out, const json_t *docs)
+{
+    struct purser_error err;
+    int rc = docs ? yaml_codec_emit(out, docs, &err) : PURSER_EINTERNAL;
+    return rc ? ctl_error(CTL_INVALID, "cannot write YAML: %s", docs ? err.message : "no memory")
+              : CTL_OK;
+}
+
 int ctl_yaml_text(struct buf *out, const json_t *value)
 {
     json_t *docs = json_pack("[O]", value);
-    struct purser_error err;
-    int rc = docs ? yaml_codec_emit(out, docs, &err) : PURSER_EINTERNAL;
+    int rc = yaml_stream(out, docs);
     json_decref(docs);
-    return rc ? ctl_error(CTL_INVALID, "cannot write YAML: %s", docs ? err.message : "no memory")
-              : CTL_OK;
+    return rc;
+}
+
+int ctl_request_yaml(struct ctl_request *request, struct buf *text, const json_t *docs)
+{
+    int rc = json_is_array(docs) ? yaml_stream(text, docs) : ctl_yaml_text(text, docs);
+    request->content_type = "application/x-yaml";
+    request->body = text->data;
+    request->body_len = text->len;
+    return rc;
 }
 
 const char *ctl_text(const json_t *value, const char *path)

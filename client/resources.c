@@ -385,12 +385,9 @@ static int send_body(struct ctl *ctl, const struct target *t, const char *method
     char *json = NULL;
     int rc = CTL_OK;
 
-    if (kind_is_document_api(t->kind)) {
-        rc = ctl_yaml_text(&text, body);
-        request.content_type = "application/x-yaml";
-        request.body = text.data;
-        request.body_len = text.len;
-    } else if ((json = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY))) {
+    if (kind_is_document_api(t->kind))
+        rc = ctl_request_yaml(&request, &text, body);
+    else if ((json = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY))) {
         request.body = json;
         request.body_len = strlen(json);
     }

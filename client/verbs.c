@@ -27,13 +27,8 @@ static int docs_write(struct ctl *ctl, const char *template, const char *const *
                       const json_t *value, json_t **out)
 {
     struct buf body = BUF_INIT;
-    int rc = value ? ctl_yaml_text(&body, value) : CTL_OK;
     struct ctl_request request = {.method = "POST", .template = template, .values = values};
-    if (value) {
-        request.content_type = "application/x-yaml";
-        request.body = body.data;
-        request.body_len = body.len;
-    }
+    int rc = value ? ctl_request_yaml(&request, &body, value) : CTL_OK;
     if (!rc)
         rc = ctl_call_json(ctl, &request, out);
     buf_release(&body);
