@@ -99,30 +99,29 @@ int principal_get(struct request *req)
     return respond_revision(req, rc, 200, out, revision);
 }
 
-/* PUT: the fields given; If-Match, when sent, must name the current revision. */
-int principal_update(struct request *req)
+/* PUT (the fields given) or, merge, PATCH (a merge patch, RFC 7396, of what GET answers);
+ * If-Match, when sent, must name the current revision. */
+static int principal_write(struct request *req, int merge)
 {
-    struct identity_cond cond = {.if_match = request_header(req, "If-Match")};
+    struct identity_cond cond = {.if_match = request_header(req, "If-Match"), .merge = merge};
     json_t *body, *out = NULL;
-    int rc = request_json(req, &body);
-    if (!rc)
-        rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
-                                       principal_name(req), body, &cond, &out, &req->err);
-    return respond_revision(req, rc, 200, out, cond.revision);
-}
-
-/* PATCH: a merge patch (RFC 7396) of what GET answers. */
-int principal_patch(struct request *req)
-{
-    struct identity_cond cond = {.if_match = request_header(req, "If-Match"), .merge = 1};
-    json_t *body, *out = NULL;
-    int rc = merge_patch_type(req);
+    int rc = merge ? merge_patch_type(req) : 0;
     if (!rc)
         rc = request_json(req, &body);
     if (!rc)
         rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
                                        principal_name(req), body, &cond, &out, &req->err);
     return respond_revision(req, rc, 200, out, cond.revision);
+}
+
+int principal_update(struct request *req)
+{
+    return principal_write(req, 0);
+}
+
+int principal_patch(struct request *req)
+{
+    return principal_write(req, 1);
 }
 
 int principal_delete(struct request *req)
