@@ -213,6 +213,20 @@ static int merged_labels(struct store *store, struct arena *arena, long long pri
     return rc;
 }
 
+/* The batch that writes (op "put") or deletes one token, with its row's condition. */
+static void token_batch(struct identity_row *row, struct identity_batch *batch,
+                        long long principal_id, const char *id, const char *if_match,
+                        const char *op)
+{
+    *row = (struct identity_row){.table = IDENTITY_ROW_TOKEN,
+                                 .key = {STORE_STR(id), STORE_INT(principal_id)},
+                                 .kind = "Token",
+                                 .name = id,
+                                 .if_match = if_match};
+    *batch = (struct identity_batch){
+        .principal_id = principal_id, .kind = "token", .name = id, .op = op, .row = row};
+}
+
 /* A token's PATCH: {active, labels} (labels a merge patch of its labels), as a batch on the
  * revision given, or on the one the labels were merged with. */
 static int token_write(struct store *store, struct arena *arena, long long principal_id,
@@ -221,17 +235,13 @@ static int token_write(struct store *store, struct arena *arena, long long princ
 {
     const json_t *active = json_object_get(body, "active"),
                  *patch = json_object_get(body, "labels");
-    struct identity_row row = {.table = IDENTITY_ROW_TOKEN,
-                               .key = {STORE_STR(id), STORE_INT(principal_id)},
-                               .kind = "Token",
-                               .name = id,
-                               .if_match = if_match};
-    struct identity_batch batch = {
-        .principal_id = principal_id, .kind = "token", .name = id, .op = "put", .row = &row};
+    struct identity_row row;
+    struct identity_batch batch;
     const char *merged_on = NULL;
     char *text = NULL;
     int rc =
         patch ? merged_labels(store, arena, principal_id, id, patch, &text, &merged_on, err) : 0;
+    token_batch(&row, &batch, principal_id, id, if_match, "put");
     if (!if_match)
         row.if_match = merged_on;
     if (!rc && text)
@@ -291,14 +301,10 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
 int identity_token_delete(struct store *store, long long principal_id, const char *id,
                           const char *if_match, struct purser_error *err)
 {
-    struct identity_row row = {.table = IDENTITY_ROW_TOKEN,
-                               .key = {STORE_STR(id), STORE_INT(principal_id)},
-                               .kind = "Token",
-                               .name = id,
-                               .if_match = if_match};
-    struct identity_batch batch = {
-        .principal_id = principal_id, .kind = "token", .name = id, .op = "delete", .row = &row};
+    struct identity_row row;
+    struct identity_batch batch;
     int rc;
+    token_batch(&row, &batch, principal_id, id, if_match, "delete");
     identity_batch_add(&batch,
                        "DELETE FROM api_tokens WHERE id = ? AND principal_id = ? AND (expires_at"
                        " IS NULL OR expires_at > NOW(6))",
