@@ -251,9 +251,10 @@ int cmd_patch(struct ctl *ctl, int argc, char **argv);
 int cmd_delete(struct ctl *ctl, int argc, char **argv);
 /* The i-th kind's plural ("clusters"), each once, or NULL past the last: for the completion. */
 const char *ctl_kind_plural(size_t i);
-/* Calls each with every operation a kind's verb calls ("list cluster"). */
+/* Calls each with every operation a kind's verb calls ("list cluster"), and the query
+ * parameters it may send ("labelSelector filter sort page_size page_token"; NULL: none). */
 void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char *path,
-                                      const char *command),
+                                      const char *command, const char *query),
                          void *ctx);
 
 /* context.c */

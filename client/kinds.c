@@ -209,28 +209,43 @@ const char *ctl_kind_plural(size_t i)
 /* ---- the operations each verb calls (purserctl operations) ------------------------------------
  */
 
+/* The query parameters k's list may send (resources.c, list_query), organization= with all. */
+static const char *list_query_names(const struct kind *k, int all, char *out, size_t size)
+{
+    const char *options = k->options ? k->options : "";
+    snprintf(out, size, "%s%s%s%s%s%s%s", k->selector ? k->selector : "",
+             strstr(options, "filter") ? " filter" : "", strstr(options, "sort") ? " sort" : "",
+             strstr(options, "page-size") ? " page_size" : "",
+             k->paging == PAGE_TOKEN || (k->paging == PAGE_NONE && strstr(options, "page-size"))
+                 ? " page_token"
+                 : "",
+             k->paging == PAGE_SINCE ? " since" : "", all ? " organization" : "");
+    return out + strspn(out, " ");
+}
+
 void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char *path,
-                                      const char *command),
+                                      const char *command, const char *query),
                          void *ctx)
 {
     for (size_t i = 0; i < KIND_COUNT; i++) {
         const struct kind *k = &kinds[i];
-        char command[96];
-#define EACH(verb, method, path, format, noun)                                                     \
+        char command[96], query[160];
+#define EACH(verb, method, path, format, noun, q)                                                  \
     if ((k->verbs & (verb)) && (path)) {                                                           \
         snprintf(command, sizeof(command), format, noun);                                          \
-        each(ctx, method, path, command);                                                          \
+        each(ctx, method, path, command, q);                                                       \
     }
-        EACH(K_LIST, "GET", k->list, "get %s", k->plural);
+        EACH(K_LIST, "GET", k->list, "get %s", k->plural,
+             list_query_names(k, 0, query, sizeof(query)));
         if (kind_all_organizations(k))
             EACH(K_LIST, "GET", kind_all_organizations(k)->list, "get %s --all-organizations",
-                 k->plural);
-        EACH(K_GET, "GET", k->item, "get %s", k->name);
-        EACH(K_CREATE, "POST", k->create, "create %s", k->name);
-        EACH(K_REPLACE, "PUT", k->item, "replace %s", k->name);
-        EACH(K_PATCH, "PATCH", k->item, "patch %s", k->name);
-        EACH(K_DELETE, "DELETE", k->item, "delete %s", k->name);
-        EACH(K_DELETE_ALL, "DELETE", k->list, "delete %s --all", k->plural);
+                 k->plural, list_query_names(k, 1, query, sizeof(query)));
+        EACH(K_GET, "GET", k->item, "get %s", k->name, NULL);
+        EACH(K_CREATE, "POST", k->create, "create %s", k->name, NULL);
+        EACH(K_REPLACE, "PUT", k->item, "replace %s", k->name, NULL);
+        EACH(K_PATCH, "PATCH", k->item, "patch %s", k->name, NULL);
+        EACH(K_DELETE, "DELETE", k->item, "delete %s", k->name, NULL);
+        EACH(K_DELETE_ALL, "DELETE", k->list, "delete %s --all", k->plural, NULL);
 #undef EACH
     }
 }

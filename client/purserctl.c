@@ -272,11 +272,14 @@ struct op_list {
     json_t *rows;
 };
 
-static void op_add(void *ctx, const char *method, const char *path, const char *command)
+static void op_add(void *ctx, const char *method, const char *path, const char *command,
+                   const char *query)
 {
     struct op_list *list = ctx;
-    json_array_append_new(list->rows, json_pack("{s:s, s:s, s:s}", "method", method, "path", path,
-                                                "command", command));
+    json_t *row = json_pack("{s:s, s:s, s:s}", "method", method, "path", path, "command", command);
+    if (query)
+        json_object_set_new(row, "query", json_string(query));
+    json_array_append_new(list->rows, row);
 }
 
 /* Every operation of the table: the commands' own, and the kinds' verbs. */
@@ -292,7 +295,7 @@ static json_t *operations(void)
             char method[16], path[256];
             snprintf(method, sizeof(method), "%.*s", (int)m, p);
             snprintf(path, sizeof(path), "%.*s", (int)(n - m - 1), p + m + 1);
-            op_add(&list, method, path, ctl_commands[i].name);
+            op_add(&list, method, path, ctl_commands[i].name, NULL);
             p += n + (p[n] == ';');
         }
     }

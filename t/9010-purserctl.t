@@ -3,7 +3,8 @@
 # It holds, in this order:
 #   - coverage: `purserctl operations -o json` against GET /docs, both ways (every operation of
 #     /docs has a command, every operation purserctl lists is in /docs, every row names a
-#     command of the table), --help of every command, --version, the bash completion;
+#     command of the table, every query parameter a kind's list may send is one /docs declares
+#     for it), --help of every command, --version, the bash completion;
 #   - contexts: login with the stack's token and with the admin's Chef key (both then read
 #     the same clusters, so the server accepts purserctl's signing), a wrong key refused at
 #     login, config get-contexts/use-context/current-context/delete-context, the PURSER_*
@@ -275,6 +276,14 @@ for my $c (@commands) {
     like $out, qr/^example:\n\s+purserctl /m, "  and an example: of $c";
 }
 
+# A local $ref of /docs ("#/components/parameters/page_size") resolved.
+sub resolve_ref {
+    my ($docs, $ref) = @_;
+    my $node = $docs;
+    $node = $node->{$_} for grep { length && $_ ne '#' } split m{/}, $ref;
+    return $node;
+}
+
 subtest 'purserctl operations against GET /docs' => sub {
     my ($code, $out, $err) = ctl('operations', '-o', 'json');
     exit_is($code, 0, 'purserctl operations -o json: exit 0');
@@ -311,6 +320,23 @@ subtest 'purserctl operations against GET /docs' => sub {
     my @stale = sort grep { !$in_docs{$_} } keys %listed;
     is scalar(@stale), 0, 'every operation purserctl lists is in GET /docs (no stale rows)'
         or diag "listed by purserctl, not in /docs:\n  " . join "\n  ", map { "$_ ($listed{$_})" } @stale;
+    # A kind's list row names the query parameters it may send (client/kinds.c, from the
+    # kind's selector, options and paging): each must be one /docs declares for that operation.
+    my @undeclared;
+    for my $op (grep { defined $_->{query} } @$ops) {
+        my ($path) = grep { $norm->('GET', $_) eq $norm->($op->{method}, $op->{path}) } keys %{ $docs->{paths} };
+        ($path) = grep { $norm->('GET', $_) eq $norm->($op->{method}, "/organizations/{org}$op->{path}") } keys %{ $docs->{paths} }
+            if !$path;
+        next unless $path;
+        my $item = $docs->{paths}{$path};
+        my %declared = map { $_->{in} eq 'query' ? ($_->{name} => 1) : () }
+            map { $_->{'$ref'} ? resolve_ref($docs, $_->{'$ref'}) : $_ }
+            @{ $item->{parameters} // [] }, @{ $item->{ lc $op->{method} }{parameters} // [] };
+        push @undeclared, map { "$op->{method} $op->{path}: $_" } grep { !$declared{$_} } split ' ', $op->{query};
+    }
+    ok scalar(grep { defined $_->{query} } @$ops) >= 8, '  the kinds\' lists name their query parameters';
+    is scalar(@undeclared), 0, '  every query parameter a list may send is one GET /docs declares for it'
+        or diag join "\n  ", @undeclared;
     is scalar(@not_a_command), 0, "every row's command is a command of the table (`purserctl COMMAND`)"
         or diag scalar(@not_a_command) . " rows name no command, e.g.:\n  " . join "\n  ", @not_a_command[0 .. ($#not_a_command < 9 ? $#not_a_command : 9)];
     ($code, $out) = ctl('operations');
