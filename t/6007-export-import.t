@@ -49,12 +49,13 @@ sub table_counts {
 my $src = 'exsrc';
 ok_call('org', 'POST', '/organizations', { name => $src, full_name => 'Export Source' });
 my $base = "/organizations/$src";
-ok_call('user', 'POST', '/users', { username => 'exuser', display_name => 'Ex User', email => 'ex@example.com' });
+ok_call('user', 'POST', '/users', { username => 'exuser', display_name => 'Ex User', email => 'ex@example.com', sub_kind => 'contractor', expires => '2099-01-02T03:04:05Z' });
 ok_call('key', 'POST', '/users/exuser/keys', { name => 'laptop', create_key => JSON::PP::true(), expiration_date => 'infinity' });
 ok_call('member', 'POST', "$base/users", { username => 'exuser', roles => ['operator'] });
 ok_call('member', 'POST', "$base/users", { username => 'admin', roles => ['admin'] });
 my $client = ok_call('client', 'POST', "$base/clients", { name => 'exclient' });
 my $client_private = $client->{chef_key}{private_key} // $client->{private_key} // '';
+ok_call('client', 'POST', "$base/clients", { name => 'exbot', sub_kind => 'ci-runner', expires => '2098-05-06T07:08:09Z' });
 sub lock_for {
     my ($name, $rev) = @_;
     return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],
@@ -137,7 +138,7 @@ is_deeply \@kinds, [ sort { $order{$a} <=> $order{$b} } @kinds ], '  in dependen
 is $docs[0]{metadata}{name}, $src, '  the organization first';
 my %count;
 $count{$_}++ for @kinds;
-is_deeply \%count, { Organization => 1, Member => 2, Client => 1, PolicyRevision => 3, PolicyGroup => 2,
+is_deeply \%count, { Organization => 1, Member => 2, Client => 2, PolicyRevision => 3, PolicyGroup => 2,
                      Node => 1, CookbookArtifact => 1, DocumentBucket => 2, RevisionTag => 1, Validation => 1,
                      Cluster => 2 }, '  every resource once (the validator client left out)';
 ok !grep({ ($_->{version} // '') ne 'v1' || !defined $_->{metadata}{name} } @docs), '  each in the envelope';
@@ -145,7 +146,11 @@ my ($member) = grep { $_->{kind} eq 'Member' && $_->{metadata}{name} eq 'exuser'
 is_deeply $member->{spec}{roles}, ['operator'], '  a member with her roles';
 like $member->{spec}{user}{keys}[0]{public_key}, qr/BEGIN PUBLIC KEY/, '  and her public key';
 is_deeply [ map { $_->{name} } @{ $member->{spec}{user}{keys} } ], [ 'default', 'laptop' ], '  every one of her keys, by name';
-my ($exported_client) = grep { $_->{kind} eq 'Client' } @docs;
+my ($exported_client) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'exclient' } @docs;
+my ($bot) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'exbot' } @docs;
+is_deeply [ @{ $bot->{spec} }{qw(sub_kind expires)} ], [ 'ci-runner', '2098-05-06T07:08:09Z' ], '  a client with its sub_kind and expiry';
+is_deeply [ @{ $member->{spec}{user} }{qw(sub_kind expires)} ], [ 'contractor', '2099-01-02T03:04:05Z' ], '  a member\'s user with hers';
+ok !exists $exported_client->{spec}{sub_kind} && !exists $exported_client->{spec}{expires}, '  neither when not set';
 is_deeply [ map { $_->{name} } @{ $exported_client->{spec}{keys} } ], ['default'], '  a client with its own key, not a member\'s';
 my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
 is scalar(keys %{ $artifact->{spec}{files} }), 2, '  an artifact with its files';
@@ -209,6 +214,8 @@ is $ir->{status}, 409, 'into an organization that is not empty: 409';
 is $ir->{status}, 201, 'importing the full export into an empty organization: 201'
     or diag $ir->{content};
 is $id->{imported}{PolicyRevision}, 3, '  counting what it wrote';
+is sql1("SELECT CONCAT(sub_kind, ' ', expires_at) FROM principals WHERE name = 'exbot' AND org_id = (SELECT id FROM organizations WHERE name = 'exdst')"),
+    'ci-runner 2098-05-06 07:08:09.000000', '  the client made with its sub_kind and expiry';
 $r = export_of('exdst', 'secrets=true');
 (my $expected = $full) =~ s/\b$src\b/exdst/g;
 my $again = $r->{content};

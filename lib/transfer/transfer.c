@@ -432,8 +432,10 @@ static int import_member(struct import *im, const json_t *doc, const char *name,
 static int import_client(struct import *im, const json_t *doc, const char *name, const json_t *spec,
                          json_t **out, struct purser_error *err)
 {
-    json_t *profile = json_pack("{s:O?, s:O?}", "validator", json_object_get(spec, "validator"),
-                                "labels", json_object_get(spec, "labels"));
+    json_t *profile =
+        json_pack("{s:O?, s:O?, s:O*, s:O*}", "validator", json_object_get(spec, "validator"),
+                  "labels", json_object_get(spec, "labels"), "sub_kind",
+                  json_object_get(spec, "sub_kind"), "expires", json_object_get(spec, "expires"));
     int rc;
     (void)doc;
     (void)out;
