@@ -9,6 +9,7 @@
 #     the same clusters, so the server accepts purserctl's signing), a wrong key refused at
 #     login, config get-contexts/use-context/current-context/delete-context, the PURSER_*
 #     variables over the contexts file, a missing context, no context at all, mode 600;
+#   - watch resumes across nginx going away and back (no event lost or shown twice);
 #   - get (every kind), describe, create, replace, patch and delete against the real stack,
 #     each result read back through the API;
 #   - output forms: -o json is the API's JSON, -o yaml parses back to it, -o name, the
@@ -1247,6 +1248,31 @@ subtest 'watch' => sub {
     ($code, $out, $err) = ctl('watch', '--since', 0, '--kinds', 'organization', '--timeout', '1');
     exit_is($code, 0, 'watch --since 0: exit 0');
     like $out, qr/\b\Q$org\E\b/, '  the past events first';
+};
+
+subtest 'watch across a disconnect' => sub {
+    my @events = all_events();
+    my $since = @events ? $events[-1]{seq} : 0;
+    my $run = spawn('watch', '--since', $since, '--kinds', 'cluster', '--timeout', '20');
+    sleep 1.5;
+    $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-before-cut' }, spec => {} });
+    sleep 1;
+    # nginx goes away under the watch's long poll; the watch retries while it is down
+    my $nginx = $s->pidfile('nginx');
+    ok $nginx && kill('TERM', $nginx), '  nginx stopped under the watch';
+    my $gone = time + 10;
+    Time::HiRes::sleep(0.1) while kill(0, $nginx) && time < $gone;
+    sleep 2.5;
+    ok $s->start, '  and started again on the same port';
+    # made while the watch is between tries: it must come from the feed's since, not be lost
+    $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-after-cut' }, spec => {} });
+    my ($code, $out, $err) = finish_run($run, 60);
+    exit_is($code, 0, 'watch --timeout 20 across nginx going away and back: exit 0');
+    like $out, qr/c-ctl-before-cut/, '  the event before the cut';
+    like $out, qr/c-ctl-after-cut/, '  and the one made while it was cut off';
+    my $seen = () = $out =~ /c-ctl-before-cut/g;
+    is $seen, 1, '  each once (resumed after the last seq it printed)';
+    like $err, qr/resuming after seq \d+/, '  saying where it resumes';
 };
 
 subtest 'export' => sub {
