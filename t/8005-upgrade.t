@@ -104,10 +104,6 @@ my $t_stopped = time;
     print $fh $yaml;
     close $fh;
 }
-($rc, $out) = run_out("'$build/purser' -c '$conf' migrate");
-my $t_migrated = time;
-is $rc, 0, "this build's purser migrate, while the client reads and writes" or diag $out;
-note "migrate:\n$out";
 my $fcgi = fork // die;
 if (!$fcgi) {
     open STDIN, '<', '/dev/null';
@@ -120,6 +116,22 @@ if (!$fcgi) {
 open my $pidfh, '>', "$dir/run/purser-fcgi.pid" or die;
 print $pidfh "$fcgi\n";
 close $pidfh;
+# started before the migrations (an operator's order, or a restart): it serves nothing on a
+# schema that is not its own
+my ($gated, $deep_early);
+for (1 .. 100) {
+    $deep_early = $s->get('/healthz/deep');
+    ($gated) = $s->call('GET', '/organizations/up1/nodes/web1');
+    last if $gated->{status} == 503 && $deep_early->{status} == 503 && $deep_early->{content} =~ /schema/;
+    sleep 0.1;
+}
+is $gated->{status}, 503, "this build's purser-fcgi, on the previous schema: 503" or diag $gated->{content};
+ok $gated->{headers}{'retry-after'}, '  with Retry-After';
+like $gated->{content}, qr/schema is at version $schema_before and this purser-fcgi needs \d+: an upgrade is under way/, '  saying why';
+($rc, $out) = run_out("'$build/purser' -c '$conf' migrate");
+my $t_migrated = time;
+is $rc, 0, "this build's purser migrate, while the client reads and writes and the new purser-fcgi waits" or diag $out;
+note "migrate:\n$out";
 my $deep;
 for (1 .. 300) {
     $deep = $s->get('/healthz/deep');
@@ -128,7 +140,7 @@ for (1 .. 300) {
 }
 my $t_up = time;
 is $deep->{status}, 200, "this build's purser-fcgi serves, its schema current" or diag $deep->{content};
-sleep 2;
+sleep 3;
 open my $stop, '>', "$tmp/stop" or die;
 close $stop;
 waitpid $writer, 0;
@@ -144,10 +156,10 @@ for (split /\n/, slurp($log)) {
 }
 ok @all > 30, scalar(@all) . ' requests made over the upgrade';
 is_deeply \@bad, [], '  each answered 200/201, or 503 with Retry-After' or diag join "\n", grep { defined } @bad[0 .. 9];
-my @after = grep { $_->[0] > $t_up } @all;
-ok @after && !grep({ $_->[1] !~ /^20[01]$/ } @after), '  and all of them after it (' . scalar(@after) . ')' or diag join "\n", map { "@$_" } grep { $_->[1] !~ /^20[01]$/ } @after;
+my @after = grep { $_->[0] > $t_up + 1 } @all; # (each worker reads the schema's version once a second)
+ok @after && !grep({ $_->[1] !~ /^20[01]$/ } @after), '  and all of them from a second after it (' . scalar(@after) . ')' or diag join "\n", map { "@$_" } grep { $_->[1] !~ /^20[01]$/ } @after;
 my $summary = join ', ', map { "$_: $during{$_}" } sort keys %during;
-note sprintf 'upgrade %.2fs (stop %.2fs, migrate %.2fs, start %.2fs); during it: %s',
+note sprintf 'upgrade %.2fs (stop %.2fs, start and migrate %.2fs, serving %.2fs after); during it: %s',
     $t_up - $t0, $t_stopped - $t0, $t_migrated - $t_stopped, $t_up - $t_migrated, $summary || 'no request';
 diag sprintf 'upgrade from %s took %.2fs; the client was answered %s', $from, $t_up - $t0, $summary || 'nothing';
 
