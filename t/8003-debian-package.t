@@ -232,6 +232,31 @@ for my $name (qw(nginx purser-fcgi)) {
 system('rm', '-rf', $rundir);
 $made_rundir = 0;
 
+# --- an upgrade of the package: what the operator changed and made stays ---
+{
+    my $keyring = slurp('/etc/purser/keyring');
+    my $changelog = slurp("$src/debian/changelog");
+    my ($version) = $changelog =~ /^purser \(([^)]+)\)/ or die;
+    my $next = "$version+upgrade1";
+    open my $fh, '>', "$src/debian/changelog" or die;
+    print $fh "purser ($next) unstable; urgency=medium\n\n  * t/8003: a newer version to upgrade to.\n\n"
+        . " -- t8003 <t8003\@example.invalid>  Thu, 01 Jan 2026 00:00:00 +0000\n\n$changelog";
+    close $fh;
+    ($rc, $out) = run_out("cd '$src' && dpkg-buildpackage -us -uc -b");
+    is $rc, 0, "a newer version ($next) builds" or diag substr($out, -3000);
+    my ($newer) = glob "$tmp/src/purser_${next}_*.deb";
+    ($rc, $out) = run_out("$apt install --no-install-recommends '$newer'");
+    is $rc, 0, '  apt-get install of it over the installed one' or diag $out;
+    is `dpkg-query -W -f='\${Version}' purser`, $next, '  installed';
+    like slurp('/etc/purser/purser.yaml'), qr{\Q$tmp\E/run/mariadb\.sock}, '  the edited configuration (a conffile) kept';
+    is owner('/etc/purser/purser.yaml'), 'root:purser 640', '  with its owner and mode';
+    is slurp('/etc/purser/keyring'), $keyring, '  the keyring kept as it was';
+    is owner('/etc/purser/keyring'), 'purser:purser 600', '  with its owner and mode';
+    is owner('/etc/purser/db-password'), 'root:purser 640', '  the database password too';
+    ($rc, $out) = run_out(@as_unit, qw(purser migrate));
+    like $out, qr/\(0 applied\)/, '  the schema current: nothing to migrate' or diag $out;
+}
+
 # --- remove: the programs go, what the operator made stays ---
 ($rc, $out) = run_out("$apt remove purser");
 is $rc, 0, 'apt-get remove purser' or diag $out;
