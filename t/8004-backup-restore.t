@@ -13,6 +13,7 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use File::Temp qw(tempdir);
 use POSIX ();
+use MIME::Base64 ();
 use Time::HiRes qw(time sleep);
 use PurserStack;
 use PurserFill;
@@ -95,6 +96,16 @@ is slurp("$b->{dir}/secrets/keyring") ne slurp("$tmp/keyring.copy"), 1, '  and i
 
 $b->stop;
 system("'" . PurserStack::tool() . "' start-db '$b->{dir}' > /dev/null") == 0 or die;
+# a keyring that gained a slot since the backup (purser add-key) still opens it
+{
+    open my $fh, '>', "$tmp/keyring.more" or die;
+    print $fh slurp("$tmp/keyring.copy"), "2 ", MIME::Base64::encode_base64(join('', map { chr int rand 256 } 1 .. 32), ''), "\n";
+    close $fh;
+    chmod 0600, "$tmp/keyring.more";
+    ($rc, $out) = run_out("'$purser' -c '$conf_b' restore '$tmp/purser.sql' --replace --keyring '$tmp/keyring.more'");
+    is $rc, 0, 'restore with the backup\'s keyring and a newer slot: accepted' or diag $out;
+    like slurp("$b->{dir}/secrets/keyring"), qr/^2 /m, '  that keyring in place';
+}
 $t0 = time;
 ($rc, $out) = run_out("'$purser' -c '$conf_b' restore '$tmp/purser.sql' --replace --keyring '$tmp/keyring.copy'");
 my $restore_seconds = time - $t0;
