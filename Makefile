@@ -40,7 +40,7 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 
 STATE ?= var
 
-.PHONY: all deps ready build run stop test clean install install-files fuzz fuzz-build style format
+.PHONY: all deps ready build run stop test clean install install-files install-owner fuzz fuzz-build style format
 .SECONDARY:
 all: build
 
@@ -91,7 +91,7 @@ $(BUILD)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DROUTES_TABLE_ONLY -c -o $@ $<
 
-$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_backup.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -157,8 +157,12 @@ SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 KEEP = install_keep() { if [ -e "$$3" ]; then echo "install: keeping $$3"; \
                         else install -m "$$1" "$$2" "$$3"; fi; }; install_keep
 
-install: ready
+# install builds the programs only, after the runtime and build packages (tools/deps --build:
+# none of the test or benchmark tools), then sets the owner of what purser-fcgi reads.
+install:
+	@$(DEPS) --build
 	@$(MAKE) --no-print-directory install-files
+	@$(MAKE) --no-print-directory install-owner
 
 install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SHAREDIR)/policies \
@@ -174,6 +178,8 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	chmod -R u=rwX,go=rX $(DESTDIR)$(SHAREDIR)/admin
 	install -m 644 policies/default.yaml $(DESTDIR)$(SHAREDIR)/policies/default.yaml
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -d $(DESTDIR)$(SHAREDIR)/sql
+	install -m 644 $(SQL) $(DESTDIR)$(SHAREDIR)/sql/
 	$(SUBST) dist/purser.yaml.in > $(DESTDIR)$(DOCDIR)/examples/purser.yaml
 	$(SUBST) nginx/purser-site.conf.in > $(DESTDIR)$(DOCDIR)/examples/nginx-site.conf
 	$(SUBST) dist/purser-fcgi.service.in > $(DESTDIR)$(UNITDIR)/purser-fcgi.service
@@ -185,6 +191,26 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	@$(KEEP) 644 policies/default.yaml $(DESTDIR)$(SYSCONFDIR)/purser/policy.yaml
 	@$(KEEP) 644 $(DESTDIR)$(DOCDIR)/examples/nginx-site.conf $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available/purser
 	@echo "installed under $(DESTDIR)$(PREFIX) and $(DESTDIR)$(SYSCONFDIR); next: README, Production"
+
+# The user purser-fcgi runs as, and the group that lets it read the configuration (root:purser
+# 640: purser reads it, only root changes it); the keyring and db-password when there. Done on
+# the host itself only (no DESTDIR: a package's maintainer script does it, debian/purser.postinst).
+install-owner:
+	@if [ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ]; then \
+	  echo "install: as root on the host: systemd-sysusers $(SYSUSERSDIR)/purser.conf;" \
+	       "chown root:purser $(SYSCONFDIR)/purser/purser.yaml"; \
+	else \
+	  if ! getent passwd purser > /dev/null; then \
+	    if command -v systemd-sysusers > /dev/null; then systemd-sysusers $(SYSUSERSDIR)/purser.conf; \
+	    else adduser --system --group --home /var/lib/purser --no-create-home purser; fi; \
+	  fi; \
+	  chown root:purser $(SYSCONFDIR)/purser/purser.yaml && chmod 640 $(SYSCONFDIR)/purser/purser.yaml; \
+	  if [ -e $(SYSCONFDIR)/purser/db-password ]; then \
+	    chown root:purser $(SYSCONFDIR)/purser/db-password && chmod 640 $(SYSCONFDIR)/purser/db-password; fi; \
+	  if [ -e $(SYSCONFDIR)/purser/keyring ]; then \
+	    chown purser:purser $(SYSCONFDIR)/purser/keyring && chmod 600 $(SYSCONFDIR)/purser/keyring; fi; \
+	  echo "install: $(SYSCONFDIR)/purser/purser.yaml root:purser 640"; \
+	fi
 
 # libFuzzer targets (t/fuzz/*.c, seeds in t/fuzz/corpus/<target>/): the library built again
 # by clang with libFuzzer, AddressSanitizer and UBSan in build/fuzz. `make fuzz` fuzzes each

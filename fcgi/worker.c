@@ -6,6 +6,7 @@
 #include "codec/yaml_codec.h"
 #include "docs/render.h"
 #include "store/events.h"
+#include "store/migrate.h"
 
 #include "auth.h"
 #include "base/arena.h"
@@ -13,6 +14,7 @@
 #include "base/json_pool.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "handlers.h"
 #include "request.h"
 #include "router.h"
 
@@ -37,6 +39,8 @@ struct worker {
     int listen_fd;
     unsigned long served;
     long long auth_changes; /* METRIC_AUTH_CHANGES when the auth cache was last emptied */
+    double schema_checked;  /* when the schema's version was last read (now_ms) */
+    int schema_version;     /* what it was then; -1 before the first read */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -173,6 +177,34 @@ static void auth_changes_seen(struct worker *w)
     }
 }
 
+/* A worker serves only on the schema its build was made for (README "Upgrade"): older, the
+ * migrations have not run yet; newer, a newer version's did. Otherwise every request but the
+ * health checks and the metrics is refused with 503 and Retry-After, which clients retry. The
+ * version is read again at most once a second, so an upgrade's end is seen within a second. A
+ * database that cannot be reached is left to the request, which answers for it. */
+static int schema_gate(struct worker *w, struct request *req)
+{
+    int expected = migrate_latest(purser_migrations, purser_migration_count), version = 0;
+    double now = now_ms();
+    struct purser_error err;
+
+    if (req->route->handler == health_live || req->route->handler == health_deep ||
+        req->route->handler == metrics_answer)
+        return 0;
+    if (w->schema_version < 0 || now - w->schema_checked >= 1000.0) {
+        if (migrate_current(w->svc.store, &version, &err))
+            return 0;
+        w->schema_version = version;
+        w->schema_checked = now;
+    }
+    if (w->schema_version == expected)
+        return 0;
+    return purser_error_set(&req->err, PURSER_EUNAVAIL,
+                            "the database schema is at version %d and this purser-fcgi needs %d: "
+                            "an upgrade is under way (purser migrate)",
+                            w->schema_version, expected);
+}
+
 /* Serves one request; returns its arena, which the caller frees once the answer is sent
  * (tearing down a large request's memory need not delay its answer), or NULL. *heavy is set
  * for a write or a refusal: what may have built and freed a large structure. */
@@ -200,6 +232,8 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         rc = check_length(&req, (size_t)w->svc.config->max_body_bytes);
     if (!rc)
         rc = router_match(&req);
+    if (!rc)
+        rc = schema_gate(w, &req);
     if (!rc)
         rc = auth_api_version(&req);
     if (!rc)
@@ -282,7 +316,8 @@ static int accept_request(FCGX_Request *fcgx)
 
 int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy, int listen_fd)
 {
-    struct worker w = {.svc.config = cfg, .svc.policy = policy, .listen_fd = listen_fd};
+    struct worker w = {
+        .svc.config = cfg, .svc.policy = policy, .listen_fd = listen_fd, .schema_version = -1};
     struct purser_error err;
     FCGX_Request fcgx;
     int epoll_fd = -1, status = 1;

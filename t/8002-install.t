@@ -45,6 +45,23 @@ ok -f "$etc/purser/policy.yaml", 'the policy in etc/purser';
 ok -f "$prefix/share/doc/purser/examples/purser.yaml", 'an example configuration in share/doc/purser/examples';
 ok -f "$etc/sysusers.d/purser.conf", 'the user, for systemd-sysusers';
 
+# the owner: the unit runs as purser, which must read the configuration (root may change it)
+SKIP: {
+    skip 'install-owner needs root', 4 if $> != 0;
+    system('touch', "$etc/purser/keyring") == 0 or die;
+    ($rc, $out) = run_out('make', '-s', '-C', $root, 'install-owner', "SYSCONFDIR=$etc", "SYSUSERSDIR=$etc/sysusers.d");
+    is $rc, 0, 'make install-owner (the user purser, the configuration\'s group)' or diag $out;
+    my ($uid, $gid) = (getpwnam('purser'))[2, 3];
+    ok defined $uid, '  the user purser exists';
+    is_deeply [(stat "$etc/purser/purser.yaml")[4, 5], mode("$etc/purser/purser.yaml")], [0, $gid, '640'],
+        '  purser.yaml root:purser 640: purser reads it';
+    is_deeply [(stat "$etc/purser/keyring")[4, 5], mode("$etc/purser/keyring")], [$uid, $gid, '600'],
+        '  the keyring purser:purser 600';
+    unlink "$etc/purser/keyring";
+}
+($rc, $out) = run_out('make', '-s', '-C', $root, 'install-owner', "DESTDIR=$tmp/dest", "SYSCONFDIR=$etc");
+like $out, qr/as root on the host: systemd-sysusers/, 'with DESTDIR, install-owner says what to do on the host';
+
 # what an operator edited stays
 open my $fh, '>>', "$etc/purser/purser.yaml" or die;
 print $fh "# edited by the operator\n";

@@ -13,6 +13,7 @@
 #include "transfer/transfer.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
 #include "../fcgi/router.h"
+#include "purser_backup.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -57,6 +58,11 @@ static void usage(FILE *out)
             "                       written with mode 600; --secrets: encrypted data too)\n"
             "  import ORG FILE      write an export into the empty organization ORG, all or\n"
             "                       nothing\n"
+            "  backup -o FILE [--keyring FILE]\n"
+            "                       a consistent copy of the database while it serves\n"
+            "                       (mariadb-dump); the keyring only to --keyring's FILE\n"
+            "  restore FILE [--keyring FILE] [--replace]\n"
+            "                       load a backup, put its keyring in place, migrate\n"
             "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -678,9 +684,9 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
 
 /* The commands main knows, so that an unknown one is said before a configuration is read. */
 static const char *const commands[] = {
-    "migrate",     "check-config", "config-defaults", "create-org",   "create-user",
-    "gc-policies", "gc-events",    "add-member",      "init-keyring", "add-key",
-    "remove-key",  "export",       "import",          "rotate-keys",
+    "migrate",   "check-config", "config-defaults", "create-org", "create-user", "gc-policies",
+    "gc-events", "add-member",   "init-keyring",    "add-key",    "remove-key",  "export",
+    "import",    "rotate-keys",  "backup",          "restore",
 };
 
 static int command_known(const char *name)
@@ -774,6 +780,8 @@ int main(int argc, char **argv)
         rc = cmd_transfer(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "rotate-keys") == 0)
         rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
+    else if (strcmp(command, "backup") == 0 || strcmp(command, "restore") == 0)
+        rc = (command[0] == 'b' ? cmd_backup : cmd_restore)(&cfg, argc - optind, argv + optind);
     else /* command_known() and this chain name the same commands */
         rc = 2;
     config_release(&cfg);

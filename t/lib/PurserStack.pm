@@ -85,12 +85,27 @@ sub start {
     $self->{start_output} = $out;
     return 0 if $?;
     $self->{stopped} = 0;
+    return $self->read_env;
+}
+
+# The stack's settings (stack.env) and an HTTPS client that trusts its certificate.
+sub read_env {
+    my ($self) = @_;
     open my $fh, '<', "$self->{dir}/stack.env" or return 0;
     while (<$fh>) { $self->{env}{$1} = $2 if /^(?:export )?(\w+)=(.*)$/ }
     $self->{http} = HTTP::Tiny->new(
         verify_SSL => 1, SSL_options => { SSL_ca_file => $self->{env}{PURSER_CA} },
         max_redirect => 0, timeout => 60, keep_alive => 0);
     return 1;
+}
+
+# attach(DIR): a stack another program started in DIR (t/8005: the previous release's own
+# tools/stack), talked to as any other; its starter stops it, not this module.
+sub attach {
+    my ($class, $dir) = @_;
+    my $self = bless { dir => $dir, opt => {}, pid => $$, stopped => 1 }, $class;
+    $self->read_env or die "no stack in $dir\n";
+    return $self;
 }
 
 # stop: stops the stack; in_end is set when called from END, where no test can be added.
