@@ -259,8 +259,11 @@ const struct route routes[] = {
      H(artifacts_delete), CHEF, "Delete an artifact", .answer = "AnyObject"},
 
     /* nodes */
-    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes",
-     .answer = "NameToUri"},
+    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF,
+     "List nodes: Chef's {name: uri}, or with page_size, page_token or sort pages of node "
+     "summaries (policy, group, the revision it points at, platform, address, ohai_time) with "
+     "a total; filter (name, policy_name, policy_group; == or !=, '*' any text) narrows either",
+     .answer = "NameToUriOrNodePage", .query = "page_size page_token filter sort"},
     {"POST", "/organizations/{org}/nodes", "create_node", H(nodes_create), CHEF,
      "Create a node (its creator may change it under the node role)", .body = "Node",
      .answer = "Uri", .status = "201"},
