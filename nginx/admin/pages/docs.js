@@ -3,7 +3,7 @@
 // document API answers JSON when asked (Accept), YAML otherwise. Encrypted documents are read
 // redacted (cleartext-secrets=false), marked, and read in clear one at a time, on a click.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, pre, when, failure } from '../dom.js';
+import { h, table, grid, link, pre, when, failure } from '../dom.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
 
@@ -23,13 +23,15 @@ export async function revisions(ctx) {
   } }, h('label', { for: 'diff-a' }, 'Diff revision'), h('input', { id: 'diff-a', name: 'a', size: 4, required: true, inputmode: 'numeric' }),
     h('label', { for: 'diff-b' }, 'with'), h('input', { id: 'diff-b', name: 'b', size: 4, required: true, inputmode: 'numeric' }),
     h('button', { type: 'submit' }, 'Compare'));
-  ctx.show(h('h1', {}, 'Document revisions'), pick, paged([
-    { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
-    { title: 'Created', cell: r => when(r.createdAt) },
-    { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
-    { title: 'Tags', cell: r => (r.tags || []).join(', ') },
-    { title: 'Validations', cell: r => validations(r) },
-  ], rows, `${rows.length} revisions, newest first`));
+  ctx.show(h('h1', {}, 'Document revisions'), pick, grid(ctx, { noun: 'revisions', rows, sort: '-id',
+    filter: { label: 'Filter by bucket, tag or status' }, text: r => `${(r.buckets || []).join(' ')} ${(r.tags || []).join(' ')} ${validations(r)}`,
+    columns: [
+      { title: 'Revision', sort: 'id', value: r => r.id, cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
+      { title: 'Created', sort: 'created', value: r => r.createdAt, cell: r => when(r.createdAt) },
+      { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
+      { title: 'Tags', cell: r => (r.tags || []).join(', ') },
+      { title: 'Validations', cell: r => validations(r) },
+    ] }));
 }
 
 export async function revisionPage(ctx) {
@@ -57,14 +59,18 @@ export async function revisionPage(ctx) {
   params.set('cleartext-secrets', 'false');
   const docs = await api('GET', `${path}?${params}`);
   const list = Array.isArray(docs) ? docs : [];
-  ctx.show(title, back, filters, paged([
-      { title: 'Schema', cell: d => d.schema || '' },
-      { title: 'Name', cell: d => [(d.metadata || {}).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
-      { title: 'Layer', cell: d => ((d.metadata || {}).layeringDefinition || {}).layer || '' },
-      { title: 'Bucket', cell: d => (d.status || {}).bucket || '' },
+  const meta = d => d.metadata || {};
+  const list_ = grid(ctx, { noun: 'documents', rows: list, pageSize: 50, sort: '', filter: { label: 'Filter these by name' },
+    text: d => `${meta(d).name || ''} ${d.schema || ''}`, columns: [
+      { title: 'Schema', sort: 'schema', value: d => d.schema, cell: d => d.schema || '' },
+      { title: 'Name', sort: 'name', value: d => meta(d).name, cell: d => [meta(d).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
+      { title: 'Layer', sort: 'layer', value: d => (meta(d).layeringDefinition || {}).layer, cell: d => (meta(d).layeringDefinition || {}).layer || '' },
+      { title: 'Bucket', sort: 'bucket', value: d => (d.status || {}).bucket, cell: d => (d.status || {}).bucket || '' },
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
         : h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
-    ], list, `${list.length} documents`, 50));
+    ] });
+  ctx.show(title, back, filters, list_);
+  await list_.ready;
 }
 
 const encrypted = d => (d.metadata || {}).storagePolicy === 'encrypted';

@@ -1,7 +1,7 @@
 // policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
 // groups with what they point at, the diff of a policy between two groups, promotion, nodes.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filtered, confirmDialog, failure, pre, spinner, when } from '../dom.js';
+import { h, table, link, grid, confirmDialog, failure, pre, spinner, when } from '../dom.js';
 
 const base = org => `/organizations/${enc(org)}`;
 
@@ -11,12 +11,13 @@ export async function policies(ctx) {
     const revs = Object.entries(p.revisions || {});
     const latest = revs.map(([, r]) => r.created_at || '').sort().pop() || '';
     return { name, count: revs.length, latest };
-  }).sort((a, b) => a.name.localeCompare(b.name));
-  ctx.show(h('h1', {}, 'Policies'), filtered(ctx, [
-    { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
-    { title: 'Revisions', cell: r => String(r.count) },
-    { title: 'Latest upload', cell: r => when(r.latest) },
-  ], rows, 'policies', r => r.name));
+  });
+  ctx.show(h('h1', {}, 'Policies'), grid(ctx, { noun: 'policies', rows, sort: 'name', text: r => r.name,
+    filter: { label: 'Filter by name' }, columns: [
+      { title: 'Policy', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
+      { title: 'Revisions', sort: 'count', value: r => r.count, cell: r => String(r.count) },
+      { title: 'Latest upload', sort: 'latest', value: r => r.latest, cell: r => when(r.latest) },
+    ] }));
 }
 
 export async function policyPage(ctx) {
@@ -31,12 +32,13 @@ export async function policyPage(ctx) {
   const rows = Object.entries(p.revisions || {}).map(([rev, r]) => ({ rev, ...r }))
     .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
   ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'),
-    paged([
-      { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
-      { title: 'Uploaded', cell: r => when(r.created_at) },
-      { title: 'By', cell: r => r.created_by || '' },
-      { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
-    ], rows, `${rows.length} revisions, newest first`));
+    grid(ctx, { noun: 'revisions', rows, sort: '-created_at', filter: { label: 'Filter by revision, author or group' },
+      text: r => `${r.rev} ${r.created_by || ''} ${(pointing[r.rev] || []).join(' ')}`, columns: [
+        { title: 'Revision', sort: 'rev', value: r => r.rev, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
+        { title: 'Uploaded', sort: 'created_at', value: r => r.created_at, cell: r => when(r.created_at) },
+        { title: 'By', sort: 'created_by', value: r => r.created_by, cell: r => r.created_by || '' },
+        { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
+      ] }));
 }
 
 export async function revisionPage(ctx) {
@@ -60,10 +62,12 @@ export async function groups(ctx) {
   const rows = Object.entries(list || {}).map(([group, g]) => ({ group, policies: g.policies || {} }))
     .sort((a, b) => a.group.localeCompare(b.group));
   const pointsAt = r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ');
-  ctx.show(h('h1', {}, 'Policy groups'), filtered(ctx, [
-    { title: 'Group', cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
-    { title: 'Points at', cell: pointsAt },
-  ], rows, 'groups', r => `${r.group} ${pointsAt(r)}`));
+  ctx.show(h('h1', {}, 'Policy groups'), grid(ctx, { noun: 'groups', rows, sort: 'group',
+    filter: { label: 'Filter by group or policy' }, text: r => `${r.group} ${pointsAt(r)}`, columns: [
+      { title: 'Group', sort: 'group', value: r => r.group, cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
+      { title: 'Policies', sort: 'count', value: r => Object.keys(r.policies).length, cell: r => String(Object.keys(r.policies).length) },
+      { title: 'Points at', cell: pointsAt },
+    ] }));
 }
 
 export async function groupPage(ctx) {
@@ -144,14 +148,15 @@ export function diffSummary(d) {
     h('ul', {}, lines.map(([mark, text]) => h('li', { 'data-mark': mark }, h('span.mark', { 'aria-hidden': 'true' }, mark), ' ', text))));
 }
 
+// A node's last run as Chef's ohai_time gives it (seconds since 1970), for when().
+const ranAt = t => (typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOString() : '');
+
+// The nodes list: pages of summaries from the API (GET .../nodes?page_size: each node's policy,
+// group, the revision its group points at, its platform, address and last run), sorted and
+// filtered by the server, so that 100,000 nodes cost a page each.
 export async function nodes(ctx) {
   const group = ctx.query.get('group') || '';
   const policyName = group ? ctx.query.get('policy') || '' : '';
-  let list;
-  if (group && policyName) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/policies/${enc(policyName)}/nodes`);
-  else if (group) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/nodes`);
-  else list = await api('GET', `${base(ctx.org)}/nodes`);
-  const rows = Object.keys(list || {}).sort().map(name => ({ name }));
   const groupsList = await api('GET', `${base(ctx.org)}/policy_groups`) || {};
   const policyNames = group ? Object.keys((groupsList[group] || {}).policies || {}).sort() : [];
   const choose = (key, value) => {
@@ -159,14 +164,79 @@ export async function nodes(ctx) {
     if (key === 'group') ctx.query.delete('policy');
     ctx.go(`/o/${enc(ctx.org)}/nodes${ctx.query.toString() ? '?' + ctx.query : ''}`);
   };
-  ctx.show(h('h1', {}, 'Nodes'),
-    h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'),
-      h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
-        h('option', { value: '' }, 'all groups'),
-        Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
-      group ? h('label', { for: 'node-policy' }, 'Policy') : null,
-      group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
-        h('option', { value: '' }, 'all policies'),
-        policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null),
-    filtered(ctx, [{ title: 'Node', cell: r => r.name }], rows, 'nodes', r => r.name));
+  const controls = [
+    h('label', { for: 'node-group' }, 'Policy group'),
+    h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
+      h('option', { value: '' }, 'all groups'),
+      Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
+    group ? h('label', { for: 'node-policy' }, 'Policy') : null,
+    group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
+      h('option', { value: '' }, 'all policies'),
+      policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null];
+  const load = async ({ sort, q, token, size }) => {
+    const conds = [];
+    if (q) conds.push(`name==${q.includes('*') ? q : `*${q}*`}`);
+    if (group) conds.push(`policy_group==${group}`);
+    if (policyName) conds.push(`policy_name==${policyName}`);
+    const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
+    if (token) params.set('page_token', token);
+    if (conds.length) params.set('filter', conds.join(';'));
+    const page = await api('GET', `${base(ctx.org)}/nodes?${params}`);
+    return { items: page.items, next: page.next_page_token, total: page.total };
+  };
+  const o = enc(ctx.org);
+  const list = grid(ctx, { noun: 'nodes', load, sort: 'name', controls,
+    filter: { label: 'Name', placeholder: 'web or web-*' }, columns: [
+      { title: 'Node', sort: 'name', cell: n => link(`/o/${o}/nodes/${enc(n.name)}`, n.name) },
+      { title: 'Policy', sort: 'policy_name', cell: n => n.policy_name ? link(`/o/${o}/policies/${enc(n.policy_name)}`, n.policy_name) : '' },
+      { title: 'Group', sort: 'policy_group', cell: n => n.policy_group ? link(`/o/${o}/groups/${enc(n.policy_group)}`, n.policy_group) : '' },
+      { title: 'Revision', cell: n => n.revision_id && n.policy_name
+        ? link(`/o/${o}/policies/${enc(n.policy_name)}/${enc(n.revision_id)}`, n.revision_id.slice(0, 10)) : '' },
+      { title: 'Platform', cell: n => [n.platform, n.platform_version].filter(Boolean).join(' ') },
+      { title: 'Address', cell: n => n.ipaddress || '' },
+      { title: 'Last check-in', sort: 'updated_at', cell: n => when(ranAt(n.ohai_time) || n.updated_at) },
+    ] });
+  ctx.show(h('h1', {}, 'Nodes'), list);
+  await list.ready;
+}
+
+// One node: what it runs (policy, group, the revision its group points at), what its last run
+// reported, its run list and attributes; deleted with a confirmation by who may.
+export async function nodePage(ctx) {
+  const { node } = ctx.params;
+  const o = enc(ctx.org);
+  const title = h('h1', {}, `Node ${node}`), back = link(`/o/${o}/nodes`, '← all nodes');
+  ctx.context(title, back);
+  const n = await api('GET', `${base(ctx.org)}/nodes/${enc(node)}`);
+  const auto = n.automatic || {};
+  let revision = '';
+  if (n.policy_group && n.policy_name) {
+    try { revision = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(n.policy_group)}/policies/${enc(n.policy_name)}`)).revision_id || ''; }
+    catch (err) { if (err.status !== 404) throw err; }
+  }
+  const result = h('div', {});
+  const field = (label, value) => [label, value === undefined || value === null || value === '' ? '—' : value];
+  ctx.show(title, back,
+    table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], [
+      field('Policy', n.policy_name ? link(`/o/${o}/policies/${enc(n.policy_name)}`, n.policy_name) : ''),
+      field('Policy group', n.policy_group ? link(`/o/${o}/groups/${enc(n.policy_group)}`, n.policy_group) : ''),
+      field('Revision its group points at', revision ? link(`/o/${o}/policies/${enc(n.policy_name)}/${enc(revision)}`, revision) : ''),
+      field('Platform', [auto.platform, auto.platform_version].filter(Boolean).join(' ')),
+      field('Address', auto.ipaddress), field('FQDN', auto.fqdn),
+      field('Last check-in', auto.ohai_time ? when(ranAt(auto.ohai_time)) : ''),
+      field('Environment', n.chef_environment),
+    ]),
+    h('h2', {}, 'Run list'), (n.run_list || []).length ? h('ol', {}, n.run_list.map(i => h('li', {}, i))) : h('p', {}, 'empty'),
+    ...['normal', 'default', 'override', 'automatic'].map(set => h('details', {},
+      h('summary', {}, `${set[0].toUpperCase()}${set.slice(1)} attributes (${Object.keys(n[set] || {}).length} keys)`), pre(n[set] || {}))),
+    ctx.can('write_node') ? h('button.danger', { type: 'button', id: 'delete-node', onclick: async () => {
+      if (!await confirmDialog(`Delete node ${node}?`, ['Its attributes and run history here are gone.',
+        'Its chef-client registers it again on its next run if its client still exists.'], 'Delete')) return;
+      try {
+        await api('DELETE', `${base(ctx.org)}/nodes/${enc(node)}`);
+        result.replaceChildren(h('p', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
+        document.getElementById('delete-node').disabled = true;
+      } catch (err) { result.replaceChildren(failure(err)); }
+    } }, 'Delete node') : null,
+    result);
 }
