@@ -303,10 +303,11 @@ const struct route routes[] = {
 
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
-     "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
-     "next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 with "
-     "oldest_seq when those events are no longer kept",
-     .answer = "Events", .query = "since kinds page_size wait"},
+     "What changed after ?since=N (kinds, actor, page_size): events in order and the seq to ask "
+     "from next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 "
+     "with oldest_seq when those events are no longer kept; last=N (at most 1000, without "
+     "since): the newest N, oldest first, next the newest seq",
+     .answer = "Events", .query = "since kinds actor page_size wait last"},
 
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF,

@@ -234,7 +234,7 @@ export async function nodePage(ctx) {
         'Its chef-client registers it again on its next run if its client still exists.'], 'Delete')) return;
       try {
         await api('DELETE', `${base(ctx.org)}/nodes/${enc(node)}`);
-        result.replaceChildren(h('p', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
+        result.replaceChildren(h('p.done', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
         document.getElementById('delete-node').disabled = true;
       } catch (err) { result.replaceChildren(failure(err)); }
     } }, 'Delete node') : null,
