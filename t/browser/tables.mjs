@@ -137,7 +137,7 @@ try {
       navShown: getComputedStyle(document.getElementById('nav')).display !== 'none', narrow,
       overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth };
   }));
-  await phone.screenshot({ path: `${cfg.out}/phone-nodes.png`, fullPage: true });
+  await phone.screenshot({ path: `${cfg.out}/phone-nodes.png` });
   await phone.click('#menu-toggle');
   report('phone menu opened', await phone.evaluate(() => ({
     shown: getComputedStyle(document.getElementById('nav')).display !== 'none',
