@@ -150,7 +150,7 @@ export function grid(ctx, opts) {
   };
   let timer = null;
   const id = 'q-' + (opts.key || Math.random().toString(36).slice(2));
-  const filter = opts.filter === null ? null : h('form.filter', { role: 'search', onsubmit: e => e.preventDefault() },
+  const filter = opts.filter === null ? null : h('form.filter', { role: 'search', 'aria-label': `Filter the ${opts.noun}`, onsubmit: e => e.preventDefault() },
     h('label', { for: id }, (opts.filter || {}).label || 'Filter'),
     h('input', { id, type: 'search', value: state.q, placeholder: (opts.filter || {}).placeholder || null, oninput: e => {
       clearTimeout(timer);
