@@ -24,10 +24,17 @@ my $s = PurserStack->new(workers => 2);
 my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org";
 sub ok_call { $s->must(@_) }
-my $lock = sub { my ($rev) = @_; { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
-    cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } } };
-ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/web", $lock->('r-prod'));
-ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/web", $lock->('r-dev'));
+my $lock = sub { my ($rev, $port, $name) = @_; { revision_id => $rev, name => $name // 'web', run_list => ['recipe[base::default]'],
+    cookbook_locks => { base => { version => $port == 80 ? '1.0.0' : '1.1.0', identifier => "id-$rev" } },
+    default_attributes => { port => $port, tls => { enabled => $port == 80 ? JSON::PP::false : JSON::PP::true } }, override_attributes => {} } };
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/web", $lock->('r-prod', 80));
+ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/web", $lock->('r-dev', 8080));
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/db", $lock->('d-prod', 80, 'db'));
+ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/db", $lock->('d-dev', 8080, 'db'));
+my $site = sub { my ($v) = @_; "---\nschema: deckhand/LayeringPolicy/v1\nmetadata: {schema: metadata/Control/v1, name: layering-policy}\ndata: {layerOrder: [site]}\n"
+    . "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: app, layeringDefinition: {abstract: false, layer: site}}\ndata: {image: app, replicas: $v, zone: a}\n" };
+my $rev_a = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(1))->[0]{status}{revision};
+my $rev_b = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(3))->[0]{status}{revision};
 for my $i (1 .. 250) {
     ok_call('node', 'POST', "$base/nodes", { name => sprintf('web%03d', $i), policy_name => 'web', policy_group => $i % 5 ? 'prod' : 'dev',
         automatic => { platform => 'debian', platform_version => '12.7', ipaddress => "10.1.0.$i", ohai_time => time - 600 } });
@@ -40,7 +47,7 @@ remove_tree($out);
 make_path($out);
 my $config = "$out/config.json";
 open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out });
+print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out, rev_a => $rev_a, rev_b => $rev_b });
 close $fh;
 my %seen;
 open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/tables.mjs', $config or die "node: $!";
@@ -119,6 +126,31 @@ is $links{'cluster put'} // $links{'cluster delete'}, "#/o/$org/clusters" . ($li
 like $links{'token put'} // '', qr{#/o/\Q$org\E/tokens$}, '  a token event to the tokens';
 is_deeply $seen{'admin problems'}, [], 'no console error, no CSP violation';
 
+# ---- comparisons and promote ----
+my $cmp = $seen{'group compare'} // {};
+like $cmp->{summary} // '', qr/attribute default_attributes\.port 80 → 8080/, 'a group comparison: each attribute path with its old and new value';
+like $cmp->{summary} // '', qr/cookbook base 1\.0\.0 \(id-r-prod\) → 1\.1\.0 \(id-r-dev\)/, '  each cookbook from version (identifier) to version (identifier)';
+ok !$cmp->{open}, '  collapsed by default';
+ok $cmp->{promoteFirst}, '  promote above the comparison';
+is_deeply $cmp->{choices}, ['db', 'web'], '  offering each policy that would change';
+like $seen{'promote asks'} // '', qr/web: r-prod → r-dev/, 'promote of web alone asks, naming it';
+unlike $seen{'promote asks'} // '', qr/db:/, '  and not db (unticked)';
+like $seen{'promote says'} // '', qr/Promoted 1 policy from dev to prod:\s*web: r-prod → r-dev/, '  and reports what moved';
+is ok_call('ptr', 'GET', "$base/policy_groups/prod/policies/web")->{revision_id}, 'r-dev', '  the API: web moved';
+is ok_call('ptr', 'GET', "$base/policy_groups/prod/policies/db")->{revision_id}, 'd-prod', '  db did not';
+my $rc = $seen{'revision compare'} // {};
+like $rc->{h1} // '', qr/web: r-prod → r-dev/, 'two revisions of a policy compared';
+like $rc->{summary} // '', qr/attribute default_attributes\.tls\.enabled false → true/, '  the summary, open, with values';
+is_deeply [ sort @{ $rc->{removed} // [] } ], ['    enabled: false', '    identifier: id-r-prod', '    version: 1.0.0', '  port: 80', 'revision_id: r-prod'],
+    '  the locks as YAML: the lines removed' or diag explain $rc->{removed};
+ok scalar(grep { $_ eq '  port: 8080' } @{ $rc->{added} // [] }), '  and added';
+my $dd = $seen{'document diff'} // {};
+is_deeply $dd->{unified}, [['-', '  replicas: 1'], ['+', '  replicas: 3']], 'a document diff as YAML, unified: the line removed, then added';
+like $dd->{heading} // '', qr/changed: example\/Kind\/v1 app/, '  under the document it is in';
+is $dd->{folded}, 1, '  unchanged lines folded';
+is_deeply $dd->{split}, [['  replicas: 1', '  replicas: 3']], 'side by side: old and new on one row';
+like $dd->{hash} // '', qr/diff=split/, '  kept in the address';
+
 # ---- a phone ----
 my $ph = $seen{'phone nodes'} // {};
 is $ph->{tdDisplay}, 'block', 'at 390 px: rows are cards';
@@ -129,7 +161,7 @@ is $ph->{overflow}, 0, '  nothing scrolls sideways';
 is_deeply $seen{'phone menu opened'}, { shown => JSON::PP::true, expanded => 'true' }, 'the menu button opens it';
 is_deeply $seen{'phone menu after a choice'}, { hash => "#/o/$org/clusters", shown => JSON::PP::false }, '  a choice goes there and folds it';
 is_deeply $seen{'phone problems'}, [], '  (no console error)';
-ok -s "$out/$_.png", "screenshot $_" for qw(nodes node phone-nodes);
+ok -s "$out/$_.png", "screenshot $_" for qw(nodes node phone-nodes group-compare revision-compare document-diff);
 
 $s->stop;
 done_testing;

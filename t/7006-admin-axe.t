@@ -35,7 +35,8 @@ ok_call('token', 'POST', '/users/admin/tokens', { description => 'for axe', expi
 
 my @pages = (
     ['orgs', '/orgs'], ['policies', "/o/$org/policies"], ['policy', "/o/$org/policies/web"],
-    ['revision', "/o/$org/policies/web/w1"], ['groups', "/o/$org/groups"], ['group', "/o/$org/groups/prod?from=staging"],
+    ['revision', "/o/$org/policies/web/w1"], ['compare', "/o/$org/policies/web/compare/w1/w2"],
+    ['compare-split', "/o/$org/policies/web/compare/w1/w2?diff=split"], ['diff-split', "/o/$org/diff/$rev_a/$rev_b?diff=split"], ['groups', "/o/$org/groups"], ['group', "/o/$org/groups/prod?from=staging"],
     ['nodes', "/o/$org/nodes"], ['node', "/o/$org/nodes/web1"], ['documents', "/o/$org/documents"],
     ['document-revision', "/o/$org/documents/$rev_b"], ['rendered', "/o/$org/documents/$rev_b?view=rendered"],
     ['diff', "/o/$org/diff/$rev_a/$rev_b"], ['clusters', "/o/$org/clusters"], ['cluster', "/o/$org/clusters/c-axe"],

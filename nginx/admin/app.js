@@ -19,7 +19,8 @@ const sections = [
 // path pattern -> page(ctx); ctx: {org, params, query, perms, can(action, group?), go(path)}
 const routes = [
   ['/o/:org/policies', policy.policies], ['/o/:org/policies/:name', policy.policyPage],
-  ['/o/:org/policies/:name/:rev', policy.revisionPage], ['/o/:org/groups', policy.groups],
+  ['/o/:org/policies/:name/:rev', policy.revisionPage],
+  ['/o/:org/policies/:name/compare/:a/:b', policy.comparePage], ['/o/:org/groups', policy.groups],
   ['/o/:org/groups/:group', policy.groupPage], ['/o/:org/nodes', policy.nodes],
   ['/o/:org/nodes/:node', policy.nodePage],
   ['/o/:org/documents', docs.revisions], ['/o/:org/documents/:rev', docs.revisionPage],

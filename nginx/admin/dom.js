@@ -82,13 +82,15 @@ export function paged(columns, rows, caption) {
 
 /** The one list of the pages: sortable columns, pages with previous and next, a total (or an
  *  honest "more follow"), and a filter; its sort, filter and page kept in the page's address
- *  (sort=, q=, at=) so that reload, back and a shared link keep them.
+ *  (sort=, q=) so that reload, back and a shared link keep them.
  *  opts: {columns: [{title, cell, sort: key}], noun, pageSize (100), sort (the default),
  *         filter: {label, placeholder} or null, controls: nodes shown beside the filter,
  *         load: async ({sort, q, token, size}) => {items, next ('' at the end), total?}, or
  *         rows: an array (sorted, filtered and paged here: column.value(row) sorts it,
  *         text(row) is what the filter reads)}.
  *  A server list's tokens are remembered as the user goes forward, so Previous goes back. */
+const collator = new Intl.Collator(undefined, { numeric: true });
+
 export function grid(ctx, opts) {
   const size = opts.pageSize || 100;
   const key = opts.key ? opts.key + '.' : '';
@@ -106,7 +108,7 @@ export function grid(ctx, opts) {
       const dir = sort.startsWith('-') ? -1 : 1, v = col.value;
       rows = rows.slice().sort((a, b) => {
         const x = v(a), y = v(b);
-        return dir * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''), undefined, { numeric: true }));
+        return dir * (typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x ?? ''), String(y ?? '')));
       });
     }
     const from = Number(token) || 0;

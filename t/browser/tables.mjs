@@ -123,6 +123,47 @@ try {
   report('events asked', asked.slice());
   report('events links', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].slice(0, 40)
     .map(tr => [tr.cells[2].textContent, tr.cells[4].textContent, (tr.cells[3].querySelector('a') || {}).hash || ''])));
+  // ---- a group comparison, promote of one policy of two ----
+  await visit(page, `/o/${o}/groups/prod?from=dev`);
+  report('group compare', await page.evaluate(() => {
+    const promote = document.querySelector('form.promote'), table = document.querySelector('main .side-by-side');
+    return { summary: [...document.querySelectorAll('details.diff li')].map(li => li.textContent).join('\n'),
+      open: [...document.querySelectorAll('details.diff')].some(d => d.open),
+      promoteFirst: !!(promote && table && (promote.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING)),
+      choices: [...document.querySelectorAll('form.promote input[type=checkbox]')].map(b => b.value) };
+  }));
+  await page.click('main details.diff summary');
+  await page.screenshot({ path: `${cfg.out}/group-compare.png`, fullPage: true });
+  await page.uncheck('#promote-db');
+  await page.click('#promote');
+  report('promote asks', await confirm(page));
+  await page.waitForSelector('#promote-result .done');
+  report('promote says', await page.textContent('#promote-result'));
+
+  // ---- two revisions of one policy ----
+  await visit(page, `/o/${o}/policies/web`);
+  await page.selectOption('#rev-a', 'r-prod');
+  await page.selectOption('#rev-b', 'r-dev');
+  await page.click('#compare-revisions button[type=submit]');
+  await page.waitForFunction(() => /compare/.test(location.hash)); await settle(page);
+  report('revision compare', await page.evaluate(() => ({
+    h1: document.querySelector('main h1').textContent,
+    summary: [...document.querySelectorAll('details.diff[open] li')].map(li => li.textContent).join('\n'),
+    removed: [...document.querySelectorAll('.diff-view tr.removed td.code')].map(td => td.textContent),
+    added: [...document.querySelectorAll('.diff-view tr.added td.code')].map(td => td.textContent) })));
+  await page.screenshot({ path: `${cfg.out}/revision-compare.png`, fullPage: true });
+
+  // ---- a document diff, unified then side by side ----
+  await visit(page, `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`);
+  const unified = await page.evaluate(() => ({
+    unified: [...document.querySelectorAll('.diff-view tr.removed, .diff-view tr.added')].map(tr => [tr.querySelector('td.mark').textContent, tr.querySelector('td.code').textContent]),
+    heading: (document.querySelector('section.doc-diff h3') || {}).textContent,
+    folded: document.querySelectorAll('.diff-view tr.fold').length }));
+  await page.screenshot({ path: `${cfg.out}/document-diff.png`, fullPage: true });
+  await page.click('.modes button[data-mode=split]');
+  report('document diff', { ...unified, hash: await page.evaluate(() => location.hash),
+    split: await page.evaluate(() => [...document.querySelectorAll('.diff-view[data-mode=split] tr')].filter(tr => tr.querySelector('td.removed, td.added'))
+      .map(tr => [(tr.querySelector('td.removed') || {}).textContent, (tr.querySelector('td.added') || {}).textContent])) });
   report('admin problems', problems.splice(0));
 
   // ---- a phone ----

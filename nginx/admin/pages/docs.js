@@ -1,9 +1,11 @@
 // docs.js: document revisions with tags and validation status, a revision's documents with
-// the API's filters, the rendered view, and the diff and deepdiff of two revisions. The
+// the API's filters, the rendered view, and the diff of two revisions (its buckets, then each
+// changed document as YAML, unified or side by side, as GitHub shows a diff). The
 // document API answers JSON when asked (Accept), YAML otherwise. Encrypted documents are read
 // redacted (cleartext-secrets=false), marked, and read in clear one at a time, on a click.
 import { api, enc } from '../api.js';
-import { h, table, grid, link, pre, when, failure } from '../dom.js';
+import { h, table, grid, link, when, failure } from '../dom.js';
+import { yaml, diffView, diffModes } from '../diff.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
 
@@ -67,7 +69,7 @@ export async function revisionPage(ctx) {
       { title: 'Layer', sort: 'layer', value: d => (meta(d).layeringDefinition || {}).layer, cell: d => (meta(d).layeringDefinition || {}).layer || '' },
       { title: 'Bucket', sort: 'bucket', value: d => (d.status || {}).bucket, cell: d => (d.status || {}).bucket || '' },
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
-        : h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
+        : h('details', {}, h('summary', {}, 'show'), h('pre.yaml', {}, yaml(d.data === undefined ? null : d.data))) },
     ] });
   ctx.show(title, back, filters, list_);
   await list_.ready;
@@ -87,7 +89,7 @@ function secretCell(ctx, path, d) {
     try {
       const q = new URLSearchParams({ schema: d.schema, 'metadata.name': name });
       const found = (await api('GET', `${path}?${q}`) || []).find(x => x.schema === d.schema && x.metadata.name === name);
-      cell.replaceChildren(pre(found ? found.data : null),
+      cell.replaceChildren(h('pre.yaml', {}, yaml(found ? found.data : null)),
         h('button', { type: 'button', 'aria-label': `Hide the value of ${name}`, onclick: hidden }, 'Hide'));
     } catch (err) { cell.replaceChildren(failure(err)); }
   }
@@ -95,14 +97,37 @@ function secretCell(ctx, path, d) {
   return cell;
 }
 
+// A document's identity in a revision: its schema and name (Deckhand's key).
+const docKey = d => `${d.schema} ${(d.metadata || {}).name}`;
+// A document as the diff shows it: what was written, without where and when it appeared.
+const docShown = d => { const { status, ...rest } = d; return rest; };
+
 export async function diffPage(ctx) {
   const { a, b } = ctx.params;
   const base = `${docsBase(ctx.org)}/revisions/${enc(a)}`;
   const title = h('h1', {}, `Revision ${a} and ${b}`), back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
   ctx.context(title, back);
-  const [diff, deep] = await Promise.all([api('GET', `${base}/diff/${enc(b)}`), api('GET', `${base}/deepdiff/${enc(b)}`)]);
+  const diff = await api('GET', `${base}/diff/${enc(b)}`);
+  const changed = Object.entries(diff || {}).filter(([, v]) => v !== 'unmodified').map(([bucket]) => bucket);
+  // both revisions' documents of the buckets that changed, at once, secrets redacted
+  const read = rev => {
+    const q = new URLSearchParams({ 'cleartext-secrets': 'false' });
+    for (const bucket of changed) q.append('status.bucket', bucket);
+    return changed.length ? api('GET', `${docsBase(ctx.org)}/revisions/${enc(rev)}/documents?${q}`) : [];
+  };
+  const [before, after] = await Promise.all([read(a), read(b)]);
+  const old = new Map((before || []).map(d => [docKey(d), d])), now = new Map((after || []).map(d => [docKey(d), d]));
+  const keys = [...new Set([...old.keys(), ...now.keys()])].sort();
+  const docs = keys.map(k => ({ k, from: old.get(k), to: now.get(k) }))
+    .map(x => ({ ...x, a: x.from ? yaml(docShown(x.from)) : '', b: x.to ? yaml(docShown(x.to)) : '' }))
+    .filter(x => x.a !== x.b);
+  const views = h('div', {});
+  const modes = diffModes(ctx, mode => views.replaceChildren(...docs.map(x => h('section.doc-diff', {},
+    h('h3', {}, `${x.from && x.to ? 'changed' : x.to ? 'added' : 'deleted'}: ${x.k}`,
+      (x.from || x.to).metadata && (x.from || x.to).metadata.storagePolicy === 'encrypted' ? h('span.encrypted', {}, 'encrypted') : null),
+    diffView(x.a, x.b, mode, `${x.k}, revision ${a} → ${b}`)))));
   ctx.show(title, back,
     h('h2', {}, 'Buckets'),
     table([{ title: 'Bucket', cell: r => r[0] }, { title: 'Change', cell: r => String(r[1]) }], Object.entries(diff || {})),
-    h('h2', {}, 'Deep diff'), pre(deep));
+    h('h2', {}, `Documents (${docs.length} changed)`), docs.length ? modes : h('p', {}, 'No document changed.'), views);
 }
