@@ -151,6 +151,18 @@ is $dd->{folded}, 1, '  unchanged lines folded';
 is_deeply $dd->{split}, [['  replicas: 1', '  replicas: 3']], 'side by side: old and new on one row';
 like $dd->{hash} // '', qr/diff=split/, '  kept in the address';
 
+# ---- tags and rollback ----
+like $seen{'tag says'} // '', qr/Revision $rev_a tagged known-good/, 'a revision tagged: the page says so';
+like $seen{'untag asks'} // '', qr/Delete tag scratch of revision $rev_a\?/, 'a tag deleted after a confirmation';
+like $seen{'untag says'} // '', qr/Tag scratch deleted/, '  and says so';
+my $tags = $s->yaml_call('GET', "$base/api/v1.0/revisions/$rev_a/tags");
+is_deeply [ sort map { ref $_ ? $_->{tag} // $_->{name} : $_ } (ref $tags eq 'HASH' ? keys %$tags : @$tags) ], ['known-good'], '  the API: known-good, not scratch' or diag explain $tags;
+like $seen{'rollback asks'} // '', qr/Roll back to revision $rev_a\?/, 'rollback asks first';
+my ($new_rev) = ($seen{'rollback says'} // '') =~ /revision (\d+) has the documents of revision $rev_a/;
+ok $new_rev && $new_rev > $rev_b, "  and names the new revision ($new_rev)";
+my $app = sub { my ($rev) = @_; (grep { $_->{metadata}{name} eq 'app' } @{ $s->yaml_call('GET', "$base/api/v1.0/revisions/$rev/documents") })[0]{data} };
+is_deeply $app->($new_rev), $app->($rev_a), '  the API: it has the documents of the revision rolled back to';
+
 # ---- a phone ----
 my $ph = $seen{'phone nodes'} // {};
 is $ph->{tdDisplay}, 'block', 'at 390 px: rows are cards';

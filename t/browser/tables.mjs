@@ -164,6 +164,23 @@ try {
   report('document diff', { ...unified, hash: await page.evaluate(() => location.hash),
     split: await page.evaluate(() => [...document.querySelectorAll('.diff-view[data-mode=split] tr')].filter(tr => tr.querySelector('td.removed, td.added'))
       .map(tr => [(tr.querySelector('td.removed') || {}).textContent, (tr.querySelector('td.added') || {}).textContent])) });
+  // ---- a revision tagged, untagged, rolled back to ----
+  await visit(page, `/o/${o}/documents/${cfg.rev_a}`);
+  await page.fill('#tag', 'known-good');
+  await page.click('#add-tag button[type=submit]');
+  await page.waitForSelector('button[aria-label="Delete tag known-good"]');
+  report('tag says', await page.textContent('#revision-result'));
+  await page.fill('#tag', 'scratch');
+  await page.click('#add-tag button[type=submit]');
+  await page.waitForSelector('button[aria-label="Delete tag scratch"]');
+  await page.click('button[aria-label="Delete tag scratch"]');
+  report('untag asks', await confirm(page));
+  await page.waitForFunction(() => !document.querySelector('button[aria-label="Delete tag scratch"]'));
+  report('untag says', await page.textContent('#revision-result'));
+  await page.click('#rollback');
+  report('rollback asks', await confirm(page));
+  await page.waitForFunction(() => /Rolled back/.test(document.querySelector('#revision-result').textContent));
+  report('rollback says', await page.textContent('#revision-result'));
   report('admin problems', problems.splice(0));
 
   // ---- a phone ----

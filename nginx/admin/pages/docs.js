@@ -4,7 +4,7 @@
 // document API answers JSON when asked (Accept), YAML otherwise. Encrypted documents are read
 // redacted (cleartext-secrets=false), marked, and read in clear one at a time, on a click.
 import { api, enc } from '../api.js';
-import { h, table, grid, link, when, failure } from '../dom.js';
+import { h, table, grid, link, when, failure, confirmDialog } from '../dom.js';
 import { yaml, diffView, diffModes } from '../diff.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
@@ -71,8 +71,43 @@ export async function revisionPage(ctx) {
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
         : h('details', {}, h('summary', {}, 'show'), h('pre.yaml', {}, yaml(d.data === undefined ? null : d.data))) },
     ] });
-  ctx.show(title, back, filters, list_);
+  ctx.show(title, back, actions(ctx, rev), filters, list_);
   await list_.ready;
+}
+
+// A revision's tags (added, deleted after a confirmation) and a rollback to it (a new revision
+// with its documents, after a confirmation), for who may; each says what it did.
+function actions(ctx, rev) {
+  const base = docsBase(ctx.org), o = enc(ctx.org);
+  const result = h('div', { id: 'revision-result' }), tags = h('span', {});
+  const done = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
+  const loadTags = async () => {
+    const list = await api('GET', `${base}/revisions/${enc(rev)}/tags`).catch(err => { result.replaceChildren(failure(err)); return []; });
+    const names = (Array.isArray(list) ? list : Object.keys(list || {})).map(t => typeof t === 'string' ? t : t.tag || t.name).filter(Boolean);
+    tags.replaceChildren(...(names.length ? names.map(t => h('span.tag', {}, t, ctx.can('write_tag')
+      ? h('button.danger', { type: 'button', 'aria-label': `Delete tag ${t}`, onclick: async () => {
+          if (!await confirmDialog(`Delete tag ${t} of revision ${rev}?`, ['The revision and its documents stay.'], 'Delete')) return;
+          try { await api('DELETE', `${base}/revisions/${enc(rev)}/tags/${enc(t)}`); done(`Tag ${t} deleted.`); await loadTags(); }
+          catch (err) { result.replaceChildren(failure(err)); }
+        } }, '×') : null)) : ['none']));
+  };
+  const tagForm = ctx.can('write_tag') ? h('form.inline', { id: 'add-tag', onsubmit: async e => {
+    e.preventDefault();
+    const t = e.target.tag.value.trim();
+    try { await api('POST', `${base}/revisions/${enc(rev)}/tags/${enc(t)}`); done(`Revision ${rev} tagged ${t}.`); e.target.reset(); await loadTags(); }
+    catch (err) { result.replaceChildren(failure(err)); }
+  } }, h('label', { for: 'tag' }, 'New tag'), h('input', { id: 'tag', name: 'tag', required: true, autocomplete: 'off' }),
+    h('button', { type: 'submit' }, 'Tag')) : null;
+  const rollback = ctx.can('write_cleartext_document') ? h('button.danger', { type: 'button', id: 'rollback', onclick: async () => {
+    if (!await confirmDialog(`Roll back to revision ${rev}?`, ['A new revision is made with the documents of this one.',
+      'Every bucket is set back as it was here; what came later stays in the history.'], 'Roll back')) return;
+    try {
+      const made = await api('POST', `${base}/rollback/${enc(rev)}`);
+      done('Rolled back: revision ', link(`/o/${o}/documents/${made.id}`, String(made.id)), ` has the documents of revision ${rev}.`);
+    } catch (err) { result.replaceChildren(failure(err)); }
+  } }, `Roll back to revision ${rev}`) : null;
+  loadTags();
+  return h('div.revision-actions', {}, h('p', {}, 'Tags: ', tags), tagForm, rollback, result);
 }
 
 const encrypted = d => (d.metadata || {}).storagePolicy === 'encrypted';
