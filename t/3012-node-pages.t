@@ -45,7 +45,9 @@ while ($p->{next_page_token} ne '') {
 is_deeply \@names, ['bare', map { sprintf 'web%02d', $_ } 1 .. 25], 'the pages to the end: every node once, in order';
 
 $p = $s->must('sorted', 'GET', "$base/nodes?sort=-policy_group&page_size=3");
-is_deeply [ map { $_->{name} } @{ $p->{items} } ], [qw(web01 web02 web04)], 'sort=-policy_group: prod first, then by name';
+is_deeply [ map { $_->{name} } @{ $p->{items} } ], [qw(web25 web23 web22)], 'sort=-policy_group: prod first, the names descending too';
+$p = $s->must('sorted', 'GET', "$base/nodes?sort=policy_group&page_size=3");
+is_deeply [ map { $_->{name} } @{ $p->{items} } ], [qw(bare web03 web06)], 'sort=policy_group: none first, then dev, by name';
 $p = $s->must('sorted', 'GET', "$base/nodes?sort=-name&page_size=2");
 is_deeply [ map { $_->{name} } @{ $p->{items} } ], [qw(web25 web24)], 'sort=-name';
 $p = $s->must('dev', 'GET', "$base/nodes?sort=name&filter=policy_group==dev");

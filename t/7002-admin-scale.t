@@ -74,7 +74,7 @@ open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/admin.mjs', $co
 while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
 close $driver;
 unlink $config;
-ok !exists $seen{'driver error'}, 'the browser measured both pages' or diag $seen{'driver error'};
+ok !exists $seen{'driver error'}, 'the browser measured every page' or diag $seen{'driver error'};
 my $p = $seen{'load policies'} // {};
 is $p->{rows}, 100, 'the policies page shows its first 100 rows';
 like $p->{caption} // '', qr/^1–100 of 5000 policies/, '  of 5,000';

@@ -86,8 +86,9 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
                      json_t **out, struct purser_error *err);
 /* A nodes list request (all may be NULL): page_size (default 100, clamped to 1..1000),
  * page_token (a previous page's next_page_token), sort (name, policy_group, policy_name or
- * updated_at; '-' before: descending), filter (field==value;field!=value on name, policy_name,
- * policy_group; '*' in a value matches any text); all: one page of everything. */
+ * updated_at, then the name; '-' before: both descending), filter (field==value;field!=value on
+ * name, policy_name, policy_group; '*' in a value matches any text); all: one page of everything.
+ */
 struct node_page_query {
     const char *page_size, *page_token, *sort, *filter;
     int all;

@@ -93,7 +93,8 @@ static int filter_parse(struct node_filter *f, struct arena *arena, const char *
 }
 
 /* The ORDER BY of sort= (name, policy_group, policy_name, updated_at; '-' before: descending),
- * then the name (ascending) so that the order is total. */
+ * then the name in the same direction, so that the order is total and a descending one is
+ * the ascending one reversed (and an index in that order serves both). */
 static const char *sort_order(struct arena *arena, const char *sort, struct purser_error *err)
 {
     static const char *const keys[] = {"name", "policy_group", "policy_name", "updated_at"};
@@ -105,7 +106,7 @@ static const char *sort_order(struct arena *arena, const char *sort, struct purs
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strcmp(key, keys[i]))
-            return strcmp(key, "name") ? arena_sprintf(arena, "n.%s%s, n.name", key, dir)
+            return strcmp(key, "name") ? arena_sprintf(arena, "n.%s%s, n.name%s", key, dir, dir)
                                        : arena_sprintf(arena, "n.name%s", dir);
     purser_error_set(err, PURSER_EINVAL,
                      "sort must be name, policy_group, policy_name or updated_at (with '-' before "

@@ -184,6 +184,15 @@ export function confirmDialog(title, lines, action) {
   });
 }
 
+/** A destructive action's button: asks (title, lines, verb) first, then run(); done() after,
+ *  fail(err) on an error (the API's message). */
+export function destroy({ label, aria, id, title, lines, verb = 'Delete', run, done, fail }) {
+  return h('button.danger', { type: 'button', id: id || null, 'aria-label': aria || null, onclick: async () => {
+    if (!await confirmDialog(title, lines, verb)) return;
+    try { await run(); await done(); } catch (err) { fail(err); }
+  } }, label);
+}
+
 /** A secret shown once, with a copy button. */
 export function secretOnce(label, secret) {
   const id = 'secret-' + Math.random().toString(36).slice(2);

@@ -40,6 +40,7 @@ try {
   // ---- the nodes list: pages, sort, filter ----
   await visit(page, `/o/${o}/nodes`);
   report('nodes first page', await table(page));
+  await page.screenshot({ path: `${cfg.out}/nodes.png` });
   await clickAndSettle(page, 'main nav.pager button[rel=next]');
   report('nodes next page', await table(page));
   await clickAndSettle(page, 'main nav.pager button[rel=prev]');
@@ -52,7 +53,6 @@ try {
   await page.waitForFunction(() => /of \d+ nodes/.test(document.querySelector('main caption').textContent) && document.querySelectorAll('main tbody tr').length < 100);
   await settle(page);
   report('nodes filtered', await table(page));
-  await page.screenshot({ path: `${cfg.out}/nodes.png`, fullPage: true });
   await visit(page, `/o/${o}/nodes?group=dev`);
   report('nodes of group dev', await table(page));
 
@@ -140,6 +140,23 @@ try {
   await page.waitForSelector('#promote-result .done');
   report('promote says', await page.textContent('#promote-result'));
 
+  // ---- deletions: a revision, a refused one, a pointer, a group ----
+  await visit(page, `/o/${o}/policies/web`);
+  await page.click('button[aria-label="Delete revision r-old"]');
+  report('revision delete asks', await confirm(page));
+  await page.waitForSelector('#policy-result .done');
+  report('revision delete says', await page.textContent('#policy-result'));
+  await page.click('button[aria-label="Delete revision r-dev"]');
+  await page.waitForSelector('dialog[open]');
+  report('pointed revision delete asks', await page.textContent('dialog[open]'));
+  await page.click('dialog[open] button:not(.danger)');
+  await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+  await visit(page, `/o/${o}/groups/dev?from=prod`);
+  await page.click('button[aria-label="Remove db from dev"]');
+  report('pointer remove asks', await confirm(page));
+  await page.waitForSelector('#promote-result .done');
+  report('pointer remove says', await page.textContent('#promote-result'));
+
   // ---- two revisions of one policy ----
   await visit(page, `/o/${o}/policies/web`);
   await page.selectOption('#rev-a', 'r-prod');
@@ -152,6 +169,12 @@ try {
     removed: [...document.querySelectorAll('.diff-view tr.removed td.code')].map(td => td.textContent),
     added: [...document.querySelectorAll('.diff-view tr.added td.code')].map(td => td.textContent) })));
   await page.screenshot({ path: `${cfg.out}/revision-compare.png`, fullPage: true });
+
+  await visit(page, `/o/${o}/groups/qa`);
+  await page.click('#delete-group');
+  report('group delete asks', await confirm(page));
+  await page.waitForSelector('main .done');
+  report('group delete says', await page.textContent('main .done'));
 
   // ---- a document diff, unified then side by side ----
   await visit(page, `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`);

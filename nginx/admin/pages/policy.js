@@ -1,7 +1,7 @@
 // policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
 // groups with what they point at, the diff of a policy between two groups, promotion, nodes.
 import { api, enc } from '../api.js';
-import { h, table, link, grid, confirmDialog, failure, spinner, when } from '../dom.js';
+import { h, table, link, grid, confirmDialog, destroy, failure, spinner, when } from '../dom.js';
 import { yaml, diffView, diffModes } from '../diff.js';
 
 const base = org => `/organizations/${enc(org)}`;
@@ -32,6 +32,8 @@ export async function policyPage(ctx) {
       if (pn === name) (pointing[ptr.revision_id] = pointing[ptr.revision_id] || []).push(g);
   const rows = Object.entries(p.revisions || {}).map(([rev, r]) => ({ rev, ...r }))
     .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
+  const result = h('div', { id: 'policy-result' });
+  const say = text => document.getElementById('policy-result').replaceChildren(h('p.done', { role: 'status' }, text));
   const newest = rows.map(r => r.rev);
   const pick = (id, label, chosen) => [h('label', { for: id }, label),
     h('select', { id, name: id }, newest.map(r => h('option', { value: r, selected: r === chosen }, r)))];
@@ -46,7 +48,20 @@ export async function policyPage(ctx) {
         { title: 'Uploaded', sort: 'created_at', value: r => r.created_at, cell: r => when(r.created_at) },
         { title: 'By', sort: 'created_by', value: r => r.created_by, cell: r => r.created_by || '' },
         { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
-      ] }));
+        ...(ctx.can('delete_policy') ? [{ title: 'Actions', cell: r => destroy({ label: 'Delete', aria: `Delete revision ${r.rev}`,
+          title: `Delete revision ${r.rev} of ${name}?`, lines: ['Its lock goes; cookbook files only it used are collected later.',
+            (pointing[r.rev] || []).length ? `Groups point at it (${pointing[r.rev].join(', ')}): they lose this policy, and their nodes find none on their next run.` : 'No group points at it.'],
+          run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(r.rev)}`),
+          done: async () => { await policyPage(ctx); say(`Revision ${r.rev} deleted.`); }, fail: err => result.replaceChildren(failure(err)) }) }] : []),
+      ] }),
+    ctx.can('delete_policy') ? destroy({ label: `Delete policy ${name}`, id: 'delete-policy', title: `Delete policy ${name}?`,
+      lines: [`All ${rows.length} of its revisions go with it.`, Object.keys(pointing).length
+        ? `Groups point at it (${[...new Set(Object.values(pointing).flat())].sort().join(', ')}): they lose it, and their nodes find no policy on their next run.`
+        : 'No group points at it.'],
+      run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}`),
+      done: () => ctx.show(h('h1', {}, `Policy ${name}`), h('p.done', { role: 'status' }, `Policy ${name} deleted. `),
+        link(`/o/${enc(ctx.org)}/policies`, '← all policies')),
+      fail: err => result.replaceChildren(failure(err)) }) : null, result);
 }
 
 export async function revisionPage(ctx) {
@@ -179,7 +194,18 @@ export async function groupPage(ctx) {
     report, promoteHolder, diffHolder,
     h('h2', {}, `What ${group} points at`),
     table([{ title: 'Policy', cell: r => link(`/o/${o}/policies/${enc(r.p)}`, r.p) },
-           { title: 'Revision', cell: r => link(`/o/${o}/policies/${enc(r.p)}/${enc(r.rev)}`, r.rev) }], pointers));
+           { title: 'Revision', cell: r => link(`/o/${o}/policies/${enc(r.p)}/${enc(r.rev)}`, r.rev) },
+           ...(ctx.can('write_policy_group', group) ? [{ title: 'Actions', cell: r => destroy({ label: 'Remove', aria: `Remove ${r.p} from ${group}`,
+             title: `Remove ${r.p} from ${group}?`, lines: [`Nodes of ${r.p} in ${group} find no policy on their next run.`], verb: 'Remove',
+             run: () => api('DELETE', `${base(ctx.org)}/policy_groups/${enc(group)}/policies/${enc(r.p)}`),
+             done: async () => { await groupPage(ctx); document.getElementById('promote-result').replaceChildren(h('p.done', { role: 'status' }, `${r.p} removed from ${group}.`)); },
+             fail: err => report.replaceChildren(failure(err)) }) }] : [])], pointers),
+    ctx.can('write_policy_group', group) ? destroy({ label: `Delete group ${group}`, id: 'delete-group', title: `Delete policy group ${group}?`,
+      lines: [`Its ${pointers.length} pointers go with it; the revisions stay.`, `Nodes in ${group} find no policy on their next run.`],
+      run: () => api('DELETE', `${base(ctx.org)}/policy_groups/${enc(group)}`),
+      done: () => ctx.show(h('h1', {}, `Policy group ${group}`), h('p.done', { role: 'status' }, `Policy group ${group} deleted. `),
+        link(`/o/${o}/groups`, '← all groups')),
+      fail: err => report.replaceChildren(failure(err)) }) : null);
   if (from) await showDiff(from);
 }
 
