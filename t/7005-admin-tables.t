@@ -34,7 +34,8 @@ ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/db", $lock->('d-dev', 8
 ok_call('old', 'POST', "$base/policies/web/revisions", $lock->('r-old', 81));
 ok_call('lock', 'PUT', "$base/policy_groups/qa/policies/web", $lock->('r-dev', 8080));
 my $site = sub { my ($v) = @_; "---\nschema: deckhand/LayeringPolicy/v1\nmetadata: {schema: metadata/Control/v1, name: layering-policy}\ndata: {layerOrder: [site]}\n"
-    . "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: app, layeringDefinition: {abstract: false, layer: site}}\ndata: {image: app, replicas: $v, zone: a}\n" };
+    . "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: app, layeringDefinition: {abstract: false, layer: site}}\ndata: {image: app, replicas: $v, zone: a}\n"
+    . "---\nschema: deckhand/Passphrase/v1\nmetadata: {schema: metadata/Document/v1, name: db-password, storagePolicy: encrypted, layeringDefinition: {abstract: false, layer: site}}\ndata: tb-secret-value\n" };
 my $rev_a = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(1))->[0]{status}{revision};
 my $rev_b = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(3))->[0]{status}{revision};
 for my $i (1 .. 250) {
@@ -43,13 +44,16 @@ for my $i (1 .. 250) {
 }
 ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'edit-me', labels => { env => 'prod', old => 'yes' } } });
 ok_call('user', 'POST', '/users', { username => 'tb-user' });
+ok_call('user', 'POST', '/users', { username => 'tb-reader' });
+ok_call('member', 'POST', "$base/users", { username => 'tb-reader', roles => ['reader'] });
+my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description => 'pages' })->{token};
 
 my $out = PurserStack::build() . '/test-output/7005-admin-tables';
 remove_tree($out);
 make_path($out);
 my $config = "$out/config.json";
 open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out, rev_a => $rev_a, rev_b => $rev_b });
+print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b });
 close $fh;
 my %seen;
 open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/tables.mjs', $config or die "node: $!";
@@ -179,6 +183,15 @@ my ($new_rev) = ($seen{'rollback says'} // '') =~ /revision (\d+) has the docume
 ok $new_rev && $new_rev > $rev_b, "  and names the new revision ($new_rev)";
 my $app = sub { my ($rev) = @_; (grep { $_->{metadata}{name} eq 'app' } @{ $s->yaml_call('GET', "$base/api/v1.0/revisions/$rev/documents") })[0]{data} };
 is_deeply $app->($new_rev), $app->($rev_a), '  the API: it has the documents of the revision rolled back to';
+
+# ---- a reader: encrypted documents seen, not read; no action offered ----
+my $rd = $seen{'reader'} // {};
+is_deeply $rd->{encrypted}, ['db-password'], 'a reader sees the encrypted document listed, marked';
+is $rd->{reveal}, 0, '  with no Reveal';
+like $rd->{cell} // '', qr/hidden/, '  its value hidden';
+ok !$rd->{leak}, '  the value nowhere in the page';
+is_deeply $rd->{controls}, {}, '  and no write control on any page' or diag explain $rd->{controls};
+is_deeply $seen{'reader problems'}, [], '  (no console error)';
 
 # ---- a phone ----
 my $ph = $seen{'phone nodes'} // {};

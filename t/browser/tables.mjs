@@ -206,6 +206,29 @@ try {
   report('rollback says', await page.textContent('#revision-result'));
   report('admin problems', problems.splice(0));
 
+  // ---- a reader ----
+  const rpage = await newPage();
+  await signIn(rpage, cfg.reader);
+  await visit(rpage, `/o/${o}/documents/${cfg.rev_b}`);
+  const reader = await rpage.evaluate(() => {
+    const rows = [...document.querySelectorAll('main tbody tr')];
+    const secret = rows.find(tr => tr.querySelector('.encrypted'));
+    return { encrypted: rows.filter(tr => tr.querySelector('.encrypted')).map(tr => tr.cells[1].firstChild.textContent),
+      reveal: document.querySelectorAll('button.reveal').length, cell: secret ? secret.cells[4].textContent : '',
+      leak: document.body.textContent.includes('tb-secret-value') };
+  });
+  const controls = {};
+  for (const [name, hash] of [['revision', `/o/${o}/documents/${cfg.rev_b}`], ['node', `/o/${o}/nodes/web001`], ['nodes', `/o/${o}/nodes`],
+    ['members', `/o/${o}/members`], ['group', `/o/${o}/groups/prod?from=dev`], ['policy', `/o/${o}/policies/web`], ['clusters', `/o/${o}/clusters`]]) {
+    await visit(rpage, hash);
+    const found = await rpage.evaluate(() => [...document.querySelectorAll('main button.danger, main form.create, main form.promote, #add-tag, #rollback, #edit-cluster')]
+      .map(el => el.id || el.getAttribute('aria-label') || el.className));
+    if (found.length) controls[name] = found;
+  }
+  report('reader', { ...reader, controls });
+  report('reader problems', problems.splice(0));
+  await rpage.context().close();
+
   // ---- a phone ----
   const phone = await newPage(390, 844);
   await signIn(phone, cfg.admin);
