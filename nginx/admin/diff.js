@@ -133,9 +133,14 @@ export function diffView(before, after, mode = 'unified', caption = '') {
       h('tbody', {}, changed ? rows : h('tr', {}, h('td', { colspan: 4 }, 'No change.')))));
 }
 
-/** A unified / side-by-side switch kept in the page's address (?view=split), calling
- *  render(mode) now and on each change. */
+/** A unified / side-by-side switch kept in the page's address (?diff=split), calling
+ *  render(mode) now and on each change (under 600 px: unified, no switch). */
 export function diffModes(ctx, render) {
+  // under 600 px two columns of code would wrap every line: unified only, as GitHub does
+  if (window.matchMedia('(max-width: 600px)').matches) {
+    render('unified');
+    return h('p.live', {}, 'Unified (side by side needs a wider screen).');
+  }
   let mode = ctx.query.get('diff') === 'split' ? 'split' : 'unified';
   const button = (m, text) => h('button', { type: 'button', 'aria-pressed': String(mode === m), 'data-mode': m, onclick: () => {
     mode = m;

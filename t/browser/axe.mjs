@@ -1,6 +1,7 @@
 // axe.mjs: runs axe-core (npm, pinned in package-lock.json) over admin pages in Debian's
 // chromium for t/7006-admin-axe.t, at 1280 px and at 390 px, and reports each page's serious
-// and critical violations ({id, impact, nodes: [selectors]}), one JSON line per page and width.
+// and critical violations ({id, impact, nodes: [selectors]}) and any text squeezed letter by
+// letter, one JSON line per page and width.
 // axe is evaluated in the page through the DevTools protocol, so the pages' strict CSP stays on.
 // Usage: node axe.mjs CONFIG.json (url, org, admin, out, pages: [[name, hash], ...])
 import { launch } from './browser.mjs';
@@ -12,6 +13,28 @@ mkdirSync(cfg.out, { recursive: true });
 const report = (name, value) => console.log(JSON.stringify({ name, value }));
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const { browser, newPage, problems } = await launch(cfg);
+
+// Text squeezed into a column too narrow for its words (wrapped letter by letter): the cells,
+// list items, links and labels whose text takes more lines than it has words, and whether the
+// page scrolls sideways.
+const narrow = page => page.evaluate(() => ({
+  cells: [...document.querySelectorAll('main td, main th, main li, main a, main label')].filter(el => {
+    if (!el.offsetParent || el.textContent.trim().length < 3) return false;
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let words = 0;
+    const lines = new Set();
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(t);
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      if (!rects.length) continue;
+      words += t.textContent.trim().split(/\s+/).filter(Boolean).length;
+      for (const r of rects) lines.add(Math.round(r.bottom));
+    }
+    return words > 0 && lines.size > words;
+  }).map(el => `${el.tagName.toLowerCase()}: ${el.textContent.trim().slice(0, 20)}`).slice(0, 5),
+  overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+}));
 
 const settle = page => page.waitForFunction(() => !document.querySelector('main .loading') && !document.querySelector('main [aria-busy="true"]'), null, { timeout: 15000 });
 
@@ -30,7 +53,7 @@ try {
       await page.goto(`${cfg.url}/admin/#${hash}`);
       await settle(page);
       if (name === 'group') await page.click('main details.diff summary').catch(() => null);
-      report(`axe ${width} ${name}`, await check(page));
+      report(`axe ${width} ${name}`, { ...await check(page), narrow: await narrow(page) });
     }
     await page.context().close();
   }
