@@ -44,6 +44,7 @@ for my $i (1 .. 250) {
 }
 ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'edit-me', labels => { env => 'prod', old => 'yes' } } });
 ok_call('user', 'POST', '/users', { username => 'tb-user' });
+ok_call('client', 'POST', "$base/clients", { name => 'tb-keyed' });
 ok_call('user', 'POST', '/users', { username => 'tb-reader' });
 ok_call('member', 'POST', "$base/users", { username => 'tb-reader', roles => ['reader'] });
 my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description => 'pages' })->{token};
@@ -122,6 +123,13 @@ ok $tid, 'a token made with an expiry';
 like $seen{'token made'}{says} // '', qr/Expires in 7 days/, '  the page says when it expires';
 my ($tok) = grep { $_->{id} eq ($tid // '') } @{ $s->must('tokens', 'GET', '/users/admin/tokens') };
 ok $tok && $tok->{expires_at}, '  the API has its expiry' or diag explain $tok;
+
+like $seen{'token disabled says'} // '', qr/Token \Q$tid\E disabled/, 'a token disabled from the page: it says so';
+($tok) = grep { $_->{id} eq ($tid // '') } @{ $s->must('tokens', 'GET', '/users/admin/tokens') };
+ok $tok && !$tok->{active}, '  the API has it inactive' or diag explain $tok;
+like $seen{'key delete asks'} // '', qr/Delete key default of tb-keyed\?/, "a client's key deleted after a confirmation";
+like $seen{'key delete says'} // '', qr/Key default deleted/, '  the page says so';
+is_deeply $s->must('keys', 'GET', "$base/clients/tb-keyed/keys"), [], '  the API has no key left';
 
 # ---- events ----
 my @asked = @{ $seen{'events asked'} // [] };

@@ -114,6 +114,18 @@ try {
   await page.click('form.create button[type=submit]');
   await page.waitForSelector('.secret input');
   report('token made', { label: await page.textContent('.secret label'), says: await page.textContent('main .done') });
+  const tokenId = (await page.textContent('.secret label')).match(/Token ([0-9a-f]+)/)[1];
+  await page.waitForSelector(`button[aria-label="Disable token ${tokenId}"]`);
+  await page.click(`button[aria-label="Disable token ${tokenId}"]`);
+  await page.waitForSelector(`button[aria-label="Enable token ${tokenId}"]`);
+  report('token disabled says', await page.textContent('main .done'));
+
+  // ---- a client's key deleted ----
+  await visit(page, `/o/${o}/clients/tb-keyed`);
+  await page.click('button[aria-label="Delete key default"]');
+  report('key delete asks', await confirm(page));
+  await page.waitForSelector('#principal-result .done');
+  report('key delete says', await page.textContent('#principal-result'));
 
   // ---- the events page: one request for the newest, links to the objects ----
   const asked = [];

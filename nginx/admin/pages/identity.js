@@ -4,7 +4,7 @@
 // one, create a token with an expiry (shown once), revoke one; each destructive one asks first,
 // and each says what it did.
 import { api, enc } from '../api.js';
-import { h, table, link, grid, failure, secretOnce, confirmDialog, pre, when } from '../dom.js';
+import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, pre, when } from '../dom.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
@@ -103,8 +103,15 @@ export async function principal(ctx, kind) {
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], fields),
     h('h2', {}, 'Labels'), pre(who.labels || {}),
     h('h2', {}, 'Public keys'),
-    table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' }],
-      Array.isArray(keys) ? keys : []));
+    table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' },
+      ...(ctx.can(kind === 'users' ? 'update_user' : 'update_client') ? [{ title: 'Actions', cell: k => destroy({
+        label: 'Delete', aria: `Delete key ${k.name}`, title: `Delete key ${k.name} of ${name}?`,
+        lines: ['Requests signed with it are refused at once.', 'Its other keys and its tokens keep working.'],
+        run: () => api('DELETE', `${path}/keys/${enc(k.name)}`),
+        done: async () => { await principal(ctx, kind); document.getElementById('principal-result').replaceChildren(h('p.done', { role: 'status' }, `Key ${k.name} deleted.`)); },
+        fail: err => document.getElementById('principal-result').replaceChildren(failure(err)) }) }] : [])],
+      Array.isArray(keys) ? keys : []),
+    h('div', { id: 'principal-result' }));
 }
 
 const lifetimes = [['', 'never expires'], [3600, '1 hour'], [86400, '1 day'], [7 * 86400, '7 days'], [30 * 86400, '30 days'], [90 * 86400, '90 days'], [365 * 86400, '1 year']];
@@ -124,11 +131,24 @@ export async function tokens(ctx) {
       list.ready = list.reload();
     } catch (err) { fresh.replaceChildren(failure(err)); }
   } }, 'Revoke');
+  // disabled (refused until enabled again) or enabled: a PATCH of active, conditional on the
+  // revision the list read
+  const toggle = t => {
+    const id = t.metadata.name, on = (t.spec || {}).active !== false;
+    return h('button', { type: 'button', 'aria-label': `${on ? 'Disable' : 'Enable'} token ${id}`, onclick: async () => {
+      try {
+        await api('PATCH', `${path}/${enc(id)}`, { active: !on }, { headers: { 'If-Match': `"${t.metadata.revision}"` } });
+        fresh.replaceChildren(h('p.done', { role: 'status' }, `Token ${id} ${on ? 'disabled: refused until enabled again' : 'enabled'}.`));
+        list.ready = list.reload();
+      } catch (err) { fresh.replaceChildren(failure(err)); }
+    } }, on ? 'Disable' : 'Enable');
+  };
   list = grid(ctx, { noun: 'tokens', load: envelopes(path), sort: '-created_at', filter: null, columns: [
     { title: 'Id', sort: 'name', cell: t => t.metadata.name }, { title: 'Description', cell: t => (t.spec || {}).description || '' },
     { title: 'Created', sort: 'created_at', cell: t => when(t.metadata.created_at) }, { title: 'Expires', cell: t => when(t.metadata.expires, 'never') },
     { title: 'Last used', cell: t => when((t.status || {}).last_used_at, 'never') },
-    { title: 'Actions', cell: revoke },
+    { title: 'Active', cell: t => (t.spec || {}).active === false ? 'no (disabled)' : 'yes' },
+    { title: 'Actions', cell: t => [toggle(t), ' ', revoke(t)] },
   ] });
   const form = h('form.create', { onsubmit: async e => {
     e.preventDefault();
