@@ -3,16 +3,21 @@
 // long runs of unchanged lines folded. Everything is text (dom.js's h): nothing is parsed as HTML.
 import { h } from './dom.js';
 
-const plain = /^[A-Za-z0-9_./@-][A-Za-z0-9_ ./@:+-]*$/;
-const reserved = /^(true|false|null|yes|no|on|off|~|-?\d+(\.\d+)?([eE][-+]?\d+)?|0x[0-9a-fA-F]+)$/i;
+const plain = /^[A-Za-z0-9_./-][A-Za-z0-9_ ./@:+-]*$/;
+const reserved = /^(true|false|null|yes|no|on|off|y|n|~|[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o?[0-7]+|[-+]?\.(inf|nan)|\d{4}-\d\d?-\d\d?([Tt ].*)?|\d+(:\d+)+)$/i;
 
 /** A scalar as YAML writes it: plain when that reads back as the same string, quoted otherwise. */
 function scalar(v) {
   if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') { const t = String(v); return /e/.test(t) && !/\./.test(t) ? t.replace('e', '.0e') : t; } // 1e+21: a float to YAML 1.1
   if (typeof v !== 'string') return String(v);
-  if (v === '' || !plain.test(v) || reserved.test(v) || /: |\s$/.test(v)) return JSON.stringify(v);
+  if (v === '' || !plain.test(v) || reserved.test(v) || /: |:$|^- |\s$/.test(v)) return quoted(v);
   return v;
 }
+
+// JSON's quoting is YAML's double-quoted style, once the characters YAML takes for line breaks
+// (or a byte-order mark) are escaped too.
+const quoted = v => JSON.stringify(v).replace(/[\u0085\u2028\u2029\ufeff]/g, c => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 
 /** A JSON value as YAML text (block style, keys in their order, multi-line strings as |). */
 export function yaml(value, indent = '') {
@@ -34,7 +39,8 @@ export function yaml(value, indent = '') {
         return [`${pad}${scalar(k)}:${inner[0]}`, ...inner.slice(1)];
       })];
     }
-    if (typeof v === 'string' && v.includes('\n'))
+    // a block scalar only where it reads back exactly (no leading space, at most one final newline)
+    if (typeof v === 'string' && v.includes('\n') && /^[^\s][^\r]*[^\s]\n?$/.test(v) && !/[\t\u0085\u2028\u2029\ufeff]|\n\s*\n\s*$|\n /.test(v))
       return [' |' + (v.endsWith('\n') ? '' : '-'), ...v.replace(/\n$/, '').split('\n').map(l => pad + l)];
     return [' ' + scalar(v)];
   };

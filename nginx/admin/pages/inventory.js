@@ -1,7 +1,8 @@
 // inventory.js: clusters with labels and facts, their dynamic-facts history, creating one
 // and resetting its bootstrap token (shown once).
 import { api, enc } from '../api.js';
-import { h, table, grid, link, pre, failure, secretOnce, confirmDialog, when } from '../dom.js';
+import { h, table, grid, link, failure, secretOnce, confirmDialog, when } from '../dom.js';
+import { yaml } from '../diff.js';
 
 const base = org => `/organizations/${enc(org)}/clusters`;
 const labelsText = labels => Object.entries(labels || {}).map(([k, v]) => `${k}=${v}`).join(', ');
@@ -88,24 +89,23 @@ export async function clusterPage(ctx) {
   const { id } = ctx.params;
   ctx.context(h('h1', {}, `Cluster ${id}`), link(`/o/${enc(ctx.org)}/clusters`, '← all clusters'));
   const c = await api('GET', `${base(ctx.org)}/${enc(id)}`);
-  const history = await api('GET', `${base(ctx.org)}/${enc(id)}/facts/history?page_size=20`);
   const tokenHolder = h('div', {});
   const result = h('div', { id: 'cluster-result' });
-  const statusHolder = h('div', { id: 'cluster-status' }, pre(c.status || {}));
+  const statusHolder = h('div', { id: 'cluster-status' }, h('pre.yaml', {}, yaml(c.status || {})));
   ctx.show(h('h1', {}, `Cluster ${c.metadata.name}`), link(`/o/${enc(ctx.org)}/clusters`, '← all clusters'),
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], [
       ['Labels', labelsText(c.metadata.labels)], ['Annotations', labelsText(c.metadata.annotations)],
       ['Description', c.metadata.description || ''], ['Revision', c.metadata.revision || ''],
       ['Created', when(c.metadata.created_at)], ['Updated', when(c.metadata.updated_at)],
     ]),
-    h('h2', {}, 'Spec'), pre(c.spec || {}),
+    h('h2', {}, 'Spec'), h('pre.yaml', {}, yaml(c.spec || {})),
     h('h2', {}, 'Status'), statusHolder,
     ctx.can('reset_bootstrap_token') ? h('button', { type: 'button', id: 'reset-token', onclick: async () => {
       if (!await confirmDialog(`Reset the bootstrap token of ${c.metadata.name}?`, ['The current token stops working.'], 'Reset')) return;
       try {
         const t = await api('POST', `${base(ctx.org)}/${enc(id)}/bootstrap-token`);
         tokenHolder.replaceChildren(secretOnce('New bootstrap token', t.bootstrap_token.token));
-        statusHolder.replaceChildren(pre(t.status || {})); // the new token's expiry, not the old
+        statusHolder.replaceChildren(h('pre.yaml', {}, yaml(t.status || {}))); // the new token's expiry, not the old
 
       } catch (err) { tokenHolder.replaceChildren(failure(err)); }
     } }, 'Reset bootstrap token') : null,
@@ -126,6 +126,9 @@ export async function clusterPage(ctx) {
     } }, 'Delete cluster') : null,
     result,
     h('h2', {}, 'Dynamic facts history'),
-    table([{ title: 'Version', cell: v => String(v.version) }, { title: 'When', cell: v => when(v.created_at) },
-           { title: 'By', cell: v => v.author || '' }, { title: 'Facts', cell: v => pre(v.facts) }], history.items || []));
+    grid(ctx, { key: 'facts', noun: 'versions', pageSize: 20, filter: null, load: async ({ token, size }) => {
+      const page = await api('GET', `${base(ctx.org)}/${enc(id)}/facts/history?page_size=${size}${token ? `&page_token=${enc(token)}` : ''}`);
+      return { items: page.items || [], next: page.next_page_token };
+    }, columns: [{ title: 'Version', cell: v => String(v.version) }, { title: 'When', cell: v => when(v.created_at) },
+      { title: 'By', cell: v => v.author || '' }, { title: 'Facts', cell: v => h('pre.yaml', {}, yaml(v.facts)) }] }));
 }
