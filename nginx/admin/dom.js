@@ -75,11 +75,6 @@ export function table(columns, rows, caption, head) {
         : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing here.')))));
 }
 
-/** A short list shown whole (a revision's cookbooks, a cluster's fields). */
-export function paged(columns, rows, caption) {
-  return table(columns, rows, caption);
-}
-
 /** The one list of the pages: sortable columns, pages with previous and next, a total (or an
  *  honest "more follow"), and a filter; its sort, filter and page kept in the page's address
  *  (sort=, q=) so that reload, back and a shared link keep them.

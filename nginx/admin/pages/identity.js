@@ -4,7 +4,8 @@
 // one, create a token with an expiry (shown once), revoke one; each destructive one asks first,
 // and each says what it did.
 import { api, enc } from '../api.js';
-import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, pre, when } from '../dom.js';
+import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when } from '../dom.js';
+import { yaml } from '../diff.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
@@ -101,7 +102,7 @@ export async function principal(ctx, kind) {
   ctx.show(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`),
     link(`/o/${enc(ctx.org)}/members`, '← users and clients'),
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], fields),
-    h('h2', {}, 'Labels'), pre(who.labels || {}),
+    h('h2', {}, 'Labels'), h('pre.yaml', {}, yaml(who.labels || {})),
     h('h2', {}, 'Public keys'),
     table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' },
       ...(ctx.can(kind === 'users' ? 'update_user' : 'update_client') ? [{ title: 'Actions', cell: k => destroy({
