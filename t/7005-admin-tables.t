@@ -105,6 +105,7 @@ is scalar(grep { $_->{name} eq 'c-edit-me' && $_->{op} eq 'put' } @ev), 2, '  (i
 # ---- members and clients ----
 like $seen{'member added says'} // '', qr/tb-user is a member with roles reader, operator/, 'a member added: the page says so';
 ok scalar(grep { /operator \(policy groups dev-\*\)/ } @{ $seen{'member row'} // [] }), '  and lists it with its roles and limit';
+is_deeply $seen{'member edit prefills'}, { user => 'tb-user', operator => JSON::PP::true, groups => 'dev-*' }, '"Edit roles" fills the form with its roles';
 like $seen{'member roles changed says'} // '', qr/roles reader\./, 'its roles changed';
 like $seen{'member remove asks'} // '', qr/Remove member tb-user\?/, 'remove asks first';
 like $seen{'member remove says'} // '', qr/Member tb-user: removed/, '  and says it is done';

@@ -73,9 +73,17 @@ export async function members(ctx) {
     { title: 'User', sort: 'name', cell: m => link(`/o/${o}/users/${enc(m.metadata.name)}`, m.metadata.name) },
     { title: 'Roles here', cell: rolesText },
     { title: 'Display name', cell: m => (m.status || {}).display_name || '' },
-    ...(ctx.can('write_members') ? [{ title: 'Actions', cell: m => remove('member', m.metadata.name,
-      ['They lose every role in this organization at once.', 'The user itself and its tokens stay.'],
-      `${path}/users/${enc(m.metadata.name)}`, 'Remove') }] : []),
+    ...(ctx.can('write_members') ? [{ title: 'Actions', cell: m => [
+      h('button', { type: 'button', 'aria-label': `Edit the roles of ${m.metadata.name}`, onclick: () => {
+        const f = document.getElementById('add-member');
+        f.username.value = m.metadata.name;
+        for (const r of roles) f[`role-${r}`].checked = (m.spec.roles || []).includes(r);
+        f.groups.value = ((m.spec.policy_groups || {}).operator || []).join(', ');
+        f.scrollIntoView({ block: 'nearest' });
+        f.username.focus();
+      } }, 'Edit roles'), ' ',
+      remove('member', m.metadata.name, ['They lose every role in this organization at once.', 'The user itself and its tokens stay.'],
+        `${path}/users/${enc(m.metadata.name)}`, 'Remove')] }] : []),
   ] });
   clients = grid(ctx, { key: 'c', noun: 'clients', load: envelopes(`${path}/clients`), sort: 'name', filter: { label: 'Client name (exact)' }, columns: [
     { title: 'Client', sort: 'name', cell: c => link(`/o/${o}/clients/${enc(c.metadata.name)}`, c.metadata.name) },
