@@ -88,7 +88,7 @@ try {
   report('member added says', await page.textContent('#member-result'));
   await settle(page);
   report('member row', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.textContent).filter(t => t.includes('tb-user'))));
-  await page.click('button[aria-label="Edit the roles of tb-user"]');
+  await page.click('button[aria-label="Edit roles of tb-user"]');
   report('member edit prefills', await page.evaluate(() => ({ user: document.getElementById('username').value,
     operator: document.getElementById('role-operator').checked, groups: document.getElementById('groups').value })));
   await page.uncheck('#role-operator');

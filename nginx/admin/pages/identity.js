@@ -74,7 +74,7 @@ export async function members(ctx) {
     { title: 'Roles here', cell: rolesText },
     { title: 'Display name', cell: m => (m.status || {}).display_name || '' },
     ...(ctx.can('write_members') ? [{ title: 'Actions', cell: m => [
-      h('button', { type: 'button', 'aria-label': `Edit the roles of ${m.metadata.name}`, onclick: () => {
+      h('button', { type: 'button', 'aria-label': `Edit roles of ${m.metadata.name}`, onclick: () => {
         const f = document.getElementById('add-member');
         f.username.value = m.metadata.name;
         for (const r of roles) f[`role-${r}`].checked = (m.spec.roles || []).includes(r);
