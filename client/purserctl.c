@@ -149,10 +149,12 @@ const struct ctl_command ctl_commands[] = {
      "POST /users/{user}/tokens;GET /users/{user}/tokens;DELETE /users/{user}/tokens/{id};PATCH "
      "/users/{user}/tokens/{id};GET " ORG "/permissions",
      "user description expires-in", "create list revoke disable enable", 0},
-    {"watch", cmd_watch, "[--since SEQ] [--kinds K,...] [--timeout SECONDS]",
-     "follow the event feed as it happens, resuming from the last seq after a disconnect",
-     "purserctl watch --kinds cluster,policy_group", "GET " ORG "/events", "since kinds timeout",
-     NULL, 0},
+    {"watch", cmd_watch,
+     "[--since SEQ | --last N] [--kinds K,...] [--actor NAME] [--timeout SECONDS]",
+     "follow the event feed as it happens (--last: its newest N first), resuming from the last "
+     "seq after a disconnect",
+     "purserctl watch --last 20 --kinds cluster,policy_group", "GET " ORG "/events",
+     "since last kinds actor timeout", NULL, 0},
     {"export", cmd_export, "[-f FILE] [--secrets]",
      "the organization as a YAML stream of resources, streamed to FILE (mode 600) or stdout",
      "purserctl export -f acme.yaml", "GET " ORG "/export", "filename secrets", NULL, 0},

@@ -23,6 +23,8 @@ struct watch {
     struct ctl *ctl;
     const struct ctl_command *self;
     const char *kinds; /* --kinds, or NULL */
+    const char *actor; /* --actor, or NULL */
+    long last;         /* --last: the newest N printed first (0: none) */
     long long since;   /* the seq the next poll asks after: every event up to it is printed */
     double deadline;   /* --timeout's end, on the monotonic clock; 0: none */
     int answered;      /* an answer came: from then on, failures are retried */
@@ -44,10 +46,10 @@ static double watch_left(const struct watch *w)
 
 static int watch_parse(struct watch *w, int argc, char **argv, int *since_given)
 {
-    static const struct option options[] = {{"since", required_argument, NULL, 's'},
-                                            {"kinds", required_argument, NULL, 'k'},
-                                            {"timeout", required_argument, NULL, 't'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        {"since", required_argument, NULL, 's'},   {"kinds", required_argument, NULL, 'k'},
+        {"actor", required_argument, NULL, 'a'},   {"last", required_argument, NULL, 'l'},
+        {"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
     char *end;
     long timeout;
     int opt;
@@ -61,6 +63,12 @@ static int watch_parse(struct watch *w, int argc, char **argv, int *since_given)
             *since_given = 1;
             break;
         case 'k': w->kinds = *optarg ? optarg : NULL; break;
+        case 'a': w->actor = *optarg ? optarg : NULL; break;
+        case 'l':
+            w->last = strtol(optarg, &end, 10);
+            if (!*optarg || *end || w->last < 1 || w->last > 1000)
+                return ctl_usage(w->self, "--last: a number of events (1 to 1000), not %s", optarg);
+            break;
         case 't':
             timeout = strtol(optarg, &end, 10);
             if (!*optarg || *end || timeout <= 0)
@@ -71,10 +79,13 @@ static int watch_parse(struct watch *w, int argc, char **argv, int *since_given)
         }
     if (optind < argc)
         return ctl_usage(w->self, "no arguments, only options");
+    if (w->last && *since_given)
+        return ctl_usage(w->self, "--last or --since, not both");
     return CTL_OK;
 }
 
-/* One GET of the feed after since, held up to wait seconds; CTL_OK with any answer. */
+/* One GET of the feed after since (below 0: its newest -since events), held up to wait
+ * seconds; CTL_OK with any answer. */
 static int feed_get(struct watch *w, long long since, const char *kinds, const char *page_size,
                     long wait, struct ctl_answer *out)
 {
@@ -83,10 +94,12 @@ static int feed_get(struct watch *w, long long since, const char *kinds, const c
     char number[24];
     int rc;
 
-    snprintf(number, sizeof(number), "%lld", since);
-    ctl_query_add(&query, "since", number);
+    snprintf(number, sizeof(number), "%lld", since < 0 ? -since : since);
+    ctl_query_add(&query, since < 0 ? "last" : "since", number); /* since < 0: the newest -since */
     if (kinds)
         ctl_query_add(&query, "kinds", kinds);
+    if (w->actor)
+        ctl_query_add(&query, "actor", w->actor);
     if (page_size)
         ctl_query_add(&query, "page_size", page_size);
     if (wait > 0) {
@@ -259,7 +272,20 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
     unsigned failures = 0;
     int since_given = 0, retry, rc = watch_parse(&w, argc, argv, &since_given);
 
-    if (!rc && !since_given)
+    if (!rc && w.last) { /* the newest first, then what follows them */
+        struct ctl_answer answer;
+        json_t *page = NULL;
+        if (!(rc = feed_get(&w, -(long long)w.last, w.kinds, NULL, 0, &answer))) {
+            if (answer.status < 200 || answer.status >= 300)
+                rc = ctl_fail(&answer);
+            else if (!(page = page_parse(&answer)))
+                rc = CTL_FAILED;
+            else
+                page_print(&w, page);
+            json_decref(page);
+            ctl_answer_release(&answer);
+        }
+    } else if (!rc && !since_given)
         rc = feed_end(&w, &w.since);
     w.answered = !since_given;
     while (!rc && watch_left(&w) > 0.05) {

@@ -53,16 +53,27 @@ int events_list(struct request *req)
     long long org_id, gone = 0, last = 0;
     long long since = request_query_count(req, "since", 0);
     long long wait = since < 0 ? -1 : request_query_count(req, "wait", 0);
-    long size = wait < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
-    const char *kinds = request_query(req, "kinds");
+    long long latest = wait < 0 ? -1 : request_query_count(req, "last", 0);
+    long size = latest < 0 ? -1 : resource_page_size(request_query(req, "page_size"), &req->err);
+    const char *kinds = request_query(req, "kinds"), *actor = request_query(req, "actor");
+    struct events_query q;
     struct group_reach reach;
     int limited;
     json_t *out = NULL;
     int rc;
     if (kinds && !*kinds) /* kinds= with nothing in it filters nothing, as it always did */
         kinds = NULL;
-    if (since < 0 || wait < 0 || size < 0)
+    if (actor && !*actor)
+        actor = NULL;
+    if (since < 0 || wait < 0 || latest < 0 || size < 0)
         return req->err.code;
+    if (latest && (request_query(req, "since") || wait))
+        return purser_error_set(&req->err, PURSER_EINVAL,
+                                "last: the newest events, without since or wait (follow them "
+                                "from the answer's next)");
+    if (latest > 1000)
+        return purser_error_set(&req->err, PURSER_EINVAL, "last: at most 1000 (got %lld)", latest);
+    q = (struct events_query){since, kinds, actor, latest ? (long)latest : size, latest > 0};
     if (wait > EVENTS_MAX_WAIT)
         return purser_error_set(&req->err, PURSER_EINVAL, "wait: at most %d seconds (got %lld)",
                                 EVENTS_MAX_WAIT, wait);
@@ -73,8 +84,7 @@ int events_list(struct request *req)
         rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id,
                              &req->err);
     if (!rc)
-        rc = events_read(req->svc->store, req->arena, org_id, since, kinds, size, &out, &gone,
-                         &last, &req->err);
+        rc = events_read(req->svc->store, req->arena, org_id, &q, &out, &gone, &last, &req->err);
     if (!rc && gone) { /* Teleport's "init" and "unreliable" as one rule: re-list, then follow */
         json_t *body = json_pack("{s:{s:s, s:s}, s:I}", "error", "code", "gone", "message",
                                  "events after that seq are no longer kept (events.retention): "
@@ -97,7 +107,7 @@ int events_list(struct request *req)
         char headers[180];
         snprintf(headers, sizeof(headers),
                  "X-Accel-Redirect: /_purser/watch/%lld/%c%lld.%lld/%lld/%s\r\n", wait,
-                 kinds || limited ? 'w' : 'e', org_id, last, last, req->request_id);
+                 kinds || actor || limited ? 'w' : 'e', org_id, last, last, req->request_id);
         json_decref(out);
         return respond_text(req, 200, "application/json", "", 0, headers);
     }

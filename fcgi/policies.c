@@ -274,11 +274,39 @@ int group_policy_delete(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* Chef's {name: uri}; with page_size, page_token or sort, pages of node summaries (filter
+ * narrows either shape). */
 int nodes_list(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"),
+    json_t *out = NULL, *page = NULL;
+    struct node_page_query q = {request_query(req, "page_size"), request_query(req, "page_token"),
+                                request_query(req, "sort"), request_query(req, "filter"), 0};
+    int rc;
+    if (q.page_size || q.page_token || q.sort) {
+        rc = policy_node_page(req->svc->store, req->arena, request_param(req, "org"), &q, &out,
+                              &req->err);
+        return respond_owned(req, rc, 200, out);
+    }
+    if (!q.filter) {
+        rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"),
                               request_base_url(req), &out, &req->err);
+        return respond_owned(req, rc, 200, out);
+    }
+    q.all = 1;
+    rc = policy_node_page(req->svc->store, req->arena, request_param(req, "org"), &q, &page,
+                          &req->err);
+    if (!rc) {
+        size_t i;
+        json_t *item;
+        out = json_object();
+        json_array_foreach (json_object_get(page, "items"), i, item) {
+            const char *name = json_string_value(json_object_get(item, "name"));
+            json_object_set_new(out, name,
+                                json_sprintf("%s/organizations/%s/nodes/%s", request_base_url(req),
+                                             request_param(req, "org"), name));
+        }
+    }
+    json_decref(page);
     return respond_owned(req, rc, 200, out);
 }
 

@@ -259,8 +259,11 @@ const struct route routes[] = {
      H(artifacts_delete), CHEF, "Delete an artifact", .answer = "AnyObject"},
 
     /* nodes */
-    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF, "List nodes",
-     .answer = "NameToUri"},
+    {"GET", "/organizations/{org}/nodes", "read_node", H(nodes_list), CHEF,
+     "List nodes: Chef's {name: uri}, or with page_size, page_token or sort pages of node "
+     "summaries (policy, group, the revision it points at, platform, address, ohai_time) with "
+     "a total; filter (name, policy_name, policy_group; == or !=, '*' any text) narrows either",
+     .answer = "NameToUriOrNodePage", .query = "page_size page_token filter sort"},
     {"POST", "/organizations/{org}/nodes", "create_node", H(nodes_create), CHEF,
      "Create a node (its creator may change it under the node role)", .body = "Node",
      .answer = "Uri", .status = "201"},
@@ -300,10 +303,11 @@ const struct route routes[] = {
 
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,
-     "What changed after ?since=N (kinds, page_size): events in order and the seq to ask from "
-     "next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 with "
-     "oldest_seq when those events are no longer kept",
-     .answer = "Events", .query = "since kinds page_size wait"},
+     "What changed after ?since=N (kinds, actor, page_size): events in order and the seq to ask "
+     "from next; with wait=S (at most 60) held until something arrives or S seconds pass; 410 "
+     "with oldest_seq when those events are no longer kept; last=N (at most 1000, without "
+     "since): the newest N, oldest first, next the newest seq",
+     .answer = "Events", .query = "since kinds actor page_size wait last"},
 
     /* users, their keys and tokens */
     {"GET", "/users", "list_users", H(principal_list), CHEF,

@@ -60,6 +60,18 @@ my $reader = $tok->{token};
 ($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/documents", undef, $reader);
 is_deeply [ map { $_->{metadata}{name} } @$d ], ['public'], 'a reader sees only the cleartext document';
 unlike $r->{content}, qr/purser-secret/, 'and no secret';
+# ... unless it asks for them redacted (issue 38 item 6): then it sees that they exist, never
+# their values, in YAML and in JSON.
+($r, $d) = $s->yaml('GET', "/api/v1.0/revisions/$rev/documents?cleartext-secrets=false", undef, $reader);
+is_deeply [ sort map { "$_->{metadata}{name}:" . (ref $_->{data} ? 'object' : $_->{data}) } @$d ],
+    ['api-key:[redacted]', 'db-password:[redacted]', 'public:object'], 'a reader asking cleartext-secrets=false: the encrypted ones listed, redacted';
+is_deeply [ sort map { $_->{metadata}{storagePolicy} // 'cleartext' } @$d ], ['cleartext', 'encrypted', 'encrypted'], '  marked encrypted';
+unlike $r->{content}, qr/purser-secret/, '  and no secret';
+($r) = $s->request('GET', "/organizations/$org/api/v1.0/revisions/$rev/documents?cleartext-secrets=false",
+    { headers => { authorization => "Bearer $reader", accept => 'application/json' } });
+is $r->{status}, 200, '  as JSON too';
+unlike $r->{content}, qr/purser-secret/, '  without a secret';
+like $r->{content}, qr/"db-password".*\[redacted\]|\[redacted\].*"db-password"/s, '  redacted';
 
 # Unchanged secrets are recognised (by opening them): no new revision.
 ($r, $d) = $s->yaml('PUT', '/api/v1.0/buckets/secrets/documents',

@@ -306,4 +306,32 @@ is $d->{events}[0]{seq}, 11, '  from it';
     is $r->{status}, 400, '  and before the organization is looked up';
 }
 
+# the newest events without reading the log (issue 38 item 7): last=N, with kinds and actor
+{
+    my $all = [];
+    my (undef, $gone) = call('GET', "/organizations/$org/events?since=0");
+    my $since = $gone && $gone->{oldest_seq} ? $gone->{oldest_seq} - 1 : 0; # (pruned above)
+    while (1) { my $d = events("since=$since&page_size=1000"); push @$all, @{ $d->{events} }; last if $d->{next} == $since || @{ $d->{events} } < 1000; $since = $d->{next} }
+    my $newest = $all->[-1]{seq};
+    my $d = events('last=5');
+    is_deeply [ map { $_->{seq} } @{ $d->{events} } ], [ map { $_->{seq} } @$all[-5 .. -1] ], 'last=5: the newest five, oldest first';
+    is $d->{next}, $newest, '  next: the newest seq, where following starts';
+    my @clusters = grep { $_->{kind} eq 'cluster' } @$all;
+    $d = events('last=2&kinds=cluster');
+    is_deeply [ map { $_->{seq} } @{ $d->{events} } ], [ map { $_->{seq} } @clusters[-2, -1] ], '  with kinds: the newest two of that kind';
+    is $d->{next}, $newest, '  next passes what kinds left out';
+    my @by = grep { $_->{actor} eq 'admin' } @$all;
+    $d = events('last=3&actor=admin');
+    is_deeply [ map { $_->{seq} } @{ $d->{events} } ], [ map { $_->{seq} } @by[-3 .. -1] ], '  with actor: the newest three by that actor';
+    $d = events('last=3&actor=nobody-at-all');
+    is_deeply $d->{events}, [], '  an actor with none: none';
+    $d = events("since=$all->[0]{seq}&page_size=1000&actor=admin");
+    is_deeply [ map { $_->{seq} } @{ $d->{events} } ], [ map { $_->{seq} } grep { $_->{seq} > $all->[0]{seq} } @by ], 'actor narrows since= too';
+    for my $bad ('last=5&since=3', 'last=5&wait=2', 'last=1001', 'last=x') {
+        ($r, $d) = call('GET', "/organizations/$org/events?$bad");
+        is $r->{status}, 400, "$bad: 400";
+        like PurserStack::error_message($d), qr/last/, '  naming last';
+    }
+}
+
 PurserStack::finish();

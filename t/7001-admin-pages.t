@@ -103,7 +103,7 @@ ok !exists $seen{'driver error'}, 'the browser went through every step' or diag 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
 is $seen{'signed in at'}, '#/orgs', 'signed in: the organizations';
 ok $seen{'token in sessionStorage, not in the URL'}, '  the token kept in sessionStorage, never in the address';
-for my $name (qw(orgs policies policy revision groups group nodes nodes-of-policy documents document-revision rendered diff
+for my $name (qw(orgs policies policy revision groups group nodes nodes-of-policy node documents document-revision rendered diff
                  clusters cluster members tokens events user client)) {
     my $p = $seen{"page $name"} // {};
     ok length($p->{h1} // ''), "page $name shows its title ($p->{h1})";
@@ -112,7 +112,7 @@ for my $name (qw(orgs policies policy revision groups group nodes nodes-of-polic
 }
 like $seen{'page diff'}{h1} // '', qr/Revision $rev_a and $rev_b/, 'the diff of two revisions';
 is_deeply [ @{ $seen{'page diff'}{cells} // [] }[0, 1] ], ['site', 'modified'], '  shows the bucket that changed';
-is_deeply [ @{ $seen{'page nodes-of-policy'}{cells} // [] } ], ['web1'], 'nodes by group and policy';
+is_deeply [ @{ $seen{'page nodes-of-policy'}{cells} // [] }[0 .. 2] ], ['web1', 'web', 'prod'], 'nodes by group and policy: the node, its policy and group';
 ok grep({ $_ eq 'w1' } @{ $seen{'page policy'}{cells} // [] }), 'a policy page lists its revisions';
 is_deeply $seen{'after reload'}, ["#/o/$org/clusters", 'Clusters'], 'reload keeps the page';
 is $seen{'after back'}, "#/o/$org/clusters", 'back goes to the page before';

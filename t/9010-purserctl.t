@@ -1248,6 +1248,15 @@ subtest 'watch' => sub {
     ($code, $out, $err) = ctl('watch', '--since', 0, '--kinds', 'organization', '--timeout', '1');
     exit_is($code, 0, 'watch --since 0: exit 0');
     like $out, qr/\b\Q$org\E\b/, '  the past events first';
+    # the newest first (issue 38 item 7): --last N, one request for them, with --kinds and --actor
+    my @clusters = grep { $_->{kind} eq 'cluster' && $_->{actor} eq 'admin' } all_events();
+    ($code, $out, $err) = ctl('watch', '--last', 2, '--kinds', 'cluster', '--actor', 'admin', '--timeout', '1');
+    exit_is($code, 0, 'watch --last 2 --kinds cluster --actor admin: exit 0');
+    my @shown = $out =~ /^\s*(\d+)\s+cluster\b/mg;
+    is_deeply \@shown, [ map { $_->{seq} } @clusters[-2, -1] ], '  the newest two cluster events, oldest first' or diag $out;
+    ($code, $out, $err) = ctl('watch', '--last', 2, '--since', 3);
+    exit_is($code, 2, 'watch --last with --since: exit 2 (usage)');
+    like $err, qr/--last or --since/, '  saying so';
 };
 
 subtest 'watch across a disconnect' => sub {

@@ -109,7 +109,8 @@ struct docstore_filter {
 
 /* The documents of revision id that pass filter, each with status {bucket, revision}, as a
  * JSON array (*out). PURSER_ENOTFOUND for a revision that does not exist. Encrypted
- * documents are left out unless ctx->read_encrypted. */
+ * documents are left out unless ctx->read_encrypted or filter->redact (then they are listed,
+ * their data redacted: a reader sees that they exist, never their values). */
 int docstore_documents(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *filter, json_t **out,
                        struct purser_error *err);

@@ -84,6 +84,22 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
  * "missing update permission" (or delete), as the Chef Infra Server's node ACL answers. */
 int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
                      json_t **out, struct purser_error *err);
+/* A nodes list request (all may be NULL): page_size (default 100, clamped to 1..1000),
+ * page_token (a previous page's next_page_token), sort (name, policy_group, policy_name or
+ * updated_at, then the name; '-' before: both descending), filter (field==value;field!=value on
+ * name, policy_name, policy_group; '*' in a value matches any text); all: one page of everything.
+ */
+struct node_page_query {
+    const char *page_size, *page_token, *sort, *filter;
+    int all;
+};
+
+/* A page of node summaries: {items: [{name, policy_name, policy_group, revision_id (what its
+ * group points at for its policy), platform, platform_version, ipaddress, fqdn, ohai_time,
+ * updated_at}], next_page_token ("" at the end), total (what the filter selects)}. Pages are
+ * by position: a node added or removed before a page's start shifts it by one. */
+int policy_node_page(struct store *store, struct arena *arena, const char *org,
+                     const struct node_page_query *q, json_t **out, struct purser_error *err);
 int policy_node_create(struct store *store, const char *org, const json_t *body,
                        long long creator_id, const char *base, json_t **out,
                        struct purser_error *err);

@@ -261,15 +261,15 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
     return rc;
 }
 
-int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
-                const char *kinds, long limit, json_t **out, long long *gone, long long *last,
+int events_read(struct store *store, struct arena *arena, long long org_id,
+                const struct events_query *q, json_t **out, long long *gone, long long *last,
                 struct purser_error *err)
 {
     struct store_rows rows, head;
     struct store_value id = STORE_INT(org_id);
     json_t *list;
-    long long next = since, newest = 0, oldest;
-    int rc = events_kinds_check(kinds, err);
+    long long since = q->latest ? 0 : q->since, next = since, newest = 0, oldest;
+    int rc = events_kinds_check(q->kinds, err);
     *out = NULL;
     *gone = 0;
     /* the newest committed seq first: a transaction that commits after this read numbers
@@ -284,23 +284,32 @@ int events_read(struct store *store, struct arena *arena, long long org_id, long
     if (store_cell(&head, 0, 0))
         newest = strtoll(store_cell(&head, 0, 0), NULL, 10);
     oldest = store_cell(&head, 0, 1) ? strtoll(store_cell(&head, 0, 1), NULL, 10) : newest + 1;
-    if (since < oldest - 1) {
+    if (!q->latest && since < oldest - 1) {
         *gone = oldest;
         return 0;
     }
     {
+        /* the latest: read backwards from the newest (the primary key's order), then turned */
         struct store_value p[] = {STORE_INT(org_id),
                                   STORE_INT(since),
                                   STORE_INT(newest),
-                                  STORE_INT(kinds != NULL),
-                                  STORE_STR(kinds ? kinds : ""),
-                                  STORE_INT(limit)};
-        rc = store_query(
-            store, arena, &rows,
-            "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME(
-                "at") ", detail FROM events WHERE org_id = ? AND seq > ? AND seq <= ? AND (? = "
-                      "0 OR FIND_IN_SET(kind, ?)) ORDER BY seq LIMIT ?",
-            p, 6, err);
+                                  STORE_INT(q->kinds != NULL),
+                                  STORE_STR(q->kinds ? q->kinds : ""),
+                                  STORE_INT(q->actor != NULL),
+                                  STORE_STR(q->actor ? q->actor : ""),
+                                  STORE_INT(q->limit)};
+        rc = store_query(store, arena, &rows,
+                         q->latest ? "SELECT * FROM (SELECT seq, kind, name, op, revision, actor, "
+                                     "" STORE_ISO_TIME("at") ", detail FROM events WHERE org_id = "
+                                                             "? AND seq > ? AND seq <= ? AND (? = "
+                                                             "0 OR FIND_IN_SET(kind, ?)) AND (? = "
+                                                             "0 OR actor = ?) ORDER BY seq DESC "
+                                                             "LIMIT ?) e ORDER BY seq"
+                                   : "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME(
+                                         "at") ", detail FROM events WHERE org_id = ? AND seq > ? "
+                                               "AND seq <= ? AND (? = 0 OR FIND_IN_SET(kind, ?)) "
+                                               "AND (? = 0 OR actor = ?) ORDER BY seq LIMIT ?",
+                         p, 8, err);
     }
     if (rc)
         return rc;
@@ -315,8 +324,9 @@ int events_read(struct store *store, struct arena *arena, long long org_id, long
                                            store_cell(&rows, i, 5), store_cell(&rows, i, 6), d));
         json_decref(d);
     }
-    /* a short page read all of (since, newest]: the next ask starts past what kinds left out */
-    if ((long)rows.count < limit && newest > next)
+    /* a short page read all of (since, newest]: the next ask starts past what the filters
+     * left out; the latest page always reads up to the newest */
+    if ((q->latest || (long)rows.count < q->limit) && newest > next)
         next = newest;
     *last = newest;
     *out = json_pack("{s:o, s:I}", "events", list, "next", (json_int_t)next);

@@ -55,15 +55,25 @@ int event_exec(struct store *store, long long org_id, const char *org, const cha
                const struct store_value *params, size_t n, unsigned long long *affected,
                const char *kind, const char *name, const char *op, struct purser_error *err);
 
-/* A page of events after `since` for org_id: {events: [...], next: the seq to ask from
- * next}; kinds (comma-separated, may be NULL) keeps those kinds, and is PURSER_EINVAL as
- * events_kinds_check says; at most limit events. Only committed events up to the newest seq
- * at the time of the read are looked at; *last gets that seq, and a page shorter than limit
- * has next = *last (what kinds left out is passed). When events after since were pruned
- * (since is older than the oldest kept one minus one), *gone is set to the oldest kept seq
- * and *out is NULL (the route's 410). */
-int events_read(struct store *store, struct arena *arena, long long org_id, long long since,
-                const char *kinds, long limit, json_t **out, long long *gone, long long *last,
+/* What events_read reads: the events after since (kinds: comma-separated, may be NULL, and
+ * PURSER_EINVAL as events_kinds_check says; actor: only that actor's, may be NULL), at most
+ * limit of them; latest: the newest limit of them instead (since is not read). */
+struct events_query {
+    long long since;
+    const char *kinds;
+    const char *actor;
+    long limit;
+    int latest;
+};
+
+/* A page of events for org_id: {events: [...] (oldest first), next: the seq to ask from next}.
+ * Only committed events up to the newest seq at the time of the read are looked at; *last gets
+ * that seq, and a page shorter than limit (and a latest page) has next = *last (what the
+ * filters left out is passed). When events after since were pruned (since is older than the
+ * oldest kept one minus one), *gone is set to the oldest kept seq and *out is NULL (the
+ * route's 410). */
+int events_read(struct store *store, struct arena *arena, long long org_id,
+                const struct events_query *q, json_t **out, long long *gone, long long *last,
                 struct purser_error *err);
 
 /* The commit hook (store_set_commit_hook) that posts each committed transaction's events to

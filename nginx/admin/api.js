@@ -23,10 +23,10 @@ function messageOf(body, status) {
   return `the server answered ${status}`;
 }
 
-/** api(method, path, body?, {signal, contentType, signingIn}) -> decoded JSON (or null); throws
+/** api(method, path, body?, {signal, contentType, headers, signingIn}) -> decoded JSON (or null); throws
  *  ApiError. A 401 to a request with the token (but the sign-in's own check) signs the tab out. */
 export async function api(method, path, body, options = {}) {
-  const headers = { Accept: 'application/json' };
+  const headers = { Accept: 'application/json', ...(options.headers || {}) };
   const t = token.get();
   if (t) headers.Authorization = `Bearer ${t}`;
   let payload;

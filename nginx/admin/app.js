@@ -19,8 +19,10 @@ const sections = [
 // path pattern -> page(ctx); ctx: {org, params, query, perms, can(action, group?), go(path)}
 const routes = [
   ['/o/:org/policies', policy.policies], ['/o/:org/policies/:name', policy.policyPage],
-  ['/o/:org/policies/:name/:rev', policy.revisionPage], ['/o/:org/groups', policy.groups],
+  ['/o/:org/policies/:name/:rev', policy.revisionPage],
+  ['/o/:org/policies/:name/compare/:a/:b', policy.comparePage], ['/o/:org/groups', policy.groups],
   ['/o/:org/groups/:group', policy.groupPage], ['/o/:org/nodes', policy.nodes],
+  ['/o/:org/nodes/:node', policy.nodePage],
   ['/o/:org/documents', docs.revisions], ['/o/:org/documents/:rev', docs.revisionPage],
   ['/o/:org/diff/:a/:b', docs.diffPage], ['/o/:org/clusters', inventory.clusters],
   ['/o/:org/clusters/:id', inventory.clusterPage], ['/o/:org/members', identity.members],
@@ -184,6 +186,16 @@ document.addEventListener('DOMContentLoaded', () => {
     const rest = (parseHash().path.split('/')[3]) || 'policies';
     const section = sections.some(([p]) => p === rest) ? rest : 'policies';
     go(`/o/${enc(e.target.value)}/${section}`);
+  });
+  const toggle = document.getElementById('menu-toggle'), nav = document.getElementById('nav');
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    toggle.setAttribute('aria-expanded', String(open));
+    nav.classList.toggle('open', open);
+  });
+  window.addEventListener('hashchange', () => { // a page chosen from the menu closes it (on a phone)
+    toggle.setAttribute('aria-expanded', 'false');
+    nav.classList.remove('open');
   });
   window.addEventListener('hashchange', route);
   window.addEventListener('purser:unauthorized', signedOut);

@@ -64,40 +64,104 @@ export function when(iso, fallback = '') {
   return h('time', { datetime: d.toISOString(), title: `${d.toLocaleString()} (local) · ${utcText(d)}` }, relative(d));
 }
 
-/** A table of rows; columns: [{title, cell: row => node|string}]. */
-export function table(columns, rows, caption) {
+/** A table of rows; columns: [{title, cell: row => node|string}]. Each cell carries its
+ *  column's title (data-label), which the phone layout shows beside it. */
+export function table(columns, rows, caption, head) {
   return h('div.table-wrap', {},
     h('table', {},
       caption ? h('caption', {}, caption) : null,
-      h('thead', {}, h('tr', {}, columns.map(c => h('th', { scope: 'col' }, c.title)))),
-      h('tbody', {}, rows.length ? rows.map(r => h('tr', {}, columns.map(c => h('td', {}, c.cell(r)))))
-        : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing here yet.')))));
+      h('thead', {}, h('tr', {}, head || columns.map(c => h('th', { scope: 'col' }, c.title)))),
+      h('tbody', {}, rows.length ? rows.map(r => h('tr', {}, columns.map(c => h('td', { 'data-label': c.title || null }, c.cell(r)))))
+        : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing here.')))));
 }
 
-/** A list that grows by pages as the user asks, so that a long one never freezes the page. */
-export function paged(columns, rows, caption, pageSize = 100) {
-  let shown = Math.min(pageSize, rows.length);
-  const holder = h('div', {});
-  const render = () => {
-    holder.replaceChildren(table(columns, rows.slice(0, shown), caption));
-    if (shown < rows.length)
-      holder.append(h('button', { type: 'button', onclick: () => { shown += pageSize; render(); } },
-        `Show more (${rows.length - shown} left)`));
+/** The one list of the pages: sortable columns, pages with previous and next, a total (or an
+ *  honest "more follow"), and a filter; its sort, filter and page kept in the page's address
+ *  (sort=, q=) so that reload, back and a shared link keep them.
+ *  opts: {columns: [{title, cell, sort: key}], noun, pageSize (100), sort (the default),
+ *         filter: {label, placeholder} or null, controls: nodes shown beside the filter,
+ *         load: async ({sort, q, token, size}) => {items, next ('' at the end), total?}, or
+ *         rows: an array (sorted, filtered and paged here: column.value(row) sorts it,
+ *         text(row) is what the filter reads)}.
+ *  A server list's tokens are remembered as the user goes forward, so Previous goes back. */
+const collator = new Intl.Collator(undefined, { numeric: true });
+
+export function grid(ctx, opts) {
+  const size = opts.pageSize || 100;
+  const key = opts.key ? opts.key + '.' : '';
+  const state = { sort: ctx.query.get(key + 'sort') || opts.sort || '', q: ctx.query.get(key + 'q') || '', tokens: [''], at: 0 };
+  const body = h('div.grid-body', {}, spinner());
+  const save = () => {
+    for (const [k, v] of [['sort', state.sort === (opts.sort || '') ? '' : state.sort], ['q', state.q]])
+      if (v) ctx.query.set(key + k, v); else ctx.query.delete(key + k);
+    ctx.setQuery(ctx.query);
   };
-  render();
+  const load = opts.load || (async ({ sort, q, token }) => {
+    const col = opts.columns.find(c => c.sort && (c.sort === sort || '-' + c.sort === sort));
+    let rows = q ? opts.rows.filter(r => (opts.text ? opts.text(r) : '').toLowerCase().includes(q.toLowerCase())) : opts.rows;
+    if (col && col.value) {
+      const dir = sort.startsWith('-') ? -1 : 1, v = col.value;
+      rows = rows.slice().sort((a, b) => {
+        const x = v(a), y = v(b);
+        return dir * (typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x ?? ''), String(y ?? '')));
+      });
+    }
+    const from = Number(token) || 0;
+    return { items: rows.slice(from, from + size), next: from + size < rows.length ? String(from + size) : '', total: rows.length };
+  });
+  let mine = 0;
+  const render = async () => {
+    const ask = ++mine;
+    body.setAttribute('aria-busy', 'true');
+    let page;
+    try {
+      page = await load({ sort: state.sort, q: state.q, token: state.tokens[state.at], size });
+    } catch (err) {
+      if (ask === mine) { body.removeAttribute('aria-busy'); body.replaceChildren(failure(err)); }
+      return;
+    }
+    if (ask !== mine) return;
+    body.removeAttribute('aria-busy');
+    const items = page.items || [];
+    if (page.next) state.tokens[state.at + 1] = page.next;
+    const first = state.at * size + 1, last = state.at * size + items.length;
+    if (page.total === undefined && !page.next) page.total = last; // the last page tells the total
+    const caption = !items.length ? `No ${opts.noun}${state.q ? ` match “${state.q}”` : ''}`
+      : page.total !== undefined ? `${first}–${last} of ${page.total} ${opts.noun}`
+      : `${first}–${last} ${opts.noun}${page.next ? ', more follow' : ''}`;
+    const head = opts.columns.map(c => {
+      if (!c.sort) return h('th', { scope: 'col' }, c.title);
+      const on = state.sort === c.sort ? 'ascending' : state.sort === '-' + c.sort ? 'descending' : null;
+      return h('th.sortable', { scope: 'col', 'aria-sort': on },
+        h('button.sort', { type: 'button', onclick: () => {
+          state.sort = on === 'ascending' ? '-' + c.sort : c.sort;
+          state.tokens = ['']; state.at = 0; save(); render();
+        } }, c.title, h('span.arrow', { 'aria-hidden': 'true' }, on === 'ascending' ? ' ▲' : on === 'descending' ? ' ▼' : ' ↕')));
+    });
+    const pages = page.total !== undefined ? Math.max(1, Math.ceil(page.total / size)) : null;
+    const pager = (state.at > 0 || page.next) ? h('nav.pager', { 'aria-label': `Pages of ${opts.noun}` },
+      h('button', { type: 'button', rel: 'prev', disabled: state.at === 0, onclick: () => { state.at--; render(); } }, '← Previous'),
+      h('span', {}, `Page ${state.at + 1}${pages ? ` of ${pages}` : ''}`),
+      h('button', { type: 'button', rel: 'next', disabled: !page.next, onclick: () => { state.at++; render(); } }, 'Next →')) : null;
+    body.replaceChildren(...[table(opts.columns, items, caption, head), pager].filter(Boolean));
+  };
+  let timer = null;
+  const id = 'q-' + (opts.key || Math.random().toString(36).slice(2));
+  const filter = opts.filter === null ? null : h('form.filter', { role: 'search', 'aria-label': `Filter the ${opts.noun}`, onsubmit: e => e.preventDefault() },
+    h('label', { for: id }, (opts.filter || {}).label || 'Filter'),
+    h('input', { id, type: 'search', value: state.q, placeholder: (opts.filter || {}).placeholder || null, oninput: e => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { state.q = e.target.value.trim(); state.tokens = ['']; state.at = 0; save(); render(); }, opts.load ? 250 : 0);
+    } }), opts.controls || null);
+  const holder = h('div.grid', {}, filter, body);
+  holder.reload = render; // the same page again, after a change made here
+  holder.ready = render();
   return holder;
 }
 
 /** A link inside the pages (hash routes). */
 export function link(path, text) {
   return h('a', { href: '#' + path }, text);
-}
-
-/** A text filter over a list: calls onfilter(text) as the user types. */
-export function filterBox(label, value, onfilter) {
-  const id = 'filter-' + Math.random().toString(36).slice(2);
-  return h('div.filter', {}, h('label', { for: id }, label),
-    h('input', { id, type: 'search', value: value || '', oninput: e => onfilter(e.target.value) }));
 }
 
 /** Asks before a destructive action; resolves true when confirmed. */
@@ -115,6 +179,15 @@ export function confirmDialog(title, lines, action) {
   });
 }
 
+/** A destructive action's button: asks (title, lines, verb) first, then run(); done() after,
+ *  fail(err) on an error (the API's message). */
+export function destroy({ label, aria, id, title, lines, verb = 'Delete', run, done, fail }) {
+  return h('button.danger', { type: 'button', id: id || null, 'aria-label': aria || null, onclick: async () => {
+    if (!await confirmDialog(title, lines, verb)) return;
+    try { await run(); await done(); } catch (err) { fail(err); }
+  } }, label);
+}
+
 /** A secret shown once, with a copy button. */
 export function secretOnce(label, secret) {
   const id = 'secret-' + Math.random().toString(36).slice(2);
@@ -129,22 +202,4 @@ export function secretOnce(label, secret) {
 
 export function pre(value) {
   return h('pre', {}, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-}
-
-/** A paged list with a text filter kept in the page's address (?q=): rows whose text(row)
- *  contains what is typed. */
-export function filtered(ctx, columns, rows, noun, text, pageSize = 100) {
-  const holder = h('div', {});
-  const render = q => {
-    const shown = q ? rows.filter(r => text(r).toLowerCase().includes(q.toLowerCase())) : rows;
-    holder.replaceChildren(paged(columns, shown, `${shown.length} of ${rows.length} ${noun}`, pageSize));
-  };
-  const q = ctx.query.get('q') || '';
-  const box = filterBox('Filter', q, v => {
-    if (v) ctx.query.set('q', v); else ctx.query.delete('q');
-    ctx.setQuery(ctx.query);
-    render(v);
-  });
-  render(q);
-  return h('div', {}, box, holder);
 }

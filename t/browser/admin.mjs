@@ -76,6 +76,7 @@ const pages = [
   ['orgs', '/orgs'], ['policies', `/o/${o}/policies`], ['policy', `/o/${o}/policies/${cfg.policy}`],
   ['revision', `/o/${o}/policies/${cfg.policy}/${cfg.policy_rev}`], ['groups', `/o/${o}/groups`],
   ['group', `/o/${o}/groups/${cfg.group_to}?from=${cfg.group_from}`], ['nodes', `/o/${o}/nodes`], ['nodes-of-policy', `/o/${o}/nodes?group=${cfg.group_to}&policy=${cfg.policy}`],
+  ['node', `/o/${o}/nodes/web1`],
   ['documents', `/o/${o}/documents`], ['document-revision', `/o/${o}/documents/${cfg.rev_b}`],
   ['rendered', `/o/${o}/documents/${cfg.rev_b}?view=rendered`], ['diff', `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`],
   ['clusters', `/o/${o}/clusters`], ['cluster', `/o/${o}/clusters/${cfg.cluster}`], ['members', `/o/${o}/members`],

@@ -1,9 +1,11 @@
 // docs.js: document revisions with tags and validation status, a revision's documents with
-// the API's filters, the rendered view, and the diff and deepdiff of two revisions. The
+// the API's filters, the rendered view, and the diff of two revisions (its buckets, then each
+// changed document as YAML, unified or side by side, as GitHub shows a diff). The
 // document API answers JSON when asked (Accept), YAML otherwise. Encrypted documents are read
 // redacted (cleartext-secrets=false), marked, and read in clear one at a time, on a click.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, pre, when, failure } from '../dom.js';
+import { h, table, grid, link, when, failure, confirmDialog } from '../dom.js';
+import { yaml, diffView, diffModes } from '../diff.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
 
@@ -23,13 +25,15 @@ export async function revisions(ctx) {
   } }, h('label', { for: 'diff-a' }, 'Diff revision'), h('input', { id: 'diff-a', name: 'a', size: 4, required: true, inputmode: 'numeric' }),
     h('label', { for: 'diff-b' }, 'with'), h('input', { id: 'diff-b', name: 'b', size: 4, required: true, inputmode: 'numeric' }),
     h('button', { type: 'submit' }, 'Compare'));
-  ctx.show(h('h1', {}, 'Document revisions'), pick, paged([
-    { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
-    { title: 'Created', cell: r => when(r.createdAt) },
-    { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
-    { title: 'Tags', cell: r => (r.tags || []).join(', ') },
-    { title: 'Validations', cell: r => validations(r) },
-  ], rows, `${rows.length} revisions, newest first`));
+  ctx.show(h('h1', {}, 'Document revisions'), pick, grid(ctx, { noun: 'revisions', rows, sort: '-id',
+    filter: { label: 'Filter by bucket, tag or status' }, text: r => `${(r.buckets || []).join(' ')} ${(r.tags || []).join(' ')} ${validations(r)}`,
+    columns: [
+      { title: 'Revision', sort: 'id', value: r => r.id, cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
+      { title: 'Created', sort: 'created', value: r => r.createdAt, cell: r => when(r.createdAt) },
+      { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
+      { title: 'Tags', cell: r => (r.tags || []).join(', ') },
+      { title: 'Validations', cell: r => validations(r) },
+    ] }));
 }
 
 export async function revisionPage(ctx) {
@@ -57,14 +61,53 @@ export async function revisionPage(ctx) {
   params.set('cleartext-secrets', 'false');
   const docs = await api('GET', `${path}?${params}`);
   const list = Array.isArray(docs) ? docs : [];
-  ctx.show(title, back, filters, paged([
-      { title: 'Schema', cell: d => d.schema || '' },
-      { title: 'Name', cell: d => [(d.metadata || {}).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
-      { title: 'Layer', cell: d => ((d.metadata || {}).layeringDefinition || {}).layer || '' },
-      { title: 'Bucket', cell: d => (d.status || {}).bucket || '' },
+  const meta = d => d.metadata || {};
+  const list_ = grid(ctx, { noun: 'documents', rows: list, pageSize: 50, sort: '', filter: { label: 'Filter these by name' },
+    text: d => `${meta(d).name || ''} ${d.schema || ''}`, columns: [
+      { title: 'Schema', sort: 'schema', value: d => d.schema, cell: d => d.schema || '' },
+      { title: 'Name', sort: 'name', value: d => meta(d).name, cell: d => [meta(d).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
+      { title: 'Layer', sort: 'layer', value: d => (meta(d).layeringDefinition || {}).layer, cell: d => (meta(d).layeringDefinition || {}).layer || '' },
+      { title: 'Bucket', sort: 'bucket', value: d => (d.status || {}).bucket, cell: d => (d.status || {}).bucket || '' },
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
-        : h('details', {}, h('summary', {}, 'show'), pre(d.data === undefined ? null : d.data)) },
-    ], list, `${list.length} documents`, 50));
+        : h('details', {}, h('summary', {}, 'show'), h('pre.yaml', {}, yaml(d.data === undefined ? null : d.data))) },
+    ] });
+  ctx.show(title, back, actions(ctx, rev), filters, list_);
+  await list_.ready;
+}
+
+// A revision's tags (added, deleted after a confirmation) and a rollback to it (a new revision
+// with its documents, after a confirmation), for who may; each says what it did.
+function actions(ctx, rev) {
+  const base = docsBase(ctx.org), o = enc(ctx.org);
+  const result = h('div', { id: 'revision-result' }), tags = h('span', {});
+  const done = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
+  const loadTags = async () => {
+    const list = await api('GET', `${base}/revisions/${enc(rev)}/tags`).catch(err => { result.replaceChildren(failure(err)); return []; });
+    const names = (Array.isArray(list) ? list : Object.keys(list || {})).map(t => typeof t === 'string' ? t : t.tag || t.name).filter(Boolean);
+    tags.replaceChildren(...(names.length ? names.map(t => h('span.tag', {}, t, ctx.can('write_tag')
+      ? h('button.danger', { type: 'button', 'aria-label': `Delete tag ${t}`, onclick: async () => {
+          if (!await confirmDialog(`Delete tag ${t} of revision ${rev}?`, ['The revision and its documents stay.'], 'Delete')) return;
+          try { await api('DELETE', `${base}/revisions/${enc(rev)}/tags/${enc(t)}`); done(`Tag ${t} deleted.`); await loadTags(); }
+          catch (err) { result.replaceChildren(failure(err)); }
+        } }, '×') : null)) : ['none']));
+  };
+  const tagForm = ctx.can('write_tag') ? h('form.inline', { id: 'add-tag', onsubmit: async e => {
+    e.preventDefault();
+    const t = e.target.tag.value.trim();
+    try { await api('POST', `${base}/revisions/${enc(rev)}/tags/${enc(t)}`); done(`Revision ${rev} tagged ${t}.`); e.target.reset(); await loadTags(); }
+    catch (err) { result.replaceChildren(failure(err)); }
+  } }, h('label', { for: 'tag' }, 'New tag'), h('input', { id: 'tag', name: 'tag', required: true, autocomplete: 'off' }),
+    h('button', { type: 'submit' }, 'Tag')) : null;
+  const rollback = ctx.can('write_cleartext_document') ? h('button.danger', { type: 'button', id: 'rollback', onclick: async () => {
+    if (!await confirmDialog(`Roll back to revision ${rev}?`, ['A new revision is made with the documents of this one.',
+      'Every bucket is set back as it was here; what came later stays in the history.'], 'Roll back')) return;
+    try {
+      const made = await api('POST', `${base}/rollback/${enc(rev)}`);
+      done('Rolled back: revision ', link(`/o/${o}/documents/${made.id}`, String(made.id)), ` has the documents of revision ${rev}.`);
+    } catch (err) { result.replaceChildren(failure(err)); }
+  } }, `Roll back to revision ${rev}`) : null;
+  loadTags();
+  return h('div.revision-actions', {}, h('p', {}, 'Tags: ', tags), tagForm, rollback, result);
 }
 
 const encrypted = d => (d.metadata || {}).storagePolicy === 'encrypted';
@@ -81,7 +124,7 @@ function secretCell(ctx, path, d) {
     try {
       const q = new URLSearchParams({ schema: d.schema, 'metadata.name': name });
       const found = (await api('GET', `${path}?${q}`) || []).find(x => x.schema === d.schema && x.metadata.name === name);
-      cell.replaceChildren(pre(found ? found.data : null),
+      cell.replaceChildren(h('pre.yaml', {}, yaml(found ? found.data : null)),
         h('button', { type: 'button', 'aria-label': `Hide the value of ${name}`, onclick: hidden }, 'Hide'));
     } catch (err) { cell.replaceChildren(failure(err)); }
   }
@@ -89,14 +132,37 @@ function secretCell(ctx, path, d) {
   return cell;
 }
 
+// A document's identity in a revision: its schema and name (Deckhand's key).
+const docKey = d => `${d.schema} ${(d.metadata || {}).name}`;
+// A document as the diff shows it: what was written, without where and when it appeared.
+const docShown = d => { const { status, ...rest } = d; return rest; };
+
 export async function diffPage(ctx) {
   const { a, b } = ctx.params;
   const base = `${docsBase(ctx.org)}/revisions/${enc(a)}`;
   const title = h('h1', {}, `Revision ${a} and ${b}`), back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
   ctx.context(title, back);
-  const [diff, deep] = await Promise.all([api('GET', `${base}/diff/${enc(b)}`), api('GET', `${base}/deepdiff/${enc(b)}`)]);
+  const diff = await api('GET', `${base}/diff/${enc(b)}`);
+  const changed = Object.entries(diff || {}).filter(([, v]) => v !== 'unmodified').map(([bucket]) => bucket);
+  // both revisions' documents of the buckets that changed, at once, secrets redacted
+  const read = rev => {
+    const q = new URLSearchParams({ 'cleartext-secrets': 'false' });
+    for (const bucket of changed) q.append('status.bucket', bucket);
+    return changed.length ? api('GET', `${docsBase(ctx.org)}/revisions/${enc(rev)}/documents?${q}`) : [];
+  };
+  const [before, after] = await Promise.all([read(a), read(b)]);
+  const old = new Map((before || []).map(d => [docKey(d), d])), now = new Map((after || []).map(d => [docKey(d), d]));
+  const keys = [...new Set([...old.keys(), ...now.keys()])].sort();
+  const docs = keys.map(k => ({ k, from: old.get(k), to: now.get(k) }))
+    .map(x => ({ ...x, a: x.from ? yaml(docShown(x.from)) : '', b: x.to ? yaml(docShown(x.to)) : '' }))
+    .filter(x => x.a !== x.b);
+  const views = h('div', {});
+  const modes = diffModes(ctx, mode => views.replaceChildren(...docs.map(x => h('section.doc-diff', {},
+    h('h3', {}, `${x.from && x.to ? 'changed' : x.to ? 'added' : 'deleted'}: ${x.k}`,
+      (x.from || x.to).metadata && (x.from || x.to).metadata.storagePolicy === 'encrypted' ? h('span.encrypted', {}, 'encrypted') : null),
+    diffView(x.a, x.b, mode, `${x.k}, revision ${a} → ${b}`)))));
   ctx.show(title, back,
     h('h2', {}, 'Buckets'),
     table([{ title: 'Bucket', cell: r => r[0] }, { title: 'Change', cell: r => String(r[1]) }], Object.entries(diff || {})),
-    h('h2', {}, 'Deep diff'), pre(deep));
+    h('h2', {}, `Documents (${docs.length} changed)`), docs.length ? modes : h('p', {}, 'No document changed.'), views);
 }

@@ -1,8 +1,9 @@
 // events.js: the organization's recent changes, live: the event feed read with wait= (nginx
 // holds the wait, not a purser worker), newest first, filtered by kinds (the API's kinds=)
-// and by actor (here), both kept in the page's address.
+// and by actor (the API's actor=), both kept in the page's address; it opens at the newest
+// events (last=) without reading the log, and links each event to its object's page.
 import { api, enc } from '../api.js';
-import { h, table, failure, spinner, when } from '../dom.js';
+import { h, table, link, failure, spinner, when } from '../dom.js';
 
 const KEEP = 200;
 
@@ -20,11 +21,30 @@ function filters(ctx, kinds, actor) {
     h('button', { type: 'submit' }, 'Filter'));
 }
 
+// The page of an event's object, where it has one (what was deleted links to its list).
+function objectLink(ctx, e) {
+  const o = `/o/${enc(ctx.org)}`, [x, y] = String(e.name || '').split('/');
+  const gone = e.op === 'delete';
+  const to = {
+    cluster: gone ? `${o}/clusters` : `${o}/clusters/${enc(e.name)}`,
+    facts: `${o}/clusters/${enc(e.name)}`, bootstrap_token_reset: `${o}/clusters/${enc(e.name)}`,
+    node: gone ? `${o}/nodes` : `${o}/nodes/${enc(e.name)}`,
+    policy: `${o}/policies`, policy_group: `${o}/groups`,
+    policy_revision: gone ? `${o}/policies/${enc(x)}` : `${o}/policies/${enc(x)}/${enc(y)}`,
+    policy_group_pointer: `${o}/groups/${enc(x)}`,
+    document_revision: e.name === '*' || gone ? `${o}/documents` : `${o}/documents/${enc(e.name)}`,
+    tag: `${o}/documents/${enc(x)}`, validation: `${o}/documents/${enc(x)}`,
+    member: `${o}/members`, user: `${o}/users/${enc(e.name)}`,
+    client: gone ? `${o}/members` : `${o}/clients/${enc(e.name)}`, token: `${o}/tokens`,
+  }[e.kind];
+  return to ? link(to, e.name) : e.name;
+}
+
 export async function live(ctx) {
   const kinds = ctx.query.get('kinds') || '', actor = ctx.query.get('actor') || '';
   const rows = [];
   const keep = events => {
-    rows.unshift(...events.filter(e => !actor || e.actor === actor).reverse());
+    rows.unshift(...events.slice().reverse());
     rows.length = Math.min(rows.length, KEEP);
   };
   const holder = h('div', {}, spinner('Reading the latest changes…'));
@@ -32,7 +52,7 @@ export async function live(ctx) {
   const what = [kinds && `kinds ${kinds}`, actor && `by ${actor}`].filter(Boolean).join(', ');
   const render = () => holder.replaceChildren(table([
     { title: 'Seq', cell: e => String(e.seq) }, { title: 'When', cell: e => when(e.at) },
-    { title: 'Kind', cell: e => e.kind }, { title: 'Name', cell: e => e.name },
+    { title: 'Kind', cell: e => e.kind }, { title: 'Name', cell: e => objectLink(ctx, e) },
     { title: 'Op', cell: e => e.op }, { title: 'By', cell: e => e.actor },
   ], rows, `the latest ${KEEP} changes${what ? ` (${what})` : ''}, newest first`));
   const title = h('h1', {}, 'Recent changes'), form = filters(ctx, kinds, actor);
@@ -41,22 +61,12 @@ export async function live(ctx) {
   const controller = new AbortController();
   ctx.onLeave(() => controller.abort());
   const path = `/organizations/${enc(ctx.org)}/events`;
-  const extra = kinds ? `&kinds=${enc(kinds)}` : '';
+  const extra = (kinds ? `&kinds=${enc(kinds)}` : '') + (actor ? `&actor=${enc(actor)}` : '');
   const read = (since, rest) => api('GET', `${path}?since=${since}${extra}${rest}`, undefined, { signal: controller.signal });
-  // The newest events: the API answers from a seq onwards only, so the log is walked to its
-  // end, keeping the last 200 (GET events would need its newest seq, or newest-first pages, to
-  // start near the end).
-  let since = 0;
-  for (;;) {
-    let page;
-    try { page = await read(since, '&page_size=1000'); } catch (err) {
-      if (err.status === 410 && err.body && err.body.oldest_seq) { since = err.body.oldest_seq - 1; continue; }
-      throw err;
-    }
-    keep(page.events);
-    if (page.next === since || page.events.length < 1000) { since = page.next; break; }
-    since = page.next;
-  }
+  // the newest events in one request (last=), then followed from the seq it ends at
+  const first = await api('GET', `${path}?last=${KEEP}${extra}`, undefined, { signal: controller.signal });
+  keep(first.events);
+  let since = first.next;
   render();
   follow(read, () => since, s => { since = s; }, keep, render, status, holder, controller);
 }

@@ -1,28 +1,101 @@
-// identity.js: organizations, an organization's users and clients, and the signed-in user's
-// tokens (a new one shown once with a copy button; revoke asks first).
+// identity.js: organizations, an organization's users (members, with their roles) and clients,
+// and the signed-in user's tokens. What the signed-in principal may do is offered, nothing more:
+// add a member or change its roles, remove one, create a client (its key shown once), delete
+// one, create a token with an expiry (shown once), revoke one; each destructive one asks first,
+// and each says what it did.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filtered, failure, secretOnce, confirmDialog, spinner, pre, when } from '../dom.js';
+import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when } from '../dom.js';
+import { yaml } from '../diff.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
-  const rows = Object.keys(list || {}).sort().map(name => ({ name }));
-  ctx.show(h('h1', {}, 'Organizations'), filtered(ctx, [
-    { title: 'Organization', cell: r => link(`/o/${enc(r.name)}/policies`, r.name) },
-  ], rows, 'organizations', r => r.name));
+  const rows = Object.keys(list || {}).map(name => ({ name }));
+  ctx.show(h('h1', {}, 'Organizations'), grid(ctx, { noun: 'organizations', rows, sort: 'name', text: r => r.name,
+    filter: { label: 'Filter by name' }, columns: [
+      { title: 'Organization', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(r.name)}/policies`, r.name) },
+    ] }));
 }
 
+// A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed).
+const envelopes = path => async ({ sort, q, token, size }) => {
+  const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
+  if (token) params.set('page_token', token);
+  if (q) params.set('filter', `name==${q}`);
+  const page = await api('GET', `${path}?${params}`);
+  return { items: page.items || [], next: page.next_page_token };
+};
+
+const rolesText = m => (m.spec.roles || []).map(r =>
+  (m.spec.policy_groups || {})[r] ? `${r} (policy groups ${m.spec.policy_groups[r].join(', ')})` : r).join(', ');
+
 export async function members(ctx) {
-  const users = await api('GET', `/organizations/${enc(ctx.org)}/users`);
-  const clients = await api('GET', `/organizations/${enc(ctx.org)}/clients`);
-  const rows = [
-    ...(users || []).map(u => ({ kind: 'user', name: u.user.username, roles: (u.user.roles || []).map(r =>
-      (u.user.policy_groups || {})[r] ? `${r} (policy groups ${u.user.policy_groups[r].join(', ')})` : r).join(', ') })),
-    ...Object.keys(clients || {}).sort().map(name => ({ kind: 'client', name, roles: '' })),
-  ];
-  ctx.show(h('h1', {}, 'Users and clients'), filtered(ctx, [
-    { title: 'Name', cell: r => link(`/o/${enc(ctx.org)}/${r.kind}s/${enc(r.name)}`, r.name) },
-    { title: 'Kind', cell: r => r.kind }, { title: 'Roles here', cell: r => r.roles },
-  ], rows, 'users and clients', r => `${r.name} ${r.kind} ${r.roles}`));
+  const o = enc(ctx.org), path = `/organizations/${o}`;
+  const roles = ['reader', 'operator', 'admin'];
+  const result = h('div', { id: 'member-result' });
+  const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
+  let users, clients;
+  const reload = () => { users.ready = users.reload(); clients.ready = clients.reload(); };
+  const memberForm = ctx.can('write_members') ? h('form.create', { id: 'add-member', onsubmit: async e => {
+    e.preventDefault();
+    const f = e.target, chosen = roles.filter(r => f[`role-${r}`].checked);
+    const limit = f.groups.value.split(',').map(s => s.trim()).filter(Boolean);
+    const body = { username: f.username.value.trim(), roles: chosen };
+    if (limit.length && chosen.includes('operator')) body.policy_groups = { operator: limit };
+    try {
+      await api('POST', `${path}/users`, body);
+      report(`${body.username} is a member with roles ${chosen.join(', ') || 'reader'}.`);
+      f.reset(); reload();
+    } catch (err) { result.replaceChildren(failure(err)); }
+  } }, h('h2', {}, 'Add a member or set its roles'),
+    h('label', { for: 'username' }, 'User'), h('input', { id: 'username', name: 'username', required: true, autocomplete: 'off' }),
+    h('fieldset.roles', {}, h('legend', {}, 'Roles'), roles.map(r => h('span', {},
+      h('input', { type: 'checkbox', id: `role-${r}`, name: `role-${r}`, checked: r === 'reader' }), h('label', { for: `role-${r}` }, r)))),
+    h('label', { for: 'groups' }, 'Operator only on policy groups (patterns, optional)'), h('input', { id: 'groups', name: 'groups', placeholder: 'dev-*, staging' }),
+    h('button', { type: 'submit' }, 'Save member')) : null;
+  const clientForm = ctx.can('create_client') ? h('form.create', { id: 'add-client', onsubmit: async e => {
+    e.preventDefault();
+    const name = e.target.clientname.value.trim();
+    try {
+      const made = await api('POST', `${path}/clients`, { name });
+      result.replaceChildren(h('div', {}, h('p.done', { role: 'status' }, 'Created client ', link(`/o/${o}/clients/${enc(name)}`, name), '.'),
+        made.private_key ? secretOnce(`Private key of ${name}`, made.private_key) : null));
+      e.target.reset(); reload();
+    } catch (err) { result.replaceChildren(failure(err)); }
+  } }, h('h2', {}, 'Create a client'),
+    h('label', { for: 'clientname' }, 'Name'), h('input', { id: 'clientname', name: 'clientname', required: true, autocomplete: 'off' }),
+    h('button', { type: 'submit' }, 'Create client')) : null;
+  const remove = (what, name, lines, url, verb) => h('button.danger', { type: 'button', 'aria-label': `${verb} ${what} ${name}`, onclick: async () => {
+    if (!await confirmDialog(`${verb} ${what} ${name}?`, lines, verb)) return;
+    try { await api('DELETE', url); report(`${what[0].toUpperCase()}${what.slice(1)} ${name}: ${verb.toLowerCase()}d.`); reload(); }
+    catch (err) { result.replaceChildren(failure(err)); }
+  } }, verb);
+  users = grid(ctx, { key: 'u', noun: 'members', load: envelopes(`${path}/users`), sort: 'name', filter: { label: 'User name (exact)' }, columns: [
+    { title: 'User', sort: 'name', cell: m => link(`/o/${o}/users/${enc(m.metadata.name)}`, m.metadata.name) },
+    { title: 'Roles here', cell: rolesText },
+    { title: 'Display name', cell: m => (m.status || {}).display_name || '' },
+    ...(ctx.can('write_members') ? [{ title: 'Actions', cell: m => [
+      h('button', { type: 'button', 'aria-label': `Edit roles of ${m.metadata.name}`, onclick: () => {
+        const f = document.getElementById('add-member');
+        f.username.value = m.metadata.name;
+        for (const r of roles) f[`role-${r}`].checked = (m.spec.roles || []).includes(r);
+        f.groups.value = ((m.spec.policy_groups || {}).operator || []).join(', ');
+        f.scrollIntoView({ block: 'nearest' });
+        f.username.focus();
+      } }, 'Edit roles'), ' ',
+      remove('member', m.metadata.name, ['They lose every role in this organization at once.', 'The user itself and its tokens stay.'],
+        `${path}/users/${enc(m.metadata.name)}`, 'Remove')] }] : []),
+  ] });
+  clients = grid(ctx, { key: 'c', noun: 'clients', load: envelopes(`${path}/clients`), sort: 'name', filter: { label: 'Client name (exact)' }, columns: [
+    { title: 'Client', sort: 'name', cell: c => link(`/o/${o}/clients/${enc(c.metadata.name)}`, c.metadata.name) },
+    { title: 'Validator', cell: c => (c.spec || {}).validator ? 'yes' : 'no' },
+    { title: 'Created', sort: 'created_at', cell: c => when(c.metadata.created_at) },
+    ...(ctx.can('delete_client') ? [{ title: 'Actions', cell: c => remove('client', c.metadata.name,
+      ['Its keys and tokens stop working at once.', 'A node using it can no longer check in.'],
+      `${path}/clients/${enc(c.metadata.name)}`, 'Delete') }] : []),
+  ] });
+  ctx.show(h('h1', {}, 'Users and clients'), result, h('h2', {}, 'Members'), users, memberForm,
+    h('h2', {}, 'Clients'), clients, clientForm);
+  await Promise.all([users.ready, clients.ready]);
 }
 
 /** A user or a client: its profile and its public keys. */
@@ -37,40 +110,70 @@ export async function principal(ctx, kind) {
   ctx.show(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`),
     link(`/o/${enc(ctx.org)}/members`, '← users and clients'),
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], fields),
-    h('h2', {}, 'Labels'), pre(who.labels || {}),
+    h('h2', {}, 'Labels'), h('pre.yaml', {}, yaml(who.labels || {})),
     h('h2', {}, 'Public keys'),
-    table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' }],
-      Array.isArray(keys) ? keys : []));
+    table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' },
+      ...(ctx.can(kind === 'users' ? 'update_user' : 'update_client') ? [{ title: 'Actions', cell: k => destroy({
+        label: 'Delete', aria: `Delete key ${k.name}`, title: `Delete key ${k.name} of ${name}?`,
+        lines: ['Requests signed with it are refused at once.', 'Its other keys and its tokens keep working.'],
+        run: () => api('DELETE', `${path}/keys/${enc(k.name)}`),
+        done: async () => { await principal(ctx, kind); document.getElementById('principal-result').replaceChildren(h('p.done', { role: 'status' }, `Key ${k.name} deleted.`)); },
+        fail: err => document.getElementById('principal-result').replaceChildren(failure(err)) }) }] : [])],
+      Array.isArray(keys) ? keys : []),
+    h('div', { id: 'principal-result' }));
 }
+
+const lifetimes = [['', 'never expires'], [3600, '1 hour'], [86400, '1 day'], [7 * 86400, '7 days'], [30 * 86400, '30 days'], [90 * 86400, '90 days'], [365 * 86400, '1 year']];
 
 export async function tokens(ctx) {
   const me = ctx.perms.principal;
   const path = `/users/${enc(me)}/tokens`;
   const fresh = h('div', {});
-  const listHolder = h('div', {}, spinner());
-  const load = async () => {
-    const list = await api('GET', path);
-    listHolder.replaceChildren(paged([
-      { title: 'Id', cell: t => t.id }, { title: 'Description', cell: t => t.description || '' },
-      { title: 'Created', cell: t => when(t.created_at) }, { title: 'Expires', cell: t => when(t.expires_at, 'never') },
-      { title: 'Last used', cell: t => when(t.last_used_at, 'never') },
-      { title: '', cell: t => h('button.danger', { type: 'button', 'aria-label': `Revoke token ${t.id}`, onclick: async () => {
-        if (!await confirmDialog(`Revoke token ${t.id}?`, [t.description || '(no description)', 'Whatever uses it stops working at once.',
-          'If it is the token this tab signed in with, this tab is signed out too.'], 'Revoke')) return;
-        try { await api('DELETE', `${path}/${enc(t.id)}`); await load(); } catch (err) { fresh.replaceChildren(failure(err)); }
-      } }, 'Revoke') },
-    ], Array.isArray(list) ? list : (list.tokens || []), `tokens of ${me}`));
+  let list;
+  const revoke = t => h('button.danger', { type: 'button', 'aria-label': `Revoke token ${t.metadata.name}`, onclick: async () => {
+    const id = t.metadata.name;
+    if (!await confirmDialog(`Revoke token ${id}?`, [(t.spec || {}).description || '(no description)', 'Whatever uses it stops working at once.',
+      'If it is the token this tab signed in with, this tab is signed out too.'], 'Revoke')) return;
+    try {
+      await api('DELETE', `${path}/${enc(id)}`);
+      fresh.replaceChildren(h('p.done', { role: 'status' }, `Token ${id} revoked.`));
+      list.ready = list.reload();
+    } catch (err) { fresh.replaceChildren(failure(err)); }
+  } }, 'Revoke');
+  // disabled (refused until enabled again) or enabled: a PATCH of active, conditional on the
+  // revision the list read
+  const toggle = t => {
+    const id = t.metadata.name, on = (t.spec || {}).active !== false;
+    return h('button', { type: 'button', 'aria-label': `${on ? 'Disable' : 'Enable'} token ${id}`, onclick: async () => {
+      try {
+        await api('PATCH', `${path}/${enc(id)}`, { active: !on }, { headers: { 'If-Match': `"${t.metadata.revision}"` } });
+        fresh.replaceChildren(h('p.done', { role: 'status' }, `Token ${id} ${on ? 'disabled: refused until enabled again' : 'enabled'}.`));
+        list.ready = list.reload();
+      } catch (err) { fresh.replaceChildren(failure(err)); }
+    } }, on ? 'Disable' : 'Enable');
   };
+  list = grid(ctx, { noun: 'tokens', load: envelopes(path), sort: '-created_at', filter: null, columns: [
+    { title: 'Id', sort: 'name', cell: t => t.metadata.name }, { title: 'Description', cell: t => (t.spec || {}).description || '' },
+    { title: 'Created', sort: 'created_at', cell: t => when(t.metadata.created_at) }, { title: 'Expires', cell: t => when(t.metadata.expires, 'never') },
+    { title: 'Last used', cell: t => when((t.status || {}).last_used_at, 'never') },
+    { title: 'Active', cell: t => (t.spec || {}).active === false ? 'no (disabled)' : 'yes' },
+    { title: 'Actions', cell: t => [toggle(t), ' ', revoke(t)] },
+  ] });
   const form = h('form.create', { onsubmit: async e => {
     e.preventDefault();
+    const body = { description: e.target.description.value };
+    if (e.target.lifetime.value) body.expires_in = Number(e.target.lifetime.value);
     try {
-      const t = await api('POST', path, { description: e.target.description.value });
-      fresh.replaceChildren(secretOnce(`Token ${t.id}`, t.token));
+      const t = await api('POST', path, body);
+      fresh.replaceChildren(secretOnce(`Token ${t.id}`, t.token),
+        h('p.done', { role: 'status' }, t.expires_at ? ['Expires ', when(t.expires_at), '.'] : 'It never expires: revoke it when it is no longer needed.'));
       e.target.reset();
-      await load();
+      list.ready = list.reload();
     } catch (err) { fresh.replaceChildren(failure(err)); }
   } }, h('label', { for: 'description' }, 'Description'), h('input', { id: 'description', name: 'description', required: true }),
+    h('label', { for: 'lifetime' }, 'Expires'), h('select', { id: 'lifetime', name: 'lifetime' },
+      lifetimes.map(([v, text]) => h('option', { value: v, selected: v === 30 * 86400 }, text === 'never expires' ? text : `in ${text}`))),
     h('button', { type: 'submit' }, 'Create a token'));
-  ctx.show(h('h1', {}, `Tokens of ${me}`), form, fresh, listHolder);
-  await load();
+  ctx.show(h('h1', {}, `Tokens of ${me}`), form, fresh, list);
+  await list.ready;
 }

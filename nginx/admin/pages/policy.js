@@ -1,7 +1,8 @@
 // policy.js: Policyfile pages: policies and their revisions, a revision's lock, policy
 // groups with what they point at, the diff of a policy between two groups, promotion, nodes.
 import { api, enc } from '../api.js';
-import { h, paged, table, link, filtered, confirmDialog, failure, pre, spinner, when } from '../dom.js';
+import { h, table, link, grid, confirmDialog, destroy, failure, spinner, when } from '../dom.js';
+import { yaml, diffView, diffModes } from '../diff.js';
 
 const base = org => `/organizations/${enc(org)}`;
 
@@ -11,12 +12,13 @@ export async function policies(ctx) {
     const revs = Object.entries(p.revisions || {});
     const latest = revs.map(([, r]) => r.created_at || '').sort().pop() || '';
     return { name, count: revs.length, latest };
-  }).sort((a, b) => a.name.localeCompare(b.name));
-  ctx.show(h('h1', {}, 'Policies'), filtered(ctx, [
-    { title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
-    { title: 'Revisions', cell: r => String(r.count) },
-    { title: 'Latest upload', cell: r => when(r.latest) },
-  ], rows, 'policies', r => r.name));
+  });
+  ctx.show(h('h1', {}, 'Policies'), grid(ctx, { noun: 'policies', rows, sort: 'name', text: r => r.name,
+    filter: { label: 'Filter by name' }, columns: [
+      { title: 'Policy', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
+      { title: 'Revisions', sort: 'count', value: r => r.count, cell: r => String(r.count) },
+      { title: 'Latest upload', sort: 'latest', value: r => r.latest, cell: r => when(r.latest) },
+    ] }));
 }
 
 export async function policyPage(ctx) {
@@ -30,13 +32,36 @@ export async function policyPage(ctx) {
       if (pn === name) (pointing[ptr.revision_id] = pointing[ptr.revision_id] || []).push(g);
   const rows = Object.entries(p.revisions || {}).map(([rev, r]) => ({ rev, ...r }))
     .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
-  ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'),
-    paged([
-      { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
-      { title: 'Uploaded', cell: r => when(r.created_at) },
-      { title: 'By', cell: r => r.created_by || '' },
-      { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
-    ], rows, `${rows.length} revisions, newest first`));
+  const result = h('div', { id: 'policy-result' });
+  const say = text => document.getElementById('policy-result').replaceChildren(h('p.done', { role: 'status' }, text));
+  const newest = rows.map(r => r.rev);
+  const pick = (id, label, chosen) => [h('label', { for: id }, label),
+    h('select', { id, name: id }, newest.map(r => h('option', { value: r, selected: r === chosen }, r)))];
+  const compare = newest.length > 1 ? h('form.inline', { id: 'compare-revisions', onsubmit: e => {
+    e.preventDefault();
+    ctx.go(`/o/${enc(ctx.org)}/policies/${enc(name)}/compare/${enc(e.target['rev-a'].value)}/${enc(e.target['rev-b'].value)}`);
+  } }, pick('rev-a', 'Compare revision', newest[1]), pick('rev-b', 'with', newest[0]), h('button', { type: 'submit' }, 'Compare')) : null;
+  ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'), compare,
+    grid(ctx, { noun: 'revisions', rows, sort: '-created_at', filter: { label: 'Filter by revision, author or group' },
+      text: r => `${r.rev} ${r.created_by || ''} ${(pointing[r.rev] || []).join(' ')}`, columns: [
+        { title: 'Revision', sort: 'rev', value: r => r.rev, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
+        { title: 'Uploaded', sort: 'created_at', value: r => r.created_at, cell: r => when(r.created_at) },
+        { title: 'By', sort: 'created_by', value: r => r.created_by, cell: r => r.created_by || '' },
+        { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
+        ...(ctx.can('delete_policy') ? [{ title: 'Actions', cell: r => destroy({ label: 'Delete', aria: `Delete revision ${r.rev}`,
+          title: `Delete revision ${r.rev} of ${name}?`, lines: ['Its lock goes; cookbook files only it used are collected later.',
+            (pointing[r.rev] || []).length ? `Groups point at it (${pointing[r.rev].join(', ')}): they lose this policy, and their nodes find none on their next run.` : 'No group points at it.'],
+          run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(r.rev)}`),
+          done: async () => { await policyPage(ctx); say(`Revision ${r.rev} deleted.`); }, fail: err => result.replaceChildren(failure(err)) }) }] : []),
+      ] }),
+    ctx.can('delete_policy') ? destroy({ label: `Delete policy ${name}`, id: 'delete-policy', title: `Delete policy ${name}?`,
+      lines: [`All ${rows.length} of its revisions go with it.`, Object.keys(pointing).length
+        ? `Groups point at it (${[...new Set(Object.values(pointing).flat())].sort().join(', ')}): they lose it, and their nodes find no policy on their next run.`
+        : 'No group points at it.'],
+      run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}`),
+      done: () => ctx.show(h('h1', {}, `Policy ${name}`), h('p.done', { role: 'status' }, `Policy ${name} deleted. `),
+        link(`/o/${enc(ctx.org)}/policies`, '← all policies')),
+      fail: err => result.replaceChildren(failure(err)) }) : null, result);
 }
 
 export async function revisionPage(ctx) {
@@ -50,8 +75,8 @@ export async function revisionPage(ctx) {
     h('h2', {}, 'Cookbooks'),
     table([{ title: 'Cookbook', cell: r => r.cb }, { title: 'Version', cell: r => r.version || '' },
            { title: 'Identifier', cell: r => r.identifier || '' }], cookbooks),
-    h('h2', {}, 'Default attributes'), pre(lock.default_attributes || {}),
-    h('h2', {}, 'Override attributes'), pre(lock.override_attributes || {}),
+    h('h2', {}, 'Default attributes'), h('pre.yaml', {}, yaml(lock.default_attributes || {})),
+    h('h2', {}, 'Override attributes'), h('pre.yaml', {}, yaml(lock.override_attributes || {})),
     h('h2', {}, 'Groups pointing at it'), h('p', {}, (lock.policy_group_list || []).join(', ') || 'none'));
 }
 
@@ -60,33 +85,72 @@ export async function groups(ctx) {
   const rows = Object.entries(list || {}).map(([group, g]) => ({ group, policies: g.policies || {} }))
     .sort((a, b) => a.group.localeCompare(b.group));
   const pointsAt = r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ');
-  ctx.show(h('h1', {}, 'Policy groups'), filtered(ctx, [
-    { title: 'Group', cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
-    { title: 'Points at', cell: pointsAt },
-  ], rows, 'groups', r => `${r.group} ${pointsAt(r)}`));
+  ctx.show(h('h1', {}, 'Policy groups'), grid(ctx, { noun: 'groups', rows, sort: 'group',
+    filter: { label: 'Filter by group or policy' }, text: r => `${r.group} ${pointsAt(r)}`, columns: [
+      { title: 'Group', sort: 'group', value: r => r.group, cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
+      { title: 'Policies', sort: 'count', value: r => Object.keys(r.policies).length, cell: r => String(Object.keys(r.policies).length) },
+      { title: 'Points at', cell: pointsAt },
+    ] }));
+}
+
+// The locks read for comparisons, each once per page.
+function lockReader(ctx) {
+  const seen = new Map();
+  return (name, rev) => {
+    const key = `${name}\n${rev}`;
+    if (!seen.has(key)) seen.set(key, api('GET', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(rev)}`));
+    return seen.get(key);
+  };
+}
+
+// What a lock shows in a comparison (no policy_group, which differs by where it is read).
+const lockShown = lock => {
+  const { policy_group, policy_group_list, ...rest } = lock || {};
+  return rest;
+};
+
+// A policy's comparison: the summary (run list, cookbooks, attributes with old and new values)
+// and the two locks as YAML with their difference.
+async function comparison(ctx, name, d, fromLock, toLock, open = false) {
+  const modeHolder = h('div', {});
+  const yamlDiff = h('details.lock-diff', {}, h('summary', {}, 'The locks as YAML'), modeHolder);
+  modeHolder.append(diffModes(ctx, mode => {
+    const view = diffView(yaml(lockShown(fromLock)), yaml(lockShown(toLock)), mode,
+      `${name}: ${d.from.revision_id} → ${d.to.revision_id}`);
+    const old = modeHolder.querySelector('.diff-view');
+    if (old) old.replaceWith(view); else modeHolder.append(view);
+  }));
+  return diffSummary(d, fromLock, toLock, open, yamlDiff);
 }
 
 export async function groupPage(ctx) {
   const { group } = ctx.params;
-  ctx.context(h('h1', {}, `Policy group ${group}`), link(`/o/${enc(ctx.org)}/groups`, '← all groups'));
+  const o = enc(ctx.org);
+  ctx.context(h('h1', {}, `Policy group ${group}`), link(`/o/${o}/groups`, '← all groups'));
   const g = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`);
   const all = await api('GET', `${base(ctx.org)}/policy_groups`);
   const others = Object.keys(all || {}).filter(x => x !== group).sort();
   const from = ctx.query.get('from') || others[0] || '';
   const pointers = Object.entries(g.policies || {}).map(([p, v]) => ({ p, rev: v.revision_id }));
-  const diffHolder = h('div', {});
-  const select = h('select', { id: 'from-group' }, others.map(o => h('option', { value: o, selected: o === from }, o)));
+  const lockOf = lockReader(ctx);
+  const diffHolder = h('div', {}), promoteHolder = h('div', {}), report = h('div', { id: 'promote-result' });
+  const select = h('select', { id: 'from-group' }, others.map(x => h('option', { value: x, selected: x === from }, x)));
   const showDiff = async source => {
     diffHolder.replaceChildren(spinner());
-    const theirs = (all[source] || {}).policies || {};
-    const names = [...new Set([...Object.keys(theirs), ...Object.keys(g.policies || {})])].sort();
-    // every policy's diff at once (one round trip, not one per policy)
+    promoteHolder.replaceChildren();
+    const mine = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`)).policies || {};
+    const theirs = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(source)}`)).policies || {};
+    const names = [...new Set([...Object.keys(theirs), ...Object.keys(mine)])].sort();
+    // every policy's diff and both locks at once (one round trip, not one per policy)
     const rows = await Promise.all(names.map(async n => {
-      const a = (theirs[n] || {}).revision_id, b = ((g.policies || {})[n] || {}).revision_id;
+      const a = (theirs[n] || {}).revision_id, b = (mine[n] || {}).revision_id;
       let detail = '';
       if (a && b && a !== b) {
         try {
-          detail = diffSummary(await api('GET', `${base(ctx.org)}/policies/${enc(n)}/diff?from_group=${enc(group)}&to_group=${enc(source)}`));
+          const [d, here, there] = await Promise.all([
+            api('GET', `${base(ctx.org)}/policies/${enc(n)}/diff?from_group=${enc(group)}&to_group=${enc(source)}`),
+            lockOf(n, b), lockOf(n, a)]);
+          detail = await comparison(ctx, n, d, here, there);
         } catch (err) { detail = failure(err); }
       }
       return { n, here: b || '—', there: a || '—', detail };
@@ -94,29 +158,54 @@ export async function groupPage(ctx) {
     const changes = rows.filter(r => r.there !== '—' && r.here !== r.there);
     diffHolder.replaceChildren(
       h('div.side-by-side', {}, table([
-        { title: 'Policy', cell: r => r.n },
+        { title: 'Policy', cell: r => link(`/o/${o}/policies/${enc(r.n)}`, r.n) },
         { title: group, cell: r => r.here },
         { title: source, cell: r => r.there },
-        { title: 'What changes', cell: r => r.detail || (r.here === r.there ? 'the same' : '') },
-      ], rows, `${group} and ${source} side by side`)),
-      ctx.can('promote_policy_group', group) && ctx.can('read_policy_group', source) && changes.length
-        ? h('button', { type: 'button', id: 'promote', onclick: async () => {
-            const ok = await confirmDialog(`Promote from ${source} to ${group}?`,
-              changes.map(c => `${c.n}: ${c.here} → ${c.there}`), 'Promote');
-            if (!ok) return;
-            try {
-              await api('POST', `${base(ctx.org)}/policy_groups/${enc(group)}/promote`, { from: source, policies: changes.map(c => c.n) });
-              await groupPage(ctx);
-            } catch (err) { diffHolder.prepend(failure(err)); }
-          } }, `Promote ${changes.length} from ${source}`)
-        : null);
+        { title: 'What changes', cell: r => r.detail || (r.here === r.there ? 'the same' : r.there === '—' ? `not in ${source}` : '') },
+      ], rows, `${group} and ${source}: ${changes.length} of ${rows.length} policies would change`)));
+    if (!(ctx.can('promote_policy_group', group) && ctx.can('read_policy_group', source) && changes.length)) return;
+    const boxes = changes.map(c => h('input', { type: 'checkbox', id: `promote-${c.n}`, value: c.n, checked: true }));
+    const button = h('button', { type: 'submit', id: 'promote' }, `Promote ${changes.length} from ${source}`);
+    const count = () => { const k = boxes.filter(b => b.checked).length; button.textContent = `Promote ${k} from ${source}`; button.disabled = !k; };
+    boxes.forEach(b => b.addEventListener('change', count));
+    promoteHolder.replaceChildren(h('form.promote', { onsubmit: async e => {
+      e.preventDefault();
+      const chosen = changes.filter((c, i) => boxes[i].checked);
+      if (!chosen.length) return;
+      const ok = await confirmDialog(`Promote from ${source} to ${group}?`,
+        chosen.map(c => `${c.n}: ${c.here} → ${c.there}`), 'Promote');
+      if (!ok) return;
+      try {
+        const after = await api('POST', `${base(ctx.org)}/policy_groups/${enc(group)}/promote`, { from: source, policies: chosen.map(c => c.n) });
+        const now = (after && after.policies) || {};
+        const moved = chosen.filter(c => (now[c.n] || {}).revision_id === c.there);
+        report.replaceChildren(h('div.done', { role: 'status' },
+          h('p', {}, `Promoted ${moved.length} polic${moved.length === 1 ? 'y' : 'ies'} from ${source} to ${group}:`),
+          h('ul', {}, moved.map(c => h('li', {}, `${c.n}: ${c.here} → ${c.there}`)))));
+        await showDiff(source);
+      } catch (err) { report.replaceChildren(failure(err)); }
+    } }, h('fieldset', {}, h('legend', {}, `Promote into ${group} what ${source} points at`),
+      changes.map((c, i) => h('span', {}, boxes[i], h('label', { for: `promote-${c.n}` }, `${c.n} (${c.here} → ${c.there})`)))),
+    button));
   };
   select.addEventListener('change', e => { ctx.query.set('from', e.target.value); ctx.setQuery(ctx.query); showDiff(e.target.value); });
-  ctx.show(h('h1', {}, `Policy group ${group}`), link(`/o/${enc(ctx.org)}/groups`, '← all groups'),
-    table([{ title: 'Policy', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.p)}`, r.p) },
-           { title: 'Revision', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.p)}/${enc(r.rev)}`, r.rev) }], pointers),
+  ctx.show(h('h1', {}, `Policy group ${group}`), link(`/o/${o}/groups`, '← all groups'),
     others.length ? h('div.filter', {}, h('label', { for: 'from-group' }, 'Compare with'), select) : null,
-    diffHolder);
+    report, promoteHolder, diffHolder,
+    h('h2', {}, `What ${group} points at`),
+    table([{ title: 'Policy', cell: r => link(`/o/${o}/policies/${enc(r.p)}`, r.p) },
+           { title: 'Revision', cell: r => link(`/o/${o}/policies/${enc(r.p)}/${enc(r.rev)}`, r.rev) },
+           ...(ctx.can('write_policy_group', group) ? [{ title: 'Actions', cell: r => destroy({ label: 'Remove', aria: `Remove ${r.p} from ${group}`,
+             title: `Remove ${r.p} from ${group}?`, lines: [`Nodes of ${r.p} in ${group} find no policy on their next run.`], verb: 'Remove',
+             run: () => api('DELETE', `${base(ctx.org)}/policy_groups/${enc(group)}/policies/${enc(r.p)}`),
+             done: async () => { await groupPage(ctx); document.getElementById('promote-result').replaceChildren(h('p.done', { role: 'status' }, `${r.p} removed from ${group}.`)); },
+             fail: err => report.replaceChildren(failure(err)) }) }] : [])], pointers),
+    ctx.can('write_policy_group', group) ? destroy({ label: `Delete group ${group}`, id: 'delete-group', title: `Delete policy group ${group}?`,
+      lines: [`Its ${pointers.length} pointers go with it; the revisions stay.`, `Nodes in ${group} find no policy on their next run.`],
+      run: () => api('DELETE', `${base(ctx.org)}/policy_groups/${enc(group)}`),
+      done: () => ctx.show(h('h1', {}, `Policy group ${group}`), h('p.done', { role: 'status' }, `Policy group ${group} deleted. `),
+        link(`/o/${o}/groups`, '← all groups')),
+      fail: err => report.replaceChildren(failure(err)) }) : null);
   if (from) await showDiff(from);
 }
 
@@ -124,34 +213,72 @@ export async function groupPage(ctx) {
 const cookbookText = (version, identifier) =>
   `${version || 'no version'}${identifier ? ` (${identifier})` : ''}`;
 
+// The value at a diff's attribute path ("default_attributes.nginx.port") in a lock: keys may
+// hold dots, so the longest key that the rest of the path starts with is taken at each level.
+function valueAt(lock, path) {
+  let v = lock, rest = path;
+  while (rest) {
+    if (!v || typeof v !== 'object') return undefined;
+    const key = Object.keys(v).filter(k => rest === k || rest.startsWith(k + '.')).sort((x, y) => y.length - x.length)[0];
+    if (key === undefined) return undefined;
+    v = v[key];
+    rest = rest.slice(key.length + 1);
+  }
+  return v;
+}
+const valueText = v => v === undefined ? '(none)' : JSON.stringify(v);
+
 /** A policy diff (GET .../diff) as lines: the run list's added and removed items, each
- *  cookbook from version (identifier) to version (identifier), the attribute paths added,
- *  removed and changed; collapsed under a one-line count. */
-export function diffSummary(d) {
+ *  cookbook from version (identifier) to version (identifier), each attribute path with its
+ *  old and new value (from the two locks, when given); collapsed under a one-line count. */
+export function diffSummary(d, fromLock, toLock, open = false, more = null) {
   const lines = [];
   const rl = d.run_list || {}, cb = d.cookbooks || {}, at = d.attributes || {};
+  const values = (path, kind) => fromLock && toLock ? [' ',
+    kind !== '+' ? h('code.value-old', {}, valueText(valueAt(fromLock, path))) : null,
+    kind === '~' ? ' → ' : null,
+    kind !== '−' ? h('code.value-new', {}, valueText(valueAt(toLock, path))) : null] : [];
   for (const item of rl.added || []) lines.push(['+', `run list: ${item}`]);
   for (const item of rl.removed || []) lines.push(['−', `run list: ${item}`]);
   for (const [name, v] of Object.entries(cb.added || {})) lines.push(['+', `cookbook ${name} ${cookbookText(v)}`]);
   for (const [name, v] of Object.entries(cb.removed || {})) lines.push(['−', `cookbook ${name} ${cookbookText(v)}`]);
   for (const [name, c] of Object.entries(cb.changed || {}))
     lines.push(['~', `cookbook ${name} ${cookbookText(c.from, c.from_identifier)} → ${cookbookText(c.to, c.to_identifier)}`]);
-  for (const path of at.added || []) lines.push(['+', `attribute ${path}`]);
-  for (const path of at.removed || []) lines.push(['−', `attribute ${path}`]);
-  for (const path of at.changed || []) lines.push(['~', `attribute ${path} changes`]);
-  if (!lines.length) return 'the same content';
-  return h('details.diff', {}, h('summary', {}, `${lines.length} change${lines.length === 1 ? '' : 's'}`),
-    h('ul', {}, lines.map(([mark, text]) => h('li', { 'data-mark': mark }, h('span.mark', { 'aria-hidden': 'true' }, mark), ' ', text))));
+  for (const path of at.added || []) lines.push(['+', [`attribute ${path}`, ...values(path, '+')]]);
+  for (const path of at.removed || []) lines.push(['−', [`attribute ${path}`, ...values(path, '−')]]);
+  for (const path of at.changed || []) lines.push(['~', [`attribute ${path}`, ...values(path, '~')]]);
+  if (!lines.length) return h('div', {}, 'the same content', more);
+  return h('details.diff', { open: open || null }, h('summary', {}, `${lines.length} change${lines.length === 1 ? '' : 's'}`),
+    h('ul', {}, lines.map(([mark, text]) => h('li', { 'data-mark': mark }, h('span.mark', { 'aria-hidden': 'true' }, mark), ' ', text))),
+    more);
 }
 
+// Two revisions of one policy compared as two groups are: the summary, open, and the locks as
+// YAML side by side or unified.
+export async function comparePage(ctx) {
+  const { name, a, b } = ctx.params;
+  const o = enc(ctx.org);
+  const title = h('h1', {}, `${name}: ${a} → ${b}`), back = link(`/o/${o}/policies/${enc(name)}`, `← ${name}`);
+  ctx.context(title, back);
+  const lockOf = lockReader(ctx);
+  const [d, from, to] = await Promise.all([
+    api('GET', `${base(ctx.org)}/policies/${enc(name)}/diff?from_revision=${enc(a)}&to_revision=${enc(b)}`),
+    lockOf(name, a), lockOf(name, b)]);
+  const summary = await comparison(ctx, name, d, from, to, true);
+  const lockDiff = summary.querySelector('details.lock-diff');
+  if (lockDiff) lockDiff.open = true;
+  ctx.show(title, back, summary);
+}
+
+// A node's last run as Chef's ohai_time gives it (seconds since 1970), for when().
+const ranAt = t => (typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOString() : '');
+
+// The nodes list: pages of summaries from the API (GET .../nodes?page_size: each node's policy,
+// group, the revision its group points at, its platform, address and last run), sorted and
+// filtered by the server, so that 100,000 nodes cost a page each.
 export async function nodes(ctx) {
   const group = ctx.query.get('group') || '';
   const policyName = group ? ctx.query.get('policy') || '' : '';
-  let list;
-  if (group && policyName) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/policies/${enc(policyName)}/nodes`);
-  else if (group) list = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}/nodes`);
-  else list = await api('GET', `${base(ctx.org)}/nodes`);
-  const rows = Object.keys(list || {}).sort().map(name => ({ name }));
   const groupsList = await api('GET', `${base(ctx.org)}/policy_groups`) || {};
   const policyNames = group ? Object.keys((groupsList[group] || {}).policies || {}).sort() : [];
   const choose = (key, value) => {
@@ -159,14 +286,79 @@ export async function nodes(ctx) {
     if (key === 'group') ctx.query.delete('policy');
     ctx.go(`/o/${enc(ctx.org)}/nodes${ctx.query.toString() ? '?' + ctx.query : ''}`);
   };
-  ctx.show(h('h1', {}, 'Nodes'),
-    h('div.filter', {}, h('label', { for: 'node-group' }, 'Policy group'),
-      h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
-        h('option', { value: '' }, 'all groups'),
-        Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
-      group ? h('label', { for: 'node-policy' }, 'Policy') : null,
-      group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
-        h('option', { value: '' }, 'all policies'),
-        policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null),
-    filtered(ctx, [{ title: 'Node', cell: r => r.name }], rows, 'nodes', r => r.name));
+  const controls = [
+    h('label', { for: 'node-group' }, 'Policy group'),
+    h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
+      h('option', { value: '' }, 'all groups'),
+      Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
+    group ? h('label', { for: 'node-policy' }, 'Policy') : null,
+    group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
+      h('option', { value: '' }, 'all policies'),
+      policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null];
+  const load = async ({ sort, q, token, size }) => {
+    const conds = [];
+    if (q) conds.push(`name==${q.includes('*') ? q : `*${q}*`}`);
+    if (group) conds.push(`policy_group==${group}`);
+    if (policyName) conds.push(`policy_name==${policyName}`);
+    const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
+    if (token) params.set('page_token', token);
+    if (conds.length) params.set('filter', conds.join(';'));
+    const page = await api('GET', `${base(ctx.org)}/nodes?${params}`);
+    return { items: page.items, next: page.next_page_token, total: page.total };
+  };
+  const o = enc(ctx.org);
+  const list = grid(ctx, { noun: 'nodes', load, sort: 'name', controls,
+    filter: { label: 'Name', placeholder: 'web or web-*' }, columns: [
+      { title: 'Node', sort: 'name', cell: n => link(`/o/${o}/nodes/${enc(n.name)}`, n.name) },
+      { title: 'Policy', sort: 'policy_name', cell: n => n.policy_name ? link(`/o/${o}/policies/${enc(n.policy_name)}`, n.policy_name) : '' },
+      { title: 'Group', sort: 'policy_group', cell: n => n.policy_group ? link(`/o/${o}/groups/${enc(n.policy_group)}`, n.policy_group) : '' },
+      { title: 'Revision', cell: n => n.revision_id && n.policy_name
+        ? link(`/o/${o}/policies/${enc(n.policy_name)}/${enc(n.revision_id)}`, n.revision_id.slice(0, 10)) : '' },
+      { title: 'Platform', cell: n => [n.platform, n.platform_version].filter(Boolean).join(' ') },
+      { title: 'Address', cell: n => n.ipaddress || '' },
+      { title: 'Last check-in', sort: 'updated_at', cell: n => when(ranAt(n.ohai_time) || n.updated_at) },
+    ] });
+  ctx.show(h('h1', {}, 'Nodes'), list);
+  await list.ready;
+}
+
+// One node: what it runs (policy, group, the revision its group points at), what its last run
+// reported, its run list and attributes; deleted with a confirmation by who may.
+export async function nodePage(ctx) {
+  const { node } = ctx.params;
+  const o = enc(ctx.org);
+  const title = h('h1', {}, `Node ${node}`), back = link(`/o/${o}/nodes`, '← all nodes');
+  ctx.context(title, back);
+  const n = await api('GET', `${base(ctx.org)}/nodes/${enc(node)}`);
+  const auto = n.automatic || {};
+  let revision = '';
+  if (n.policy_group && n.policy_name) {
+    try { revision = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(n.policy_group)}/policies/${enc(n.policy_name)}`)).revision_id || ''; }
+    catch (err) { if (err.status !== 404) throw err; }
+  }
+  const result = h('div', {});
+  const field = (label, value) => [label, value === undefined || value === null || value === '' ? '—' : value];
+  ctx.show(title, back,
+    table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], [
+      field('Policy', n.policy_name ? link(`/o/${o}/policies/${enc(n.policy_name)}`, n.policy_name) : ''),
+      field('Policy group', n.policy_group ? link(`/o/${o}/groups/${enc(n.policy_group)}`, n.policy_group) : ''),
+      field('Revision its group points at', revision ? link(`/o/${o}/policies/${enc(n.policy_name)}/${enc(revision)}`, revision) : ''),
+      field('Platform', [auto.platform, auto.platform_version].filter(Boolean).join(' ')),
+      field('Address', auto.ipaddress), field('FQDN', auto.fqdn),
+      field('Last check-in', auto.ohai_time ? when(ranAt(auto.ohai_time)) : ''),
+      field('Environment', n.chef_environment),
+    ]),
+    h('h2', {}, 'Run list'), (n.run_list || []).length ? h('ol', {}, n.run_list.map(i => h('li', {}, i))) : h('p', {}, 'empty'),
+    ...['normal', 'default', 'override', 'automatic'].map(set => h('details', {},
+      h('summary', {}, `${set[0].toUpperCase()}${set.slice(1)} attributes (${Object.keys(n[set] || {}).length} keys)`), h('pre.yaml', {}, yaml(n[set] || {})))),
+    ctx.can('write_node') ? h('button.danger', { type: 'button', id: 'delete-node', onclick: async () => {
+      if (!await confirmDialog(`Delete node ${node}?`, ['Its attributes and run history here are gone.',
+        'Its chef-client registers it again on its next run if its client still exists.'], 'Delete')) return;
+      try {
+        await api('DELETE', `${base(ctx.org)}/nodes/${enc(node)}`);
+        result.replaceChildren(h('p.done', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
+        document.getElementById('delete-node').disabled = true;
+      } catch (err) { result.replaceChildren(failure(err)); }
+    } }, 'Delete node') : null,
+    result);
 }

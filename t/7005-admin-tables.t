@@ -1,0 +1,218 @@
+#!/usr/bin/perl
+# 7005: the admin pages' tables and actions of issue 38, in Debian's chromium
+# (t/browser/tables.mjs): the nodes list (250 nodes) in pages of 100 with a total, Previous and
+# Next, a sort by clicking a column (kept over a reload), a filter, and a group chosen; each
+# node's policy, group, revision, platform, address and check-in, and its page (deleted there,
+# after a confirmation); a cluster edited (display name, labels, description) and deleted with a
+# confirmation; a member added with roles, given other roles and removed; a client created (its
+# key shown once) and deleted; a token made with an expiry; the events page opening with one
+# request for the newest events (last=) and linking each event to its object; at 390 px rows as
+# cards, the menu folded behind a button, nothing a few pixels wide. Each change is checked
+# through the API. Screenshots in build/test-output/7005-admin-tables/.
+use strict;
+use warnings;
+use utf8;
+binmode Test::More->builder->$_, ':encoding(UTF-8)' for qw(output failure_output todo_output);
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use File::Path qw(make_path remove_tree);
+use PurserStack;
+
+my $s = PurserStack->new(workers => 2);
+my $org = $s->env('PURSER_ORG');
+my $base = "/organizations/$org";
+sub ok_call { $s->must(@_) }
+my $lock = sub { my ($rev, $port, $name) = @_; { revision_id => $rev, name => $name // 'web', run_list => ['recipe[base::default]'],
+    cookbook_locks => { base => { version => $port == 80 ? '1.0.0' : '1.1.0', identifier => "id-$rev" } },
+    default_attributes => { port => $port, tls => { enabled => $port == 80 ? JSON::PP::false : JSON::PP::true } }, override_attributes => {} } };
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/web", $lock->('r-prod', 80));
+ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/web", $lock->('r-dev', 8080));
+ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/db", $lock->('d-prod', 80, 'db'));
+ok_call('lock', 'PUT', "$base/policy_groups/dev/policies/db", $lock->('d-dev', 8080, 'db'));
+ok_call('old', 'POST', "$base/policies/web/revisions", $lock->('r-old', 81));
+ok_call('lock', 'PUT', "$base/policy_groups/qa/policies/web", $lock->('r-dev', 8080));
+my $site = sub { my ($v) = @_; "---\nschema: deckhand/LayeringPolicy/v1\nmetadata: {schema: metadata/Control/v1, name: layering-policy}\ndata: {layerOrder: [site]}\n"
+    . "---\nschema: example/Kind/v1\nmetadata: {schema: metadata/Document/v1, name: app, layeringDefinition: {abstract: false, layer: site}}\ndata: {image: app, replicas: $v, zone: a}\n"
+    . "---\nschema: deckhand/Passphrase/v1\nmetadata: {schema: metadata/Document/v1, name: db-password, storagePolicy: encrypted, layeringDefinition: {abstract: false, layer: site}}\ndata: tb-secret-value\n" };
+my $rev_a = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(1))->[0]{status}{revision};
+my $rev_b = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(3))->[0]{status}{revision};
+for my $i (1 .. 250) {
+    ok_call('node', 'POST', "$base/nodes", { name => sprintf('web%03d', $i), policy_name => 'web', policy_group => $i % 5 ? 'prod' : 'dev',
+        automatic => { platform => 'debian', platform_version => '12.7', ipaddress => "10.1.0.$i", ohai_time => time - 600 } });
+}
+ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'edit-me', labels => { env => 'prod', old => 'yes' } } });
+ok_call('user', 'POST', '/users', { username => 'tb-user' });
+ok_call('client', 'POST', "$base/clients", { name => 'tb-keyed' });
+ok_call('user', 'POST', '/users', { username => 'tb-reader' });
+ok_call('member', 'POST', "$base/users", { username => 'tb-reader', roles => ['reader'] });
+my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description => 'pages' })->{token};
+
+my $out = PurserStack::build() . '/test-output/7005-admin-tables';
+remove_tree($out);
+make_path($out);
+my $config = "$out/config.json";
+open my $fh, '>', $config or die;
+print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b });
+close $fh;
+my %seen;
+open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/tables.mjs', $config or die "node: $!";
+while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
+close $driver;
+unlink $config;
+ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
+
+# ---- the nodes list ----
+my $p = $seen{'nodes first page'} // {};
+is $p->{caption}, '1–100 of 250 nodes', 'nodes: the first page of 100, with the total';
+is scalar @{ $p->{names} // [] }, 100, '  100 rows';
+is_deeply $p->{first}, ['web001', 'web', 'prod', 'r-prod', 'debian 12.7', '10.1.0.1', '10 min ago'],
+    '  each with policy, group, revision, platform, address, last check-in';
+is_deeply $p->{sort}, [['Node', 'ascending']], '  sorted by name, marked so';
+is $seen{'nodes next page'}{caption}, '101–200 of 250 nodes', 'Next: the second page';
+is $seen{'nodes next page'}{names}[0], 'web101', '  from web101';
+is $seen{'nodes previous page'}{names}[0], 'web001', 'Previous: back to the first';
+my $d = $seen{'nodes sorted by name, descending'} // {};
+is_deeply [ @{ $d->{names} // [] }[0, 1] ], ['web250', 'web249'], 'a click on the sorted column: descending';
+is_deeply $d->{sort}, [['Node', 'descending']], '  marked so';
+is_deeply [ $seen{'nodes sort after a reload'}{names}[0], $seen{'nodes sort after a reload'}{hash} ], ['web250', "#/o/$org/nodes?sort=-name"],
+    '  kept in the address, over a reload';
+my $f = $seen{'nodes filtered'} // {};
+is $f->{caption}, '1–10 of 10 nodes', 'a filter by name: its total';
+is_deeply [ sort @{ $f->{names} // [] } ], [ map { sprintf 'web01%d', $_ } 0 .. 9 ], '  the nodes whose name holds it';
+my $g = $seen{'nodes of group dev'} // {};
+is $g->{caption}, '1–50 of 50 nodes', 'a group chosen: its nodes';
+is_deeply [ @{ $g->{first} // [] }[0, 2, 3] ], ['web005', 'dev', 'r-dev'], '  with the revision that group points at';
+
+like $seen{'node page'} // '', qr/Node web007.*Policyweb.*Policy groupprod.*Revision its group points atr-prod.*Platformdebian 12\.7.*Address10\.1\.0\.7.*Last check-in10 min ago/s,
+    "a node's page: what it runs and what its last run reported";
+like $seen{'node delete asks'} // '', qr/Delete node web007\?/, '  delete asks first';
+like $seen{'node delete says'} // '', qr/Node web007 deleted/, '  and says it is done';
+my ($r) = $s->call('GET', "$base/nodes/web007");
+is $r->{status}, 404, '  the API has it gone';
+
+# ---- the cluster ----
+like $seen{'cluster edit says'} // '', qr/Saved: revision \S+/, 'a cluster edited: the page says so';
+my ($r0, $c) = (undef, undef);
+like $seen{'cluster delete asks'} // '', qr/Delete cluster c-edit-me\?.*stops working/s, 'delete asks first, saying what goes';
+like $seen{'cluster delete says'} // '', qr/Cluster c-edit-me deleted/, '  and says it is done';
+($r) = $s->call('GET', "$base/clusters/c-edit-me");
+is $r->{status}, 404, '  the API has it gone';
+my @ev = @{ $s->must('events', 'GET', "$base/events?last=50&kinds=cluster")->{events} };
+is scalar(grep { $_->{name} eq 'c-edit-me' && $_->{op} eq 'put' } @ev), 2, '  (it was written twice: created, then edited)';
+
+# ---- members and clients ----
+like $seen{'member added says'} // '', qr/tb-user is a member with roles reader, operator/, 'a member added: the page says so';
+ok scalar(grep { /operator \(policy groups dev-\*\)/ } @{ $seen{'member row'} // [] }), '  and lists it with its roles and limit';
+is_deeply $seen{'member edit prefills'}, { user => 'tb-user', operator => JSON::PP::true, groups => 'dev-*' }, '"Edit roles" fills the form with its roles';
+like $seen{'member roles changed says'} // '', qr/roles reader\./, 'its roles changed';
+like $seen{'member remove asks'} // '', qr/Remove member tb-user\?/, 'remove asks first';
+like $seen{'member remove says'} // '', qr/Member tb-user: removed/, '  and says it is done';
+my $members = $s->must('members', 'GET', "$base/users");
+ok !grep({ $_->{user}{username} eq 'tb-user' } @$members), '  the API has it gone';
+my $member_events = [ grep { $_->{name} eq 'tb-user' } @{ $s->must('events', 'GET', "$base/events?last=50&kinds=member")->{events} } ];
+is scalar(@$member_events), 3, '  (added, roles changed, removed: three member events)';
+like $seen{'client key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, 'a client created: its private key shown once';
+like $seen{'client delete asks'} // '', qr/Delete client tb-client\?/, '  delete asks first';
+($r) = $s->call('GET', "$base/clients/tb-client");
+is $r->{status}, 404, '  deleted: the API has it gone';
+
+# ---- the token ----
+my ($tid) = ($seen{'token made'}{label} // '') =~ /Token ([0-9a-f]+)/;
+ok $tid, 'a token made with an expiry';
+like $seen{'token made'}{says} // '', qr/Expires in 7 days/, '  the page says when it expires';
+my ($tok) = grep { $_->{id} eq ($tid // '') } @{ $s->must('tokens', 'GET', '/users/admin/tokens') };
+ok $tok && $tok->{expires_at}, '  the API has its expiry' or diag explain $tok;
+
+like $seen{'token disabled says'} // '', qr/Token \Q$tid\E disabled/, 'a token disabled from the page: it says so';
+($tok) = grep { $_->{id} eq ($tid // '') } @{ $s->must('tokens', 'GET', '/users/admin/tokens') };
+ok $tok && !$tok->{active}, '  the API has it inactive' or diag explain $tok;
+like $seen{'key delete asks'} // '', qr/Delete key default of tb-keyed\?/, "a client's key deleted after a confirmation";
+like $seen{'key delete says'} // '', qr/Key default deleted/, '  the page says so';
+is_deeply $s->must('keys', 'GET', "$base/clients/tb-keyed/keys"), [], '  the API has no key left';
+
+# ---- events ----
+my @asked = @{ $seen{'events asked'} // [] };
+like $asked[0] // '', qr/^last=200(&|$)/, 'the events page asks for the newest 200 first';
+ok !grep({ /since=0(&|$)/ } @asked), '  and never reads the log from its start';
+my %links = map { ("$_->[0] $_->[1]" => $_->[2]) } @{ $seen{'events links'} // [] };
+is $links{'cluster put'} // $links{'cluster delete'}, "#/o/$org/clusters" . ($links{'cluster put'} ? '/c-edit-me' : ''), 'an event links to its object';
+like $links{'token put'} // '', qr{#/o/\Q$org\E/tokens$}, '  a token event to the tokens';
+is_deeply $seen{'admin problems'}, [], 'no console error, no CSP violation';
+
+# ---- comparisons and promote ----
+my $cmp = $seen{'group compare'} // {};
+like $cmp->{summary} // '', qr/attribute default_attributes\.port 80 → 8080/, 'a group comparison: each attribute path with its old and new value';
+like $cmp->{summary} // '', qr/cookbook base 1\.0\.0 \(id-r-prod\) → 1\.1\.0 \(id-r-dev\)/, '  each cookbook from version (identifier) to version (identifier)';
+ok !$cmp->{open}, '  collapsed by default';
+ok $cmp->{promoteFirst}, '  promote above the comparison';
+is_deeply $cmp->{choices}, ['db', 'web'], '  offering each policy that would change';
+like $seen{'promote asks'} // '', qr/web: r-prod → r-dev/, 'promote of web alone asks, naming it';
+unlike $seen{'promote asks'} // '', qr/db:/, '  and not db (unticked)';
+like $seen{'promote says'} // '', qr/Promoted 1 policy from dev to prod:\s*web: r-prod → r-dev/, '  and reports what moved';
+is ok_call('ptr', 'GET', "$base/policy_groups/prod/policies/web")->{revision_id}, 'r-dev', '  the API: web moved';
+is ok_call('ptr', 'GET', "$base/policy_groups/prod/policies/db")->{revision_id}, 'd-prod', '  db did not';
+like $seen{'revision delete asks'} // '', qr/Delete revision r-old of web\?.*No group points at it/s, 'a revision deleted after a confirmation';
+like $seen{'revision delete says'} // '', qr/Revision r-old deleted/, '  the page says so';
+my ($rr) = $s->call('GET', "$base/policies/web/revisions/r-old");
+is $rr->{status}, 404, '  the API has it gone';
+like $seen{'pointed revision delete asks'} // '', qr/Groups point at it \(dev, prod, qa\): they lose this policy/, 'a revision groups point at: the dialog says they lose it';
+my ($rp) = $s->call('GET', "$base/policies/web/revisions/r-dev");
+is $rp->{status}, 200, '  cancelled: nothing deleted';
+like $seen{'pointer remove asks'} // '', qr/Remove db from dev\?/, 'a policy removed from a group after a confirmation';
+like $seen{'pointer remove says'} // '', qr/db removed from dev/, '  the page says so';
+($rp) = $s->call('GET', "$base/policy_groups/dev/policies/db");
+is $rp->{status}, 404, '  the API has the pointer gone';
+like $seen{'group delete asks'} // '', qr/Delete policy group qa\?.*Its 1 pointers go/s, 'a group deleted after a confirmation';
+like $seen{'group delete says'} // '', qr/Policy group qa deleted/, '  the page says so';
+($rp) = $s->call('GET', "$base/policy_groups/qa");
+is $rp->{status}, 404, '  the API has it gone';
+my $rc = $seen{'revision compare'} // {};
+like $rc->{h1} // '', qr/web: r-prod → r-dev/, 'two revisions of a policy compared';
+like $rc->{summary} // '', qr/attribute default_attributes\.tls\.enabled false → true/, '  the summary, open, with values';
+is_deeply [ sort @{ $rc->{removed} // [] } ], ['    enabled: false', '    identifier: id-r-prod', '    version: 1.0.0', '  port: 80', 'revision_id: r-prod'],
+    '  the locks as YAML: the lines removed' or diag explain $rc->{removed};
+ok scalar(grep { $_ eq '  port: 8080' } @{ $rc->{added} // [] }), '  and added';
+my $dd = $seen{'document diff'} // {};
+is_deeply $dd->{unified}, [['-', '  replicas: 1'], ['+', '  replicas: 3']], 'a document diff as YAML, unified: the line removed, then added';
+like $dd->{heading} // '', qr/changed: example\/Kind\/v1 app/, '  under the document it is in';
+is $dd->{folded}, 1, '  unchanged lines folded';
+is_deeply $dd->{split}, [['  replicas: 1', '  replicas: 3']], 'side by side: old and new on one row';
+like $dd->{hash} // '', qr/diff=split/, '  kept in the address';
+
+# ---- tags and rollback ----
+like $seen{'tag says'} // '', qr/Revision $rev_a tagged known-good/, 'a revision tagged: the page says so';
+like $seen{'untag asks'} // '', qr/Delete tag scratch of revision $rev_a\?/, 'a tag deleted after a confirmation';
+like $seen{'untag says'} // '', qr/Tag scratch deleted/, '  and says so';
+my $tags = $s->yaml_call('GET', "$base/api/v1.0/revisions/$rev_a/tags");
+is_deeply [ sort map { ref $_ ? $_->{tag} // $_->{name} : $_ } (ref $tags eq 'HASH' ? keys %$tags : @$tags) ], ['known-good'], '  the API: known-good, not scratch' or diag explain $tags;
+like $seen{'rollback asks'} // '', qr/Roll back to revision $rev_a\?/, 'rollback asks first';
+my ($new_rev) = ($seen{'rollback says'} // '') =~ /revision (\d+) has the documents of revision $rev_a/;
+ok $new_rev && $new_rev > $rev_b, "  and names the new revision ($new_rev)";
+my $app = sub { my ($rev) = @_; (grep { $_->{metadata}{name} eq 'app' } @{ $s->yaml_call('GET', "$base/api/v1.0/revisions/$rev/documents") })[0]{data} };
+is_deeply $app->($new_rev), $app->($rev_a), '  the API: it has the documents of the revision rolled back to';
+
+# ---- a reader: encrypted documents seen, not read; no action offered ----
+my $rd = $seen{'reader'} // {};
+is_deeply $rd->{encrypted}, ['db-password'], 'a reader sees the encrypted document listed, marked';
+is $rd->{reveal}, 0, '  with no Reveal';
+like $rd->{cell} // '', qr/hidden/, '  its value hidden';
+ok !$rd->{leak}, '  the value nowhere in the page';
+is_deeply $rd->{controls}, {}, '  and no write control on any page' or diag explain $rd->{controls};
+is_deeply $seen{'reader problems'}, [], '  (no console error)';
+
+# ---- a phone ----
+my $ph = $seen{'phone nodes'} // {};
+is $ph->{tdDisplay}, 'block', 'at 390 px: rows are cards';
+is $ph->{label}, '"Node"', '  each value beside its column\'s name';
+ok !$ph->{navShown}, '  the menu folded';
+is $ph->{narrow}, 0, '  no cell of text narrower than 48 px (nothing wraps letter by letter)';
+is $ph->{overflow}, 0, '  nothing scrolls sideways';
+is_deeply $seen{'phone menu opened'}, { shown => JSON::PP::true, expanded => 'true' }, 'the menu button opens it';
+is_deeply $seen{'phone menu after a choice'}, { hash => "#/o/$org/clusters", shown => JSON::PP::false }, '  a choice goes there and folds it';
+is_deeply $seen{'phone problems'}, [], '  (no console error)';
+ok -s "$out/$_.png", "screenshot $_" for qw(nodes node phone-nodes group-compare revision-compare document-diff);
+
+$s->stop;
+done_testing;

@@ -1,0 +1,272 @@
+// tables.mjs: drives Debian's chromium over the admin pages for t/7005-admin-tables.t (issue
+// 38): the one table component (sort, pages, filter) on the nodes list, a node's page, a
+// cluster edited and deleted, members and clients managed, a token with an expiry, the events
+// page's first request and links, and the phone layout. It reports what it saw, one JSON line
+// each ({"name", "value"}), and decides nothing: the Perl test holds the expectations.
+// Usage: node tables.mjs CONFIG.json (url, org, admin, out)
+import { launch } from './browser.mjs';
+import { readFileSync, mkdirSync } from 'node:fs';
+
+const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+mkdirSync(cfg.out, { recursive: true });
+const report = (name, value) => console.log(JSON.stringify({ name, value }));
+const { browser, newPage, problems } = await launch(cfg);
+const o = encodeURIComponent(cfg.org);
+
+const settle = page => page.waitForFunction(() => !document.querySelector('main .loading') && !document.querySelector('main [aria-busy="true"]'), null, { timeout: 15000 });
+async function signIn(page, token) {
+  await page.goto(`${cfg.url}/admin/`);
+  await page.waitForSelector('#token');
+  await page.fill('#token', token);
+  await page.click('form.signin button[type=submit]');
+  await page.waitForFunction(() => location.hash.startsWith('#/orgs'));
+  await settle(page);
+}
+async function visit(page, hash) { await page.goto(`${cfg.url}/admin/#${hash}`); await settle(page); }
+const table = page => page.evaluate(() => ({
+  caption: (document.querySelector('main caption') || {}).textContent || '',
+  first: [...(document.querySelector('main tbody tr') || { cells: [] }).cells].map(td => td.textContent),
+  names: [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent),
+  sort: [...document.querySelectorAll('main th[aria-sort]')].map(th => [th.textContent.replace(/[▲▼↕]/g, '').trim(), th.getAttribute('aria-sort')]),
+  hash: location.hash,
+}));
+const clickAndSettle = async (page, selector) => { await page.click(selector); await settle(page); };
+const confirm = async page => { await page.waitForSelector('dialog[open]'); const t = await page.textContent('dialog[open]'); await page.click('dialog[open] button.danger'); return t; };
+
+try {
+  const page = await newPage();
+  await signIn(page, cfg.admin);
+
+  // ---- the nodes list: pages, sort, filter ----
+  await visit(page, `/o/${o}/nodes`);
+  report('nodes first page', await table(page));
+  await page.screenshot({ path: `${cfg.out}/nodes.png` });
+  await clickAndSettle(page, 'main nav.pager button[rel=next]');
+  report('nodes next page', await table(page));
+  await clickAndSettle(page, 'main nav.pager button[rel=prev]');
+  report('nodes previous page', await table(page));
+  await clickAndSettle(page, 'main th[aria-sort] button.sort');
+  report('nodes sorted by name, descending', await table(page));
+  await page.reload(); await settle(page);
+  report('nodes sort after a reload', await table(page));
+  await page.fill('main input[type=search]', 'web01');
+  await page.waitForFunction(() => /of \d+ nodes/.test(document.querySelector('main caption').textContent) && document.querySelectorAll('main tbody tr').length < 100);
+  await settle(page);
+  report('nodes filtered', await table(page));
+  await visit(page, `/o/${o}/nodes?group=dev`);
+  report('nodes of group dev', await table(page));
+
+  // ---- a node's page ----
+  await visit(page, `/o/${o}/nodes/web007`);
+  report('node page', await page.evaluate(() => document.querySelector('main').textContent));
+  await page.screenshot({ path: `${cfg.out}/node.png`, fullPage: true });
+  await page.click('#delete-node');
+  report('node delete asks', await confirm(page));
+  await page.waitForSelector('main .done');
+  report('node delete says', await page.textContent('main .done'));
+
+  // ---- a cluster: edited, then deleted ----
+  await visit(page, `/o/${o}/clusters/c-edit-me`);
+  await page.fill('#editdisplay', 'Edited in the browser');
+  await page.fill('#editlabels', 'env=staging, team=ops');
+  await page.fill('#editdescription', 'a description');
+  await page.click('#edit-cluster button[type=submit]');
+  await page.waitForSelector('#cluster-result .done');
+  report('cluster edit says', await page.textContent('#cluster-result'));
+  await page.click('#delete-cluster');
+  report('cluster delete asks', await confirm(page));
+  await page.waitForSelector('main .done');
+  report('cluster delete says', await page.textContent('main .done'));
+
+  // ---- members and clients ----
+  await visit(page, `/o/${o}/members`);
+  await page.fill('#username', 'tb-user');
+  await page.check('#role-operator');
+  await page.fill('#groups', 'dev-*');
+  await page.click('#add-member button[type=submit]');
+  await page.waitForSelector('#member-result .done');
+  report('member added says', await page.textContent('#member-result'));
+  await settle(page);
+  report('member row', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.textContent).filter(t => t.includes('tb-user'))));
+  await page.click('button[aria-label="Edit roles of tb-user"]');
+  report('member edit prefills', await page.evaluate(() => ({ user: document.getElementById('username').value,
+    operator: document.getElementById('role-operator').checked, groups: document.getElementById('groups').value })));
+  await page.uncheck('#role-operator');
+  await page.click('#add-member button[type=submit]');
+  await page.waitForFunction(() => /roles reader\.$/.test(document.querySelector('#member-result').textContent.trim()));
+  report('member roles changed says', await page.textContent('#member-result'));
+  await page.click('button[aria-label="Remove member tb-user"]');
+  report('member remove asks', await confirm(page));
+  await page.waitForFunction(() => /removed/.test(document.querySelector('#member-result').textContent));
+  report('member remove says', await page.textContent('#member-result'));
+  await page.fill('#clientname', 'tb-client');
+  await page.click('#add-client button[type=submit]');
+  await page.waitForSelector('#member-result .secret input');
+  report('client key', await page.inputValue('#member-result .secret input'));
+  await settle(page);
+  await page.click('button[aria-label="Delete client tb-client"]');
+  report('client delete asks', await confirm(page));
+  await page.waitForFunction(() => /deleted/.test(document.querySelector('#member-result').textContent));
+  report('client delete says', await page.textContent('#member-result'));
+
+  // ---- a token with an expiry ----
+  await visit(page, `/o/${o}/tokens`);
+  await page.fill('#description', 'a week');
+  await page.selectOption('#lifetime', String(7 * 86400));
+  await page.click('form.create button[type=submit]');
+  await page.waitForSelector('.secret input');
+  report('token made', { label: await page.textContent('.secret label'), says: await page.textContent('main .done') });
+  const tokenId = (await page.textContent('.secret label')).match(/Token ([0-9a-f]+)/)[1];
+  await page.waitForSelector(`button[aria-label="Disable token ${tokenId}"]`);
+  await page.click(`button[aria-label="Disable token ${tokenId}"]`);
+  await page.waitForSelector(`button[aria-label="Enable token ${tokenId}"]`);
+  report('token disabled says', await page.textContent('main .done'));
+
+  // ---- a client's key deleted ----
+  await visit(page, `/o/${o}/clients/tb-keyed`);
+  await page.click('button[aria-label="Delete key default"]');
+  report('key delete asks', await confirm(page));
+  await page.waitForSelector('#principal-result .done');
+  report('key delete says', await page.textContent('#principal-result'));
+
+  // ---- the events page: one request for the newest, links to the objects ----
+  const asked = [];
+  page.on('request', r => { if (r.url().includes('/events?')) asked.push(r.url().replace(/^.*\/events\?/, '')); });
+  await visit(page, `/o/${o}/events`);
+  await page.waitForSelector('main tbody tr');
+  report('events asked', asked.slice());
+  report('events links', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].slice(0, 40)
+    .map(tr => [tr.cells[2].textContent, tr.cells[4].textContent, (tr.cells[3].querySelector('a') || {}).hash || ''])));
+  // ---- a group comparison, promote of one policy of two ----
+  await visit(page, `/o/${o}/groups/prod?from=dev`);
+  report('group compare', await page.evaluate(() => {
+    const promote = document.querySelector('form.promote'), table = document.querySelector('main .side-by-side');
+    return { summary: [...document.querySelectorAll('details.diff li')].map(li => li.textContent).join('\n'),
+      open: [...document.querySelectorAll('details.diff')].some(d => d.open),
+      promoteFirst: !!(promote && table && (promote.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING)),
+      choices: [...document.querySelectorAll('form.promote input[type=checkbox]')].map(b => b.value) };
+  }));
+  await page.click('main details.diff summary');
+  await page.screenshot({ path: `${cfg.out}/group-compare.png`, fullPage: true });
+  await page.uncheck('#promote-db');
+  await page.click('#promote');
+  report('promote asks', await confirm(page));
+  await page.waitForSelector('#promote-result .done');
+  report('promote says', await page.textContent('#promote-result'));
+
+  // ---- deletions: a revision, a refused one, a pointer, a group ----
+  await visit(page, `/o/${o}/policies/web`);
+  await page.click('button[aria-label="Delete revision r-old"]');
+  report('revision delete asks', await confirm(page));
+  await page.waitForSelector('#policy-result .done');
+  report('revision delete says', await page.textContent('#policy-result'));
+  await page.click('button[aria-label="Delete revision r-dev"]');
+  await page.waitForSelector('dialog[open]');
+  report('pointed revision delete asks', await page.textContent('dialog[open]'));
+  await page.click('dialog[open] button:not(.danger)');
+  await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+  await visit(page, `/o/${o}/groups/dev?from=prod`);
+  await page.click('button[aria-label="Remove db from dev"]');
+  report('pointer remove asks', await confirm(page));
+  await page.waitForSelector('#promote-result .done');
+  report('pointer remove says', await page.textContent('#promote-result'));
+
+  // ---- two revisions of one policy ----
+  await visit(page, `/o/${o}/policies/web`);
+  await page.selectOption('#rev-a', 'r-prod');
+  await page.selectOption('#rev-b', 'r-dev');
+  await page.click('#compare-revisions button[type=submit]');
+  await page.waitForFunction(() => /compare/.test(location.hash)); await settle(page);
+  report('revision compare', await page.evaluate(() => ({
+    h1: document.querySelector('main h1').textContent,
+    summary: [...document.querySelectorAll('details.diff[open] li')].map(li => li.textContent).join('\n'),
+    removed: [...document.querySelectorAll('.diff-view tr.removed td.code')].map(td => td.textContent),
+    added: [...document.querySelectorAll('.diff-view tr.added td.code')].map(td => td.textContent) })));
+  await page.screenshot({ path: `${cfg.out}/revision-compare.png`, fullPage: true });
+
+  await visit(page, `/o/${o}/groups/qa`);
+  await page.click('#delete-group');
+  report('group delete asks', await confirm(page));
+  await page.waitForSelector('main .done');
+  report('group delete says', await page.textContent('main .done'));
+
+  // ---- a document diff, unified then side by side ----
+  await visit(page, `/o/${o}/diff/${cfg.rev_a}/${cfg.rev_b}`);
+  const unified = await page.evaluate(() => ({
+    unified: [...document.querySelectorAll('.diff-view tr.removed, .diff-view tr.added')].map(tr => [tr.querySelector('td.mark').textContent, tr.querySelector('td.code').textContent]),
+    heading: (document.querySelector('section.doc-diff h3') || {}).textContent,
+    folded: document.querySelectorAll('.diff-view tr.fold').length }));
+  await page.screenshot({ path: `${cfg.out}/document-diff.png`, fullPage: true });
+  await page.click('.modes button[data-mode=split]');
+  report('document diff', { ...unified, hash: await page.evaluate(() => location.hash),
+    split: await page.evaluate(() => [...document.querySelectorAll('.diff-view[data-mode=split] tr')].filter(tr => tr.querySelector('td.removed, td.added'))
+      .map(tr => [(tr.querySelector('td.removed') || {}).textContent, (tr.querySelector('td.added') || {}).textContent])) });
+  // ---- a revision tagged, untagged, rolled back to ----
+  await visit(page, `/o/${o}/documents/${cfg.rev_a}`);
+  await page.fill('#tag', 'known-good');
+  await page.click('#add-tag button[type=submit]');
+  await page.waitForSelector('button[aria-label="Delete tag known-good"]');
+  report('tag says', await page.textContent('#revision-result'));
+  await page.fill('#tag', 'scratch');
+  await page.click('#add-tag button[type=submit]');
+  await page.waitForSelector('button[aria-label="Delete tag scratch"]');
+  await page.click('button[aria-label="Delete tag scratch"]');
+  report('untag asks', await confirm(page));
+  await page.waitForFunction(() => !document.querySelector('button[aria-label="Delete tag scratch"]'));
+  report('untag says', await page.textContent('#revision-result'));
+  await page.click('#rollback');
+  report('rollback asks', await confirm(page));
+  await page.waitForFunction(() => /Rolled back/.test(document.querySelector('#revision-result').textContent));
+  report('rollback says', await page.textContent('#revision-result'));
+  report('admin problems', problems.splice(0));
+
+  // ---- a reader ----
+  const rpage = await newPage();
+  await signIn(rpage, cfg.reader);
+  await visit(rpage, `/o/${o}/documents/${cfg.rev_b}`);
+  const reader = await rpage.evaluate(() => {
+    const rows = [...document.querySelectorAll('main tbody tr')];
+    const secret = rows.find(tr => tr.querySelector('.encrypted'));
+    return { encrypted: rows.filter(tr => tr.querySelector('.encrypted')).map(tr => tr.cells[1].firstChild.textContent),
+      reveal: document.querySelectorAll('button.reveal').length, cell: secret ? secret.cells[4].textContent : '',
+      leak: document.body.textContent.includes('tb-secret-value') };
+  });
+  const controls = {};
+  for (const [name, hash] of [['revision', `/o/${o}/documents/${cfg.rev_b}`], ['node', `/o/${o}/nodes/web001`], ['nodes', `/o/${o}/nodes`],
+    ['members', `/o/${o}/members`], ['group', `/o/${o}/groups/prod?from=dev`], ['policy', `/o/${o}/policies/web`], ['clusters', `/o/${o}/clusters`]]) {
+    await visit(rpage, hash);
+    const found = await rpage.evaluate(() => [...document.querySelectorAll('main button.danger, main form.create, main form.promote, #add-tag, #rollback, #edit-cluster')]
+      .map(el => el.id || el.getAttribute('aria-label') || el.className));
+    if (found.length) controls[name] = found;
+  }
+  report('reader', { ...reader, controls });
+  report('reader problems', problems.splice(0));
+  await rpage.context().close();
+
+  // ---- a phone ----
+  const phone = await newPage(390, 844);
+  await signIn(phone, cfg.admin);
+  await visit(phone, `/o/${o}/nodes`);
+  report('phone nodes', await phone.evaluate(() => {
+    const td = document.querySelector('main tbody td');
+    const narrow = [...document.querySelectorAll('main td, main th')].filter(el => el.offsetParent && el.textContent.trim().length > 2)
+      .map(el => el.getBoundingClientRect().width).filter(w => w < 48).length;
+    return { tdDisplay: getComputedStyle(td).display, label: getComputedStyle(td, '::before').content,
+      navShown: getComputedStyle(document.getElementById('nav')).display !== 'none', narrow,
+      overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+  }));
+  await phone.screenshot({ path: `${cfg.out}/phone-nodes.png` });
+  await phone.click('#menu-toggle');
+  report('phone menu opened', await phone.evaluate(() => ({
+    shown: getComputedStyle(document.getElementById('nav')).display !== 'none',
+    expanded: document.getElementById('menu-toggle').getAttribute('aria-expanded') })));
+  await phone.click('#nav a[href$="/clusters"]');
+  await settle(phone);
+  report('phone menu after a choice', await phone.evaluate(() => ({ hash: location.hash,
+    shown: getComputedStyle(document.getElementById('nav')).display !== 'none' })));
+  report('phone problems', problems.splice(0));
+} catch (err) {
+  report('driver error', String(err && err.stack || err));
+} finally {
+  await browser.close();
+}
