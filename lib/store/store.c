@@ -150,13 +150,17 @@ void store_free(struct store *s)
 /* Errors after which the connection is unusable and a new one may succeed. A Galera node
  * that is joining, or cut off from the cluster's majority, refuses every statement with
  * ER_UNKNOWN_COM_ERROR ("WSREP has not yet prepared node for application use"): the
- * database is unavailable there until it has caught up. */
+ * database is unavailable there until it has caught up. A node cut off while a transaction
+ * commits fails the COMMIT with ER_ERROR_DURING_COMMIT ("Error while appending streaming
+ * replication fragment (provider status: Not connected to Primary Component)"): the write set
+ * never left the node, the transaction is rolled back, and that too is the database being
+ * unavailable (t/9006 met it as a 500). */
 static int is_connection_error(unsigned code)
 {
     return code == CR_SERVER_GONE_ERROR || code == CR_SERVER_LOST || code == CR_CONNECTION_ERROR ||
            code == CR_CONN_HOST_ERROR || code == ER_CONNECTION_KILLED ||
            code == CR_SERVER_LOST_EXTENDED || code == ER_SERVER_SHUTDOWN ||
-           code == ER_UNKNOWN_COM_ERROR;
+           code == ER_UNKNOWN_COM_ERROR || code == ER_ERROR_DURING_COMMIT;
 }
 
 static int is_retryable(unsigned code)
