@@ -332,6 +332,31 @@ sub front_reaches {
 }
 sub access_size { my ($n) = @_; -s "$dir/host$n/log/nginx-access.log" // 0 }
 
+# A write through host A wakes a reader waiting on host B (nchan's channels in Redis), before
+# its wait ends: asked with the clients paused, so that nothing else writes.
+sub wake_across {
+    my ($from, $to, $wait) = @_;
+    my ($r0, $b0) = client_for($to)->api('GET', "$base/events?since=0&page_size=1000");
+    my $since = $b0->{next} // 0;
+    pipe my $rd, my $wr or die;
+    my $pid = fork // die;
+    if (!$pid) {
+        close $rd;
+        my $t0 = time;
+        my (undef, $b) = eval { client_for($to)->api('GET', "$base/events?since=$since&wait=$wait") };
+        printf $wr "%.3f %d\n", time - $t0, scalar @{ $b->{events} // [] };
+        close $wr; # (flushed: _exit does not)
+        POSIX::_exit(0);
+    }
+    close $wr;
+    sleep 1; # (the reader is waiting on nchan by now)
+    my ($r) = client_for($from)->api('PUT', "$base/policy_groups/g-probe/policies/p-probe", lock_for('p-probe', 'probe-' . int(time * 1000)));
+    my $line = <$rd> // '';
+    waitpid $pid, 0;
+    my ($took, $n) = split ' ', $line;
+    return ($r->{status}, $took // 99, $n // 0);
+}
+
 my @faults = (
     { name => 'kill purser host 2', hold => 4,
       break => sub { hosts('kill-host', 2) }, heal => sub { hosts('start-host', 2) },
@@ -348,6 +373,9 @@ my @faults = (
           ok PurserStack::wait_for(20, sub { status_of(2, 'wsrep_cluster_size') eq '2' }),
               'nodes 2 and 3 go on as a cluster of two';
       } },
+    { name => 'kill Redis (the event feed falls back to each host, then to the log)', hold => 6,
+      break => sub { hosts('kill-redis') }, heal => sub { hosts('start-redis') },
+      recovered => sub { my ($status, $took, $n) = wake_across('h1', 'h2', 3); $status =~ /^2/ && $n > 0 && $took < 3 } },
     { name => 'partition purser host 3 from the front', hold => 8,
       break => sub { hosts('partition', 'h3', 'front') }, heal => sub { hosts('heal') },
       recovered => sub { my ($mark) = @_; front_reaches(3, $mark) } },
@@ -357,6 +385,12 @@ ok PurserStack::wait_for(60, sub { my @e = read_logs(); (grep { $_->{kind} =~ /^
     'the writers are acknowledged';
 pause_clients();
 check('before any fault');
+{
+    my ($status, $took, $n) = wake_across('h1', 'h2', 20);
+    ok $status =~ /^2/ && $n > 0 && $took < 20, 'a reader waiting on host 2 woke for a write through host 1, before its wait ended'
+        or diag "write $status; the reader had $n events after $took s";
+    diag sprintf 'a reader on host 2 woke %.2f s after it asked (1 s before the write through host 1)', $took;
+}
 resume_clients();
 my @notes;
 for my $f (@faults) {
