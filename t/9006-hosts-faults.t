@@ -54,11 +54,11 @@ my %env;
 diag sprintf 'three hosts, three Galera nodes, Redis and the front started in %.1f s', time - $t_start;
 
 # A client of one target: the front or host N directly (a PurserStack object for its methods;
-# the parent's exchanges are checked against GET /docs, the children's are not).
+# the parent's exchanges are checked against GET /docs, the children's are not: pid).
 sub client_for {
     my ($target) = @_;
     my $url = $target eq 'front' ? $env{PURSER_URL} : $env{ 'PURSER_HOST' . substr($target, 1) . '_URL' };
-    return bless { dir => $dir, pid => $$, opt => {}, stopped => 1, env => { %env, PURSER_URL => $url },
+    return bless { dir => $dir, pid => $parent, opt => {}, stopped => 1, env => { %env, PURSER_URL => $url },
         http => HTTP::Tiny->new(verify_SSL => 1, SSL_options => { SSL_ca_file => $env{PURSER_CA} },
                                 max_redirect => 0, timeout => 100, keep_alive => 1) }, 'PurserStack';
 }
@@ -373,7 +373,8 @@ my @faults = (
           ok PurserStack::wait_for(20, sub { status_of(2, 'wsrep_cluster_size') eq '2' }),
               'nodes 2 and 3 go on as a cluster of two';
       } },
-    { name => 'kill Redis (the event feed falls back to each host, then to the log)', hold => 6,
+    # the event feed falls back to each host's own channels, then to the log
+    { name => 'kill Redis', hold => 6,
       break => sub { hosts('kill-redis') }, heal => sub { hosts('start-redis') },
       recovered => sub { my ($status, $took, $n) = wake_across('h1', 'h2', 3); $status =~ /^2/ && $n > 0 && $took < 3 } },
     { name => 'partition purser host 3 from the front', hold => 8,
