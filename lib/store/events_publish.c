@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A wake-up carrying more than this many bytes of events carries none: the reader reads
@@ -61,14 +62,24 @@ static int post(const char *socket_path, const char *where, const char *channel,
     return rc;
 }
 
+/* After the shared publisher failed, this worker posts to this host's channels only for this
+ * long: while Redis is away nchan may take the publisher's whole timeout to refuse, which every
+ * commit would otherwise wait for (t/9006 saw writes take 2 s). */
+#define SHARED_RETRY_SECONDS 5
+static time_t shared_down_until;
+
 /* Posts to the shared publisher /pub/ (on several hosts, nchan keeps it in Redis); when that
  * fails (nchan answers 503 while Redis is away), to this host's memory-only /pub-local/, where
  * this host's waiters fall back to (nginx/purser.conf.in). 0: shared, 1: this host only,
  * -1: neither. */
 static int post_either(const char *socket_path, const char *channel, const char *body)
 {
-    if (!post(socket_path, "pub", channel, body))
-        return 0;
+    time_t now = time(NULL);
+    if (now >= shared_down_until) {
+        if (!post(socket_path, "pub", channel, body))
+            return 0;
+        shared_down_until = now + SHARED_RETRY_SECONDS;
+    }
     return post(socket_path, "pub-local", channel, body) ? -1 : 1;
 }
 
