@@ -1,16 +1,20 @@
 #!/usr/bin/perl
 # 9006: three purser hosts on a three-node Galera cluster behind one front nginx (tools/hosts:
 # each in a network namespace of its own) under faults, with a checker in Jepsen's manner.
-# Writers and readers run through the front and through each host directly while, in turn,
-# a purser host is killed, a Galera node is killed, a Galera node is cut off from the other
-# two, and a purser host is cut off from the front; each fault heals before the next. Every
+# First, with nothing else running: a reader waiting on host 2 wakes for a write through
+# host 1, and a read through a host whose node lags waits for it (causal reads; without them
+# the same read answers the older value). Then writers and readers run through the front and
+# through each host directly while, in turn, a purser host is killed, a Galera node is killed,
+# a Galera node is cut off from the other two, Redis is killed, and a purser host is cut off
+# from the front; each fault heals before the next. Every
 # request and answer is recorded, and after each heal (clients paused, nodes in step) the
 # checker verifies: nothing acknowledged is lost (on every node), the document history is one
 # linear sequence, the organization's event seq has no gap and no duplicate (in the log and as
 # a follower saw it), no read went back in time (a read begun after a write was acknowledged
 # sees it or later, whichever host either went through), no answer was 500, and every refusal
 # was 503 with Retry-After. The closing note gives, per fault: requests, acknowledged writes,
-# refusals and the time to recover. About 100 seconds (25 of them to start everything).
+# refusals and the time to recover. 90 to 190 seconds here (about 20 to start everything),
+# depending on the machine's load. Root only (network namespaces).
 use strict;
 use warnings;
 use FindBin;
