@@ -227,6 +227,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         return NULL;
     }
     auth_changes_seen(w);
+    store_request_begins(w->svc.store); /* (Galera: reads see what the cluster committed) */
     rc = parse_target(&req);
     if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
         rc = check_length(&req, (size_t)w->svc.config->max_body_bytes);

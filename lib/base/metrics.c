@@ -43,6 +43,10 @@ static const struct {
     {METRIC_DB_RETRY_CONNECTION, NULL, NULL, NULL, "cause=\"connection\""},
     {METRIC_DB_RECONNECT, "purser_db_reconnects_total", "counter",
      "Database connections made again after one was lost", NULL},
+    {METRIC_DB_CAUSAL_WAIT, "purser_db_causal_waits_total", "counter",
+     "Requests that waited for their Galera node to apply the cluster's writes first "
+     "(database.causal_reads)",
+     NULL},
     {METRIC_CACHE_AUTH_HIT, "purser_cache_hits_total", "counter",
      "Lookups answered from a worker's cache, by cache", "cache=\"auth\""},
     {METRIC_CACHE_CHEF_KEY_HIT, NULL, NULL, NULL, "cache=\"chef_key\""},

@@ -25,7 +25,8 @@ enum metric {
     METRIC_DB_RETRY_DEADLOCK,
     METRIC_DB_RETRY_LOCK_WAIT,
     METRIC_DB_RETRY_CONNECTION,
-    METRIC_DB_RECONNECT, /* a connection made again after one was lost */
+    METRIC_DB_RECONNECT,   /* a connection made again after one was lost */
+    METRIC_DB_CAUSAL_WAIT, /* a request's causality wait on a Galera node */
     /* caches: a hit and a miss for each */
     METRIC_CACHE_AUTH_HIT,
     METRIC_CACHE_AUTH_MISS,

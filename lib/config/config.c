@@ -58,6 +58,9 @@ static const struct option options[] = {
     OPT("database", "name", OPT_STRING, db_name, "purser", 0, 0, "database (schema) name"),
     OPT("database", "connect_timeout", OPT_INT, db_connect_timeout, "2", 1, 60,
         "seconds to wait for a connection"),
+    OPT("database", "causal_reads", OPT_BOOL, db_causal_reads, "true", 0, 0,
+        "on a Galera node, each request first waits until the node has applied every write "
+        "the cluster committed before it (wsrep_sync_wait)"),
     OPT("auth", "development_mode", OPT_BOOL, development_mode, "false", 0, 0,
         "treat unauthenticated requests from loopback as a server admin; refused with a TCP "
         "FastCGI socket"),

@@ -37,6 +37,7 @@ struct purser_config {
     char *db_password_file; /* file holding the password; empty = no password */
     char *db_name;
     long db_connect_timeout; /* seconds */
+    int db_causal_reads;     /* on a Galera node: wsrep_sync_wait once per request */
     /* auth */
     int metrics_open_loopback; /* GET /metrics without credentials from loopback */
     int development_mode;      /* unauthenticated requests act as a server admin (loopback only) */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A wake-up carrying more than this many bytes of events carries none: the reader reads
@@ -32,8 +33,8 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
-/* One POST to the publisher location; 0 when nchan answered 2xx. */
-static int post(const char *socket_path, const char *channel, const char *body)
+/* One POST to the publisher location /<where>/<channel>; 0 when nchan answered 2xx. */
+static int post(const char *socket_path, const char *where, const char *channel, const char *body)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     struct timeval timeout = {.tv_sec = 1};
@@ -48,9 +49,9 @@ static int post(const char *socket_path, const char *channel, const char *body)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
     snprintf(head, sizeof(head),
-             "POST /pub/%s HTTP/1.0\r\nHost: purser\r\nContent-Type: application/json\r\n"
+             "POST /%s/%s HTTP/1.0\r\nHost: purser\r\nContent-Type: application/json\r\n"
              "Content-Length: %zu\r\n\r\n",
-             channel, len);
+             where, channel, len);
     if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
         !write_all(fd, head, strlen(head)) && !write_all(fd, body, len)) {
         ssize_t n = read(fd, status, sizeof(status) - 1); /* "HTTP/1.1 201 Created" */
@@ -61,24 +62,49 @@ static int post(const char *socket_path, const char *channel, const char *body)
     return rc;
 }
 
+/* After the shared publisher failed, this worker posts to this host's channels only for this
+ * long: while Redis is away nchan may take the publisher's whole timeout to refuse, which every
+ * commit would otherwise wait for (t/9006 saw writes take 2 s). */
+#define SHARED_RETRY_SECONDS 5
+static time_t shared_down_until;
+
+/* Posts to the shared publisher /pub/ (on several hosts, nchan keeps it in Redis); when that
+ * fails (nchan answers 503 while Redis is away), to this host's memory-only /pub-local/, where
+ * this host's waiters fall back to (nginx/purser.conf.in). 0: shared, 1: this host only,
+ * -1: neither. */
+static int post_either(const char *socket_path, const char *channel, const char *body)
+{
+    time_t now = time(NULL);
+    if (now >= shared_down_until) {
+        if (!post(socket_path, "pub", channel, body))
+            return 0;
+        shared_down_until = now + SHARED_RETRY_SECONDS;
+    }
+    return post(socket_path, "pub-local", channel, body) ? -1 : 1;
+}
+
 static void publish_one(const char *socket_path, long long org, long long before, json_t *events,
                         long long last)
 {
     json_t *page = json_pack("{s:O, s:I}", "events", events, "next", (json_int_t)last);
     char *full = json_text(page, JSON_COMPACT | JSON_PRESERVE_ORDER);
     char channel[64], empty[64];
-    int failed = 0;
+    int events_rc, wake_rc;
     snprintf(empty, sizeof(empty), "{\"events\":[],\"next\":%lld}", before);
     snprintf(channel, sizeof(channel), "e%lld.%lld", org, before);
-    failed |= post(socket_path, channel, full && strlen(full) <= PUBLISH_MAX_BODY ? full : empty);
+    events_rc =
+        post_either(socket_path, channel, full && strlen(full) <= PUBLISH_MAX_BODY ? full : empty);
     snprintf(channel, sizeof(channel), "w%lld.%lld", org, before);
-    failed |= post(socket_path, channel, empty);
-    if (failed) {
+    wake_rc = post_either(socket_path, channel, empty);
+    if (events_rc || wake_rc) {
+        int lost = events_rc < 0 || wake_rc < 0;
         json_t *fields = json_pack("{s:s, s:I, s:I}", "socket", socket_path, "org", (json_int_t)org,
                                    "seq", (json_int_t)(before + 1));
         log_message("warn",
-                    "events: posting to the nchan publisher failed (waiters read the "
-                    "log again at their timeout)",
+                    lost ? "events: posting to the nchan publisher failed (waiters read the "
+                           "log again at their timeout)"
+                         : "events: the shared publisher failed, posted on this host only "
+                           "(waiters on other hosts read the log again at their timeout)",
                     fields);
         json_decref(fields);
     }

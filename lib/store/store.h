@@ -112,6 +112,13 @@ void store_set_commit_hook(struct store *store,
                            void (*hook)(void *ctx, const struct json_t *notices), void *ctx);
 void store_notice(struct store *store, struct json_t *notice);
 
+/* A request begins (the worker calls this before each): on a Galera node, with
+ * database.causal_reads, its first statement is preceded by a causality wait
+ * ("SET STATEMENT wsrep_sync_wait = 1 FOR SELECT 1"), so that everything the request reads
+ * includes every write the cluster committed before the request began, whichever node took it.
+ * One round trip per request that reads; none without Galera. */
+void store_request_begins(struct store *store);
+
 /* One round trip (SELECT 1). */
 int store_ping(struct store *store, struct purser_error *err);
 
