@@ -26,6 +26,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,15 +133,27 @@ static int check_length(struct request *req, size_t max)
     return 0;
 }
 
-#define BIG_REQUEST ((size_t)1 << 20) /* request memory past which a read gives back too */
-#define RELEASE_AFTER_MS 500          /* idle this long after a large request: give back */
+#define GREW_BY ((size_t)256 << 10) /* new pages past which a request gives memory back */
+#define RELEASE_AFTER_MS 500        /* idle this long after a large request: give back */
 
-/* After a write or a refusal (what reads a body, or a render that failed, may have built and
- * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
- * jansson pool, the worker gives memory back once it has been idle for RELEASE_AFTER_MS: the
- * pool's pages past those its small requests use (at most fcgi.pool_keep_bytes), and what
- * malloc holds free beyond 256 KiB, so that one request does not leave the worker big while a
- * burst of large requests still reuses warm pages. Small reads, the hot path, skip it. */
+/* The pages this process has faulted in so far (its threads' too: a document write stores
+ * from a thread of its own), in bytes. One system call, no walk of malloc's lists. */
+static size_t faulted_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return 0;
+    return (size_t)ru.ru_minflt * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* After a request that grew the worker, whatever grew it (a write, a refusal, a big read: the
+ * revision list of a long history, a revision's thousands of documents, a render; its arena,
+ * the jansson pool, MariaDB's result buffers or malloc's free lists), the worker gives memory
+ * back once it has been idle for RELEASE_AFTER_MS: the pool's pages past those its small
+ * requests use (at most fcgi.pool_keep_bytes), and what malloc holds free beyond 256 KiB, so
+ * that one request does not leave the worker big while a burst of large requests still reuses
+ * warm pages. A request grew the worker when it faulted in more than GREW_BY of new pages
+ * (a warm worker's small reads, the hot path, fault in none), or was a write or a refusal. */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();
@@ -365,13 +378,13 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         if (limit && w.served + 1 == limit)
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
         int heavy = 0;
+        size_t faulted = faulted_bytes();
         json_pool_begin();
         struct arena *done = handle(&w, &fcgx, &heavy);
         FCGX_Finish_r(&fcgx);
-        heavy |= done && arena_used(done) > BIG_REQUEST;
         arena_free(done);
         json_pool_end();
-        grown |= heavy || json_pool_stats().last > BIG_REQUEST;
+        grown |= heavy || faulted_bytes() - faulted > GREW_BY;
         w.served++;
         busy = 1;
     }
