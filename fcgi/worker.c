@@ -136,14 +136,18 @@ static int check_length(struct request *req, size_t max)
 #define GREW_BY ((size_t)256 << 10) /* new pages past which a request gives memory back */
 #define RELEASE_AFTER_MS 500        /* idle this long after a large request: give back */
 
-/* The pages this process has faulted in so far (its threads' too: a document write stores
- * from a thread of its own), in bytes. One system call, no walk of malloc's lists. */
+/* The pages this thread has faulted in so far, in bytes: one system call, no walk of malloc's
+ * lists. A read runs on the worker's thread; a write, which may store from a thread of its own,
+ * gives memory back whatever it faulted. */
 static size_t faulted_bytes(void)
 {
+    static size_t page;
     struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru))
+    if (!page)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    if (getrusage(RUSAGE_THREAD, &ru))
         return 0;
-    return (size_t)ru.ru_minflt * (size_t)sysconf(_SC_PAGESIZE);
+    return (size_t)ru.ru_minflt * page;
 }
 
 /* After a request that grew the worker, whatever grew it (a write, a refusal, a big read: the
@@ -352,6 +356,7 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     mallopt(M_ARENA_MAX, 1);
     int busy = 0;  /* the last accept succeeded: under load another connection is waiting */
     int grown = 0; /* a request since the worker was last idle may have grown it */
+    size_t faulted = faulted_bytes(); /* at the end of the last request */
     unsigned long limit = retirement_after(cfg->max_requests);
     while (!stop_requested && (limit == 0 || w.served < limit)) {
         struct epoll_event ready;
@@ -378,13 +383,18 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         if (limit && w.served + 1 == limit)
             kill(getppid(), SIGUSR1); /* the last one: the master starts the replacement now */
         int heavy = 0;
-        size_t faulted = faulted_bytes();
         json_pool_begin();
         struct arena *done = handle(&w, &fcgx, &heavy);
         FCGX_Finish_r(&fcgx);
         arena_free(done);
         json_pool_end();
-        grown |= heavy || faulted_bytes() - faulted > GREW_BY;
+        {
+            /* what this request faulted in (nothing faults between requests: the wait, the
+             * accept, and a give-back, which only shrinks the worker) */
+            size_t now = faulted_bytes();
+            grown |= heavy || now - faulted > GREW_BY;
+            faulted = now;
+        }
         w.served++;
         busy = 1;
     }
