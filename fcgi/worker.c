@@ -354,6 +354,14 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
      * (GET of the 4,000-document revision 36 -> 55 ms in bench/documents) and holds memory
      * of its own. */
     mallopt(M_ARENA_MAX, 1);
+    /* The heap keeps what a request freed until the worker is idle (give_back_memory): by
+     * default free() gave back the heap's top past 128 KiB at once and a block of 128 KiB or
+     * more was mapped and unmapped each time, so every page of 100 clusters moved the break
+     * down and up and faulted its pages in again (brk and page faults: 15% of the worker's
+     * time on bench/inventory's page). Blocks past 32 MiB (a big render's text) are still
+     * mapped, and unmapped when freed. */
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
     int busy = 0;  /* the last accept succeeded: under load another connection is waiting */
     int grown = 0; /* a request since the worker was last idle may have grown it */
     size_t faulted = faulted_bytes(); /* at the end of the last request */
