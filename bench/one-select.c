@@ -1,7 +1,9 @@
-/* one-select.c: bench-only baseline for bench/policy_fetch. The least a FastCGI program can do
+/* one-select.c: bench-only baselines for bench/policy_fetch. The least a FastCGI program can do
  * for a policy fetch: one indexed, prepared SELECT of the revision body, written back as is.
- * No routing, no authentication, no cache. Not part of purser.
- * Usage: one-select SOCKET DB_SOCKET USER PASSWORD_FILE DATABASE REVISION_ID WORKERS */
+ * No routing, no authentication, no cache. With --memory, the true ceiling: the body is
+ * selected once at start and every request is answered from memory, with no database (a
+ * FastCGI "hello" of the same bytes), closing as purser does. Not part of purser.
+ * Usage: one-select [--memory] SOCKET DB_SOCKET USER PASSWORD_FILE DATABASE REVISION_ID WORKERS */
 #include <fcgiapp.h>
 #include <mysql.h>
 #include <signal.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 static char body[1 << 20];
+static int from_memory; /* --memory: select once, answer every request from memory */
 
 static int serve(int fd, char **argv)
 {
@@ -24,7 +27,8 @@ static int serve(int fd, char **argv)
     long long id = atoll(argv[6]);
     unsigned long length = 0;
     FCGX_Request req;
-    int plain_close = getenv("ONE_SELECT_PLAIN_CLOSE") && atoi(getenv("ONE_SELECT_PLAIN_CLOSE"));
+    int plain_close =
+        from_memory || (getenv("ONE_SELECT_PLAIN_CLOSE") && atoi(getenv("ONE_SELECT_PLAIN_CLOSE")));
 
     if (f) {
         if (fgets(password, sizeof(password), f))
@@ -47,11 +51,25 @@ static int serve(int fd, char **argv)
     result.buffer = body;
     result.buffer_length = sizeof(body);
     result.length = &length;
+    if (from_memory) {
+        int found = mysql_stmt_execute(stmt) == 0 && mysql_stmt_bind_result(stmt, &result) == 0 &&
+                    mysql_stmt_fetch(stmt) == 0;
+        mysql_stmt_close(stmt);
+        mysql_close(db);
+        if (!found) {
+            fprintf(stderr, "one-select: revision %lld not found\n", id);
+            return 1;
+        }
+    }
     FCGX_InitRequest(&req, fd, 0);
     while (FCGX_Accept_r(&req) >= 0) {
-        mysql_stmt_execute(stmt);
-        mysql_stmt_bind_result(stmt, &result);
-        if (mysql_stmt_fetch(stmt) == 0) {
+        int ok = from_memory;
+        if (!ok) {
+            mysql_stmt_execute(stmt);
+            mysql_stmt_bind_result(stmt, &result);
+            ok = mysql_stmt_fetch(stmt) == 0;
+        }
+        if (ok) {
             FCGX_FPrintF(req.out,
                          "Status: 200 OK\r\nContent-Type: application/json\r\n"
                          "Content-Length: %d\r\n\r\n",
@@ -60,7 +78,8 @@ static int serve(int fd, char **argv)
         } else {
             FCGX_PutS("Status: 500 Internal Server Error\r\n\r\n", req.out);
         }
-        mysql_stmt_free_result(stmt);
+        if (!from_memory)
+            mysql_stmt_free_result(stmt);
         /* ONE_SELECT_PLAIN_CLOSE=1: close as purser does once the input is read (no lingering
          * close), to compare like with like. */
         if (plain_close && FCGX_GetChar(req.in) == EOF)
@@ -73,9 +92,14 @@ static int serve(int fd, char **argv)
 int main(int argc, char **argv)
 {
     int fd, workers;
+    if (argc > 1 && strcmp(argv[1], "--memory") == 0) {
+        from_memory = 1;
+        argv++;
+        argc--;
+    }
     if (argc != 8) {
-        fprintf(stderr,
-                "usage: one-select SOCKET DB_SOCKET USER PASSWORD_FILE DATABASE ID WORKERS\n");
+        fprintf(stderr, "usage: one-select [--memory] SOCKET DB_SOCKET USER PASSWORD_FILE "
+                        "DATABASE ID WORKERS\n");
         return 2;
     }
     FCGX_Init();

@@ -28,6 +28,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,15 +137,31 @@ static int check_length(struct request *req, size_t max)
     return 0;
 }
 
-#define BIG_REQUEST ((size_t)1 << 20) /* request memory past which a read gives back too */
-#define RELEASE_AFTER_MS 500          /* idle this long after a large request: give back */
+#define GREW_BY ((size_t)256 << 10) /* new pages past which a request gives memory back */
+#define RELEASE_AFTER_MS 500        /* idle this long after a large request: give back */
 
-/* After a write or a refusal (what reads a body, or a render that failed, may have built and
- * freed a large structure), or a read that used more than BIG_REQUEST of its arena or of the
- * jansson pool, the worker gives memory back once it has been idle for RELEASE_AFTER_MS: the
- * pool's pages past those its small requests use (at most fcgi.pool_keep_bytes), and what
- * malloc holds free beyond 256 KiB, so that one request does not leave the worker big while a
- * burst of large requests still reuses warm pages. Small reads, the hot path, skip it. */
+/* The pages this thread has faulted in so far, in bytes: one system call, no walk of malloc's
+ * lists. A read runs on the worker's thread; a write, which may store from a thread of its own,
+ * gives memory back whatever it faulted. */
+static size_t faulted_bytes(void)
+{
+    static size_t page;
+    struct rusage ru;
+    if (!page)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    if (getrusage(RUSAGE_THREAD, &ru))
+        return 0;
+    return (size_t)ru.ru_minflt * page;
+}
+
+/* After a request that grew the worker, whatever grew it (a write, a refusal, a big read: the
+ * revision list of a long history, a revision's thousands of documents, a render; its arena,
+ * the jansson pool, MariaDB's result buffers or malloc's free lists), the worker gives memory
+ * back once it has been idle for RELEASE_AFTER_MS: the pool's pages past those its small
+ * requests use (at most fcgi.pool_keep_bytes), and what malloc holds free beyond 256 KiB, so
+ * that one request does not leave the worker big while a burst of large requests still reuses
+ * warm pages. A request grew the worker when it faulted in more than GREW_BY of new pages
+ * (a warm worker's small reads, the hot path, fault in none), or was a write or a refusal. */
 static void give_back_memory(void)
 {
     struct mallinfo2 mi = mallinfo2();
@@ -373,8 +390,17 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
      * (GET of the 4,000-document revision 36 -> 55 ms in bench/documents) and holds memory
      * of its own. */
     mallopt(M_ARENA_MAX, 1);
+    /* The heap keeps what a request freed until the worker is idle (give_back_memory): by
+     * default free() gave back the heap's top past 128 KiB at once and a block of 128 KiB or
+     * more was mapped and unmapped each time, so every page of 100 clusters moved the break
+     * down and up and faulted its pages in again (brk and page faults: 15% of the worker's
+     * time on bench/inventory's page). Blocks past 32 MiB (a big render's text) are still
+     * mapped, and unmapped when freed. */
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
     int busy = 0;  /* the last accept succeeded: under load another connection is waiting */
     int grown = 0; /* a request since the worker was last idle may have grown it */
+    size_t faulted = faulted_bytes(); /* at the end of the last request */
     unsigned long limit = retirement_after(cfg->max_requests);
     while (!stop_requested && (limit == 0 || w.served < limit)) {
         struct epoll_event ready;
@@ -404,10 +430,15 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
         json_pool_begin();
         struct arena *done = handle(&w, &fcgx, &heavy);
         FCGX_Finish_r(&fcgx);
-        heavy |= done && arena_used(done) > BIG_REQUEST;
         arena_free(done);
         json_pool_end();
-        grown |= heavy || json_pool_stats().last > BIG_REQUEST;
+        {
+            /* what this request faulted in (nothing faults between requests: the wait, the
+             * accept, and a give-back, which only shrinks the worker) */
+            size_t now = faulted_bytes();
+            grown |= heavy || now - faulted > GREW_BY;
+            faulted = now;
+        }
         w.served++;
         busy = 1;
     }

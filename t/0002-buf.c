@@ -43,6 +43,22 @@ int main(int argc, char **argv)
     tap_is_int(buf_adds(&b, "12345"), 0, "up to the limit");
     tap_is_int(buf_addc(&b, '6'), PURSER_ETOOLARGE, "past the limit is refused");
     tap_is_str(buf_cstr(&b), "12345", "a refused append changes nothing");
+    tap_is_int(buf_printf(&b, "%d", 6), PURSER_ETOOLARGE, "a format past the limit is refused");
+    tap_is_str(buf_cstr(&b), "12345", "  and changes nothing, though it had the room");
+    buf_release(&b);
+
+    /* printf formats into the room the buffer has, else grows and formats again */
+    b.limit = 0;
+    buf_adds(&b, "ab");
+    tap_is_int(buf_printf(&b, "%s-%d", "cd", 42), 0, "printf within the room");
+    tap_is_str(buf_cstr(&b), "abcd-42", "  appends");
+    len = b.cap - b.len - 1; /* exactly what still fits with its NUL */
+    tap_is_int(buf_printf(&b, "%0*d", (int)len, 0), 0, "printf that fills the room exactly");
+    tap_ok(b.len == 7 + len && b.data[b.len] == '\0' && b.data[b.len - 1] == '0', "  appends it");
+    tap_is_int(buf_printf(&b, "%s|%0300d", "x", 1), 0, "printf longer than the room");
+    tap_ok(b.len == 7 + len + 302 && b.data[7 + len] == 'x' && b.data[b.len - 1] == '1' &&
+               b.data[b.len] == '\0',
+           "  grows and appends it whole");
     buf_release(&b);
     tap_ok(b.data == NULL && b.cap == 0, "release frees and resets");
     buf_release(NULL);

@@ -6,6 +6,12 @@
 # memory. (Before: 64 statements of hundreds of rows, 68 MB of the server's memory and 16 MB
 # of the worker's after ten 4,000-document writes.) Under make ASAN=1 the worker's size is a
 # skip; the connection's share of MariaDB's memory (no sanitizer there) is still held.
+#
+# Then big reads (issue 36, item 3: small workers whatever they answered): with a history of
+# hundreds of revisions, the revision list, a 2,000-document revision's documents and a diff
+# each leave the worker, once idle, within 10% of its size before them (the diff left it 15%
+# bigger when only a write, a refusal or a request using 1 MiB of its arena or of the jansson
+# pool gave memory back). A render's memory: bench/render.
 use strict;
 use warnings;
 use FindBin;
@@ -58,5 +64,43 @@ my ($w2) = $s->worker_pids;
 is $w2, $w, 'the same worker served every write';
 PurserStack::memory_ok($after <= $idle + 4096,
     "and is back near its idle size: RSS $idle kB idle, $after kB after four writes");
+
+# a history that grew: 600 revisions of one small document
+my $counter = sub {
+    "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: counter\n"
+    . "  layeringDefinition:\n    abstract: false\n    layer: site\ndata: {n: $_[0]}\n";
+};
+my $written = 0;
+for my $n (1 .. 600) {
+    ($r) = $s->yaml('PUT', '/api/v1.0/buckets/counter/documents', $counter->($n));
+    last unless $r->{status} == 200;
+    $written++;
+}
+is $written, 600, '600 more revisions, each a write of one document';
+my (undef, $list) = $s->call('GET', '/api/v1.0/revisions');
+my @ids = map { $_->{id} } @{ $list->{results} // [] };
+ok @ids > 600, 'the revision list holds them all (' . scalar(@ids) . ' revisions)';
+sleep 1;
+($r) = $s->get('/healthz');
+sleep 1;
+my $base = rss($w);
+for my $read (['the revision list', '/api/v1.0/revisions'],
+              ['the documents of a 2,000-document revision', "/api/v1.0/revisions/$ids[4]/documents"],
+              ['a diff of two 2,000-document revisions', "/api/v1.0/revisions/$ids[3]/diff/$ids[4]"]) {
+    my ($what, $path) = @$read;
+    my $peak = 0;
+    for (1 .. 2) {
+        ($r) = $s->yaml('GET', $path);
+        my $now = rss($w);
+        $peak = $now if $now > $peak;
+    }
+    my $ok = $r->{status} == 200;
+    sleep 1; # (a worker gives memory back once it has been idle for half a second)
+    my $after = rss($w);
+    ok $ok, "GET $what" or diag "$r->{status} " . substr($r->{content}, 0, 300);
+    PurserStack::memory_ok($after <= $base * 1.1,
+        "and after it the worker is within 10% of its size before: RSS $base kB before, $peak kB"
+        . " just after, $after kB idle");
+}
 
 PurserStack::finish();

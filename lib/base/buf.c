@@ -55,16 +55,28 @@ int buf_addc(struct buf *b, char c)
     return buf_add(b, &c, 1);
 }
 
+/* Formats into the room the buffer has, and only when the text is longer formats again after
+ * growing it: once, not twice, for the short texts most calls write. */
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
+    size_t room = b->data ? b->cap - b->len : 0;
     va_list ap;
     int n, rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return PURSER_EINTERNAL;
+    if (n < 0 || (b->limit && b->len + (size_t)n > b->limit)) {
+        if (room)
+            b->data[b->len] = '\0';
+        return n < 0 ? PURSER_EINTERNAL : PURSER_ETOOLARGE;
+    }
+    if ((size_t)n < room) {
+        b->len += (size_t)n;
+        return 0;
+    }
+    if (room)
+        b->data[b->len] = '\0';
     rc = buf_grow(b, (size_t)n);
     if (rc)
         return rc;
