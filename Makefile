@@ -11,7 +11,7 @@ SANITIZE :=
 endif
 
 CC ?= cc
-PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8
+PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8 libgit2
 # Nothing that depends on a package is evaluated when make reads this file: on a fresh machine
 # the packages arrive with `deps`. PKG_CFLAGS and PKG_LIBS run pkg-config the first time a
 # recipe needs them (after deps), then keep the answer.
@@ -91,7 +91,7 @@ $(BUILD)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DROUTES_TABLE_ONLY -c -o $@ $<
 
-$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_git.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

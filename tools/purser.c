@@ -57,6 +57,9 @@ static void usage(FILE *out)
             "                       written with mode 600; --secrets: encrypted data too)\n"
             "  import ORG FILE      write an export into the empty organization ORG, all or\n"
             "                       nothing\n"
+            "  git-sync ORG         write ORG's missing history commits (git.root/ORG.git)\n"
+            "  git-rebuild ORG      write ORG's history repository again from the database\n"
+            "                       (the same commit ids for the same history)\n"
             "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -678,10 +681,12 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
 
 /* The commands main knows, so that an unknown one is said before a configuration is read. */
 static const char *const commands[] = {
-    "migrate",     "check-config", "config-defaults", "create-org",   "create-user",
-    "gc-policies", "gc-events",    "add-member",      "init-keyring", "add-key",
-    "remove-key",  "export",       "import",          "rotate-keys",
+    "migrate",   "check-config", "config-defaults", "create-org",  "create-user", "gc-policies",
+    "gc-events", "add-member",   "init-keyring",    "add-key",     "remove-key",  "export",
+    "import",    "rotate-keys",  "git-sync",        "git-rebuild",
 };
+
+int cmd_git(const struct purser_config *cfg, int argc, char **argv); /* tools/purser_git.c */
 
 static int command_known(const char *name)
 {
@@ -774,6 +779,8 @@ int main(int argc, char **argv)
         rc = cmd_transfer(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "rotate-keys") == 0)
         rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
+    else if (strncmp(command, "git-", 4) == 0)
+        rc = cmd_git(&cfg, argc - optind, argv + optind);
     else /* command_known() and this chain name the same commands */
         rc = 2;
     config_release(&cfg);
