@@ -180,6 +180,8 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	chmod 644 $(DESTDIR)$(UNITDIR)/purser-fcgi.service
 	install -m 644 dist/purser.sysusers $(DESTDIR)$(SYSUSERSDIR)/purser.conf
 	install -m 644 nginx/fastcgi-purser.params $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-fastcgi.conf
+	sed -e 's|@GIT_ROOT@|/var/lib/purser/git|g' -e 's|@FCGIWRAP_SOCKET@|/run/fcgiwrap.socket|g' \
+	  nginx/git-backend.conf.in > $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-git.conf
 	tools/watch-locations $(RUNDIR)/nchan.sock > $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-watch.conf
 	@$(KEEP) 640 $(DESTDIR)$(DOCDIR)/examples/purser.yaml $(DESTDIR)$(SYSCONFDIR)/purser/purser.yaml
 	@$(KEEP) 644 policies/default.yaml $(DESTDIR)$(SYSCONFDIR)/purser/policy.yaml

@@ -295,21 +295,23 @@ const struct route routes[] = {
      "with the token shown once",
      .answer = "ClusterWithToken", .status = "201"},
     {"GET", "/organizations/{org}/clusters/{id}/git-access", "read_cluster", H(git_access_catalog),
-     OWNED,
+     OWNED | ROUTE_BASIC,
      "May the caller fetch the cluster's catalog repository (git_repo.type auto)? 204 when it "
      "may (the catalog brought up to the latest revision first), 403 for a push "
      "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}/"
-     "catalogs/{id}.git",
+     "catalogs/{id}.git (also HTTP basic credentials whose password is a token)",
      .status = "204", .query = "service"},
     {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential",
      .answer = "InstallManifest", .query = "token"},
 
     /* the document history as a git repository (README "Git repositories") */
-    {"GET", "/organizations/{org}/git-access", "read_cleartext_document", H(git_access_history), 0,
+    {"GET", "/organizations/{org}/git-access", "read_cleartext_document", H(git_access_history),
+     ROUTE_BASIC,
      "May the caller fetch the organization's history repository? 204 when it may (the "
      "repository brought up to the latest revision first), 403 for a push "
-     "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}.git",
+     "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}.git "
+     "(also HTTP basic credentials whose password is a token, as git clients send them)",
      .status = "204", .query = "service"},
 
     /* the event feed */

@@ -4,7 +4,7 @@
 # the log matches the revisions (author, time, buckets, one commit each), a diff between two
 # tags matches the API's diff, a new revision arrives as exactly one new commit on fetch, a
 # reader without access is refused (401 without a credential, 403 without
-# read_cleartext_document), a push is refused, a rebuild (and a repository lost and written
+# read_cleartext_document; a token as a basic password is taken), a push is refused, a rebuild (and a repository lost and written
 # again) gives the same ids, an encrypted document's value is in no object of any repository
 # (only its marker is), a purge and a rollback are commits; a cluster clones its own catalog
 # and not another's, its catalog commits only when what it renders changes, the install
@@ -166,6 +166,12 @@ isnt $st, 0, 'a member without read_cleartext_document (validator) cannot fetch'
 $s->wait_auth_cache;
 ($st, $out) = git($nora, 'ls-remote', "$url/git/$org.git");
 is $st, 0, 'a reader can' or diag $out;
+(my $basic_url = $url) =~ s{^https://}{https://git:$nora\@};
+($st, $out) = git('', 'ls-remote', "$basic_url/git/$org.git");
+is $st, 0, 'the token as a basic password (as Argo CD and Flux send it) is taken too' or diag $out;
+(my $bad_url = $url) =~ s{^https://}{https://git:purser_not-a-token\@};
+($st, $out) = git('', 'ls-remote', "$bad_url/git/$org.git");
+isnt $st, 0, '  a wrong one is refused';
 ($st, $out) = git($admin, 'ls-remote', "$url/git/no-such-org.git");
 isnt $st, 0, 'an organization that does not exist: refused';
 ($st, $out) = git($admin, 'ls-remote', "$url/git/$org.git/../x");
