@@ -50,12 +50,13 @@ int git_access_catalog(struct request *req)
     struct gitrepo_sync done;
     const char *id = request_param(req, "id");
     json_t *cluster = NULL, *repo;
+    long long cluster_id = 0;
     const char *type;
     int rc = service_check(req);
     if (!rc)
         rc = resource_scope_of(req, &s);
     if (!rc)
-        rc = resource_get(&cluster_kind, &s, id, &cluster, NULL, &req->err);
+        rc = resource_get(&cluster_kind, &s, id, &cluster, &cluster_id, &req->err);
     if (!rc) /* a cluster's own credential reads its own catalog only */
         rc = resource_owner_check(&cluster_kind, cluster, req->owner_only, req->route->action,
                                   &req->err);
@@ -77,7 +78,7 @@ int git_access_catalog(struct request *req)
                                  .render_limits = req->svc->render_limits};
     if (!rc)
         rc = gitrepo_catalog_sync(&docs, req->svc->config->git_root, request_param(req, "org"), id,
-                                  &sel, &done, &req->err);
+                                  cluster_id, &sel, &done, &req->err);
     json_decref(cluster);
     return rc ? rc : respond_text(req, 204, "text/plain", "", 0, NULL);
 }

@@ -289,6 +289,28 @@ is $st, 0, '  git pull' or diag $out;
 is scalar(lines(git_in($cat, '', 'log', '--format=%H'))), @cat_log + 1, '  one catalog commit';
 like do { local $/; open my $fh, '<', "$cat/manifests/site/example/Manifest/v1/web-config.yaml" or die; <$fh> }, qr/color: green/, '  with the new rendering';
 
+# ---- an organization or cluster deleted and made again under its name starts afresh ----
+sub put_org_bucket {
+    my ($o, $yaml) = @_;
+    return $s->request('PUT', "/organizations/$o/api/v1.0/buckets/b/documents", { headers => {
+        authorization => "Bearer $admin", 'content-type' => 'application/x-yaml' }, content => $yaml })->{status};
+}
+($r) = $s->api('POST', '/organizations', { name => 'temp', full_name => 'Temporary' });
+is $r->{status}, 201, 'organization temp';
+is put_org_bucket('temp', doc('example/Kind/v1', 'old-secret-plan', 'global', '{plan: 1}')), 200, '  a revision';
+($st, $out) = git($admin, 'ls-remote', "$url/git/temp.git");
+is $st, 0, '  its history fetched' or diag $out;
+($r) = $s->api('DELETE', '/organizations/temp?force=true');
+is $r->{status}, 200, 'organization temp deleted';
+($r) = $s->api('POST', '/organizations', { name => 'temp', full_name => 'Temporary again' });
+is $r->{status}, 201, 'and made again';
+is put_org_bucket('temp', doc('example/Kind/v1', 'new', 'global', '{plan: 2}')), 200, '  a revision';
+($st, $out) = git($admin, 'clone', "$url/git/temp.git", "$work/temp");
+is $st, 0, '  cloned' or diag $out;
+is scalar(lines(git_in("$work/temp", '', 'log', '--format=%s'))), 1, '  one commit: nothing of the old organization\'s';
+is scalar(grep { /old-secret-plan/ } split /\n/, `git --git-dir='${\ $s->dir}/git/temp.git' cat-file --batch-all-objects --batch 2>&1`), 0,
+    '  and none of its objects is left in the repository';
+
 # ---- the encrypted value is in no object of any repository ----
 my @repos = ((map { s{/objects$}{}r } split /\n/, `find ${\ $s->dir}/git -type d -name objects`), "$clone/.git", "$cat/.git", "$cat2/.git");
 ok @repos >= 6, 'repositories to search: ' . scalar @repos;

@@ -277,14 +277,18 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
 }
 
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
-                         const char *cluster, const struct gitrepo_selector *sel,
+                         const char *cluster, long long cluster_id,
+                         const struct gitrepo_selector *sel,
                          struct gitrepo_sync *out, struct purser_error *err)
 {
     const char *path = gitrepo_catalog_path(docs->arena, root, org, cluster);
     struct git_repo_handle h = {.lock_fd = -1};
     struct position at;
     struct store_rows revs = {0};
-    int rc = git_open(&h, path, err);
+    int rc = git_open(&h, path,
+                      arena_sprintf(docs->arena, "organization %lld cluster %lld", docs->org_id,
+                                    cluster_id),
+                      err);
 
     *out = (struct gitrepo_sync){0};
     if (!rc)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,70 @@ static int create_repository(git_repository **out, const char *path, struct purs
     return rc;
 }
 
-int git_open(struct git_repo_handle *out, const char *path, struct purser_error *err)
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    if (ftw->level == 0)
+        return 0; /* (the folder itself stays) */
+    return remove(path) ? -1 : 0;
+}
+
+/* Empties a repository that belonged to another owner (an organization or cluster deleted,
+ * and another made with its name): its references, its objects and the catalog's record go,
+ * so that nothing of the other's is served or built on. */
+static int forget_other_owner(const char *path, struct purser_error *err)
+{
+    static const char *const parts[] = {"refs", "objects", "packed-refs", "purser-checked"};
+    char sub[4096];
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        struct stat st;
+        snprintf(sub, sizeof(sub), "%s/%s", path, parts[i]);
+        if (lstat(sub, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode) ? nftw(sub, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0
+                                : remove(sub) != 0)
+            return purser_error_set(err, PURSER_EINTERNAL, "cannot empty %s: %s", sub,
+                                    strerror(errno));
+    }
+    snprintf(sub, sizeof(sub), "%s/refs/heads", path);
+    mkdir(sub, 0755);
+    snprintf(sub, sizeof(sub), "%s/refs/tags", path);
+    mkdir(sub, 0755);
+    return 0;
+}
+
+/* The repository's owner (config purser.owner) is owner; a repository another owner left
+ * is emptied first. */
+static int check_owner(struct git_repo_handle *h, const char *path, const char *owner,
+                       struct purser_error *err)
+{
+    git_config *config = NULL;
+    git_buf have = {0};
+    int rc = 0, same;
+    if (git_repository_config(&config, h->repo) < 0)
+        return git_fail(err, path);
+    same = git_config_get_string_buf(&have, config, "purser.owner") == 0 &&
+           strcmp(have.ptr, owner) == 0;
+    git_buf_dispose(&have);
+    git_config_free(config);
+    config = NULL;
+    if (same)
+        return 0;
+    git_repository_free(h->repo);
+    h->repo = NULL;
+    rc = forget_other_owner(path, err);
+    if (!rc && git_repository_open_bare(&h->repo, path) < 0)
+        rc = git_fail(err, path);
+    if (!rc && (git_repository_config(&config, h->repo) < 0 ||
+                git_config_set_string(config, "purser.owner", owner) < 0))
+        rc = git_fail(err, path);
+    git_config_free(config);
+    return rc;
+}
+
+int git_open(struct git_repo_handle *out, const char *path, const char *owner,
+             struct purser_error *err)
 {
     char lock[4096];
     int rc;
@@ -95,7 +159,9 @@ int git_open(struct git_repo_handle *out, const char *path, struct purser_error 
         git_close(out);
         return rc;
     }
-    return 0;
+    if ((rc = check_owner(out, path, owner, err)))
+        git_close(out);
+    return rc;
 }
 
 void git_close(struct git_repo_handle *h)

@@ -206,7 +206,8 @@ int gitrepo_history_sync(const struct gitrepo_ctx *ctx, int rebuild, struct gitr
 
     *out = (struct gitrepo_sync){0};
     if (!rc)
-        rc = git_open(&h, gitrepo_history_path(arena, ctx->root, ctx->org), err);
+        rc = git_open(&h, gitrepo_history_path(arena, ctx->root, ctx->org),
+                      arena_sprintf(arena, "organization %lld", ctx->org_id), err);
     if (!rc)
         rc = git_read_position(h.repo, rebuild ? BASE_REF : GIT_BRANCH, &at, err);
     if (!rc)

@@ -46,8 +46,11 @@ char *git_document_path(struct arena *arena, const char *prefix, const char *lay
     "Its content is never written to a repository; read it through the API.\n"
 
 /* Opens the bare repository at path, creating it (and its folders) when it is missing, and
- * takes its lock (waiting for another writer). Release with git_close. */
-int git_open(struct git_repo_handle *out, const char *path, struct purser_error *err);
+ * takes its lock (waiting for another writer). owner says whose it is ("organization 12",
+ * "organization 12 cluster 40"): a repository another owner left under that name (one deleted,
+ * and another made with its name) is emptied first. Release with git_close. */
+int git_open(struct git_repo_handle *out, const char *path, const char *owner,
+             struct purser_error *err);
 void git_close(struct git_repo_handle *h);
 
 /* PURSER_EINTERNAL "what: <libgit2's last error>". */

@@ -14,7 +14,9 @@
  * the revisions that follow build. The ids are deterministic: the same history gives the same
  * commits (a fixed committer, the revision's time, trees in git's order, no randomness).
  *
- * Writers of one repository are serialized by a lock file beside it (flock).
+ * Writers of one repository are serialized by a lock file beside it (flock). A repository
+ * records whose it is (its organization's id, and its cluster's): one that a deleted
+ * organization or cluster left under the same name is emptied before it is written again.
  */
 #ifndef PURSER_GITREPO_H
 #define PURSER_GITREPO_H
@@ -94,11 +96,12 @@ int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitr
 char *gitrepo_catalog_path(struct arena *arena, const char *root, const char *org,
                            const char *cluster);
 
-/* Brings the catalog up to the database, rendering with docs (which must be allowed to read
+/* Brings the catalog of cluster (its row id cluster_id) up to the database, rendering with docs (which must be allowed to read
  * encrypted documents, so that what a secret went into is known and left out; docs->arena
  * holds the answers). out as gitrepo_history_sync's (revision: the branch's). */
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
-                         const char *cluster, const struct gitrepo_selector *sel,
-                         struct gitrepo_sync *out, struct purser_error *err);
+                         const char *cluster, long long cluster_id,
+                         const struct gitrepo_selector *sel, struct gitrepo_sync *out,
+                         struct purser_error *err);
 
 #endif
