@@ -278,17 +278,17 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
 
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
                          const char *cluster, long long cluster_id,
-                         const struct gitrepo_selector *sel,
-                         struct gitrepo_sync *out, struct purser_error *err)
+                         const struct gitrepo_selector *sel, struct gitrepo_sync *out,
+                         struct purser_error *err)
 {
     const char *path = gitrepo_catalog_path(docs->arena, root, org, cluster);
     struct git_repo_handle h = {.lock_fd = -1};
     struct position at;
     struct store_rows revs = {0};
-    int rc = git_open(&h, path,
-                      arena_sprintf(docs->arena, "organization %lld cluster %lld", docs->org_id,
-                                    cluster_id),
-                      err);
+    int rc = git_open(
+        &h, path,
+        arena_sprintf(docs->arena, "organization %lld cluster %lld", docs->org_id, cluster_id),
+        err);
 
     *out = (struct gitrepo_sync){0};
     if (!rc)
@@ -319,6 +319,10 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
             out->commits++;
             rc = git_update_ref(h.repo, GIT_BRANCH, &at.commit, err);
         }
+    }
+    if (!rc && out->commits) { /* (an optimisation: a failure is tried again at the next) */
+        struct purser_error ignored;
+        git_pack_when_many(h.repo, &ignored);
     }
     if (!rc && revs.count)
         record_checked(path, atoll(store_cell(&revs, revs.count - 1, 0)),

@@ -93,10 +93,12 @@ static int forget_other_owner(const char *path, struct purser_error *err)
             return purser_error_set(err, PURSER_EINTERNAL, "cannot empty %s: %s", sub,
                                     strerror(errno));
     }
-    snprintf(sub, sizeof(sub), "%s/refs/heads", path);
-    mkdir(sub, 0755);
-    snprintf(sub, sizeof(sub), "%s/refs/tags", path);
-    mkdir(sub, 0755);
+    static const char *const folders[] = {"refs/heads", "refs/tags", "objects/info",
+                                          "objects/pack"};
+    for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+        snprintf(sub, sizeof(sub), "%s/%s", path, folders[i]);
+        mkdir(sub, 0755);
+    }
     return 0;
 }
 

@@ -230,6 +230,10 @@ int gitrepo_history_sync(const struct gitrepo_ctx *ctx, int rebuild, struct gitr
         rc = update_branch(h.repo, &at, err);
     if (!rc)
         rc = git_history_tags(ctx, h.repo, arena, &at, err);
+    if (!rc && out->commits) { /* (an optimisation: a failure is tried again at the next) */
+        struct purser_error ignored;
+        git_pack_when_many(h.repo, &ignored);
+    }
     if (!rc) {
         out->revision = at.revision;
         if (at.has_commit)

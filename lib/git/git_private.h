@@ -67,6 +67,10 @@ int git_signature_of(git_signature **out, const char *who, long long when);
 int git_update_ref(git_repository *repo, const char *name, const git_oid *id,
                    struct purser_error *err);
 
+/* Packs the repository's objects (git_pack.c) when it has many loose ones: one pack of what
+ * its references reach, the packs and loose objects it makes redundant removed. */
+int git_pack_when_many(git_repository *repo, struct purser_error *err);
+
 /* Sets the tags (refs/tags/) to the organization's Deckhand tags (git_tags.c): each at the commit
  * of its revision on the branch at at, those the database no longer has deleted. */
 int git_history_tags(const struct gitrepo_ctx *ctx, git_repository *repo, struct arena *arena,

@@ -96,9 +96,10 @@ int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitr
 char *gitrepo_catalog_path(struct arena *arena, const char *root, const char *org,
                            const char *cluster);
 
-/* Brings the catalog of cluster (its row id cluster_id) up to the database, rendering with docs (which must be allowed to read
- * encrypted documents, so that what a secret went into is known and left out; docs->arena
- * holds the answers). out as gitrepo_history_sync's (revision: the branch's). */
+/* Brings the catalog of cluster (its row id cluster_id) up to the database, rendering with docs
+ * (which must be allowed to read encrypted documents, so that what a secret went into is known and
+ * left out; docs->arena holds the answers). out as gitrepo_history_sync's (revision: the branch's).
+ */
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
                          const char *cluster, long long cluster_id,
                          const struct gitrepo_selector *sel, struct gitrepo_sync *out,

@@ -1,0 +1,95 @@
+/* git_pack.c: a repository's loose objects packed (with deltas) once there are many, so that a
+ * clone's git-upload-pack sends a pack it mostly reuses instead of compressing every object
+ * again: what `git gc --auto` does, through libgit2. */
+#include "git/git_private.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Loose objects past which a sync packs the repository (git gc --auto's is 6,700; a one-
+ * document revision writes about six). */
+#define LOOSE_OBJECTS_LIMIT 2000
+
+static int hex_name(const char *name, size_t len)
+{
+    return strlen(name) == len && strspn(name, "0123456789abcdef") == len;
+}
+
+/* The loose objects of objects/ (counted until limit), or, with remove, those removed. */
+static long loose_objects(const char *objects, long limit, int remove)
+{
+    char path[4200];
+    long count = 0;
+    for (int fan = 0; fan < 256 && count < limit; fan++) {
+        DIR *dir;
+        struct dirent *e;
+        snprintf(path, sizeof(path), "%s/%02x", objects, fan);
+        if (!(dir = opendir(path)))
+            continue;
+        while ((e = readdir(dir)))
+            if (hex_name(e->d_name, 38)) {
+                char file[4300];
+                snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+                count += !remove || unlink(file) == 0;
+            }
+        closedir(dir);
+        if (remove)
+            rmdir(path);
+    }
+    return count;
+}
+
+/* Removes the packs of objects/pack/ but the one named keep ("pack-<hash>"). */
+static void remove_other_packs(const char *objects, const char *keep)
+{
+    char path[4200];
+    DIR *dir;
+    struct dirent *e;
+    snprintf(path, sizeof(path), "%s/pack", objects);
+    if (!(dir = opendir(path)))
+        return;
+    while ((e = readdir(dir))) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (strncmp(e->d_name, "pack-", 5) == 0 && dot &&
+            (strcmp(dot, ".pack") == 0 || strcmp(dot, ".idx") == 0 || strcmp(dot, ".rev") == 0) &&
+            strncmp(e->d_name + 5, keep, strlen(keep)) != 0) {
+            char file[4500];
+            snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+            unlink(file);
+        }
+    }
+    closedir(dir);
+}
+
+int git_pack_when_many(git_repository *repo, struct purser_error *err)
+{
+    char objects[4096];
+    git_packbuilder *pb = NULL;
+    git_revwalk *walk = NULL;
+    int rc = 0;
+    snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo));
+    if (loose_objects(objects, LOOSE_OBJECTS_LIMIT, 0) < LOOSE_OBJECTS_LIMIT)
+        return 0;
+    {
+        char pack[4200];
+        snprintf(pack, sizeof(pack), "%s/pack", objects);
+        mkdir(pack, 0755);
+    }
+    /* everything the references reach, in one new pack; then what it makes redundant goes (as
+     * git repack -d and git prune-packed do: a reader that misses a loose object finds it in
+     * the new pack) */
+    if (git_packbuilder_new(&pb, repo) < 0 || git_revwalk_new(&walk, repo) < 0 ||
+        git_revwalk_push_glob(walk, "refs/*") < 0 || git_packbuilder_insert_walk(pb, walk) < 0 ||
+        git_packbuilder_write(pb, NULL, 0, NULL, NULL) < 0)
+        rc = git_fail(err, "packing the repository");
+    if (!rc) {
+        remove_other_packs(objects, git_packbuilder_name(pb));
+        loose_objects(objects, 1L << 40, 1);
+    }
+    git_revwalk_free(walk);
+    git_packbuilder_free(pb);
+    return rc;
+}
