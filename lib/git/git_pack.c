@@ -23,6 +23,8 @@ static long loose_objects(const char *objects, long limit, int remove)
 {
     char path[4200];
     long count = 0;
+    if (strlen(objects) > 4096)
+        return 0;
     for (int fan = 0; fan < 256 && count < limit; fan++) {
         DIR *dir;
         struct dirent *e;
@@ -31,7 +33,7 @@ static long loose_objects(const char *objects, long limit, int remove)
             continue;
         while ((e = readdir(dir)))
             if (hex_name(e->d_name, 38)) {
-                char file[4300];
+                char file[4600];
                 snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
                 count += !remove || unlink(file) == 0;
             }
@@ -48,6 +50,8 @@ static void remove_other_packs(const char *objects, const char *keep)
     char path[4200];
     DIR *dir;
     struct dirent *e;
+    if (strlen(objects) > 4096)
+        return;
     snprintf(path, sizeof(path), "%s/pack", objects);
     if (!(dir = opendir(path)))
         return;
@@ -56,7 +60,7 @@ static void remove_other_packs(const char *objects, const char *keep)
         if (strncmp(e->d_name, "pack-", 5) == 0 && dot &&
             (strcmp(dot, ".pack") == 0 || strcmp(dot, ".idx") == 0 || strcmp(dot, ".rev") == 0) &&
             strncmp(e->d_name + 5, keep, strlen(keep)) != 0) {
-            char file[4500];
+            char file[4600];
             snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
             unlink(file);
         }
