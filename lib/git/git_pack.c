@@ -3,6 +3,8 @@
  * again: what `git gc --auto` does, through libgit2. */
 #include "git/git_private.h"
 
+#include <git2/sys/odb_backend.h>
+
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +70,55 @@ static void remove_other_packs(const char *objects, const char *keep)
     closedir(dir);
 }
 
+/* Writes tree id and the trees under it as loose objects again (through the loose backend:
+ * the object database would only see that they exist). */
+static int trees_loose(git_repository *repo, git_odb *odb, git_odb_backend *loose,
+                       const git_oid *id)
+{
+    git_odb_object *object = NULL;
+    git_tree *tree = NULL;
+    int rc = git_odb_read(&object, odb, id);
+    if (!rc)
+        rc = loose->write(loose, id, git_odb_object_data(object), git_odb_object_size(object),
+                          GIT_OBJECT_TREE);
+    if (!rc)
+        rc = git_tree_lookup(&tree, repo, id);
+    for (size_t i = 0; !rc && i < git_tree_entrycount(tree); i++) {
+        const git_tree_entry *e = git_tree_entry_byindex(tree, i);
+        if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+            rc = trees_loose(repo, odb, loose, git_tree_entry_id(e));
+    }
+    git_tree_free(tree);
+    git_odb_object_free(object);
+    return rc;
+}
+
+/* The branch's newest trees loose again after a pack: the next commit reads them (the trees
+ * it updates), and in the pack they are at the end of long delta chains. */
+static int tip_trees_loose(git_repository *repo, const char *objects)
+{
+    git_odb_backend *loose = NULL;
+    git_odb *odb = NULL;
+    git_commit *tip = NULL;
+    git_oid id;
+    int rc = git_reference_name_to_id(&id, repo, GIT_BRANCH);
+    if (rc == GIT_ENOTFOUND)
+        return 0;
+    if (!rc)
+        rc = git_commit_lookup(&tip, repo, &id);
+    if (!rc)
+        rc = git_repository_odb(&odb, repo);
+    if (!rc)
+        rc = git_odb_backend_loose(&loose, objects, -1, 0, 0, 0);
+    if (!rc)
+        rc = trees_loose(repo, odb, loose, git_commit_tree_id(tip));
+    if (loose)
+        loose->free(loose);
+    git_odb_free(odb);
+    git_commit_free(tip);
+    return rc;
+}
+
 int git_pack_when_many(git_repository *repo, struct purser_error *err)
 {
     char objects[4096];
@@ -92,6 +143,8 @@ int git_pack_when_many(git_repository *repo, struct purser_error *err)
     if (!rc) {
         remove_other_packs(objects, git_packbuilder_name(pb));
         loose_objects(objects, 1L << 40, 1);
+        if (tip_trees_loose(repo, objects) < 0)
+            rc = git_fail(err, "the newest trees");
     }
     git_revwalk_free(walk);
     git_packbuilder_free(pb);
