@@ -289,6 +289,19 @@ is $st, 0, '  git pull' or diag $out;
 is scalar(lines(git_in($cat, '', 'log', '--format=%H'))), @cat_log + 1, '  one catalog commit';
 like do { local $/; open my $fh, '<', "$cat/manifests/site/example/Manifest/v1/web-config.yaml" or die; <$fh> }, qr/color: green/, '  with the new rendering';
 
+# a selection changed is a commit at the same revision; a PUT without url gets it back
+my %rev = map { (undef, my $c) = $s->call('GET', "/organizations/$org/clusters/$_"); ($_ => $c->{metadata}{revision}) } qw(c-one c-two);
+($r, $d) = $s->call('PATCH', "/organizations/$org/clusters/c-one", { spec => { git_repo => { select => { labels => undef } } } },
+    'content-type' => 'application/merge-patch+json', 'if-match' => qq("$rev{'c-one'}"));
+is $r->{status}, 200, 'the cluster\'s selector widened (labels dropped)';
+($st, $out) = git_in($cat, $token{one}, 'pull', '-q', '--ff-only');
+is scalar(lines(git_in($cat, '', 'log', '--format=%H'))), @cat_log + 2, '  one more catalog commit';
+ok -f "$cat/documents/site/example/Kind/v1/other.yaml", '  with the document the labels left out before';
+($r, $d) = $s->call('PUT', "/organizations/$org/clusters/c-two", { metadata => { name => 'c-two' }, spec => { git_repo => { type => 'auto' } } },
+    'if-match' => qq("$rev{'c-two'}"));
+is $r->{status}, 200, 'c-two replaced without a url';
+is $d->{spec}{git_repo}{url}, "$url/git/$org/catalogs/c-two.git", '  its git_repo.url is filled in again';
+
 # ---- an organization or cluster deleted and made again under its name starts afresh ----
 sub put_org_bucket {
     my ($o, $yaml) = @_;

@@ -14,6 +14,9 @@
  * branch's revision, which gives the same commits. */
 #define CHECKED_FILE "purser-checked"
 
+/* Revisions a fetch renders one by one at most (each a whole rendering of the site). */
+#define CATALOG_RENDERS 20
+
 char *gitrepo_catalog_path(struct arena *arena, const char *root, const char *org,
                            const char *cluster)
 {
@@ -244,8 +247,9 @@ static void record_checked(const char *repo_path, long long revision, const char
 }
 
 /* The revisions to render: those after the last checked while that one is still the
- * database's, else the latest alone (a new catalog, or a purge); the latest again when none
- * is newer (the selector may have changed). */
+ * database's and they are at most CATALOG_RENDERS, else the latest alone (a new catalog, a
+ * purge, or a catalog no one fetched for long: one commit then stands for them all); the
+ * latest again when none is newer (the selector may have changed). */
 static int revisions_to_render(const struct docstore_ctx *docs, const char *repo_path,
                                const struct position *at, struct store_rows *out,
                                struct purser_error *err)
@@ -266,7 +270,7 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
         return rc;
     from = !store_cell(&rows, 0, 1) ? 0 : atoll(store_cell(&rows, 0, 1));
     if (checked > 0 && store_cell(&rows, 0, 0) && strcmp(store_cell(&rows, 0, 0), created) == 0 &&
-        checked < from)
+        checked < from && from - checked <= CATALOG_RENDERS)
         from = checked + 1;
     p[1] = STORE_INT(from);
     return store_query(docs->store, docs->arena, out,
