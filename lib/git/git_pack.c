@@ -20,14 +20,13 @@ static int hex_name(const char *name, size_t len)
     return strlen(name) == len && strspn(name, "0123456789abcdef") == len;
 }
 
-/* The loose objects of objects/ (counted until limit), or, with remove, those removed. */
-static long loose_objects(const char *objects, long limit, int remove)
+/* Removes the loose objects of objects/ (and their emptied fan-out folders). */
+static void remove_loose_objects(const char *objects)
 {
     char path[4200];
-    long count = 0;
     if (strlen(objects) > 4096)
-        return 0;
-    for (int fan = 0; fan < 256 && count < limit; fan++) {
+        return;
+    for (int fan = 0; fan < 256; fan++) {
         DIR *dir;
         struct dirent *e;
         snprintf(path, sizeof(path), "%s/%02x", objects, fan);
@@ -37,13 +36,28 @@ static long loose_objects(const char *objects, long limit, int remove)
             if (hex_name(e->d_name, 38)) {
                 char file[4600];
                 snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-                count += !remove || unlink(file) == 0;
+                unlink(file);
             }
         closedir(dir);
-        if (remove)
-            rmdir(path);
+        rmdir(path);
     }
-    return count;
+}
+
+/* The loose objects of objects/, estimated from one fan-out folder of 256, as git gc --auto
+ * does (ids are uniform). */
+static long loose_estimate(const char *objects)
+{
+    char path[4200];
+    DIR *dir;
+    struct dirent *e;
+    long count = 0;
+    snprintf(path, sizeof(path), "%.4096s/17", objects);
+    if (!(dir = opendir(path)))
+        return 0;
+    while ((e = readdir(dir)))
+        count += hex_name(e->d_name, 38);
+    closedir(dir);
+    return count * 256;
 }
 
 /* Removes the packs of objects/pack/ but the one named keep ("pack-<hash>"). */
@@ -126,7 +140,7 @@ int git_pack_when_many(git_repository *repo, struct purser_error *err)
     git_revwalk *walk = NULL;
     int rc = 0;
     snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo));
-    if (loose_objects(objects, LOOSE_OBJECTS_LIMIT, 0) < LOOSE_OBJECTS_LIMIT)
+    if (loose_estimate(objects) < LOOSE_OBJECTS_LIMIT)
         return 0;
     {
         char pack[4200];
@@ -142,7 +156,7 @@ int git_pack_when_many(git_repository *repo, struct purser_error *err)
         rc = git_fail(err, "packing the repository");
     if (!rc) {
         remove_other_packs(objects, git_packbuilder_name(pb));
-        loose_objects(objects, 1L << 40, 1);
+        remove_loose_objects(objects);
         if (tip_trees_loose(repo, objects) < 0)
             rc = git_fail(err, "the newest trees");
     }
