@@ -4,6 +4,8 @@
 #include "auth/rbac.h"
 #include "base/log.h"
 #include "handlers.h"
+
+#include "git/gitrepo.h"
 #include "router.h"
 #include "transfer/transfer.h"
 #include <stdlib.h>
@@ -120,6 +122,8 @@ int org_delete(struct request *req)
                              request_header(req, "If-Match"), &out, &contents, &req->err);
     if (!rc)
         log_org_deleted(req, contents);
+    if (!rc) /* its git repositories (README "Git repositories") go with it */
+        gitrepo_forget(req->svc->config->git_root, request_param(req, "org"));
     if (rc == PURSER_EEXISTS)
         rc = respond_not_empty(req, contents);
     else

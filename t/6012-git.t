@@ -8,7 +8,8 @@
 # again) gives the same ids, an encrypted document's value is in no object of any repository
 # (only its marker is), a purge and a rollback are commits; a cluster clones its own catalog
 # and not another's, its catalog commits only when what it renders changes, the install
-# manifest and git_repo.url carry the catalog's URL.
+# manifest and git_repo.url carry the catalog's URL; an organization's repositories go with it,
+# and one made again under its name starts afresh.
 use strict;
 use warnings;
 use FindBin;
@@ -315,6 +316,7 @@ is put_org_bucket('temp', doc('example/Kind/v1', 'old-secret-plan', 'global', '{
 is $st, 0, '  its history fetched' or diag $out;
 ($r) = $s->api('DELETE', '/organizations/temp?force=true');
 is $r->{status}, 200, 'organization temp deleted';
+ok !-e $s->dir . '/git/temp.git', '  and its repository with it';
 ($r) = $s->api('POST', '/organizations', { name => 'temp', full_name => 'Temporary again' });
 is $r->{status}, 201, 'and made again';
 is put_org_bucket('temp', doc('example/Kind/v1', 'new', 'global', '{plan: 2}')), 200, '  a revision';

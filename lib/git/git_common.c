@@ -329,3 +329,20 @@ char *git_document_path(struct arena *arena, const char *prefix, const char *lay
     buf_release(&b);
     return path;
 }
+
+static int remove_any(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    return remove(path) ? -1 : 0;
+}
+
+void gitrepo_forget(const char *root, const char *org)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.git", root, org);
+    nftw(path, remove_any, 16, FTW_DEPTH | FTW_PHYS);
+    snprintf(path, sizeof(path), "%s/%s", root, org);
+    nftw(path, remove_any, 16, FTW_DEPTH | FTW_PHYS);
+}

@@ -53,6 +53,11 @@ struct gitrepo_sync {
 int gitrepo_history_sync(const struct gitrepo_ctx *ctx, int rebuild, struct gitrepo_sync *out,
                          struct purser_error *err);
 
+/* Removes the repositories of organization org (its history and its catalogs), when it is
+ * deleted; what cannot be removed stays (a repository is emptied anyway before another owner
+ * writes it). */
+void gitrepo_forget(const char *root, const char *org);
+
 /* The path of the organization's repository (arena memory): <root>/<org>.git. */
 char *gitrepo_history_path(struct arena *arena, const char *root, const char *org);
 
