@@ -3,9 +3,8 @@
 #include "auth/identity.h"
 #include "auth/rbac.h"
 #include "base/log.h"
-#include "handlers.h"
-
 #include "git/gitrepo.h"
+#include "handlers.h"
 #include "router.h"
 #include "transfer/transfer.h"
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #define BASE_REF "refs/purser/base"
+
 /* One path of a revision's tree update: a document's file written, or removed. */
 struct change {
     char *path;
@@ -49,19 +50,18 @@ static int revision_changes(const struct gitrepo_ctx *ctx, git_repository *repo,
     if (!list)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < rows.count; i++) {
-        const char *bucket = store_cell(&rows, i, 1), *yaml = store_cell(&rows, i, 6);
+        const char *bucket = store_cell(&rows, i, 1), *text = store_cell(&rows, i, 6);
         int encrypted = atoi(store_cell(&rows, i, 5));
+        size_t len = text ? rows.lengths[i * rows.columns + 6] : 0;
         struct change *c = &list[n++];
+        if (encrypted) /* only its marker: nothing of its content, not even its metadata */
+            text = GIT_MARKER_TEXT, len = strlen(GIT_MARKER_TEXT);
         c->upsert = atoi(store_cell(&rows, i, 0));
         c->path = git_document_path(arena, bucket, store_cell(&rows, i, 2), store_cell(&rows, i, 3),
                                     store_cell(&rows, i, 4), encrypted);
         if (!c->path)
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        if (c->upsert &&
-            git_blob_create_from_buffer(&c->blob, repo, encrypted ? GIT_MARKER_TEXT : yaml,
-                                        encrypted ? strlen(GIT_MARKER_TEXT)
-                                        : yaml    ? rows.lengths[i * rows.columns + 6]
-                                                  : 0) < 0)
+        if (c->upsert && git_blob_create_from_buffer(&c->blob, repo, text ? text : "", len) < 0)
             return git_fail(err, c->path);
         if ((i == 0 || strcmp(bucket, store_cell(&rows, i - 1, 1)) != 0) &&
             ((buckets->len && buf_adds(buckets, ", ")) || buf_adds(buckets, bucket)))
