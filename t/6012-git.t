@@ -220,6 +220,9 @@ is_deeply [@after[0 .. 2]], ['Revision 1: global', 'Purge: every revision delete
     'the purge is a commit (with an empty tree) that the new revisions build on';
 my ($purge_tree) = lines(git_in($clone, '', 'rev-parse', 'origin/main~1^{tree}'));
 is $purge_tree, '4b825dc642cb6eb9a060e54bf8d69288fbee4904', '  the empty tree';
+is join(',', lines(git_in($clone, '', 'log', '-1', '--format=%ct', 'origin/main~1'))),
+    join(',', lines(git_in($clone, '', 'log', '-1', '--format=%ct', 'origin/main~2'))),
+    '  at the time of the revision it follows (deterministic: another host writes the same)';
 is join(',', lines(git_in($clone, $admin, 'ls-remote', '--tags', 'origin'))), '', '  the purged tags are gone';
 @refs_before = lines(git('', '--git-dir', $repo, 'show-ref'));
 system("$purser -c $config git-rebuild $org > $work/rebuild2.log 2>&1");

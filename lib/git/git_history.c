@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BASE_REF "refs/purser/base"
 
@@ -158,6 +157,8 @@ static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, str
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(at->revision)};
     struct store_rows rows;
     git_treebuilder *empty = NULL;
+    git_commit *last = NULL;
+    long long when = 0;
     git_oid tree;
     int rc;
     if (!at->has_commit || at->revision == 0)
@@ -168,12 +169,18 @@ static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, str
                      p, 2, err);
     if (rc || (rows.count == 1 && strcmp(store_cell(&rows, 0, 0), at->created) == 0))
         return rc;
-    if (git_treebuilder_new(&empty, repo, NULL) < 0 || git_treebuilder_write(&tree, empty) < 0)
+    /* at the time of the last revision it follows: two hosts that saw the same history write
+     * the same purge commit (the purge's own time is not stored) */
+    if (git_treebuilder_new(&empty, repo, NULL) < 0 || git_treebuilder_write(&tree, empty) < 0 ||
+        git_commit_lookup(&last, repo, &at->commit) < 0)
         rc = git_fail(err, "the empty tree");
+    else
+        when = (long long)git_commit_time(last);
     git_treebuilder_free(empty);
+    git_commit_free(last);
     if (!rc)
         rc = git_write_commit(
-            repo, at, &tree, "purser", (long long)time(NULL),
+            repo, at, &tree, "purser", when,
             "Purge: every revision deleted; the revisions that follow count from 1 "
             "again\n\nPurser-Revision: 0\n",
             err);
