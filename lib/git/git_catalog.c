@@ -169,9 +169,11 @@ static int catalog_tree(const struct docstore_ctx *docs, git_repository *repo, l
     git_tree *base = NULL;
     git_oid empty_id;
     size_t n = 0;
-    int rc = rendered(docs, id, sel, 0, &clear, err);
+    /* redacted first: that answer keeps the rendered revision in the worker's cache, which
+     * the clear one then reads instead of rendering again */
+    int rc = rendered(docs, id, sel, 1, &redacted, err);
     if (!rc)
-        rc = rendered(docs, id, sel, 1, &redacted, err);
+        rc = rendered(docs, id, sel, 0, &clear, err);
     if (!rc && json_array_size(clear) != json_array_size(redacted))
         rc = purser_error_set(err, PURSER_EINTERNAL, "the renderings differ");
     if (!rc && !(updates = calloc(2 * json_array_size(clear) + 1, sizeof(*updates))))
