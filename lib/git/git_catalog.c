@@ -2,9 +2,11 @@
  * each revision that changes what they render to. */
 #include "git/git_private.h"
 
+#include "base/hash.h"
 #include "codec/yaml_codec.h"
 #include "docs/document.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,33 +218,49 @@ static int head_tree(git_repository *repo, const struct position *at, git_oid *o
     return rc;
 }
 
-/* The revision (and its creation time) the catalog last rendered: the checked file's when it
- * is there, else its branch's. */
-static void last_checked(const char *repo_path, const struct position *at, long long *revision,
-                         char created[40])
+/* What the catalog last rendered: a revision, its creation time and the selector's hash. */
+struct checked {
+    long long revision;
+    char created[40];
+    char selector[17];
+};
+
+/* The selector's hash, 16 hex digits: a changed selector renders the latest revision again. */
+static void selector_hash(const struct gitrepo_selector *sel, char out[17])
+{
+    uint64_t h = hash_fnv1a("select", 6);
+    for (size_t i = 0; i < sel->bucket_count; i++)
+        h = (h ^ hash_fnv1a(sel->buckets[i], strlen(sel->buckets[i]) + 1)) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL; /* (between the buckets and the labels) */
+    for (size_t i = 0; i < sel->label_count; i++)
+        h = (h ^ hash_fnv1a(sel->labels[i], strlen(sel->labels[i]) + 1)) * 1099511628211ULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* The checked file's record when it is there, else the branch's (no selector). */
+static void last_checked(const char *repo_path, const struct position *at, struct checked *out)
 {
     char path[4096];
     FILE *f;
-    *revision = at->revision;
-    snprintf(created, 40, "%s", at->created);
-    snprintf(path, sizeof(path), "%s/" CHECKED_FILE, repo_path);
+    *out = (struct checked){.revision = at->revision};
+    snprintf(out->created, sizeof(out->created), "%s", at->created);
+    snprintf(path, sizeof(path), "%.4000s/" CHECKED_FILE, repo_path);
     if ((f = fopen(path, "r"))) {
-        if (fscanf(f, "%lld %39s", revision, created) != 2) {
-            *revision = at->revision;
-            snprintf(created, 40, "%s", at->created);
-        }
+        struct checked read = {0};
+        if (fscanf(f, "%lld %39s %16s", &read.revision, read.created, read.selector) == 3)
+            *out = read;
         fclose(f);
     }
 }
 
-static void record_checked(const char *repo_path, long long revision, const char *created)
+static void record_checked(const char *repo_path, const struct checked *c)
 {
     char path[4096], tmp[4200];
     FILE *f;
-    snprintf(path, sizeof(path), "%s/" CHECKED_FILE, repo_path);
+    snprintf(path, sizeof(path), "%.4000s/" CHECKED_FILE, repo_path);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((f = fopen(tmp, "w"))) {
-        int bad = fprintf(f, "%lld %s\n", revision, created) < 0;
+        int bad = fprintf(f, "%lld %s %s\n", c->revision, c->created, c->selector) < 0;
         if (fclose(f) || bad || rename(tmp, path))
             remove(tmp);
     }
@@ -251,18 +269,18 @@ static void record_checked(const char *repo_path, long long revision, const char
 /* The revisions to render: those after the last checked while that one is still the
  * database's and they are at most CATALOG_RENDERS, else the latest alone (a new catalog, a
  * purge, or a catalog no one fetched for long: one commit then stands for them all); the
- * latest again when none is newer (the selector may have changed). */
+ * latest again when none is newer but the selector changed, and none when neither did. */
 static int revisions_to_render(const struct docstore_ctx *docs, const char *repo_path,
-                               const struct position *at, struct store_rows *out,
-                               struct purser_error *err)
+                               const struct position *at, const char *selector,
+                               struct store_rows *out, struct purser_error *err)
 {
-    long long checked, from;
-    char created[40];
+    struct checked c;
+    long long from;
     struct store_rows rows;
     struct store_value p[2] = {STORE_INT(docs->org_id), STORE_INT(0)};
-    int rc;
-    last_checked(repo_path, at, &checked, created);
-    p[1] = STORE_INT(checked);
+    int rc, same;
+    last_checked(repo_path, at, &c);
+    p[1] = STORE_INT(c.revision);
     rc = store_query(docs->store, docs->arena, &rows,
                      "SELECT (SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM"
                      " doc_revisions WHERE org_id = ? AND id = ?),"
@@ -271,9 +289,12 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
     if (rc)
         return rc;
     from = !store_cell(&rows, 0, 1) ? 0 : atoll(store_cell(&rows, 0, 1));
-    if (checked > 0 && store_cell(&rows, 0, 0) && strcmp(store_cell(&rows, 0, 0), created) == 0 &&
-        checked < from && from - checked <= CATALOG_RENDERS)
-        from = checked + 1;
+    same = c.revision > 0 && store_cell(&rows, 0, 0) &&
+           strcmp(store_cell(&rows, 0, 0), c.created) == 0;
+    if (same && c.revision == from && strcmp(c.selector, selector) == 0)
+        from++; /* (nothing new: nothing to render) */
+    else if (same && c.revision < from && from - c.revision <= CATALOG_RENDERS)
+        from = c.revision + 1;
     p[1] = STORE_INT(from);
     return store_query(docs->store, docs->arena, out,
                        "SELECT id, created_by, UNIX_TIMESTAMP(created_at) DIV 1,"
@@ -291,6 +312,7 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
     struct git_repo_handle h = {.lock_fd = -1};
     struct position at;
     struct store_rows revs = {0};
+    char selector[17];
     int rc = git_open(
         &h, path,
         arena_sprintf(docs->arena, "organization %lld cluster %lld", docs->org_id, cluster_id),
@@ -299,8 +321,9 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
     *out = (struct gitrepo_sync){0};
     if (!rc)
         rc = git_read_position(h.repo, GIT_BRANCH, &at, err);
+    selector_hash(sel, selector);
     if (!rc)
-        rc = revisions_to_render(docs, path, &at, &revs, err);
+        rc = revisions_to_render(docs, path, &at, selector, &revs, err);
     for (size_t r = 0; !rc && r < revs.count; r++) {
         long long id = atoll(store_cell(&revs, r, 0));
         git_oid tree, before;
@@ -330,9 +353,12 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         struct purser_error ignored;
         git_pack_when_many(h.repo, &ignored);
     }
-    if (!rc && revs.count)
-        record_checked(path, atoll(store_cell(&revs, revs.count - 1, 0)),
-                       store_cell(&revs, revs.count - 1, 3));
+    if (!rc && revs.count) {
+        struct checked c = {.revision = atoll(store_cell(&revs, revs.count - 1, 0))};
+        snprintf(c.created, sizeof(c.created), "%s", store_cell(&revs, revs.count - 1, 3));
+        memcpy(c.selector, selector, sizeof(c.selector));
+        record_checked(path, &c);
+    }
     if (!rc) {
         out->revision = at.revision;
         if (at.has_commit)
