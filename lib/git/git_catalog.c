@@ -112,7 +112,7 @@ static int add_blob(git_repository *repo, git_tree_update *updates, size_t *n, c
     git_tree_update *u = &updates[(*n)++];
     *u = (git_tree_update){
         .action = GIT_TREE_UPDATE_UPSERT, .filemode = GIT_FILEMODE_BLOB, .path = path};
-    return git_blob_create_from_buffer(&u->id, repo, text, len) < 0 ? git_fail(err, path) : 0;
+    return git_write_blob(repo, text, len, &u->id) < 0 ? git_fail(err, path) : 0;
 }
 
 /* The files of one rendered document: documents/<path>.yaml (or its marker, when it is

@@ -346,3 +346,15 @@ void gitrepo_forget(const char *root, const char *org)
     snprintf(path, sizeof(path), "%s/%s", root, org);
     nftw(path, remove_any, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+int git_write_blob(git_repository *repo, const void *data, size_t len, git_oid *out)
+{
+    git_odb *odb = NULL;
+    int rc = git_odb_hash(out, data, len, GIT_OBJECT_BLOB);
+    if (!rc)
+        rc = git_repository_odb(&odb, repo);
+    if (!rc && !git_odb_exists(odb, out))
+        rc = git_odb_write(out, odb, data, len, GIT_OBJECT_BLOB);
+    git_odb_free(odb);
+    return rc;
+}

@@ -60,7 +60,7 @@ static int revision_changes(const struct gitrepo_ctx *ctx, git_repository *repo,
                                     store_cell(&rows, i, 4), encrypted);
         if (!c->path)
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        if (c->upsert && git_blob_create_from_buffer(&c->blob, repo, text ? text : "", len) < 0)
+        if (c->upsert && git_write_blob(repo, text ? text : "", len, &c->blob) < 0)
             return git_fail(err, c->path);
         if ((i == 0 || strcmp(bucket, store_cell(&rows, i - 1, 1)) != 0) &&
             ((buckets->len && buf_adds(buckets, ", ")) || buf_adds(buckets, bucket)))

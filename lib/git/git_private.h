@@ -63,6 +63,12 @@ int git_trailer(const char *message, const char *key, char *out, size_t size);
  * (seconds since the epoch, UTC). libgit2's result. */
 int git_signature_of(git_signature **out, const char *who, long long when);
 
+/* A blob of data: its id in *out, written only when the repository does not hold it yet
+ * (libgit2's blob creation writes a temporary file for every blob, even one it has; a catalog
+ * of thousands of documents would create and remove thousands of files each revision).
+ * libgit2's result. */
+int git_write_blob(git_repository *repo, const void *data, size_t len, git_oid *out);
+
 /* Points reference name at id (created or moved). */
 int git_update_ref(git_repository *repo, const char *name, const git_oid *id,
                    struct purser_error *err);
