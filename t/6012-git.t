@@ -203,6 +203,10 @@ is $st, 0, 'purser git-sync of a repository lost';
 is_deeply [lines(git('', '--git-dir', $repo, 'show-ref'))], \@refs_before, '  writes it again with the same ids';
 my $sync_out = do { local $/; open my $fh, '<', "$work/sync.log"; <$fh> };
 like $sync_out, qr/4 commits written/, '  (4 commits)';
+{ open my $fh, '>', "$repo/refs/heads/main" or die; print $fh "0123456789abcdef0123456789abcdef01234567\n"; }
+($st, $out) = git($admin, 'ls-remote', "$url/git/$org.git");
+is $st, 0, 'a branch damaged (it names no commit): the next fetch is served' or diag $out;
+is_deeply [lines(git('', '--git-dir', $repo, 'show-ref'))], \@refs_before, '  the repository written again with the same ids';
 
 # ---- a rollback and a purge are commits ----
 ($r) = $s->call('POST', '/api/v1.0/rollback/1', undef, accept => 'application/json');

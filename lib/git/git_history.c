@@ -201,6 +201,21 @@ static int update_branch(git_repository *repo, const struct position *at, struct
     return rc < 0 && rc != GIT_ENOTFOUND ? git_fail(err, GIT_BRANCH) : 0;
 }
 
+/* Where the writing starts: the branch's position, or for a rebuild (and when the branch
+ * cannot be read: a repository damaged is written again, the database being the truth) the
+ * purge it builds on, or nothing. */
+static int start_position(git_repository *repo, int *rebuild, struct position *at,
+                          struct purser_error *err)
+{
+    if (!*rebuild && git_read_position(repo, GIT_BRANCH, at, err) == 0)
+        return 0;
+    *rebuild = 1;
+    if (git_read_position(repo, BASE_REF, at, err) == 0)
+        return 0;
+    *at = (struct position){0};
+    return 0;
+}
+
 int gitrepo_history_sync(const struct gitrepo_ctx *ctx, int rebuild, struct gitrepo_sync *out,
                          struct purser_error *err)
 {
@@ -216,7 +231,7 @@ int gitrepo_history_sync(const struct gitrepo_ctx *ctx, int rebuild, struct gitr
         rc = git_open(&h, gitrepo_history_path(arena, ctx->root, ctx->org),
                       arena_sprintf(arena, "organization %lld", ctx->org_id), err);
     if (!rc)
-        rc = git_read_position(h.repo, rebuild ? BASE_REF : GIT_BRANCH, &at, err);
+        rc = start_position(h.repo, &rebuild, &at, err);
     if (!rc)
         rc = follow_purge(ctx, h.repo, arena, &at, err);
     p[0] = STORE_INT(ctx->org_id);
