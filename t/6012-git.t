@@ -265,6 +265,9 @@ is join(',', sort map { s{^\Q$cat\E/}{}r } split /\n/, `find $cat -type f -not -
     '  the rendered documents its selector picks (bucket site, label app=web), a Kubernetes object\'s data in manifests/';
 my $manifest = do { local $/; open my $fh, '<', "$cat/manifests/site/example/Manifest/v1/web-config.yaml" or die; <$fh> };
 like $manifest, qr/^kind: ConfigMap$/m, '  the manifest is the object itself';
+(my $argo_url = $url) =~ s{^https://}{https://argocd:$token{one}\@};
+($st, $out) = git('', 'ls-remote', "$argo_url/git/$org/catalogs/c-one.git");
+is $st, 0, '  also with its token as a basic password (as Argo CD sends it)' or diag $out;
 ($st, $out) = git($token{one}, 'ls-remote', "$url/git/$org/catalogs/c-two.git");
 isnt $st, 0, 'and not another cluster\'s catalog';
 like $out, qr/403/, '  answered 403';
