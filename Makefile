@@ -11,7 +11,7 @@ SANITIZE :=
 endif
 
 CC ?= cc
-PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8
+PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8 libgit2
 # Nothing that depends on a package is evaluated when make reads this file: on a fresh machine
 # the packages arrive with `deps`. PKG_CFLAGS and PKG_LIBS run pkg-config the first time a
 # recipe needs them (after deps), then keep the answer.
@@ -91,7 +91,7 @@ $(BUILD)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DROUTES_TABLE_ONLY -c -o $@ $<
 
-$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_backup.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_backup.o $(BUILD)/tools/purser_git.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -186,6 +186,8 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	chmod 644 $(DESTDIR)$(UNITDIR)/purser-fcgi.service
 	install -m 644 dist/purser.sysusers $(DESTDIR)$(SYSUSERSDIR)/purser.conf
 	install -m 644 nginx/fastcgi-purser.params $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-fastcgi.conf
+	sed -e 's|@GIT_ROOT@|/var/lib/purser/git|g' -e 's|@FCGIWRAP_SOCKET@|/run/fcgiwrap.socket|g' \
+	  nginx/git-backend.conf.in > $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-git.conf
 	tools/watch-locations $(RUNDIR)/nchan.sock > $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/purser-watch.conf
 	@$(KEEP) 640 $(DESTDIR)$(DOCDIR)/examples/purser.yaml $(DESTDIR)$(SYSCONFDIR)/purser/purser.yaml
 	@$(KEEP) 644 policies/default.yaml $(DESTDIR)$(SYSCONFDIR)/purser/policy.yaml

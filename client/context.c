@@ -609,6 +609,9 @@ int cmd_bootstrap(struct ctl *ctl, int argc, char **argv)
     if (!rc)
         printf("cluster %s: its credential is context %s (purserctl --context %s ...)\n",
                json_string_value(json_object_get(manifest, "cluster")), c.name, c.name);
+    if (!rc && json_string_value(json_object_get(json_object_get(manifest, "git_repo"), "url")))
+        printf("its git repository: %s\n",
+               json_string_value(json_object_get(json_object_get(manifest, "git_repo"), "url")));
     json_decref(manifest);
     return rc;
 }

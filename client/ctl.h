@@ -274,6 +274,7 @@ int cmd_tag(struct ctl *ctl, int argc, char **argv);
 int cmd_validation(struct ctl *ctl, int argc, char **argv);
 int cmd_facts(struct ctl *ctl, int argc, char **argv);
 int cmd_reset_token(struct ctl *ctl, int argc, char **argv);
+int cmd_git(struct ctl *ctl, int argc, char **argv); /* git.c */
 int cmd_token(struct ctl *ctl, int argc, char **argv);
 int cmd_health(struct ctl *ctl, int argc, char **argv);
 int cmd_version(struct ctl *ctl, int argc, char **argv);

@@ -133,6 +133,13 @@ const struct ctl_command ctl_commands[] = {
      "report a cluster's dynamic facts (kept as a version)",
      "purserctl facts report c-edge-1 -f examples/facts.json", "PUT " ORG "/clusters/{id}/facts",
      "filename", "report", 0},
+    {"git", cmd_git, "check [--cluster CLUSTER]",
+     "whether you may fetch the organization's history repository (or a cluster's catalog), "
+     "brought up to the latest revision; prints its URL for git clone (README \"Git "
+     "repositories\")",
+     "purserctl git check\n  git -c http.extraHeader=\"Authorization: Bearer $TOKEN\" clone "
+     "$(purserctl git check --cluster c-edge-1)",
+     "GET " ORG "/git-access;GET " ORG "/clusters/{id}/git-access", "cluster", "check", 0},
     {"reset-token", cmd_reset_token, "CLUSTER",
      "a new bootstrap token for a cluster (the old one stops working); shown once",
      "purserctl reset-token c-edge-1", "POST " ORG "/clusters/{id}/bootstrap-token", "", NULL, 0},

@@ -2,6 +2,7 @@
 #include "auth.h"
 
 #include "auth/chef_auth.h"
+#include "base/crypto.h"
 #include "base/log.h"
 #include "base/metrics.h"
 #include "base/utf8.h"
@@ -138,10 +139,31 @@ int auth_open_route(struct request *req)
             from_loopback(req));
 }
 
+/* The password of HTTP basic credentials (a token; the user name is not used), in arena
+ * memory, or NULL. */
+static const char *basic_password(struct request *req, const char *authorization)
+{
+    size_t len = 0;
+    unsigned char *plain = crypto_base64_decode(authorization + 6, &len);
+    const char *colon = plain ? memchr(plain, ':', len) : NULL;
+    char *password =
+        colon ? arena_strndup(req->arena, colon + 1, len - (size_t)(colon + 1 - (char *)plain))
+              : NULL;
+    free(plain);
+    return password && *password ? password : NULL;
+}
+
 int auth_authenticate(struct request *req, int development_mode)
 {
     const char *authorization = request_header(req, "Authorization");
     int rc;
+
+    if (authorization && (req->route->flags & ROUTE_BASIC) &&
+        strncasecmp(authorization, "Basic ", 6) == 0) { /* the token as the password */
+        const char *token = basic_password(req, authorization);
+        authorization =
+            token ? arena_sprintf(req->arena, "Bearer %s", token) : "Bearer (malformed basic)";
+    }
 
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
         rc = identity_token_principal(req->svc->store, req->svc->auth_cache, req->arena,

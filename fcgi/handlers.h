@@ -74,6 +74,11 @@ int merge_patch_type(struct request *req);
  * every policy group whose lock names it (PURSER_EDENIED, logged, in Chef's words). */
 int artifact_users_check(struct request *req, const char *cookbook, const char *identifier);
 
+/* git.c: nginx's access checks (auth_request) before git-http-backend serves a repository:
+ * 204 when the caller may fetch it (brought up to the database first), 403 for a push */
+int git_access_history(struct request *req);
+int git_access_catalog(struct request *req);
+
 /* clusters.c: a cluster's creation, facts and bootstrap token, and the install route */
 int clusters_create(struct request *req);
 int cluster_facts_write(struct request *req);

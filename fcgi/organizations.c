@@ -3,6 +3,7 @@
 #include "auth/identity.h"
 #include "auth/rbac.h"
 #include "base/log.h"
+#include "git/gitrepo.h"
 #include "handlers.h"
 #include "router.h"
 #include "transfer/transfer.h"
@@ -119,6 +120,8 @@ int org_delete(struct request *req)
                              request_header(req, "If-Match"), &out, &contents, &req->err);
     if (!rc)
         log_org_deleted(req, contents);
+    if (!rc) /* its git repositories (README "Git repositories") go with it */
+        gitrepo_forget(req->svc->config->git_root, request_param(req, "org"));
     if (rc == PURSER_EEXISTS)
         rc = respond_not_empty(req, contents);
     else

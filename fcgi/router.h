@@ -24,6 +24,8 @@ enum route_flags {
                                    policy groups holds it only on the groups it names */
     ROUTE_ETAG = 1 << 7,        /* one object with a revision, in a shape of its own (Chef's): its
                                    answer's ETag; a write honours If-Match when sent (412) */
+    ROUTE_BASIC = 1 << 8,       /* also HTTP basic credentials whose password is an API token, as
+                                   git clients send them (Argo CD, Flux): the git access checks */
 };
 
 struct route {

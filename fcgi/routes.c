@@ -297,9 +297,25 @@ const struct route routes[] = {
      "A new bootstrap token (the old one stops working): the cluster, as its creation answers, "
      "with the token shown once",
      .answer = "ClusterWithToken", .status = "201"},
+    {"GET", "/organizations/{org}/clusters/{id}/git-access", "read_cluster", H(git_access_catalog),
+     OWNED | ROUTE_BASIC,
+     "May the caller fetch the cluster's catalog repository (git_repo.type auto)? 204 when it "
+     "may (the catalog brought up to the latest revision first), 403 for a push "
+     "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}/"
+     "catalogs/{id}.git (also HTTP basic credentials whose password is a token)",
+     .status = "204", .query = "service"},
     {"GET", "/install/bootstrap.json", NULL, H(install_bootstrap), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential",
      .answer = "InstallManifest", .query = "token"},
+
+    /* the document history as a git repository (README "Git repositories") */
+    {"GET", "/organizations/{org}/git-access", "read_cleartext_document", H(git_access_history),
+     ROUTE_BASIC,
+     "May the caller fetch the organization's history repository? 204 when it may (the "
+     "repository brought up to the latest revision first), 403 for a push "
+     "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}.git "
+     "(also HTTP basic credentials whose password is a token, as git clients send them)",
+     .status = "204", .query = "service"},
 
     /* the event feed */
     {"GET", "/organizations/{org}/events", "read_events", H(events_list), 0,

@@ -122,6 +122,7 @@ ok -f '/usr/share/purser/sql/0001_settings.sql', 'the migrations';
 is owner('/etc/purser'), 'root:purser 750', '/etc/purser: root:purser 750';
 is owner('/etc/purser/purser.yaml'), 'root:purser 640', '/etc/purser/purser.yaml: root:purser 640 (purser reads it)';
 is owner('/etc/purser/keyring'), 'purser:purser 600', 'a keyring made at install: purser:purser 600';
+is owner('/var/lib/purser'), 'purser:www-data 750', '/var/lib/purser (the git repositories): purser:www-data 750, fcgiwrap reads it';
 my $conffiles = `dpkg-query -W -f='\${Conffiles}' purser`;
 like $conffiles, qr{^ \Q$_\E [0-9a-f]{32}$}m, "conffile $_"
     for qw(/etc/purser/purser.yaml /etc/purser/policy.yaml /etc/nginx/sites-available/purser

@@ -53,7 +53,7 @@ my @commands = map { /^  (\S+)\s/ ? $1 : () } split /\n/, ($out =~ /commands:\n(
 ok scalar(@commands) >= 20, 'purserctl --help lists the commands of the table: ' . scalar(@commands);
 my %is_command = map { $_ => 1 } @commands;
 for my $c (qw(login config get describe create replace patch delete apply diff promote render rollback
-              tag facts reset-token bootstrap token watch export import cookbook health version api
+              tag facts reset-token bootstrap token watch export import cookbook health version api git
               operations completion)) {
     ok $is_command{$c}, "  the table has $c";
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # 9012: purserctl's commands beyond the resource verbs (client/apply.c, verbs.c, stream.c and
 # cookbook.c), one subtest each, end to end against a private stack: apply, diff, promote,
-# render, rollback, tag, validation and facts reports, reset-token, bootstrap, token, watch
+# render, rollback, tag, validation and facts reports, reset-token, bootstrap, git, token, watch
 # (also across nginx going away and back: no event lost or shown twice), export, import,
 # cookbook upload and download, health, version, api, clusters by their dynamic facts, policy
 # revisions and collect. A subtest is skipped while its command still answers "not built
@@ -312,6 +312,24 @@ subtest 'bootstrap' => sub {
     ($code, $out, $err) = ctl('bootstrap', $install, '--name', 'ctl-boot-again');
     isnt $code, 0, 'a redeemed token again: refused';
     ok !context_named('ctl-boot-again'), '  no context written';
+};
+
+subtest 'git' => sub {
+    my ($code, $out, $err) = guard('git', 'git', 'check');
+    exit_is($code, 0, 'git check: exit 0');
+    is $out, "$url/git/$org.git\n", '  the history\'s URL for git clone';
+    my $made = $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-git' }, spec => { git_repo => { type => 'auto' } } });
+    ($code, $out, $err) = ctl('git', 'check', '--cluster', 'c-ctl-git');
+    exit_is($code, 0, 'git check --cluster c-ctl-git: exit 0');
+    is $out, "$url/git/$org/catalogs/c-ctl-git.git\n", '  the catalog\'s URL';
+    ($code, $out, $err) = ctl('git', 'check', '--cluster', 'c-no-such');
+    isnt $code, 0, 'git check of a cluster that does not exist fails';
+    like $err, qr/c-no-such/, '  naming it';
+    ($code, $out, $err) = ctl('git', 'push');
+    isnt $code, 0, 'git with another verb: the usage';
+    ($code, $out, $err) = ctl('bootstrap', $made->{bootstrap_token}{install_url}, '--name', 'ctl-git');
+    exit_is($code, 0, 'bootstrap of a cluster with a catalog: exit 0');
+    like $out, qr{^its git repository: \Q$url/git/$org/catalogs/c-ctl-git.git\E$}m, '  it prints the catalog\'s URL';
 };
 
 subtest 'token' => sub {

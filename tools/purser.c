@@ -63,6 +63,9 @@ static void usage(FILE *out)
             "                       (mariadb-dump); the keyring only to --keyring's FILE\n"
             "  restore FILE [--keyring FILE] [--replace]\n"
             "                       load a backup, put its keyring in place, migrate\n"
+            "  git-sync ORG         write ORG's missing history commits (git.root/ORG.git)\n"
+            "  git-rebuild ORG      write ORG's history repository again from the database\n"
+            "                       (the same commit ids for the same history)\n"
             "CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
 }
 
@@ -686,8 +689,10 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
 static const char *const commands[] = {
     "migrate",   "check-config", "config-defaults", "create-org", "create-user", "gc-policies",
     "gc-events", "add-member",   "init-keyring",    "add-key",    "remove-key",  "export",
-    "import",    "rotate-keys",  "backup",          "restore",
+    "import",    "rotate-keys",  "backup",          "restore",    "git-sync",    "git-rebuild",
 };
+
+int cmd_git(const struct purser_config *cfg, int argc, char **argv); /* tools/purser_git.c */
 
 static int command_known(const char *name)
 {
@@ -782,6 +787,8 @@ int main(int argc, char **argv)
         rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
     else if (strcmp(command, "backup") == 0 || strcmp(command, "restore") == 0)
         rc = (command[0] == 'b' ? cmd_backup : cmd_restore)(&cfg, argc - optind, argv + optind);
+    else if (strncmp(command, "git-", 4) == 0)
+        rc = cmd_git(&cfg, argc - optind, argv + optind);
     else /* command_known() and this chain name the same commands */
         rc = 2;
     config_release(&cfg);

@@ -101,6 +101,10 @@ static const struct option options[] = {
     OPT("events", "publish_socket", OPT_STRING, events_publish_socket, "", 0, 0,
         "unix socket of nginx's nchan publisher that committed events are posted to (waiting "
         "readers are held there); empty = no publishing, and wait= answers at once"),
+    OPT("git", "root", OPT_STRING, git_root, "/var/lib/purser/git", 0, 0,
+        "folder of the git repositories written from the database: <org>.git, an "
+        "organization's document history, and <org>/catalogs/<cluster>.git, a cluster's "
+        "catalog (README \"Git repositories\"); nginx serves it through git-http-backend"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

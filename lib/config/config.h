@@ -61,6 +61,8 @@ struct purser_config {
     char *ca_file;               /* CA certificate the install manifest carries ("" = none) */
     long events_retention;       /* days events are kept */
     char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
+    /* git: the repositories of the document history and the catalogs (lib/git) */
+    char *git_root; /* their folder (fcgiwrap's git-http-backend serves it read-only) */
     /* secrets */
     char *keyring_file; /* the keyring that seals encrypted documents; empty = none */
 };

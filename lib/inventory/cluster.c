@@ -28,9 +28,41 @@ static int string_member(const json_t *obj, const char *key, const char *where,
     return 0;
 }
 
+/* spec.git_repo.select: {buckets: [names], labels: {key: value}} (the catalog's documents:
+ * lib/git/gitrepo.h). */
+static int check_select(const json_t *select, struct purser_error *err)
+{
+    const json_t *buckets = json_object_get(select, "buckets");
+    const json_t *labels = json_object_get(select, "labels"), *v;
+    const char *key;
+    size_t i;
+    if (!json_is_object(select))
+        return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.select must be an object");
+    json_object_foreach ((json_t *)select, key, v)
+        if (strcmp(key, "buckets") && strcmp(key, "labels"))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.git_repo.select.%.80s: unknown field (buckets, labels)",
+                                    key);
+    if (buckets && !json_is_array(buckets))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "spec.git_repo.select.buckets must be a list of bucket names");
+    json_array_foreach (buckets, i, v)
+        if (!json_is_string(v) || !json_string_length(v))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.git_repo.select.buckets must be a list of bucket names");
+    if (labels && !json_is_object(labels))
+        return purser_error_set(err, PURSER_EINVAL,
+                                "spec.git_repo.select.labels must be a mapping of label to value");
+    json_object_foreach ((json_t *)labels, key, v)
+        if (!json_is_string(v))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.git_repo.select.labels.%.80s must be a string", key);
+    return 0;
+}
+
 static int check_git_repo(const json_t *repo, struct purser_error *err)
 {
-    static const char *const fields[] = {"url", "type", "host_keys", "deploy_key"};
+    static const char *const fields[] = {"url", "type", "host_keys", "deploy_key", "select"};
     const char *key, *type;
     const json_t *v;
     int rc;
@@ -38,11 +70,11 @@ static int check_git_repo(const json_t *repo, struct purser_error *err)
         return purser_error_set(err, PURSER_EINVAL, "spec.git_repo must be an object");
     json_object_foreach ((json_t *)repo, key, v) {
         size_t i = 0;
-        while (i < 4 && strcmp(fields[i], key) != 0)
+        while (i < 5 && strcmp(fields[i], key) != 0)
             i++;
-        if (i == 4)
+        if (i == 5)
             return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.%.80s: unknown field", key);
-        if ((rc = string_member(repo, key, "spec.git_repo.", err)))
+        if ((rc = i == 4 ? check_select(v, err) : string_member(repo, key, "spec.git_repo.", err)))
             return rc;
     }
     type = json_string_value(json_object_get(repo, "type"));
@@ -189,6 +221,62 @@ static int client_follows_expiry(struct store *store, long long id, struct purse
                       &p, 1, NULL, NULL, err);
 }
 
+/* After a replace or patch: the client follows the expiry, and a git_repo of type auto
+ * without a url gets the catalog's (status.catalog_url, set at registration). */
+static int after_write(struct store *store, long long id, struct purser_error *err)
+{
+    struct store_value p = STORE_INT(id);
+    int rc = client_follows_expiry(store, id, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "UPDATE resources SET spec = JSON_SET(spec, '$.git_repo.url',"
+                        " JSON_VALUE(status, '$.catalog_url')) WHERE id = ?"
+                        " AND JSON_VALUE(spec, '$.git_repo.type') = 'auto'"
+                        " AND JSON_VALUE(spec, '$.git_repo.url') IS NULL"
+                        " AND JSON_VALUE(status, '$.catalog_url') IS NOT NULL",
+                        &p, 1, NULL, NULL, err);
+    return rc;
+}
+
+/* The URL of cluster id's catalog repository: <base>/git/<org>/catalogs/<id>.git, base the
+ * cluster's spec.api_endpoint when it has one, else the API's URL (arena memory). */
+static char *catalog_url(const struct resource_scope *s, const json_t *spec, const char *api_base,
+                         const char *id)
+{
+    const char *base = json_string_value(json_object_get(spec, "api_endpoint"));
+    struct store_value p = STORE_INT(s->org_id);
+    struct store_rows rows;
+    struct purser_error err;
+    size_t n;
+    if (!base)
+        base = api_base ? api_base : "";
+    n = strlen(base);
+    while (n && base[n - 1] == '/')
+        n--;
+    if (store_query(s->store, s->arena, &rows, "SELECT name FROM organizations WHERE id = ?", &p, 1,
+                    &err) ||
+        rows.count == 0)
+        return NULL;
+    return arena_sprintf(s->arena, "%.*s/git/%s/catalogs/%s.git", (int)n, base,
+                         store_cell(&rows, 0, 0), id);
+}
+
+/* The registration's catalog URL in status (catalog_url), and in spec.git_repo.url when the
+ * type is auto and no url is given. */
+static int set_catalog_url(const struct resource_scope *s, json_t *body, json_t *state,
+                           const char *api_base, const char *id, struct purser_error *err)
+{
+    json_t *repo = json_object_get(json_object_get(body, "spec"), "git_repo");
+    const char *type = json_string_value(json_object_get(repo, "type"));
+    char *url = catalog_url(s, json_object_get(body, "spec"), api_base, id);
+    if (!url)
+        return purser_error_set(err, PURSER_EUNAVAIL, "the organization cannot be read");
+    json_object_set_new(state, "catalog_url", json_string(url));
+    if (type && strcmp(type, "auto") == 0 && !json_object_get(repo, "url"))
+        json_object_set_new(repo, "url", json_string(url));
+    return 0;
+}
+
 static int delete_credential(struct store *store, long long id, const struct resource_scope *s,
                              struct purser_error *err)
 {
@@ -251,7 +339,7 @@ const struct resource_kind cluster_kind = {
     .title = "display_name",
     .check_spec = check_spec,
     .on_delete = delete_credential,
-    .on_write = client_follows_expiry,
+    .on_write = after_write,
     .events = cluster_events,
     .export_kind = "Cluster",
     .export_doc = export_cluster,
@@ -376,6 +464,8 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         if ((rc = cluster_id(s->arena, given, &id, err)))
             break;
         json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
+        if ((rc = set_catalog_url(s, copy, state, install_base, id, err)))
+            break;
         if ((rc = resource_create(&cluster_kind, s, id, copy, state, token_hook, &t, out, err)) !=
             PURSER_EEXISTS)
             break;
@@ -590,7 +680,9 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         "SELECT b.resource_id, r.name, r.org_id, o.name, b.used_at IS NULL AND "
         "b.expires_at > NOW(6), " STORE_ISO_TIME("b.expires_at") ", " STORE_ISO_TIME(
             "NOW(6)") ", COALESCE(CAST(JSON_VALUE(r.status, '$.client_id') AS INTEGER), 0), "
-                      "JSON_VALUE(r.spec, '$.api_endpoint') FROM bootstrap_tokens b JOIN "
+                      "JSON_VALUE(r.spec, '$.api_endpoint'), JSON_VALUE(r.spec, "
+                      "'$.git_repo.type'), JSON_VALUE(r.spec, '$.git_repo.url') FROM "
+                      "bootstrap_tokens b JOIN "
                       "resources r ON "
                       "r.id = b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
                       "b.token_sha256 = ? FOR UPDATE",
@@ -639,6 +731,10 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
                            "organization", org, "client", "name", cluster, "id",
                            (json_int_t)client_id, "private_key", r->cred->private_key, "token",
                            r->cred->bearer, "api_url", store_cell(&rows, 0, 8));
+    if (r->out && store_cell(&rows, 0, 10)) /* its git_repo: the catalog when type is auto */
+        json_object_set_new(r->out, "git_repo",
+                            json_pack("{s:s, s:s?}", "url", store_cell(&rows, 0, 10), "type",
+                                      store_cell(&rows, 0, 9)));
     return rc;
 }
 

@@ -13,7 +13,7 @@ const areas = [
   ['nodes', 'Nodes & cookbooks', ['nodes', 'sandboxes', 'file_store', 'cookbook_artifacts']],
   ['clusters', 'Clusters', ['clusters', 'install']],
   ['events', 'Events', ['events']],
-  ['documents', 'Documents (Deckhand, /api/v1.0)', ['api', 'versions']],
+  ['documents', 'Documents (Deckhand, /api/v1.0) & their git history', ['api', 'versions', 'git-access']],
   ['service', 'Health & docs', ['healthz', 'docs', 'docs.yaml', 'metrics']],
 ];
 const methods = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
