@@ -511,6 +511,7 @@ struct member_add {
     const json_t *roles;
     const json_t *groups; /* {role: "patterns,joined" or null} of the roles the request limits
                              (or frees: null); a role not in it keeps the limit it had */
+    json_t *held;         /* out: every role the member holds after the add, by name */
 };
 
 static int txn_member_add(struct store *store, void *ctx, struct purser_error *err)
@@ -544,6 +545,18 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
     }
     if (!rc)
         rc = event_append(store, oid, "member", m->user, "put", NULL, NULL, err);
+    if (!rc) { /* a POST adds roles (Chef's association): the answer says what is held now */
+        struct store_value q[] = {STORE_INT(oid), STORE_INT(uid)};
+        struct store_rows rows;
+        rc = store_query(store, arena, &rows,
+                         "SELECT role FROM memberships WHERE org_id = ? AND principal_id = ?"
+                         " ORDER BY role",
+                         q, 2, err);
+        json_decref(m->held);
+        m->held = json_array();
+        for (i = 0; !rc && i < rows.count; i++)
+            json_array_append_new(m->held, json_string(store_cell(&rows, i, 0)));
+    }
     arena_free(arena);
     return rc;
 }
@@ -640,7 +653,8 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
     if (!rc)
         rc = store_txn(store, 0, txn_member_add, &m, err);
     if (!rc) {
-        *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles", roles);
+        *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles",
+                         m.held ? m.held : roles);
         if (json_object_size(groups)) {
             json_t *shown = json_object(), *joined;
             const char *name;
@@ -651,6 +665,7 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
             json_object_set_new(json_object_get(*out, "user"), "policy_groups", shown);
         }
     }
+    json_decref(m.held);
     json_decref(roles);
     json_decref(groups);
     return rc;

@@ -5,6 +5,7 @@
 #include "base/hash.h"
 #include "codec/yaml_codec.h"
 #include "docs/document.h"
+#include "inventory/cluster.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -25,11 +26,6 @@ char *gitrepo_catalog_path(struct arena *arena, const char *root, const char *or
     return arena_sprintf(arena, "%s/%s/catalogs/%s.git", root, org, cluster);
 }
 
-static int selector_fault(struct purser_error *err, const char *what)
-{
-    return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.select.%s", what);
-}
-
 int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitrepo_selector *out,
                         struct purser_error *err)
 {
@@ -38,34 +34,20 @@ int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitr
     const json_t *labels = json_object_get(select, "labels");
     const char *key;
     size_t i;
+    int rc;
     *out = (struct gitrepo_selector){0};
     if (!select)
         return 0;
-    if (!json_is_object(select))
-        return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.select must be an object");
-    json_object_foreach ((json_t *)select, key, v)
-        if (strcmp(key, "buckets") && strcmp(key, "labels"))
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "spec.git_repo.select.%.80s: unknown field (buckets, labels)",
-                                    key);
-    if (buckets && !json_is_array(buckets))
-        return selector_fault(err, "buckets must be a list of bucket names");
-    if (labels && !json_is_object(labels))
-        return selector_fault(err, "labels must be a mapping of label to value");
+    if ((rc = cluster_git_select_check(select, err))) /* as a cluster's write checked it */
+        return rc;
     out->buckets = arena_calloc(arena, json_array_size(buckets) + 1, sizeof(char *));
     out->labels = arena_calloc(arena, json_object_size(labels) + 1, sizeof(char *));
     if (!out->buckets || !out->labels)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_array_foreach (buckets, i, v) {
-        if (!json_is_string(v) || !json_string_length(v))
-            return selector_fault(err, "buckets must be a list of bucket names");
+    json_array_foreach (buckets, i, v)
         out->buckets[out->bucket_count++] = json_string_value(v);
-    }
-    json_object_foreach ((json_t *)labels, key, v) {
-        if (!json_is_string(v))
-            return selector_fault(err, "labels: each value must be a string");
+    json_object_foreach ((json_t *)labels, key, v)
         out->labels[out->label_count++] = arena_sprintf(arena, "%s=%s", key, json_string_value(v));
-    }
     return 0;
 }
 

@@ -28,9 +28,7 @@ static int string_member(const json_t *obj, const char *key, const char *where,
     return 0;
 }
 
-/* spec.git_repo.select: {buckets: [names], labels: {key: value}} (the catalog's documents:
- * lib/git/gitrepo.h). */
-static int check_select(const json_t *select, struct purser_error *err)
+int cluster_git_select_check(const json_t *select, struct purser_error *err)
 {
     const json_t *buckets = json_object_get(select, "buckets");
     const json_t *labels = json_object_get(select, "labels"), *v;
@@ -74,7 +72,8 @@ static int check_git_repo(const json_t *repo, struct purser_error *err)
             i++;
         if (i == 5)
             return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.%.80s: unknown field", key);
-        if ((rc = i == 4 ? check_select(v, err) : string_member(repo, key, "spec.git_repo.", err)))
+        if ((rc = i == 4 ? cluster_git_select_check(v, err)
+                         : string_member(repo, key, "spec.git_repo.", err)))
             return rc;
     }
     type = json_string_value(json_object_get(repo, "type"));

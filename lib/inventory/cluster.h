@@ -11,6 +11,10 @@
  * bootstrap token dies with the cluster. */
 extern const struct resource_kind cluster_kind;
 
+/* Checks spec.git_repo.select: {buckets: [names], labels: {key: value}}, the documents of the
+ * cluster's catalog (lib/git/gitrepo.h); PURSER_EINVAL naming the field. */
+int cluster_git_select_check(const json_t *select, struct purser_error *err);
+
 /* What a cluster's id becomes: "c-" before the client's choice when it lacks it, or a
  * generated readable one ("c-quiet-river-4821") when none is given; a DNS label of at most 63
  * characters, else PURSER_EINVAL naming metadata.name. *out in the arena. */
