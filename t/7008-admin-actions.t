@@ -94,6 +94,7 @@ is $r->{status}, 404, '  the API has it gone';
 like $seen{'org create says'} // '', qr/Created organization ta-new with its validator client ta-new-validator/, 'an organization created: the page says so';
 like $seen{'org create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, "  its validator's key shown once";
 ok grep({ $_ eq 'ta-new' } @{ $seen{'org listed'} // [] }), '  and lists it';
+ok grep({ $_ eq 'ta-new' } @{ $seen{'org switcher'} // [] }), '  and the switcher offers it on the next page, without a reload';
 
 # ---- collect_policies ----
 ok scalar(@would), "the API's dry run finds revisions to collect (@would)";

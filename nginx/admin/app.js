@@ -200,5 +200,6 @@ document.addEventListener('DOMContentLoaded', () => {
   });
   window.addEventListener('hashchange', route);
   window.addEventListener('purser:unauthorized', signedOut);
+  window.addEventListener('purser:organizations', () => { organizations = null; }); // one made or deleted: the switcher reads them again
   route();
 });

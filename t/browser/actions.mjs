@@ -97,6 +97,9 @@ try {
   report('org create says', await text(page, '#org-result .done'));
   report('org create key', await page.inputValue('#org-result .secret input'));
   report('org listed', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
+  await page.click('a[href="#/users"]'); // the same tab, no reload: the switcher reads the organizations again
+  await settle(page);
+  report('org switcher', await page.evaluate(() => [...document.querySelectorAll('#org-switch option')].map(x => x.value)));
 
   // ---- collect_policies: a dry run, then the collection ----
   await visit(page, `/o/${o}/policies`);

@@ -1,8 +1,10 @@
 // identity.js: organizations, an organization's users (members, with their roles) and clients,
-// and the signed-in user's tokens. What the signed-in principal may do is offered, nothing more:
-// add a member or change its roles, remove one, create a client (its key shown once), delete
-// one, create a token with an expiry (shown once), revoke one; each destructive one asks first,
-// and each says what it did.
+// a user's or client's page, and the signed-in user's tokens. What the signed-in principal may do
+// is offered, nothing more: add a member or change its roles, remove one, create a client (its
+// key shown once), delete one, disable or enable a user or client, add a key to it (the
+// server's pair, its private key shown once, or a public key) or delete one, create a token
+// with an expiry (shown once), revoke one; each destructive one asks first, and each says what
+// it did.
 import { api, enc } from '../api.js';
 import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when } from '../dom.js';
 import { yaml } from '../diff.js';

@@ -27,6 +27,7 @@ export function createOrganization(ctx, done) {
     if (f.fullname.value.trim()) body.full_name = f.fullname.value.trim();
     try {
       const made = await api('POST', '/organizations', body);
+      window.dispatchEvent(new CustomEvent('purser:organizations'));
       f.reset();
       await done();
       document.getElementById('org-result').replaceChildren(h('p.done', { role: 'status' }, 'Created organization ', link(`/o/${enc(body.name)}/policies`, body.name), ` with its validator client ${made.clientname}.`),
@@ -138,6 +139,7 @@ export async function organization(ctx) {
     for (;;) {
       try {
         await api('DELETE', `${path}${force ? '?force=true' : ''}`);
+        window.dispatchEvent(new CustomEvent('purser:organizations'));
         ctx.show(title, h('p.done', { role: 'status' }, `Organization ${ctx.org} deleted${force ? ' with everything in it' : ''}. `), link('/orgs', '← organizations'));
         return;
       } catch (err) {
