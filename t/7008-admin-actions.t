@@ -7,7 +7,8 @@
 # deleted (refused while it holds things, then with everything after a second confirmation);
 # old policy revisions collected after a dry run listing them; an export downloaded, without and
 # with encrypted documents' data; an import refused by a non-empty organization with the API's
-# message; a 403 shown with the API's message; and none of these offered to a reader. Each
+# message; an admin role taken away on the members page (not by its holder), then a 403 shown
+# with the API's message; and none of these offered to a reader. Each
 # change is read back through the API. Screenshots and downloads in
 # build/test-output/7008-admin-actions/.
 use strict;
@@ -129,6 +130,11 @@ is $r->{status}, 404, '  the API has it gone';
 
 # ---- a 403, and a reader ----
 is_deeply $seen{'demoted offers'}, ['#toggle-active', '#add-key'], 'an organization admin is offered the actions';
+like $seen{'own role says'} // '', qr/cannot take your own role admin away here/, 'an organization admin may not take its own admin role away';
+like $seen{'demote asks'} // '', qr/Take admin away from ta-admin2\?/, 'its admin role taken away on the members page, after a confirmation';
+like $seen{'demote says'} // '', qr/ta-admin2 is a member with roles reader\./, '  which says what it holds now';
+is_deeply [ map { @{ $_->{user}{roles} } } grep { $_->{user}{username} eq 'ta-admin2' } @{ $s->must('members', 'GET', "$base/users") } ], ['reader'],
+    '  as the API has it';
 like $seen{'403 says'} // '', qr/^403 .*update_client/, "once its role is gone, a 403 shows the API's message naming the action";
 is $active->(), JSON::PP::true, '  and nothing changed';
 is_deeply $seen{'reader orgs offers'}, [], 'a reader is offered no organization or user actions';

@@ -150,15 +150,26 @@ try {
   await page.waitForSelector('main .done');
   report('org delete says', await text(page, 'main .done'));
 
-  // ---- a 403: the principal lost its membership after the page offered the action ----
+  // ---- a 403: the principal lost its role after the page offered the action ----
   const demoted = await newPage();
   await signIn(demoted, cfg.demoted);
+  await visit(demoted, `/o/${o}/members`); // not its own role: it could not add itself back
+  await demoted.click('button[aria-label="Edit roles of ta-admin2"]');
+  await demoted.uncheck('#role-admin');
+  await demoted.check('#role-reader');
+  await demoted.click('#add-member button[type=submit]');
+  await demoted.waitForSelector('#member-result .error');
+  report('own role says', await text(demoted, '#member-result'));
   await visit(demoted, `/o/${o}/clients/ta-client`);
   report('demoted offers', await offered(demoted));
   await visit(page, `/o/${o}/members`);
-  await page.click('button[aria-label="Remove member ta-admin2"]');
-  await confirm(page);
+  await page.click('button[aria-label="Edit roles of ta-admin2"]');
+  await page.uncheck('#role-admin');
+  await page.check('#role-reader');
+  await page.click('#add-member button[type=submit]');
+  report('demote asks', await confirm(page));
   await page.waitForSelector('#member-result .done');
+  report('demote says', await text(page, '#member-result'));
   await demoted.waitForTimeout(1500); // the workers' authentication cache (1 s in tests) forgets its role
   await demoted.click('#toggle-active');
   await confirm(demoted);

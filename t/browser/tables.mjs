@@ -93,8 +93,11 @@ try {
     operator: document.getElementById('role-operator').checked, groups: document.getElementById('groups').value })));
   await page.uncheck('#role-operator');
   await page.click('#add-member button[type=submit]');
+  report('member roles change asks', await confirm(page));
   await page.waitForFunction(() => /roles reader\.$/.test(document.querySelector('#member-result').textContent.trim()));
   report('member roles changed says', await page.textContent('#member-result'));
+  await settle(page);
+  report('member row after the change', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[1].textContent).filter((t, i, all) => document.querySelectorAll('main tbody tr')[i].cells[0].textContent === 'tb-user')));
   await page.click('button[aria-label="Remove member tb-user"]');
   report('member remove asks', await confirm(page));
   await page.waitForFunction(() => /removed/.test(document.querySelector('#member-result').textContent));

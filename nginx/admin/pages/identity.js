@@ -42,18 +42,37 @@ export async function members(ctx) {
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   let users, clients;
   const reload = () => { users.ready = users.reload(); clients.ready = clients.reload(); };
+  // POST .../users grants roles and never takes one away: a role unticked is taken away by
+  // removing the membership and adding it again with the roles chosen, after a confirmation
+  // (not on oneself, who would lose the right to add it back half-way)
+  const rolesNow = async user => {
+    const q = new URLSearchParams({ page_size: 1, filter: `name==${user}` });
+    const m = ((await api('GET', `${path}/users?${q}`)).items || [])[0];
+    return m ? m.spec.roles || [] : null;
+  };
   const memberForm = ctx.can('write_members') ? h('form.create', { id: 'add-member', onsubmit: async e => {
     e.preventDefault();
     const f = e.target, chosen = roles.filter(r => f[`role-${r}`].checked);
     const limit = f.groups.value.split(',').map(s => s.trim()).filter(Boolean);
-    const body = { username: f.username.value.trim(), roles: chosen };
-    if (limit.length && chosen.includes('operator')) body.policy_groups = { operator: limit };
+    const body = { username: f.username.value.trim(), roles: chosen.length ? chosen : ['reader'] };
+    if (limit.length && body.roles.includes('operator')) body.policy_groups = { operator: limit };
     try {
-      await api('POST', `${path}/users`, body);
-      report(`${body.username} is a member with roles ${chosen.join(', ') || 'reader'}.`);
+      const before = await rolesNow(body.username);
+      const lost = (before || []).filter(r => !body.roles.includes(r));
+      if (lost.length) {
+        if (body.username === ctx.perms.principal && !ctx.perms.server_admin)
+          return result.replaceChildren(failure({ message: `You cannot take your own role${lost.length > 1 ? 's' : ''} ${lost.join(', ')} away here: another admin can.` }));
+        if (!await confirmDialog(`Take ${lost.join(', ')} away from ${body.username}?`, [`${body.username} keeps ${body.roles.join(', ')}.`,
+          'The API takes a role away only with the membership: it is removed and added again at once with the roles chosen.'], 'Take away')) return;
+        await api('DELETE', `${path}/users/${enc(body.username)}`);
+      }
+      try { await api('POST', `${path}/users`, body); }
+      catch (err) { if (lost.length) err.message += ` (${body.username} was removed and not added again: it held ${before.join(', ')})`; throw err; }
+      const now = await rolesNow(body.username);
+      report(`${body.username} is a member with roles ${(now || body.roles).join(', ')}.`);
       f.reset(); reload();
     } catch (err) { result.replaceChildren(failure(err)); }
-  } }, h('h2', {}, 'Add a member or set its roles'),
+  } }, h('h2', {}, 'Add a member or change its roles'),
     h('label', { for: 'username' }, 'User'), h('input', { id: 'username', name: 'username', required: true, autocomplete: 'off' }),
     h('fieldset.roles', {}, h('legend', {}, 'Roles'), roles.map(r => h('span', {},
       h('input', { type: 'checkbox', id: `role-${r}`, name: `role-${r}`, checked: r === 'reader' }), h('label', { for: `role-${r}` }, r)))),
