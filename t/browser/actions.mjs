@@ -81,6 +81,7 @@ try {
   await page.waitForSelector('#users-result .secret');
   report('user create says', await text(page, '#users-result .done'));
   report('user create key', await page.inputValue('#users-result .secret input'));
+  await page.screenshot({ path: `${cfg.out}/users.png`, fullPage: true });
   await page.fill('main input[type=search]', 'ta-gone');
   await page.waitForFunction(() => [...document.querySelectorAll('main tbody tr')].length === 1 && /ta-gone/.test(document.querySelector('main tbody').textContent));
   await page.click('button[aria-label="Delete user ta-gone"]');
@@ -107,6 +108,7 @@ try {
   await page.click('#collect button[type=submit]');
   await page.waitForSelector('#collect-now');
   report('collect dry run', await text(page, '#collect-result'));
+  await page.screenshot({ path: `${cfg.out}/collect-dry-run.png`, fullPage: true });
   await page.click('#collect-now');
   report('collect asks', await confirm(page));
   await page.waitForFunction(() => /Collected/.test(document.querySelector('#collect-result').textContent));
@@ -115,6 +117,7 @@ try {
   // ---- export: a download, without and with secrets ----
   await visit(page, `/o/${o}/organization`);
   report('org page offers', await offered(page));
+  await page.screenshot({ path: `${cfg.out}/organization.png`, fullPage: true });
   let wait = page.waitForEvent('download');
   await page.click('#export button[type=submit]');
   let download = await wait;
