@@ -82,6 +82,8 @@ my $key = $s->must('key', 'GET', '/users/ta-user/keys/given');
 (my $want = $public) =~ s/\s+//g;
 is $norm, $want, '  the API has that public key';
 like $key->{expiration_date} // '', qr/^2031-01-02/, '  with its expiry';
+is_deeply $seen{'user page offers'}, ['#toggle-active', '#add-key'], "another user's page offers disabling it and a key";
+is_deeply $seen{'own user page offers'}, ['#add-key'], "  one's own a key, not disabling oneself";
 
 # ---- users and organizations ----
 is_deeply $seen{'orgs offers'}, ['#add-org', 'a[href="#/users"]'], 'a server admin is offered organizations and users';

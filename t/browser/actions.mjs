@@ -63,6 +63,7 @@ try {
 
   // ---- a user: a key from a public key given ----
   await visit(page, `/o/${o}/users/ta-user`);
+  report('user page offers', await offered(page));
   await page.fill('#keyname', 'given');
   await page.fill('#expiration', '2031-01-02');
   await page.fill('#publickey', cfg.public_key);
@@ -70,6 +71,9 @@ try {
   await page.waitForSelector('#principal-result .done');
   report('user key says', await text(page, '#principal-result'));
   report('user key shows a secret', !!await page.$('#principal-result .secret'));
+
+  await visit(page, `/o/${o}/users/admin`);
+  report('own user page offers', await offered(page));
 
   // ---- users of the server: created, deleted ----
   await visit(page, '/orgs');

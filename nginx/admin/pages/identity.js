@@ -148,7 +148,8 @@ export async function principal(ctx, kind) {
     const env = ((await api('GET', `/organizations/${enc(ctx.org)}/clients?${q}`)).items || [])[0];
     on = !env || (env.spec || {}).active !== false;
   }
-  const toggle = may ? h('button', { type: 'button', id: 'toggle-active', class: on ? 'danger' : null, onclick: async () => {
+  // not oneself: a disabled user's own tab would be refused at once, with no way back here
+  const toggle = may && !(kind === 'users' && name === ctx.perms.principal) ? h('button', { type: 'button', id: 'toggle-active', class: on ? 'danger' : null, onclick: async () => {
     if (on && !await confirmDialog(`Disable ${noun.toLowerCase()} ${name}?`, ['Requests signed with its keys or made with its tokens are refused until it is enabled again.',
       'Nothing of it is deleted.'], 'Disable')) return;
     try { await api('PATCH', path, { active: !on }); await again(`${noun} ${name} ${on ? 'disabled: its keys and tokens are refused until it is enabled again' : 'enabled'}.`); }
