@@ -103,6 +103,7 @@ try {
   report('org create key', await page.inputValue('#org-result .secret input'));
   report('org listed', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
   await page.click('a[href="#/users"]'); // the same tab, no reload: the switcher reads the organizations again
+  await page.waitForFunction(() => /Users of the server/.test((document.querySelector('main h1') || {}).textContent || ''));
   await settle(page);
   report('org switcher', await page.evaluate(() => [...document.querySelectorAll('#org-switch option')].map(x => x.value)));
 
