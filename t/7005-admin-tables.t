@@ -115,7 +115,7 @@ my $members = $s->must('members', 'GET', "$base/users");
 ok !grep({ $_->{user}{username} eq 'tb-user' } @$members), '  the API has it gone';
 my $member_events = [ grep { $_->{name} eq 'tb-user' } @{ $s->must('events', 'GET', "$base/events?last=50&kinds=member")->{events} } ];
 is scalar(@$member_events), 4, '  (added; removed and added again, as a role was taken away; removed: four member events)';
-like $seen{'client key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, 'a client created: its private key shown once';
+like $seen{'client key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----\n/, 'a client created: its private key shown once';
 like $seen{'client delete asks'} // '', qr/Delete client tb-client\?/, '  delete asks first';
 ($r) = $s->call('GET', "$base/clients/tb-client");
 is $r->{status}, 404, '  deleted: the API has it gone';

@@ -71,7 +71,7 @@ my $events = $s->must('events', 'GET', "$base/events?last=50&kinds=client")->{ev
 is scalar(grep { $_->{name} eq 'ta-client' } @$events), 3, '  the API recorded created, disabled, enabled';
 my $active = sub { $s->must('clients', 'GET', "$base/clients?page_size=1&filter=name==ta-client")->{items}[0]{spec}{active} };
 is $active->(), JSON::PP::true, '  and has it active';
-like $seen{'client key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, "a client's key made by the server: its private key shown once";
+like $seen{'client key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----\n/, "a client's key made by the server: its private key shown once";
 like $seen{'client key says'} // '', qr/Key made-here added to ta-client/, '  the page says so';
 like $seen{'client keys listed'} // '', qr/made-here/, '  and lists it';
 ok grep({ $_->{name} eq 'made-here' } @{ $s->must('keys', 'GET', "$base/clients/ta-client/keys") }), '  the API has it';
@@ -88,14 +88,15 @@ is_deeply $seen{'own user page offers'}, ['#add-key'], "  one's own a key, not d
 # ---- users and organizations ----
 is_deeply $seen{'orgs offers'}, ['#add-org', 'a[href="#/users"]'], 'a server admin is offered organizations and users';
 like $seen{'user create says'} // '', qr/Created user ta-made/, 'a user created: the page says so';
-like $seen{'user create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, '  its private key shown once';
+like $seen{'user create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----\n/, '  its private key shown once';
 is $s->must('user', 'GET', '/users/ta-made')->{display_name}, 'Made Here', '  the API has it, with its display name';
+is_deeply $seen{'own user row'}, ['you'], '  (not oneself)';
 like $seen{'user delete asks'} // '', qr/Delete user ta-gone\?.*every organization/s, 'a user deleted after a confirmation naming it';
 like $seen{'user delete says'} // '', qr/User ta-gone deleted/, '  the page says so';
 ($r) = $s->call('GET', '/users/ta-gone');
 is $r->{status}, 404, '  the API has it gone';
 like $seen{'org create says'} // '', qr/Created organization ta-new with its validator client ta-new-validator/, 'an organization created: the page says so';
-like $seen{'org create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----/, "  its validator's key shown once";
+like $seen{'org create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----\n/, "  its validator's key shown once";
 ok grep({ $_ eq 'ta-new' } @{ $seen{'org listed'} // [] }), '  and lists it';
 ok grep({ $_ eq 'ta-new' } @{ $seen{'org switcher'} // [] }), '  and the switcher offers it on the next page, without a reload';
 

@@ -58,7 +58,7 @@ try {
   await page.waitForSelector('#principal-result .secret, #principal-result .error');
   report('client key result', await text(page, '#principal-result'));
   report('client key says', await text(page, '#principal-result .done'));
-  report('client key', await page.inputValue('#principal-result .secret input'));
+  report('client key', await page.inputValue('#principal-result .secret textarea'));
   report('client keys listed', await page.evaluate(() => [...document.querySelectorAll('main table')].pop().textContent));
 
   // ---- a user: a key from a public key given ----
@@ -84,8 +84,9 @@ try {
   await page.click('#add-user button[type=submit]');
   await page.waitForSelector('#users-result .secret');
   report('user create says', await text(page, '#users-result .done'));
-  report('user create key', await page.inputValue('#users-result .secret input'));
+  report('user create key', await page.inputValue('#users-result .secret textarea'));
   await page.screenshot({ path: `${cfg.out}/users.png`, fullPage: true });
+  report('own user row', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].filter(tr => tr.cells[0].textContent === 'admin').map(tr => tr.cells[4].textContent)));
   await page.fill('main input[type=search]', 'ta-gone');
   await page.waitForFunction(() => [...document.querySelectorAll('main tbody tr')].length === 1 && /ta-gone/.test(document.querySelector('main tbody').textContent));
   await page.click('button[aria-label="Delete user ta-gone"]');
@@ -100,7 +101,7 @@ try {
   await page.click('#add-org button[type=submit]');
   await page.waitForSelector('#org-result .secret');
   report('org create says', await text(page, '#org-result .done'));
-  report('org create key', await page.inputValue('#org-result .secret input'));
+  report('org create key', await page.inputValue('#org-result .secret textarea'));
   report('org listed', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
   await page.click('a[href="#/users"]'); // the same tab, no reload: the switcher reads the organizations again
   await page.waitForFunction(() => /Users of the server/.test((document.querySelector('main h1') || {}).textContent || ''));

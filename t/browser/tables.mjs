@@ -104,8 +104,8 @@ try {
   report('member remove says', await page.textContent('#member-result'));
   await page.fill('#clientname', 'tb-client');
   await page.click('#add-client button[type=submit]');
-  await page.waitForSelector('#member-result .secret input');
-  report('client key', await page.inputValue('#member-result .secret input'));
+  await page.waitForSelector('#member-result .secret textarea');
+  report('client key', await page.inputValue('#member-result .secret textarea'));
   await settle(page);
   await page.click('button[aria-label="Delete client tb-client"]');
   report('client delete asks', await confirm(page));

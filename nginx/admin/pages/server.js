@@ -12,7 +12,9 @@ export async function serverActions(orgs) {
   const names = Object.keys(orgs || {}).sort();
   if (names.length) {
     const p = await api('GET', `/organizations/${enc(names[0])}/permissions`);
-    return p.server_admin ? p.actions : [];
+    const held = p.server_admin ? p.actions : [];
+    held.principal = p.principal;
+    return held;
   }
   try { await api('GET', '/users?page_size=1'); return ['create_user', 'delete_user', 'list_users', 'create_organization', 'delete_organization', 'import_organization']; }
   catch { return []; }
@@ -49,7 +51,7 @@ const envelopes = path => async ({ sort, q, token, size }) => {
   return { items: page.items || [], next: page.next_page_token };
 };
 
-/** Every user of the server (list_users), created and deleted by who may. */
+/** Every user of the server (list_users), created and deleted by who may (not oneself). */
 export async function users(ctx) {
   const orgs = await api('GET', '/organizations');
   const may = await serverActions(orgs);
@@ -84,7 +86,7 @@ export async function users(ctx) {
     { title: 'Display name', cell: u => (u.status || {}).display_name || (u.spec || {}).display_name || '' },
     { title: 'Active', cell: u => (u.spec || {}).active === false ? 'no' : 'yes' },
     { title: 'Created', sort: 'created_at', cell: u => when(u.metadata.created_at) },
-    ...(may.includes('delete_user') ? [{ title: 'Actions', cell: u => remove(u.metadata.name) }] : []),
+    ...(may.includes('delete_user') ? [{ title: 'Actions', cell: u => u.metadata.name === may.principal ? 'you' : remove(u.metadata.name) }] : []),
   ] });
   ctx.show(h('h1', {}, 'Users of the server'), link('/orgs', '← organizations'), result, list, form);
   await list.ready;
