@@ -42,7 +42,7 @@ my @pages = (
     ['document-revision', "/o/$org/documents/$rev_b"], ['rendered', "/o/$org/documents/$rev_b?view=rendered"],
     ['diff', "/o/$org/diff/$rev_a/$rev_b"], ['clusters', "/o/$org/clusters"], ['cluster', "/o/$org/clusters/c-axe"],
     ['members', "/o/$org/members"], ['user', "/o/$org/users/admin"], ['client', "/o/$org/clients/$org-validator"],
-    ['tokens', "/o/$org/tokens"], ['events', "/o/$org/events"],
+    ['tokens', "/o/$org/tokens"], ['events', "/o/$org/events"], ['organization', "/o/$org/organization"], ['users', '/users'],
 );
 my $out = PurserStack::build() . '/test-output/7006-admin-axe';
 remove_tree($out);

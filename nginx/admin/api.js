@@ -45,3 +45,17 @@ export async function api(method, path, body, options = {}) {
 }
 
 export const enc = encodeURIComponent;
+
+/** A YAML stream from the API (an export) as text; throws ApiError as api() does. */
+export async function yamlText(path) {
+  const t = token.get();
+  const res = await fetch(path, { headers: { Accept: 'application/x-yaml', ...(t ? { Authorization: `Bearer ${t}` } : {}) }, cache: 'no-store' });
+  const text = await res.text();
+  if (res.status === 401 && t) window.dispatchEvent(new CustomEvent('purser:unauthorized'));
+  if (!res.ok) {
+    let data = null;
+    try { data = JSON.parse(text); } catch { data = null; }
+    throw new ApiError(res.status, messageOf(data, res.status), data);
+  }
+  return text;
+}

@@ -9,11 +9,12 @@ import * as docs from './pages/docs.js';
 import * as inventory from './pages/inventory.js';
 import * as identity from './pages/identity.js';
 import * as events from './pages/events.js';
+import * as server from './pages/server.js';
 
 const sections = [
   ['policies', 'Policies'], ['groups', 'Policy groups'], ['nodes', 'Nodes'],
   ['documents', 'Documents'], ['clusters', 'Clusters'], ['members', 'Users & clients'],
-  ['tokens', 'My tokens'], ['events', 'Recent changes'],
+  ['tokens', 'My tokens'], ['events', 'Recent changes'], ['organization', 'Organization'],
 ];
 
 // path pattern -> page(ctx); ctx: {org, params, query, perms, can(action, group?), go(path)}
@@ -29,7 +30,7 @@ const routes = [
   ['/o/:org/users/:name', ctx => identity.principal(ctx, 'users')],
   ['/o/:org/clients/:name', ctx => identity.principal(ctx, 'clients')],
   ['/o/:org/tokens', identity.tokens], ['/o/:org/events', events.live],
-  ['/orgs', identity.organizations],
+  ['/o/:org/organization', server.organization], ['/orgs', identity.organizations], ['/users', server.users],
 ];
 
 let current = { org: null, perms: null, principal: null, stop: null };
@@ -199,5 +200,6 @@ document.addEventListener('DOMContentLoaded', () => {
   });
   window.addEventListener('hashchange', route);
   window.addEventListener('purser:unauthorized', signedOut);
+  window.addEventListener('purser:organizations', () => { organizations = null; }); // one made or deleted: the switcher reads them again
   route();
 });

@@ -188,12 +188,14 @@ export function destroy({ label, aria, id, title, lines, verb = 'Delete', run, d
   } }, label);
 }
 
-/** A secret shown once, with a copy button. */
+/** A secret shown once, with a copy button (a token in a field, a private key in a box of lines). */
 export function secretOnce(label, secret) {
   const id = 'secret-' + Math.random().toString(36).slice(2);
   return h('div.secret', { role: 'status' },
     h('label', { for: id }, `${label} (shown once: copy it now)`),
-    h('input', { id, readonly: true, value: secret }),
+    secret.includes('\n') // a key's PEM keeps its lines (a one-line input would join them)
+      ? h('textarea', { id, readonly: true, rows: Math.min(secret.split('\n').length, 8), value: secret })
+      : h('input', { id, readonly: true, value: secret }),
     h('button', { type: 'button', onclick: async e => {
       try { await navigator.clipboard.writeText(secret); e.target.textContent = 'Copied'; }
       catch { document.getElementById(id).select(); e.target.textContent = 'Press Ctrl+C'; }

@@ -1,19 +1,26 @@
 // identity.js: organizations, an organization's users (members, with their roles) and clients,
-// and the signed-in user's tokens. What the signed-in principal may do is offered, nothing more:
-// add a member or change its roles, remove one, create a client (its key shown once), delete
-// one, create a token with an expiry (shown once), revoke one; each destructive one asks first,
-// and each says what it did.
+// a user's or client's page, and the signed-in user's tokens. What the signed-in principal may do
+// is offered, nothing more: add a member or change its roles, remove one, create a client (its
+// key shown once), delete one, disable or enable a user or client, add a key to it (the
+// server's pair, its private key shown once, or a public key) or delete one, create a token
+// with an expiry (shown once), revoke one; each destructive one asks first, and each says what
+// it did.
 import { api, enc } from '../api.js';
 import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when } from '../dom.js';
 import { yaml } from '../diff.js';
+import { serverActions, createOrganization } from './server.js';
 
 export async function organizations(ctx) {
   const list = await api('GET', '/organizations');
+  const may = await serverActions(list);
   const rows = Object.keys(list || {}).map(name => ({ name }));
-  ctx.show(h('h1', {}, 'Organizations'), grid(ctx, { noun: 'organizations', rows, sort: 'name', text: r => r.name,
+  const orgs = grid(ctx, { noun: 'organizations', rows, sort: 'name', text: r => r.name,
     filter: { label: 'Filter by name' }, columns: [
       { title: 'Organization', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(r.name)}/policies`, r.name) },
-    ] }));
+      { title: 'Export, import, delete', cell: r => link(`/o/${enc(r.name)}/organization`, 'settings') },
+    ] });
+  ctx.show(h('h1', {}, 'Organizations'), may.includes('list_users') ? h('p', {}, link('/users', 'Users of the server')) : null, orgs,
+    may.includes('create_organization') ? createOrganization(ctx, () => organizations(ctx)) : null);
 }
 
 // A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed).
@@ -35,18 +42,37 @@ export async function members(ctx) {
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   let users, clients;
   const reload = () => { users.ready = users.reload(); clients.ready = clients.reload(); };
+  // POST .../users grants roles and never takes one away: a role unticked is taken away by
+  // removing the membership and adding it again with the roles chosen, after a confirmation
+  // (not on oneself, who would lose the right to add it back half-way)
+  const rolesNow = async user => {
+    const q = new URLSearchParams({ page_size: 1, filter: `name==${user}` });
+    const m = ((await api('GET', `${path}/users?${q}`)).items || [])[0];
+    return m ? m.spec.roles || [] : null;
+  };
   const memberForm = ctx.can('write_members') ? h('form.create', { id: 'add-member', onsubmit: async e => {
     e.preventDefault();
     const f = e.target, chosen = roles.filter(r => f[`role-${r}`].checked);
     const limit = f.groups.value.split(',').map(s => s.trim()).filter(Boolean);
-    const body = { username: f.username.value.trim(), roles: chosen };
-    if (limit.length && chosen.includes('operator')) body.policy_groups = { operator: limit };
+    const body = { username: f.username.value.trim(), roles: chosen.length ? chosen : ['reader'] };
+    if (limit.length && body.roles.includes('operator')) body.policy_groups = { operator: limit };
     try {
-      await api('POST', `${path}/users`, body);
-      report(`${body.username} is a member with roles ${chosen.join(', ') || 'reader'}.`);
+      const before = await rolesNow(body.username);
+      const lost = (before || []).filter(r => !body.roles.includes(r));
+      if (lost.length) {
+        if (body.username === ctx.perms.principal && !ctx.perms.server_admin)
+          return result.replaceChildren(failure({ message: `You cannot take your own role${lost.length > 1 ? 's' : ''} ${lost.join(', ')} away here: another admin can.` }));
+        if (!await confirmDialog(`Take ${lost.join(', ')} away from ${body.username}?`, [`${body.username} keeps ${body.roles.join(', ')}.`,
+          'The API takes a role away only with the membership: it is removed and added again at once with the roles chosen.'], 'Take away')) return;
+        await api('DELETE', `${path}/users/${enc(body.username)}`);
+      }
+      try { await api('POST', `${path}/users`, body); }
+      catch (err) { if (lost.length) err.message += ` (${body.username} was removed and not added again: it held ${before.join(', ')})`; throw err; }
+      const now = await rolesNow(body.username);
+      report(`${body.username} is a member with roles ${(now || body.roles).join(', ')}.`);
       f.reset(); reload();
     } catch (err) { result.replaceChildren(failure(err)); }
-  } }, h('h2', {}, 'Add a member or set its roles'),
+  } }, h('h2', {}, 'Add a member or change its roles'),
     h('label', { for: 'username' }, 'User'), h('input', { id: 'username', name: 'username', required: true, autocomplete: 'off' }),
     h('fieldset.roles', {}, h('legend', {}, 'Roles'), roles.map(r => h('span', {},
       h('input', { type: 'checkbox', id: `role-${r}`, name: `role-${r}`, checked: r === 'reader' }), h('label', { for: `role-${r}` }, r)))),
@@ -88,6 +114,7 @@ export async function members(ctx) {
   clients = grid(ctx, { key: 'c', noun: 'clients', load: envelopes(`${path}/clients`), sort: 'name', filter: { label: 'Client name (exact)' }, columns: [
     { title: 'Client', sort: 'name', cell: c => link(`/o/${o}/clients/${enc(c.metadata.name)}`, c.metadata.name) },
     { title: 'Validator', cell: c => (c.spec || {}).validator ? 'yes' : 'no' },
+    { title: 'Active', cell: c => (c.spec || {}).active === false ? 'no (disabled)' : 'yes' },
     { title: 'Created', sort: 'created_at', cell: c => when(c.metadata.created_at) },
     ...(ctx.can('delete_client') ? [{ title: 'Actions', cell: c => remove('client', c.metadata.name,
       ['Its keys and tokens stop working at once.', 'A node using it can no longer check in.'],
@@ -98,29 +125,67 @@ export async function members(ctx) {
   await Promise.all([users.ready, clients.ready]);
 }
 
-/** A user or a client: its profile and its public keys. */
+/** A user or a client: its profile and its public keys; for who may change it, its active flag
+ *  (a disabled one's keys and tokens are refused) and a new key (a pair made by the server,
+ *  its private key shown once, or a public key given). */
 export async function principal(ctx, kind) {
   const { name } = ctx.params;
   const path = kind === 'users' ? `/users/${enc(name)}` : `/organizations/${enc(ctx.org)}/clients/${enc(name)}`;
-  ctx.context(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`), link(`/o/${enc(ctx.org)}/members`, '← users and clients'));
+  const noun = kind === 'users' ? 'User' : 'Client';
+  ctx.context(h('h1', {}, `${noun} ${name}`), link(`/o/${enc(ctx.org)}/members`, '← users and clients'));
   const who = await api('GET', path);
   const keys = await api('GET', `${path}/keys`);
+  const may = ctx.can(kind === 'users' ? 'update_user' : 'update_client');
   const fields = Object.entries(who || {}).filter(([, v]) => typeof v !== 'object' || v === null)
     .map(([k, v]) => [k, v === null ? '' : String(v)]);
-  ctx.show(h('h1', {}, `${kind === 'users' ? 'User' : 'Client'} ${name}`),
+  const result = h('div', { id: 'principal-result' });
+  const again = async (...said) => { await principal(ctx, kind); document.getElementById('principal-result').replaceChildren(h('p.done', { role: 'status' }, ...said)); };
+  const fail = err => document.getElementById('principal-result').replaceChildren(failure(err));
+  // Chef's client answer leaves out active: a client's is read from its envelope
+  let on = who.active !== false;
+  if (typeof who.active !== 'boolean') {
+    const q = new URLSearchParams({ page_size: 1, filter: `name==${name}` });
+    const env = ((await api('GET', `/organizations/${enc(ctx.org)}/clients?${q}`)).items || [])[0];
+    on = !env || (env.spec || {}).active !== false;
+  }
+  // not oneself: a disabled user's own tab would be refused at once, with no way back here
+  const toggle = may && !(kind === 'users' && name === ctx.perms.principal) ? h('button', { type: 'button', id: 'toggle-active', class: on ? 'danger' : null, onclick: async () => {
+    if (on && !await confirmDialog(`Disable ${noun.toLowerCase()} ${name}?`, ['Requests signed with its keys or made with its tokens are refused until it is enabled again.',
+      'Nothing of it is deleted.'], 'Disable')) return;
+    try { await api('PATCH', path, { active: !on }); await again(`${noun} ${name} ${on ? 'disabled: its keys and tokens are refused until it is enabled again' : 'enabled'}.`); }
+    catch (err) { fail(err); }
+  } }, on ? `Disable ${name}` : `Enable ${name}`) : null;
+  const keyForm = may ? h('form.create', { id: 'add-key', onsubmit: async e => {
+    e.preventDefault();
+    const f = e.target, body = { name: f.keyname.value.trim() };
+    body.expiration_date = f.expiration.value ? `${f.expiration.value}T00:00:00Z` : 'infinity';
+    if (f.publickey.value.trim()) body.public_key = f.publickey.value.trim(); else body.create_key = true;
+    try {
+      const made = await api('POST', `${path}/keys`, body);
+      await again(`Key ${body.name} added to ${name}.`);
+      if (made && made.private_key) document.getElementById('principal-result').append(secretOnce(`Private key ${body.name} of ${name}`, made.private_key));
+    } catch (err) { fail(err); }
+  } }, h('h2', {}, 'Add a key'),
+    h('label', { for: 'keyname' }, 'Name'), h('input', { id: 'keyname', name: 'keyname', required: true, autocomplete: 'off' }),
+    h('label', { for: 'expiration' }, 'Expires (optional)'), h('input', { id: 'expiration', name: 'expiration', type: 'date' }),
+    h('label', { for: 'publickey' }, 'Public key (PEM; empty: the server makes a pair and shows its private key once)'),
+    h('textarea', { id: 'publickey', name: 'publickey', rows: 3 }),
+    h('button', { type: 'submit' }, 'Add key')) : null;
+  ctx.show(h('h1', {}, `${noun} ${name}`),
     link(`/o/${enc(ctx.org)}/members`, '← users and clients'),
+    h('p', {}, on ? 'Active.' : 'Disabled: its keys and tokens are refused.', ' ', toggle),
+    result,
     table([{ title: 'Field', cell: r => r[0] }, { title: 'Value', cell: r => r[1] }], fields),
     h('h2', {}, 'Labels'), h('pre.yaml', {}, yaml(who.labels || {})),
     h('h2', {}, 'Public keys'),
     table([{ title: 'Key', cell: k => k.name }, { title: 'Expired', cell: k => k.expired ? 'yes' : 'no' },
-      ...(ctx.can(kind === 'users' ? 'update_user' : 'update_client') ? [{ title: 'Actions', cell: k => destroy({
+      ...(may ? [{ title: 'Actions', cell: k => destroy({
         label: 'Delete', aria: `Delete key ${k.name}`, title: `Delete key ${k.name} of ${name}?`,
         lines: ['Requests signed with it are refused at once.', 'Its other keys and its tokens keep working.'],
         run: () => api('DELETE', `${path}/keys/${enc(k.name)}`),
-        done: async () => { await principal(ctx, kind); document.getElementById('principal-result').replaceChildren(h('p.done', { role: 'status' }, `Key ${k.name} deleted.`)); },
-        fail: err => document.getElementById('principal-result').replaceChildren(failure(err)) }) }] : [])],
+        done: () => again(`Key ${k.name} deleted.`), fail }) }] : [])],
       Array.isArray(keys) ? keys : []),
-    h('div', { id: 'principal-result' }));
+    keyForm);
 }
 
 const lifetimes = [['', 'never expires'], [3600, '1 hour'], [86400, '1 day'], [7 * 86400, '7 days'], [30 * 86400, '30 days'], [90 * 86400, '90 days'], [365 * 86400, '1 year']];

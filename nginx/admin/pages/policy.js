@@ -18,7 +18,43 @@ export async function policies(ctx) {
       { title: 'Policy', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
       { title: 'Revisions', sort: 'count', value: r => r.count, cell: r => String(r.count) },
       { title: 'Latest upload', sort: 'latest', value: r => r.latest, cell: r => when(r.latest) },
-    ] }));
+    ] }), ctx.can('collect_policies') ? collector(ctx) : null);
+}
+
+// collect_policies: a dry run first, listing what would go; then, confirmed, the collection
+// itself, reporting what went.
+function collector(ctx) {
+  const result = h('div', { id: 'collect-result' });
+  const url = `${base(ctx.org)}/collect_policies`;
+  const what = c => [`${c.revisions.length} revision${c.revisions.length === 1 ? '' : 's'}`,
+    `${c.cookbook_artifacts.length} cookbook artifact${c.cookbook_artifacts.length === 1 ? '' : 's'}`,
+    `${c.files.length} stored file${c.files.length === 1 ? '' : 's'}`].join(', ');
+  const listing = c => h('ul', {}, c.revisions.map(r => h('li', {}, `revision ${r.revision_id} of ${r.policy}`)),
+    c.cookbook_artifacts.map(a => h('li', {}, `cookbook artifact ${a.name} ${a.identifier}`)));
+  return h('form.create', { id: 'collect', onsubmit: async e => {
+    e.preventDefault();
+    const f = e.target, body = { keep: Number(f.keep.value), dry_run: true };
+    const names = f.only.value.split(',').map(x => x.trim()).filter(Boolean);
+    if (names.length) body.policies = names;
+    try {
+      const dry = await api('POST', url, body);
+      if (!dry.revisions.length && !dry.cookbook_artifacts.length && !dry.files.length)
+        return result.replaceChildren(h('p.done', { role: 'status' }, `Nothing to collect: every revision is among the newest ${body.keep} or pointed at by a group.`));
+      result.replaceChildren(h('div.done', { role: 'status' }, h('p', {}, `Would go: ${what(dry)}.`), listing(dry),
+        h('button.danger', { type: 'button', id: 'collect-now', onclick: async () => {
+          if (!await confirmDialog(`Collect ${what(dry)}?`, dry.revisions.map(r => `${r.policy} ${r.revision_id}`).slice(0, 20)
+            .concat(dry.revisions.length > 20 ? [`and ${dry.revisions.length - 20} more revisions`] : [], ['They cannot be brought back but by uploading them again.']), 'Collect')) return;
+          try {
+            const gone = await api('POST', url, { ...body, dry_run: false });
+            result.replaceChildren(h('div.done', { role: 'status' }, h('p', {}, `Collected: ${what(gone)}.`), listing(gone)));
+          } catch (err) { result.replaceChildren(failure(err)); }
+        } }, 'Collect these')));
+    } catch (err) { result.replaceChildren(failure(err)); }
+  } }, h('h2', {}, 'Collect old revisions'),
+    h('p', {}, 'Revisions no group points at beyond the newest of each policy, then the cookbook artifacts and files nothing names any more. A dry run shows what would go first.'),
+    h('label', { for: 'keep' }, 'Keep the newest'), h('input', { id: 'keep', name: 'keep', type: 'number', min: 0, value: '3', required: true }),
+    h('label', { for: 'only' }, 'Only policies (optional)'), h('input', { id: 'only', name: 'only', placeholder: 'web, db', autocomplete: 'off' }),
+    h('button', { type: 'submit' }, 'Preview'), result);
 }
 
 export async function policyPage(ctx) {
