@@ -105,11 +105,57 @@ static int node_groups_check(struct request *req, const json_t *body)
     return rc;
 }
 
+/* ---- the lists as pages --------------------------------------------------------------------- */
+
+static struct page_query page_query_of(struct request *req)
+{
+    return (struct page_query){request_query(req, "page_size"), request_query(req, "page_token"),
+                               request_query(req, "sort"), request_query(req, "filter"), 0};
+}
+
+/* Whether a list request asks for a page (else Chef's shape, which filter alone narrows). */
+static int wants_page(const struct page_query *q)
+{
+    return q->page_size || q->page_token || q->sort;
+}
+
+/* Chef's map out narrowed to the names of page's items (a page of all the filter selects). */
+static void keep_listed(json_t *out, json_t *page)
+{
+    const char *name;
+    json_t *value, *tmp, *names = json_object();
+    size_t i;
+    json_t *item;
+    json_array_foreach (json_object_get(page, "items"), i, item)
+        json_object_set(names, json_string_value(json_object_get(item, "name")), json_true());
+    json_object_foreach_safe (out, tmp, name, value)
+        if (!json_object_get(names, name))
+            json_object_del(out, name);
+    json_decref(names);
+}
+
+/* Chef's {name: {uri, revisions}}; with page_size, page_token or sort, pages of policies (their
+ * revision count and newest upload); filter narrows either shape. */
 int policies_list(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = policy_list(req->svc->store, req->arena, request_param(req, "org"),
-                         request_base_url(req), &out, &req->err);
+    json_t *out = NULL, *page = NULL;
+    struct page_query q = page_query_of(req);
+    int rc;
+    if (wants_page(&q)) {
+        rc = policy_page(req->svc->store, req->arena, request_param(req, "org"), &q, &out,
+                         &req->err);
+        return respond_owned(req, rc, 200, out);
+    }
+    rc = policy_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req),
+                     &out, &req->err);
+    if (!rc && q.filter) {
+        q.all = 1;
+        rc = policy_page(req->svc->store, req->arena, request_param(req, "org"), &q, &page,
+                         &req->err);
+        if (!rc)
+            keep_listed(out, page);
+        json_decref(page);
+    }
     return respond_owned(req, rc, 200, out);
 }
 
@@ -203,18 +249,35 @@ int revisions_delete(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* Chef's {group: {uri, policies}} of the groups the caller may read; with page_size,
+ * page_token or sort, pages of them; filter narrows either shape. */
 int groups_list(struct request *req)
 {
-    json_t *out = NULL;
-    int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
-                               request_base_url(req), &out, &req->err);
+    json_t *out = NULL, *page = NULL;
+    struct page_query q = page_query_of(req);
     const char *group;
     json_t *value, *tmp;
     struct group_reach reach;
+    int rc;
     auth_group_reach(req, "read_policy_group", &reach);
+    if (wants_page(&q)) {
+        rc = policy_group_page(req->svc->store, req->arena, request_param(req, "org"), &q,
+                               !reach.held ? "" : reach.patterns, &out, &req->err);
+        return respond_owned(req, rc, 200, out);
+    }
+    rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
+                           request_base_url(req), &out, &req->err);
     json_object_foreach_safe (out, tmp, group, value) /* the groups the caller may read */
         if (!auth_group_reaches(&reach, group))
             json_object_del(out, group);
+    if (!rc && q.filter) {
+        q.all = 1;
+        rc = policy_group_page(req->svc->store, req->arena, request_param(req, "org"), &q, NULL,
+                               &page, &req->err);
+        if (!rc)
+            keep_listed(out, page);
+        json_decref(page);
+    }
     return respond_owned(req, rc, 200, out);
 }
 
@@ -279,10 +342,9 @@ int group_policy_delete(struct request *req)
 int nodes_list(struct request *req)
 {
     json_t *out = NULL, *page = NULL;
-    struct node_page_query q = {request_query(req, "page_size"), request_query(req, "page_token"),
-                                request_query(req, "sort"), request_query(req, "filter"), 0};
+    struct page_query q = page_query_of(req);
     int rc;
-    if (q.page_size || q.page_token || q.sort) {
+    if (wants_page(&q)) {
         rc = policy_node_page(req->svc->store, req->arena, request_param(req, "org"), &q, &out,
                               &req->err);
         return respond_owned(req, rc, 200, out);

@@ -167,7 +167,10 @@ const struct route routes[] = {
 
     /* the Policyfile API (Chef-compatible) */
     {"GET", "/organizations/{org}/policies", "read_policy", H(policies_list), CHEF,
-     "List policies and their revisions", .answer = "Policies"},
+     "List policies: Chef's {name: {uri, revisions}}, or with page_size, page_token or sort pages "
+     "of policies (revision_count, latest_at) with a total, sorted by name, revision_count or "
+     "latest_at; filter (name; == or !=, '*' any text) narrows either",
+     .answer = "PoliciesOrPage", .query = "page_size page_token filter sort"},
     {"GET", "/organizations/{org}/policies/{name}", "read_policy", H(policies_get), CHEF,
      "Show a policy's revisions", .answer = "Policy"},
     {"DELETE", "/organizations/{org}/policies/{name}", "delete_policy", H(policies_delete), CHEF,
@@ -183,8 +186,11 @@ const struct route routes[] = {
      "at it)",
      .answer = "PolicyLock"},
     {"GET", "/organizations/{org}/policy_groups", "read_policy_group", H(groups_list), CHEF,
-     "List policy groups and what they point at (those the caller may read)",
-     .answer = "PolicyGroups"},
+     "List policy groups and what they point at (those the caller may read): Chef's {group: "
+     "{uri, policies}}, or with page_size, page_token or sort pages of them (policy_count, "
+     "policies) with a total, sorted by name or policy_count; filter (name; == or !=, '*' any "
+     "text) narrows either",
+     .answer = "PolicyGroupsOrPage", .query = "page_size page_token filter sort"},
     {"GET", "/organizations/{org}/policy_groups/{group}", "read_policy_group", H(groups_get),
      CHEF | GROUP, "Show a policy group", .answer = "PolicyGroup"},
     {"DELETE", "/organizations/{org}/policy_groups/{group}", "write_policy_group", H(groups_delete),

@@ -3,7 +3,8 @@
 # (t/browser/tables.mjs): the nodes list (250 nodes) in pages of 100 with a total, Previous and
 # Next, a sort by clicking a column (kept over a reload), a filter, and a group chosen; each
 # node's policy, group, revision, platform, address and check-in, and its page (deleted there,
-# after a confirmation); a cluster edited (display name, labels, description) and deleted with a
+# after a confirmation); the policies and policy groups lists asking the API for one page each,
+# sorted and filtered by the server; a cluster edited (display name, labels, description) and deleted with a
 # confirmation; a member added with roles, a role taken away (asked first) and removed; a client created (its
 # key shown once) and deleted; a token made with an expiry; the events page opening with one
 # request for the newest events (last=) and linking each event to its object; at 390 px rows as
@@ -91,6 +92,24 @@ like $seen{'node delete asks'} // '', qr/Delete node web007\?/, '  delete asks f
 like $seen{'node delete says'} // '', qr/Node web007 deleted/, '  and says it is done';
 my ($r) = $s->call('GET', "$base/nodes/web007");
 is $r->{status}, 404, '  the API has it gone';
+
+# ---- the policies and groups lists: one page asked of the server ----
+$p = $seen{'policies list'} // {};
+is $p->{caption}, '1–2 of 2 policies', 'policies: a page with the total';
+is_deeply $p->{first}, ['db', '2', $p->{first}[2]], '  db: its 2 revisions';
+is_deeply $seen{'policies by revisions, descending'}{names}, [qw(web db)], '  Revisions twice: the most first';
+like $seen{'policies by revisions, descending'}{hash}, qr/sort=-revision_count/, '  kept in the address';
+is_deeply [ @{ $seen{'policies filtered'} // {} }{qw(caption names)} ], ['1–1 of 1 policies', ['web']], '  filtered by name';
+$p = $seen{'groups list'} // {};
+is $p->{caption}, '1–3 of 3 groups', 'groups: a page with the total';
+is_deeply $p->{first}, ['dev', '2', 'db → d-dev, web → r-dev'], '  dev: what it points at';
+is_deeply $seen{'groups by policies'}{names}, [qw(qa dev prod)], '  sorted by their policies\' count';
+is_deeply $seen{'groups filtered'}{names}, ['prod'], "  filtered by name ('*' any text)";
+my @lists = @{ $seen{'lists asked'} // [] };
+ok scalar(@lists) >= 6 && !grep({ !/[?&]page_size=100(&|$)/ } @lists), 'each list asked the API for one page of 100'
+    or diag explain \@lists;
+ok scalar(grep { /^policies\?.*sort=-revision_count/ } @lists), '  sorted by the server';
+ok scalar(grep { /^policy_groups\?.*filter=name==p\*/ } @lists), '  filtered by the server';
 
 # ---- the cluster ----
 like $seen{'cluster edit says'} // '', qr/Saved: revision \S+/, 'a cluster edited: the page says so';

@@ -16,9 +16,24 @@
 
 #include <jansson.h>
 
+/* A list's page request (all may be NULL): page_size (default 100, clamped to 1..1000),
+ * page_token (a previous page's next_page_token), sort (a key of the list; '-' before:
+ * descending), filter (field==value;field!=value on the list's fields; '*' in a value matches any
+ * text); all: one page of everything. Nodes sort by name, policy_group, policy_name or
+ * updated_at and filter on name, policy_name, policy_group. */
+struct page_query {
+    const char *page_size, *page_token, *sort, *filter;
+    int all;
+};
+
 /* GET policies: {name: {uri, revisions: {rev: {created_at, created_by}}}} */
 int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
                 json_t **out, struct purser_error *err);
+/* A page of policies: {items: [{name, revision_count, latest_at (its newest revision's upload,
+ * absent without one)}], next_page_token ("" at the end), total (what the filter selects)}; sort
+ * by name, revision_count or latest_at; filter on name. Pages by position. */
+int policy_page(struct store *store, struct arena *arena, const char *org,
+                const struct page_query *q, json_t **out, struct purser_error *err);
 /* GET policies/{name}: {revisions: {...}}; DELETE answers the same and removes everything. */
 int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
                json_t **out, struct purser_error *err);
@@ -49,6 +64,13 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
  * policies}, policies {} when it has none (as Chef shows one). */
 int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
                       json_t **out, struct purser_error *err);
+/* A page of policy groups: {items: [{name, policy_count, policies: {policy: {revision_id}}}],
+ * next_page_token, total}; sort by name or policy_count; filter on name. reach: NULL, or the
+ * groups the caller may see as rbac_group_matches patterns ("" none), applied before paging so
+ * that the total is what the caller may see. */
+int policy_group_page(struct store *store, struct arena *arena, const char *org,
+                      const struct page_query *q, const char *reach, json_t **out,
+                      struct purser_error *err);
 int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
                      const char *base, json_t **out, struct purser_error *err);
 int policy_group_delete(struct store *store, struct arena *arena, const char *org,
@@ -84,22 +106,12 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
  * "missing update permission" (or delete), as the Chef Infra Server's node ACL answers. */
 int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
                      json_t **out, struct purser_error *err);
-/* A nodes list request (all may be NULL): page_size (default 100, clamped to 1..1000),
- * page_token (a previous page's next_page_token), sort (name, policy_group, policy_name or
- * updated_at, then the name; '-' before: both descending), filter (field==value;field!=value on
- * name, policy_name, policy_group; '*' in a value matches any text); all: one page of everything.
- */
-struct node_page_query {
-    const char *page_size, *page_token, *sort, *filter;
-    int all;
-};
-
 /* A page of node summaries: {items: [{name, policy_name, policy_group, revision_id (what its
  * group points at for its policy), platform, platform_version, ipaddress, fqdn, ohai_time,
  * updated_at}], next_page_token ("" at the end), total (what the filter selects)}. Pages are
  * by position: a node added or removed before a page's start shifts it by one. */
 int policy_node_page(struct store *store, struct arena *arena, const char *org,
-                     const struct node_page_query *q, json_t **out, struct purser_error *err);
+                     const struct page_query *q, json_t **out, struct purser_error *err);
 int policy_node_create(struct store *store, const char *org, const json_t *body,
                        long long creator_id, const char *base, json_t **out,
                        struct purser_error *err);

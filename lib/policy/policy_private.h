@@ -1,10 +1,14 @@
-/* policy_private.h: internals shared by policy.c, policy_group.c and policy_node.c. */
+/* policy_private.h: internals shared by the policy files (policy.c, policy_group.c, policy_node.c
+ * and the lists as pages: policy_page.c, policy_node_page.c, policy_list_page.c). */
 #ifndef PURSER_POLICY_PRIVATE_H
 #define PURSER_POLICY_PRIVATE_H
 
 #include "policy/policy.h"
 
+#include "base/buf.h"
+
 #include <jansson.h>
+#include <limits.h>
 
 /* A policy revision to store and point a group at (policy_revision_write). */
 struct revision_write {
@@ -50,5 +54,46 @@ int policy_revision_write_txn(struct store *store, void *ctx, struct purser_erro
 int policy_ensure_named(struct store *store, struct arena *arena, const char *insert_sql,
                         const char *select_sql, long long oid, const char *name, long long *id,
                         struct purser_error *err);
+
+/* The lists as pages (policy_page.c). */
+#define PAGE_DEFAULT 100
+#define PAGE_MAX 1000
+#define PAGE_FILTER_MAX 10
+#define PAGE_ALL (LONG_MAX - 1)
+
+/* A list's filter: the WHERE conditions after the organization's (" AND ..."), params[0] the
+ * organization's id, then one per condition; room for two more (LIMIT, OFFSET). */
+struct page_filter {
+    struct buf where;
+    struct store_value params[3 + PAGE_FILTER_MAX];
+    size_t count;
+};
+
+/* What a list sorts and filters on: noun (for errors); fields (NULL-terminated) filter on
+ * alias+field; keys (NULL-terminated, the first the default and the tie-break) sort on
+ * sort_alias+key. */
+struct page_spec {
+    const char *noun, *alias, *sort_alias;
+    const char *const *fields, *const *keys;
+};
+
+/* A page's bounds: size (PAGE_ALL for q->all), offset, and the ORDER BY of its sort. */
+struct page_bounds {
+    long size, offset;
+    const char *order;
+};
+
+/* Parses q's page_size, page_token, sort and filter into f and b (400s naming the field). */
+int page_prepare(struct page_filter *f, struct arena *arena, const struct page_query *q,
+                 const struct page_spec *spec, struct page_bounds *b, struct purser_error *err);
+int page_filter_parse(struct page_filter *f, struct arena *arena, const char *filter,
+                      const struct page_spec *spec, struct purser_error *err);
+/* The ORDER BY of sort= ('-' before: descending), then keys[0] in the same direction, so that
+ * the order is total and a descending one is the ascending one reversed. */
+const char *page_sort_order(struct arena *arena, const char *sort, const struct page_spec *spec,
+                            struct purser_error *err);
+/* A count parameter: fallback when absent; clamped to 1..max (max 0: any n >= 0). */
+int page_count_param(const char *text, long fallback, long max, const char *what, long *out,
+                     struct purser_error *err);
 
 #endif

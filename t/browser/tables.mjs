@@ -56,6 +56,30 @@ try {
   await visit(page, `/o/${o}/nodes?group=dev`);
   report('nodes of group dev', await table(page));
 
+  // ---- the policies and groups lists: pages asked of the server, sorted, filtered ----
+  const listAsked = [];
+  const onList = r => { const m = r.url().match(/\/(policies|policy_groups)\?(.*)$/); if (m) listAsked.push(`${m[1]}?${decodeURIComponent(m[2])}`); };
+  page.on('request', onList);
+  await visit(page, `/o/${o}/policies`);
+  report('policies list', await table(page));
+  await clickAndSettle(page, 'main th:nth-child(2) button.sort');
+  await clickAndSettle(page, 'main th:nth-child(2) button.sort');
+  report('policies by revisions, descending', await table(page));
+  await page.fill('main input[type=search]', 'we');
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1);
+  await settle(page);
+  report('policies filtered', await table(page));
+  await visit(page, `/o/${o}/groups`);
+  report('groups list', await table(page));
+  await clickAndSettle(page, 'main th:nth-child(2) button.sort');
+  report('groups by policies', await table(page));
+  await page.fill('main input[type=search]', 'p*');
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1);
+  await settle(page);
+  report('groups filtered', await table(page));
+  page.off('request', onList);
+  report('lists asked', listAsked);
+
   // ---- a node's page ----
   await visit(page, `/o/${o}/nodes/web007`);
   report('node page', await page.evaluate(() => document.querySelector('main').textContent));

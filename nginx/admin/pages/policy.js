@@ -6,19 +6,29 @@ import { yaml, diffView, diffModes } from '../diff.js';
 
 const base = org => `/organizations/${enc(org)}`;
 
+// A list's pages from the API (GET path?page_size&sort&page_token&filter: {items,
+// next_page_token, total}): the filter box narrows by name ('*' any text, else the name holds
+// it), conds() the other conditions.
+export const serverPages = (path, conds = () => []) => async ({ sort, q, token, size }) => {
+  const all = [...(q ? [`name==${q.includes('*') ? q : `*${q}*`}`] : []), ...conds()];
+  const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
+  if (token) params.set('page_token', token);
+  if (all.length) params.set('filter', all.join(';'));
+  const page = await api('GET', `${path}?${params}`);
+  return { items: page.items, next: page.next_page_token, total: page.total };
+};
+
+// The policies list: pages from the API (each policy's revision count and newest upload),
+// sorted and filtered by the server.
 export async function policies(ctx) {
-  const list = await api('GET', `${base(ctx.org)}/policies`);
-  const rows = Object.entries(list || {}).map(([name, p]) => {
-    const revs = Object.entries(p.revisions || {});
-    const latest = revs.map(([, r]) => r.created_at || '').sort().pop() || '';
-    return { name, count: revs.length, latest };
-  });
-  ctx.show(h('h1', {}, 'Policies'), grid(ctx, { noun: 'policies', rows, sort: 'name', text: r => r.name,
-    filter: { label: 'Filter by name' }, columns: [
-      { title: 'Policy', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
-      { title: 'Revisions', sort: 'count', value: r => r.count, cell: r => String(r.count) },
-      { title: 'Latest upload', sort: 'latest', value: r => r.latest, cell: r => when(r.latest) },
-    ] }), ctx.can('collect_policies') ? collector(ctx) : null);
+  const list = grid(ctx, { noun: 'policies', load: serverPages(`${base(ctx.org)}/policies`), sort: 'name',
+    filter: { label: 'Name', placeholder: 'web or web-*' }, columns: [
+      { title: 'Policy', sort: 'name', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(r.name)}`, r.name) },
+      { title: 'Revisions', sort: 'revision_count', cell: r => String(r.revision_count) },
+      { title: 'Latest upload', sort: 'latest_at', cell: r => when(r.latest_at) },
+    ] });
+  ctx.show(h('h1', {}, 'Policies'), list, ctx.can('collect_policies') ? collector(ctx) : null);
+  await list.ready;
 }
 
 // collect_policies: a dry run first, listing what would go; then, confirmed, the collection
@@ -116,17 +126,18 @@ export async function revisionPage(ctx) {
     h('h2', {}, 'Groups pointing at it'), h('p', {}, (lock.policy_group_list || []).join(', ') || 'none'));
 }
 
+// The policy groups list: pages from the API (those the caller may read, with what they point
+// at), sorted and filtered by the server.
 export async function groups(ctx) {
-  const list = await api('GET', `${base(ctx.org)}/policy_groups`);
-  const rows = Object.entries(list || {}).map(([group, g]) => ({ group, policies: g.policies || {} }))
-    .sort((a, b) => a.group.localeCompare(b.group));
-  const pointsAt = r => Object.entries(r.policies).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ');
-  ctx.show(h('h1', {}, 'Policy groups'), grid(ctx, { noun: 'groups', rows, sort: 'group',
-    filter: { label: 'Filter by group or policy' }, text: r => `${r.group} ${pointsAt(r)}`, columns: [
-      { title: 'Group', sort: 'group', value: r => r.group, cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.group)}`, r.group) },
-      { title: 'Policies', sort: 'count', value: r => Object.keys(r.policies).length, cell: r => String(Object.keys(r.policies).length) },
+  const pointsAt = r => Object.entries(r.policies || {}).map(([p, v]) => `${p} → ${v.revision_id}`).join(', ');
+  const list = grid(ctx, { noun: 'groups', load: serverPages(`${base(ctx.org)}/policy_groups`), sort: 'name',
+    filter: { label: 'Group name', placeholder: 'prod or prod-*' }, columns: [
+      { title: 'Group', sort: 'name', cell: r => link(`/o/${enc(ctx.org)}/groups/${enc(r.name)}`, r.name) },
+      { title: 'Policies', sort: 'policy_count', cell: r => String(r.policy_count) },
       { title: 'Points at', cell: pointsAt },
-    ] }));
+    ] });
+  ctx.show(h('h1', {}, 'Policy groups'), list);
+  await list.ready;
 }
 
 // The locks read for comparisons, each once per page.
@@ -315,8 +326,12 @@ const ranAt = t => (typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOStr
 export async function nodes(ctx) {
   const group = ctx.query.get('group') || '';
   const policyName = group ? ctx.query.get('policy') || '' : '';
-  const groupsList = await api('GET', `${base(ctx.org)}/policy_groups`) || {};
-  const policyNames = group ? Object.keys((groupsList[group] || {}).policies || {}).sort() : [];
+  // the groups to choose from: the first 1,000 by name (a page, not the whole list), and the
+  // chosen one's policies
+  const groupNames = ((await api('GET', `${base(ctx.org)}/policy_groups?page_size=1000&sort=name`)).items || []).map(g => g.name);
+  if (group && !groupNames.includes(group)) groupNames.unshift(group);
+  const chosen = group ? await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`).catch(() => ({})) : {};
+  const policyNames = Object.keys(chosen.policies || {}).sort();
   const choose = (key, value) => {
     if (value) ctx.query.set(key, value); else ctx.query.delete(key);
     if (key === 'group') ctx.query.delete('policy');
@@ -326,22 +341,13 @@ export async function nodes(ctx) {
     h('label', { for: 'node-group' }, 'Policy group'),
     h('select', { id: 'node-group', onchange: e => choose('group', e.target.value) },
       h('option', { value: '' }, 'all groups'),
-      Object.keys(groupsList).sort().map(g => h('option', { value: g, selected: g === group }, g))),
+      groupNames.map(g => h('option', { value: g, selected: g === group }, g))),
     group ? h('label', { for: 'node-policy' }, 'Policy') : null,
     group ? h('select', { id: 'node-policy', onchange: e => choose('policy', e.target.value) },
       h('option', { value: '' }, 'all policies'),
       policyNames.map(p => h('option', { value: p, selected: p === policyName }, p))) : null];
-  const load = async ({ sort, q, token, size }) => {
-    const conds = [];
-    if (q) conds.push(`name==${q.includes('*') ? q : `*${q}*`}`);
-    if (group) conds.push(`policy_group==${group}`);
-    if (policyName) conds.push(`policy_name==${policyName}`);
-    const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
-    if (token) params.set('page_token', token);
-    if (conds.length) params.set('filter', conds.join(';'));
-    const page = await api('GET', `${base(ctx.org)}/nodes?${params}`);
-    return { items: page.items, next: page.next_page_token, total: page.total };
-  };
+  const load = serverPages(`${base(ctx.org)}/nodes`, () => [...(group ? [`policy_group==${group}`] : []),
+    ...(policyName ? [`policy_name==${policyName}`] : [])]);
   const o = enc(ctx.org);
   const list = grid(ctx, { noun: 'nodes', load, sort: 'name', controls,
     filter: { label: 'Name', placeholder: 'web or web-*' }, columns: [
