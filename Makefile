@@ -91,7 +91,7 @@ $(BUILD)/fcgi/routes-table.o: fcgi/routes.c $(wildcard lib/*/*.h fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DROUTES_TABLE_ONLY -c -o $@ $<
 
-$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_backup.o $(BUILD)/tools/purser_git.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
+$(BUILD)/purser: $(BUILD)/tools/purser.o $(BUILD)/tools/purser_backup.o $(BUILD)/tools/purser_git.o $(BUILD)/tools/purser_keys.o $(BUILD)/fcgi/routes-table.o $(BUILD)/fcgi/router.o \
                  $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -40,6 +40,8 @@ struct worker {
     int listen_fd;
     unsigned long served;
     long long auth_changes; /* METRIC_AUTH_CHANGES when the auth cache was last emptied */
+    long long auth_noted;   /* the newest auth_changes row seen in the database */
+    double auth_checked;    /* when it was read (now_ms) */
     double schema_checked;  /* when the schema's version was last read (now_ms) */
     int schema_version;     /* what it was then; -1 before the first read */
 };
@@ -184,13 +186,22 @@ static unsigned long retirement_after(long max_requests)
 
 /* Empties the authentication cache when another worker of this process has changed
  * credentials, memberships or grants since this one last looked (a shared counter: one
- * atomic read per request). Other hosts' workers see such a change within cache.auth_ttl. */
-static void auth_changes_seen(struct worker *w)
+ * atomic read per request), or when the database notes a change made through another host or
+ * with the purser command (its newest auth_changes row, read at most once a second). A
+ * database that cannot be reached leaves the cache to its TTL (cache.auth_ttl). */
+static void auth_changes_seen(struct worker *w, struct arena *arena)
 {
-    long long changes = metrics_get(METRIC_AUTH_CHANGES);
-    if (changes != w->auth_changes) {
+    long long changes = metrics_get(METRIC_AUTH_CHANGES), noted = w->auth_noted;
+    double now = now_ms();
+    struct purser_error err;
+
+    if (now - w->auth_checked >= 1000.0 &&
+        !identity_changes_newest(w->svc.store, arena, &noted, &err))
+        w->auth_checked = now;
+    if (changes != w->auth_changes || noted != w->auth_noted) {
         identity_cache_clear(w->svc.auth_cache);
         w->auth_changes = changes;
+        w->auth_noted = noted;
     }
 }
 
@@ -243,8 +254,8 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         *heavy = 1;
         return NULL;
     }
-    auth_changes_seen(w);
     store_request_begins(w->svc.store); /* (Galera: reads see what the cluster committed) */
+    auth_changes_seen(w, req.arena);
     rc = parse_target(&req);
     if (!rc) /* the server-wide body limit comes before routing, as nginx's does */
         rc = check_length(&req, (size_t)w->svc.config->max_body_bytes);
@@ -267,8 +278,12 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         store_set_actor(w->svc.store, NULL); /* (the name lives in the request's arena) */
     }
     if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE)) {
-        identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once */
-        metrics_add(METRIC_AUTH_CHANGES, 1);     /* and the others before their next request */
+        struct purser_error err;
+        identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once, */
+        metrics_add(METRIC_AUTH_CHANGES, 1);     /* the others before their next request */
+        if (identity_changes_note(w->svc.store, &err)) /* and other hosts' within a second */
+            log_message("warning", "the change was not noted for other hosts (cache.auth_ttl)",
+                        NULL);
     }
     if (!req.responded) { /* a refusal may have answered already (406) */
         if (!rc)

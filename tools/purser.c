@@ -13,7 +13,7 @@
 #include "transfer/transfer.h"
 /* The route table, so that check-config can hold the policy against the actions it uses. */
 #include "../fcgi/router.h"
-#include "purser_backup.h"
+#include "purser.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -79,11 +79,15 @@ static void on_migration(const struct migration *m, const char *note, void *ctx)
     fflush(stdout);
 }
 
-static int cmd_migrate(const struct purser_config *cfg)
+static int cmd_migrate(const struct purser_config *cfg, int argc, char **argv)
 {
     struct store *store = NULL;
     struct purser_error err;
     int applied = 0, version = 0, rc;
+    if (argc != 1) { /* argv[0] is the command */
+        fprintf(stderr, "usage: purser %s\n", argv[0]);
+        return 2;
+    }
 
     if (mysql_library_init(0, NULL, NULL)) {
         fprintf(stderr, "purser: cannot initialise the MariaDB client library\n");
@@ -149,7 +153,7 @@ static int write_secret(const char *path, const char *text)
     return close(fd);
 }
 
-static int open_store(struct store **store, const struct purser_config *cfg)
+int open_store(struct store **store, const struct purser_config *cfg)
 {
     struct purser_error err;
     if (mysql_library_init(0, NULL, NULL) || store_new(store, cfg, &err)) {
@@ -165,7 +169,7 @@ static int open_store(struct store **store, const struct purser_config *cfg)
     return 0;
 }
 
-static int fail(struct purser_error *err)
+int fail(struct purser_error *err)
 {
     fprintf(stderr, "purser: %s\n", err->message);
     return 1;
@@ -450,121 +454,6 @@ static int cmd_gc_events(const struct purser_config *cfg, int argc, char **argv)
     return rc ? fail(&err) : 0;
 }
 
-static const char *keyring_path(const struct purser_config *cfg)
-{
-    if (!cfg->keyring_file[0]) {
-        fprintf(stderr, "purser: secrets.keyring is not set in the configuration\n");
-        return NULL;
-    }
-    return cfg->keyring_file;
-}
-
-static int cmd_init_keyring(const struct purser_config *cfg)
-{
-    struct purser_error err;
-    const char *path = keyring_path(cfg);
-    if (!path)
-        return 1;
-    if (keyring_create(path, &err))
-        return fail(&err);
-    printf("created keyring %s with slot 1\n", path);
-    return 0;
-}
-
-static int cmd_add_key(const struct purser_config *cfg)
-{
-    struct purser_error err;
-    const char *path = keyring_path(cfg);
-    int id = 0;
-    if (!path)
-        return 1;
-    if (keyring_add_slot(path, &id, &err))
-        return fail(&err);
-    printf("added slot %d to %s: it seals new values once the service reloads (SIGHUP); run "
-           "rotate-keys to re-seal older ones\n",
-           id, path);
-    return 0;
-}
-
-static int cmd_remove_key(const struct purser_config *cfg, int argc, char **argv)
-{
-    struct purser_error err;
-    const char *path = keyring_path(cfg);
-    struct store *store = NULL;
-    struct arena *arena;
-    long count = 0;
-    char *end;
-    long id = argc == 2 ? strtol(argv[1], &end, 10) : 0;
-    int rc;
-
-    if (argc != 2 || *end || id < 1) {
-        fprintf(stderr, "usage: purser remove-key ID\n");
-        return 2;
-    }
-    if (!path || open_store(&store, cfg))
-        return 1;
-    if (!(arena = arena_new())) {
-        store_free(store);
-        return 1;
-    }
-    rc = docstore_count_sealed(store, arena, (int)id, &count, &err);
-    if (!rc && count > 0)
-        rc = purser_error_set(&err, PURSER_EEXISTS,
-                              "slot %ld still seals %ld record(s): run rotate-keys first", id,
-                              count);
-    if (!rc)
-        rc = keyring_remove_slot(path, (int)id, &err);
-    arena_free(arena);
-    store_free(store);
-    if (rc)
-        return fail(&err);
-    printf("removed slot %ld from %s\n", id, path);
-    return 0;
-}
-
-static int cmd_rotate_keys(const struct purser_config *cfg, int argc, char **argv)
-{
-    struct purser_error err;
-    struct keyring *ring = NULL;
-    struct store *store = NULL;
-    long batch = 100, total = 0, done = 0, left = 1;
-    int rc = 0;
-
-    if (argc == 3 && strcmp(argv[1], "--batch") == 0)
-        batch = atol(argv[2]);
-    else if (argc != 1)
-        batch = 0;
-    if (batch < 1 || batch > 100000) {
-        fprintf(stderr, "usage: purser rotate-keys [--batch N]   (1 <= N <= 100000)\n");
-        return 2;
-    }
-    if (!keyring_path(cfg))
-        return 1;
-    if (keyring_load(&ring, cfg->keyring_file, &err))
-        return fail(&err);
-    if (open_store(&store, cfg)) {
-        keyring_free(ring);
-        return 1;
-    }
-    while (!rc && left > 0) {
-        struct arena *arena = arena_new();
-        if (!arena)
-            break;
-        rc = docstore_rotate_batch(store, arena, ring, batch, &done, &left, &err);
-        arena_free(arena);
-        total += done;
-        if (!rc)
-            printf("re-sealed %ld record(s) under slot %d; %ld left\n", total, keyring_newest(ring),
-                   left);
-        fflush(stdout);
-        if (!rc && done == 0 && left > 0)
-            rc = purser_error_set(&err, PURSER_EINTERNAL, "no progress: %ld record(s) left", left);
-    }
-    store_free(store);
-    keyring_free(ring);
-    return rc ? fail(&err) : 0;
-}
-
 /* Progress of an export or import, on a terminal only. */
 static void show_progress(void *ctx, size_t done, const char *kind)
 {
@@ -685,21 +574,58 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
     return rc ? fail(&err) : 0;
 }
 
-/* The commands main knows, so that an unknown one is said before a configuration is read. */
-static const char *const commands[] = {
-    "migrate",   "check-config", "config-defaults", "create-org", "create-user", "gc-policies",
-    "gc-events", "add-member",   "init-keyring",    "add-key",    "remove-key",  "export",
-    "import",    "rotate-keys",  "backup",          "restore",    "git-sync",    "git-rebuild",
+/* The commands main knows (an unknown one is said before a configuration is read); check-config
+ * and config-defaults, which need no database, are main's own. */
+static const struct command {
+    const char *name;
+    int (*run)(const struct purser_config *cfg, int argc, char **argv);
+    int changes_access; /* credentials, memberships or grants: noted for every host's caches */
+} commands[] = {
+    {"migrate", cmd_migrate, 0},
+    {"check-config", NULL, 0},
+    {"config-defaults", NULL, 0},
+    {"create-org", cmd_create_org, 1},
+    {"create-user", cmd_create_user, 1},
+    {"gc-policies", cmd_gc_policies, 0},
+    {"gc-events", cmd_gc_events, 0},
+    {"add-member", cmd_add_member, 1},
+    {"init-keyring", cmd_init_keyring, 0},
+    {"add-key", cmd_add_key, 0},
+    {"remove-key", cmd_remove_key, 0},
+    {"export", cmd_transfer, 0},
+    {"import", cmd_transfer, 1},
+    {"rotate-keys", cmd_rotate_keys, 0},
+    {"backup", cmd_backup, 0},
+    {"restore", cmd_restore, 1},
+    {"git-sync", cmd_git, 0},
+    {"git-rebuild", cmd_git, 0},
 };
 
-int cmd_git(const struct purser_config *cfg, int argc, char **argv); /* tools/purser_git.c */
-
-static int command_known(const char *name)
+static const struct command *command_named(const char *name)
 {
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (!strcmp(commands[i], name))
-            return 1;
-    return 0;
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+/* A change of access made here, noted in the database: the running hosts' workers empty their
+ * authentication caches within a second (README "When access ends"). */
+static int note_access_change(const struct purser_config *cfg)
+{
+    struct store *store = NULL;
+    struct purser_error err;
+    int rc;
+    if (open_store(&store, cfg))
+        return 1;
+    rc = identity_changes_note(store, &err);
+    if (rc)
+        fprintf(stderr,
+                "purser: done, but not noted for the running hosts (they see it within "
+                "cache.auth_ttl): %s\n",
+                err.message);
+    store_free(store);
+    return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -711,6 +637,7 @@ int main(int argc, char **argv)
     struct purser_config cfg;
     struct purser_error err;
     const char *path = getenv("PURSER_CONFIG");
+    const struct command *cmd;
     const char *command;
     int opt, rc;
 
@@ -734,7 +661,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!command_known(command)) {
+    if (!(cmd = command_named(command))) {
         fprintf(stderr, "purser: unknown command '%s' (purser --help lists them)\n", command);
         return 2;
     }
@@ -761,36 +688,12 @@ int main(int argc, char **argv)
         config_release(&cfg);
         return 1;
     }
-    if (strcmp(command, "migrate") == 0)
-        rc = cmd_migrate(&cfg);
-    else if (strcmp(command, "check-config") == 0)
+    if (!cmd->run)
         rc = cmd_check_config(path, &cfg);
-    else if (strcmp(command, "create-org") == 0)
-        rc = cmd_create_org(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "create-user") == 0)
-        rc = cmd_create_user(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "gc-policies") == 0)
-        rc = cmd_gc_policies(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "gc-events") == 0)
-        rc = cmd_gc_events(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "add-member") == 0)
-        rc = cmd_add_member(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "init-keyring") == 0)
-        rc = cmd_init_keyring(&cfg);
-    else if (strcmp(command, "add-key") == 0)
-        rc = cmd_add_key(&cfg);
-    else if (strcmp(command, "remove-key") == 0)
-        rc = cmd_remove_key(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "export") == 0 || strcmp(command, "import") == 0)
-        rc = cmd_transfer(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "rotate-keys") == 0)
-        rc = cmd_rotate_keys(&cfg, argc - optind, argv + optind);
-    else if (strcmp(command, "backup") == 0 || strcmp(command, "restore") == 0)
-        rc = (command[0] == 'b' ? cmd_backup : cmd_restore)(&cfg, argc - optind, argv + optind);
-    else if (strncmp(command, "git-", 4) == 0)
-        rc = cmd_git(&cfg, argc - optind, argv + optind);
-    else /* command_known() and this chain name the same commands */
-        rc = 2;
+    else
+        rc = cmd->run(&cfg, argc - optind, argv + optind);
+    if (!rc && cmd->changes_access)
+        rc = note_access_change(&cfg);
     config_release(&cfg);
     return rc;
 }

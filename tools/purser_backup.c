@@ -9,7 +9,7 @@
  * dump of an older version lacks. The database's password reaches the MariaDB tools through
  * an option file of mode 600 (never a command line), removed when they finish.
  */
-#include "purser_backup.h"
+#include "purser.h"
 
 #include "auth/keyring.h"
 #include "base/buf.h"

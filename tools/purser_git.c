@@ -4,12 +4,12 @@
 #include "config/config.h"
 #include "git/gitrepo.h"
 
+#include "purser.h"
+
 #include <mysql.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-int cmd_git(const struct purser_config *cfg, int argc, char **argv);
 
 int cmd_git(const struct purser_config *cfg, int argc, char **argv)
 {

@@ -50,8 +50,8 @@ int chef_auth_canonical(struct buf *out, const struct chef_signed_request *req,
 /* A worker's parsed public keys, each with its verification contexts ready, by the key's PEM
  * text: parsing a PEM key costs several times the RSA verification itself. An entry is found
  * only by the whole PEM text, so it never outlives its key's meaning: which keys a principal
- * has comes from the authentication lookup (bounded by cache.auth_ttl, and cleared at once in
- * every worker of the host that changes them), and a changed or deleted key is simply not
+ * has comes from the authentication lookup (cleared at once in every worker of the host that
+ * changes them, within a second elsewhere), and a changed or deleted key is simply not
  * asked for again.
  * Fixed capacity; a newcomer replaces the entry in its slot. Not shared, not locked. */
 struct chef_key_cache;

@@ -82,10 +82,19 @@ struct principal {
 };
 
 /* The lookups below take an optional per-worker cache (NULL: none). What they find is kept
- * for the cache's TTL, so a revoked token, a removed key or a changed role takes effect
- * within that time in every worker (at once on the host that made the change, whose workers
- * call identity_cache_clear). A token or key that expires within the hour is not kept. */
+ * for the cache's TTL at most: a revoked token, a removed key or a changed role empties the
+ * caches at once on the host that made the change (identity_cache_clear) and within a second
+ * on the others (identity_changes_*). A token or key that expires within the hour is not kept. */
 void identity_cache_clear(struct lru *cache);
+
+/* Every change of credentials, memberships or grants is noted in the database (a row of
+ * auth_changes), so that the workers of every host, which read the newest note's id at most
+ * once a second (identity_changes_newest), empty their caches when it moved: a revocation made
+ * through another host or with the purser command takes effect within a second, not the
+ * cache's TTL. */
+int identity_changes_note(struct store *store, struct purser_error *err);
+int identity_changes_newest(struct store *store, struct arena *arena, long long *newest,
+                            struct purser_error *err);
 
 /* For authentication: the client of org named name (when org is not NULL and such a client
  * exists), else the user named name, with its public keys that have not expired

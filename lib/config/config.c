@@ -70,8 +70,9 @@ static const struct option options[] = {
     OPT("cache", "principals", OPT_INT, cache_principals, "4096", 1, 1000000,
         "authentication entries each worker keeps (token and key owners, roles)"),
     OPT("cache", "auth_ttl", OPT_INT, cache_auth_ttl, "5", 1, 3600,
-        "seconds they live: a revoked token or changed role made through another host or with "
-        "the purser command is seen within this (through this host's API: at once)"),
+        "seconds they live at most: a revoked token or changed role is seen at once through "
+        "this host's API and within a second elsewhere; this bounds it when the database's note "
+        "of the change cannot be read"),
     OPT("cache", "rendered", OPT_INT, cache_rendered, "16", 0, 10000,
         "rendered document revisions each worker keeps (revisions never change); 0 = none"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,

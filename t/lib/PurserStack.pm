@@ -10,6 +10,7 @@ use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use JSON::PP;
 use MIME::Base64 ();
+use POSIX ();
 use Time::HiRes qw(sleep time);
 
 my @running;
@@ -143,6 +144,33 @@ sub check_logs {
     }
     Test::More::ok(!@errors, 'no memory errors reported by valgrind or the sanitizers')
         or Test::More::diag(join "\n", @errors);
+}
+
+# burst(CODE): the distinct answers of CODE (what it returns, joined by spaces) run 4 times at
+# once, joined by " | ", so that both workers of a stack most likely serve some: before a
+# revocation both hold the credential, after it both answer (t/4007, t/4008).
+sub burst {
+    my ($code) = @_;
+    my @kids;
+    for (1 .. 4) {
+        pipe(my $from, my $to) or die "pipe: $!";
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            close $from;
+            print $to join ' ', $code->();
+            close $to;
+            POSIX::_exit(0);
+        }
+        close $to;
+        push @kids, [$pid, $from];
+    }
+    my %seen;
+    for (@kids) {
+        my ($pid, $from) = @$_;
+        $seen{ do { local $/; <$from> } // '' } = 1;
+        waitpid $pid, 0;
+    }
+    return join ' | ', sort keys %seen;
 }
 
 # Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
