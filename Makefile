@@ -150,6 +150,7 @@ BINDIR := $(PREFIX)/bin
 SBINDIR := $(PREFIX)/sbin
 SHAREDIR := $(PREFIX)/share/purser
 DOCDIR := $(PREFIX)/share/doc/purser
+MANDIR := $(PREFIX)/share/man
 SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
             -e 's|@SHAREDIR@|$(SHAREDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
             -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@RUNDIR@|$(RUNDIR)|g'
@@ -164,7 +165,20 @@ install:
 	@$(MAKE) --no-print-directory install-files
 	@$(MAKE) --no-print-directory install-owner
 
-install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
+# The manual pages, written by help2man from each program's --help and --version (so that they
+# say what the program says): purser and purserctl in section 1 (/usr/bin), purser-fcgi in 8.
+MANS := $(BUILD)/man/purser.1 $(BUILD)/man/purserctl.1 $(BUILD)/man/purser-fcgi.8
+$(BUILD)/man/purser.1: $(BUILD)/purser dist/man/purser.h2m
+	@mkdir -p $(dir $@)
+	help2man -N -s 1 -n "set up and look after a purser server: migrations, organizations, users, keyring, export, backup" -i dist/man/purser.h2m -o $@ $<
+$(BUILD)/man/purserctl.1: $(BUILD)/purserctl dist/man/purserctl.h2m
+	@mkdir -p $(dir $@)
+	help2man -N -s 1 -n "the client of purser, for people and scripts" -i dist/man/purserctl.h2m -o $@ $<
+$(BUILD)/man/purser-fcgi.8: $(BUILD)/purser-fcgi dist/man/purser-fcgi.h2m
+	@mkdir -p $(dir $@)
+	help2man -N -s 8 -n "the FastCGI server of purser" -i dist/man/purser-fcgi.h2m -o $@ $<
+
+install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(MANS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SHAREDIR)/policies \
 	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/purser \
 	  $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available $(DESTDIR)$(SYSCONFDIR)/nginx/snippets \
@@ -174,6 +188,9 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	$(BUILD)/purserctl completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/purserctl
 	install -m 755 $(BUILD)/purser-fcgi $(DESTDIR)$(SBINDIR)/purser-fcgi
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	install -m 644 $(BUILD)/man/purser.1 $(BUILD)/man/purserctl.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/purser-fcgi.8 $(DESTDIR)$(MANDIR)/man8/
 	rm -rf $(DESTDIR)$(SHAREDIR)/admin && cp -R nginx/admin $(DESTDIR)$(SHAREDIR)/admin
 	chmod -R u=rwX,go=rX $(DESTDIR)$(SHAREDIR)/admin
 	install -m 644 policies/default.yaml $(DESTDIR)$(SHAREDIR)/policies/default.yaml

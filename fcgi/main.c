@@ -287,9 +287,15 @@ static int supervise(struct master *m)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: purser-fcgi [-c CONFIG] [--help] [--version]\n"
-                 "  the FastCGI server of purser: a master and its workers on fcgi.socket\n"
-                 "  CONFIG defaults to $PURSER_CONFIG, else /etc/purser/purser.yaml\n");
+    fprintf(out, "usage: purser-fcgi [-c CONFIG] [--help] [--version]\n\n"
+                 "The FastCGI server of purser: a master and its workers (fcgi.workers) on\n"
+                 "fcgi.socket, behind nginx. It runs in the foreground and logs to stderr.\n"
+                 "\n"
+                 "options:\n"
+                 "  -c, --config CONFIG   the configuration (default $PURSER_CONFIG, else\n"
+                 "                        /etc/purser/purser.yaml)\n"
+                 "  -h, --help            print this help\n"
+                 "  -V, --version         print the version\n");
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,17 @@ is mode("$prefix/bin/purserctl"), '755', 'purserctl in bin/';
     ok -s $completion, 'its bash completion where bash-completion looks for it';
     is system('bash', '-n', $completion), 0, '  a script bash reads';
 }
+# the manual pages, written from each program's --help (help2man) with dist/man's sections
+for (['man1/purser.1', 'purser', qr/add\\-member ORG USER ROLE/],
+     ['man1/purserctl.1', 'purserctl', qr/operations/],
+     ['man8/purser-fcgi.8', 'purser-fcgi', qr/SIGHUP/]) {
+    my ($page, $program, $says) = @$_;
+    open my $fh, '<', "$prefix/share/man/$page" or do { fail("the manual page $page: $!"); next };
+    my $text = do { local $/; <$fh> };
+    like $text, qr/^\.SH NAME\n\Q$program\E \\- \S/m, "the manual page $page names $program";
+    like $text, $says, '  says what its --help or its sections say';
+    like $text, qr/^\.SH "SEE ALSO"/m, '  and what to read next';
+}
 ok -f "$prefix/share/purser/admin/index.html", 'the admin pages in share/purser/admin';
 {
     my @src = map { s{^\Q$root/nginx/admin/\E}{}r } grep { -f } glob "$root/nginx/admin/* $root/nginx/admin/*/*";

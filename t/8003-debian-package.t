@@ -90,6 +90,11 @@ is `cd '$root' && git status --porcelain`, $status_before, '  the worktree untou
 is $rc, 0, 'lintian reports no error' or diag $out;
 is_deeply [grep { /^E: / } split /\n/, $out], [], '  (no E: line)';
 note "lintian:\n$out";
+unlike $out, qr/no-manual-page/, '  nor a program without its manual page';
+is_deeply [grep { /^W: / } split /\n/, $out], [], '  nor any warning (debian/purser.lintian-overrides says why its one exception is right)';
+my $contents = `dpkg-deb -c '$deb'`;
+like $contents, qr{ \./usr/share/man/$_\.gz$}m, "  the manual page $_ (help2man, from its --help)"
+    for qw(man1/purser.1 man1/purserctl.1 man8/purser-fcgi.8);
 
 # Depends: the runtime set only
 my $depends = `dpkg-deb -f '$deb' Depends`;
