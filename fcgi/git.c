@@ -1,6 +1,7 @@
 /* git.c: the access checks nginx asks (auth_request) before it hands a git request to
  * git-http-backend: a repository is read (fetched or cloned) with the API's credentials and
  * RBAC, never pushed to; each check first brings the repository up to the database. */
+#include "auth.h"
 #include "handlers.h"
 #include "router.h"
 
@@ -60,6 +61,8 @@ int git_access_catalog(struct request *req)
     if (!rc) /* a cluster's own credential reads its own catalog only */
         rc = resource_owner_check(&cluster_kind, cluster, req->owner_only, req->route->action,
                                   &req->err);
+    if (!rc) /* the catalog holds rendered documents: who may not read those may not fetch it */
+        rc = auth_require(req, "read_cleartext_document");
     repo = json_object_get(json_object_get(cluster, "spec"), "git_repo");
     type = json_string_value(json_object_get(repo, "type"));
     if (!rc && (!type || strcmp(type, "auto") != 0))

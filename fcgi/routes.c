@@ -305,7 +305,8 @@ const struct route routes[] = {
      .answer = "ClusterWithToken", .status = "201"},
     {"GET", "/organizations/{org}/clusters/{id}/git-access", "read_cluster", H(git_access_catalog),
      OWNED | ROUTE_BASIC,
-     "May the caller fetch the cluster's catalog repository (git_repo.type auto)? 204 when it "
+     "May the caller fetch the cluster's catalog repository (git_repo.type auto)? It holds "
+     "rendered documents, so read_cleartext_document is needed too. 204 when it "
      "may (the catalog brought up to the latest revision first), 403 for a push "
      "(service=git-receive-pack); nginx asks it before git-http-backend serves /git/{org}/"
      "catalogs/{id}.git (also HTTP basic credentials whose password is a token)",

@@ -336,6 +336,33 @@ is scalar(lines(git_in("$work/temp", '', 'log', '--format=%s'))), 1, '  one comm
 is scalar(grep { /old-secret-plan/ } split /\n/, `git --git-dir='${\ $s->dir}/git/temp.git' cat-file --batch-all-objects --batch 2>&1`), 0,
     '  and none of its objects is left in the repository';
 
+# ---- a role that reads clusters but not documents fetches no catalog (it holds documents) ----
+{
+    my $default = do { open my $fh, '<', PurserStack::root() . '/policies/default.yaml' or die; local $/; <$fh> };
+    my $policy = $s->dir . '/policy-fleet.yaml';
+    open my $fh, '>', $policy or die;
+    print $fh $default, "  fleet:\n    description: lists the clusters\n    actions:\n      - read_organization\n      - read_cluster\n";
+    close $fh;
+    $s->use_policy_file($policy);
+    my @old = $s->worker_pids;
+    kill 'HUP', $s->master_pid;
+    ok PurserStack::wait_for(5, sub { my %old = map { $_ => 1 } @old; my @now = $s->worker_pids; @now && !grep { $old{$_} } @now }),
+        'reloaded with a role fleet: read_cluster without read_cleartext_document';
+    $s->api('POST', '/users', { username => 'fay', email => 'fay@example.com' });
+    my ($r2, $d2) = $s->api('POST', '/users/fay/tokens', {});
+    my $fay = $d2->{token};
+    $s->api('POST', "/organizations/$org/users", { username => 'fay', roles => ['fleet'] });
+    ($r2) = $s->call('GET', "/organizations/$org/clusters/c-two", undef, authorization => "Bearer $fay");
+    is $r2->{status}, 200, '  fay (fleet) reads the cluster';
+    ($r2, $d2) = $s->call('GET', "/organizations/$org/clusters/c-two/git-access?service=git-upload-pack", undef, authorization => "Bearer $fay");
+    is $r2->{status}, 403, '  but may not fetch its catalog';
+    like PurserStack::error_message($d2), qr/read_cleartext_document/, '  saying which action she lacks';
+    ($st, $out) = git($fay, 'ls-remote', "$url/git/$org/catalogs/c-two.git");
+    isnt $st, 0, '  git ls-remote with her token is refused';
+    ($st, $out) = git($nora, 'ls-remote', "$url/git/$org/catalogs/c-two.git");
+    is $st, 0, '  while a reader still fetches it' or diag $out;
+}
+
 # ---- the encrypted value is in no object of any repository ----
 my @repos = ((map { s{/objects$}{}r } split /\n/, `find ${\ $s->dir}/git -type d -name objects`), "$clone/.git", "$cat/.git", "$cat2/.git");
 ok @repos >= 6, 'repositories to search: ' . scalar @repos;
