@@ -87,6 +87,12 @@ sub check {
     my $status = $res->{status};
     if (!$template || !$self->{doc}{paths}{$template}{ lc $method }) {
         $self->{counts}{unmatched}++;
+        # listed for t/9999, unless it is a documented operation's HEAD (of its GET) or its path
+        # with a trailing slash, which the router takes as the path without
+        (my $bare = $path) =~ s{(?<=.)/+$}{};
+        my ($same) = $self->template($bare);
+        $self->{outside}{"$status $method $path"}++
+            unless $same && $self->{doc}{paths}{$same}{ $method eq 'HEAD' ? 'get' : lc $method };
         return ();
     }
     # no body to check: HEAD, 304, and what never reached purser (HTTP::Tiny's own 599)
@@ -139,6 +145,9 @@ sub save_counts {
     make_path($dir);
     open my $fh, '>>', "$dir/$name.tsv" or return;
     print $fh join("\t", map { "$_=$self->{counts}{$_}" } sort keys %{ $self->{counts} }), "\n";
+    close $fh;
+    open $fh, '>>', "$dir/$name.outside" or return;
+    print $fh "$_\n" for sort keys %{ $self->{outside} || {} };
 }
 
 1;
