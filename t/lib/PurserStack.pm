@@ -148,7 +148,7 @@ sub check_logs {
 
 # burst(CODE): the distinct answers of CODE (what it returns, joined by spaces) run 4 times at
 # once, joined by " | ", so that both workers of a stack most likely serve some: before a
-# revocation both hold the credential, after it both answer (t/4007, t/4008).
+# revocation both hold the credential, after it both answer (t/4007, t/4009).
 sub burst {
     my ($code) = @_;
     my @kids;

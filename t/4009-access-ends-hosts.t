@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 4008: access ends on every host within a second, not after cache.auth_ttl. Two purser hosts
+# 4009: access ends on every host within a second, not after cache.auth_ttl. Two purser hosts
 # on one database (the second shares the first's keyring and admin, as tools/hosts' do), each
 # with cache.auth_ttl 60 s and two workers: a credential, membership or grant changed through
 # one host, or with the purser command, is seen by both workers of the other host within a
