@@ -149,7 +149,8 @@ for my $what ('documents', 'rendered-documents') {
     for my $sort (['sort=metadata.name', sub { $a->[1] cmp $b->[1] }],
                   ['sort=metadata.name&order=desc', sub { $b->[1] cmp $a->[1] }],
                   ['sort=schema&sort=metadata.name', sub { $a->[0] cmp $b->[0] || $a->[1] cmp $b->[1] }],
-                  ['sort=data.n&order=desc', undef]) {
+                  ['sort=data.n&order=desc', undef], ['sort=status.bucket&order=desc', undef],
+                  ['sort=metadata.layeringDefinition.layer', undef]) { # (ties: in the stored order)
         my ($got_sorted) = $doc_pages->($what, "page_size=6&$sort->[0]");
         my (undef, $unpaged) = $documents->($what, $sort->[0]);
         is_deeply $got_sorted, $names->($unpaged), "  $sort->[0]: the pages are the unpaged list's, in its order";

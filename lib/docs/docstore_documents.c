@@ -83,15 +83,16 @@ static const char *sort_column(const char *path)
                                             : "m.layer";
 }
 
-/* ORDER BY of a sql_paged query (the stored order last, as the sort in memory keeps it), and
- * the page's LIMIT (one more row: is there a next page?) and OFFSET. */
+/* ORDER BY of a sql_paged query, ties in the order the sort in memory leaves them (stored order;
+ * reversed by order=desc only without sort keys), and the page's LIMIT (one more row: is there
+ * a next page?) and OFFSET. */
 static int page_order(const struct docstore_filter *f, struct buf *sql, struct docstore_params *p)
 {
     const char *dir = f->descending ? " DESC" : "";
     int rc = buf_adds(sql, " ORDER BY ");
     for (size_t k = 0; !rc && k < f->sort_count; k++)
         rc = buf_printf(sql, "%s%s, ", sort_column(f->sort[k]), dir);
-    return rc || buf_printf(sql, "m.content_id%s LIMIT ? OFFSET ?", dir) ||
+    return rc || buf_printf(sql, "m.content_id%s LIMIT ? OFFSET ?", f->sort_count ? "" : dir) ||
            docstore_param(p, STORE_INT(f->page->size + 1)) ||
            docstore_param(p, STORE_INT(f->page->offset));
 }
