@@ -395,7 +395,8 @@ const struct route routes[] = {
          "with page_size or filter (tag, bucket, text: a tag or a bucket; '*' any text) a page "
          "with next_page_token (the next page's page_token, \"\" at the end) and total; limit "
          "pages without the total",
-         .answer = "DeckhandList", .query = "tag sort order limit page_size page_token filter"),
+         .answer = "DeckhandList",
+         .query = "tag sort order limit page_size page_token revision_filter"),
     DOCS("DELETE", "/revisions", "delete_revisions", H(rev_purge), 0,
          "Purge every revision and document; ids start again at 1", .status = "204"),
     DOCS("GET", "/revisions/{id}", "read_revision", H(rev_get), 0,
@@ -410,7 +411,7 @@ const struct route routes[] = {
          .answer = "Documents",
          .query = "schema metadata.name metadata.label metadata.layeringDefinition.abstract "
                   "metadata.layeringDefinition.layer status.bucket sort order limit "
-                  "cleartext-secrets page_size page_token filter"),
+                  "cleartext-secrets page_size document_page_token document_filter"),
     DOCS("GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
          "A revision's concrete documents layered, substituted and validated against their "
          "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
@@ -420,7 +421,7 @@ const struct route routes[] = {
          "the last page)",
          .answer = "Documents",
          .query = "schema metadata.name metadata.label status.bucket sort order limit "
-                  "cleartext-secrets page_size page_token filter"),
+                  "cleartext-secrets page_size document_page_token document_filter"),
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", H(rev_diff), 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
          "none)",

@@ -219,14 +219,14 @@ is_deeply [ @{ $seen{'documents by name, descending'}{names} // [] }[0 .. 2] ], 
 is $seen{'documents filtered'}{caption}, '1–10 of 10 documents', '  filtered by name: doc-110..119';
 like $seen{'rendered first page'}{caption} // '', qr/^1–50 of 12\d documents$/, 'rendered: a page with the total';
 like $seen{'rendered next page'}{caption} // '', qr/^51–100 of 12\d documents$/, '  and the next';
-my @asked = @{ $seen{'documents asked'} // [] };
-my @doc_asks = grep { m{documents\?} } @asked;
+my @docs_asked = @{ $seen{'documents asked'} // [] };
+my @doc_asks = grep { m{documents\?} } @docs_asked;
 ok scalar(@doc_asks) >= 6 && !grep({ !/[?&]page_size=50(&|$)/ } @doc_asks), 'each documents page asked the API for one page of 50'
-    or diag explain \@asked;
+    or diag explain \@docs_asked;
 ok scalar(grep { /sort=metadata\.name&order=desc/ } @doc_asks), '  sorted by the server';
 ok scalar(grep { /filter=text==\*doc-11\*/ } @doc_asks), '  filtered by the server';
 ok scalar(grep { m{^revisions/N/rendered-documents\?.*page_token=50} } @doc_asks), '  the rendered view too, page by page' or diag explain \@doc_asks;
-my @rev_asks = grep { /^revisions\?/ } @asked;
+my @rev_asks = grep { /^revisions\?/ } @docs_asked;
 ok scalar(@rev_asks) >= 3 && !grep({ !/page_size=100/ } @rev_asks), 'the revisions page asked for pages of 100'
     or diag explain \@rev_asks;
 ok scalar(grep { /filter=text==\*many\*/ } @rev_asks), '  filtered by the server';
