@@ -191,7 +191,8 @@ static int list_all(struct ctl *ctl, const struct target *t, const struct verb_o
     int rc, more = 1;
 
     *out = NULL;
-    if (kind_is_document_api(t->kind) && ctl->output == OUT_YAML)
+    /* (pages are followed as JSON: a page's YAML is one page of the list) */
+    if (kind_is_document_api(t->kind) && ctl->output == OUT_YAML && !o->page_size)
         request.accept = "application/x-yaml";
     while (more) {
         json_t *page = NULL;

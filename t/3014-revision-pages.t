@@ -14,6 +14,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use JSON::PP;
+use YAML::XS ();
 use PurserStack;
 
 my $s = PurserStack->new;
@@ -204,6 +205,9 @@ my $ctl = PurserStack::build() . '/purserctl';
     $out = `'$ctl' get documents --revision $rev --page-size 5 --filter name==thing-* -o json 2>&1`;
     $d = eval { $json->decode($out) } // [];
     is scalar(@$d), 25, 'purserctl get documents --page-size 5 --filter name==thing-*: the 25 things, page by page' or diag $out;
+    $out = `'$ctl' get documents --revision $rev --page-size 4 --filter name==other-* -o yaml 2>&1`;
+    my $y = eval { YAML::XS::Load($out) } // [];
+    is_deeply [ map { $_->{metadata}{name} } @$y ], [ map { sprintf 'other-%02d', $_ } 1 .. 10 ], '  -o yaml: the 10 others, every page' or diag $out;
 }
 
 sub uri { my ($t) = @_; $t =~ s/([^A-Za-z0-9_.~*-])/sprintf '%%%02X', ord $1/ge; $t }
