@@ -161,6 +161,21 @@ static int list_next(const struct target *t, const json_t *page, char **token, l
     return 0;
 }
 
+/* A document list's page (a list of documents; its next page's token is in a header): a full
+ * page of page_size documents may have a next one, at the position after it. */
+static int document_page_next(const struct verb_options *o, const json_t *page, char **token)
+{
+    long size = o->page_size ? atol(o->page_size) : 0, at = *token ? atol(*token) : 0;
+    char next[24];
+    if (size > 1000)
+        size = 1000; /* (the API's most) */
+    if (!json_is_array(page) || size < 1 || json_array_size(page) != (size_t)size)
+        return 0;
+    snprintf(next, sizeof(next), "%ld", at + size);
+    free(*token);
+    return (*token = strdup(next)) != NULL;
+}
+
 /* Follows a list's pages into one answer: page_token's items, or the event feed's since. A
  * document API list asked as YAML is kept as the API's text in raw. */
 static int list_all(struct ctl *ctl, const struct target *t, const struct verb_options *o,
@@ -176,7 +191,8 @@ static int list_all(struct ctl *ctl, const struct target *t, const struct verb_o
     int rc, more = 1;
 
     *out = NULL;
-    if (kind_is_document_api(t->kind) && ctl->output == OUT_YAML)
+    /* (pages are followed as JSON: a page's YAML is one page of the list) */
+    if (kind_is_document_api(t->kind) && ctl->output == OUT_YAML && !o->page_size)
         request.accept = "application/x-yaml";
     while (more) {
         json_t *page = NULL;
@@ -191,8 +207,9 @@ static int list_all(struct ctl *ctl, const struct target *t, const struct verb_o
         if (!*out)
             *out = json_incref(page);
         else
-            json_array_extend(json_object_get(*out, rows), json_object_get(page, rows));
-        more = list_next(t, page, &token, &since);
+            json_array_extend(rows ? json_object_get(*out, rows) : *out,
+                              rows ? json_object_get(page, rows) : page);
+        more = list_next(t, page, &token, &since) || document_page_next(o, page, &token);
         json_decref(page);
     }
     if (*out && t->kind->paging == PAGE_TOKEN)

@@ -115,6 +115,16 @@ static json_t *responses(const struct route *r)
                                 json_pack("{s:{s:s, s:{s:s}}}", "ETag", "description",
                                           "the resource's metadata.revision", "schema", "type",
                                           "string"));
+        if (r->answer && !strcmp(r->answer, "Documents") && r->query &&
+            strstr(r->query, "page_size"))
+            json_object_set_new(
+                answer, "headers",
+                json_pack("{s:{s:s, s:{s:s}}, s:{s:s, s:{s:s}}}", "X-Total-Count", "description",
+                          "with page_size, page_token or filter: the documents the filters "
+                          "select",
+                          "schema", "type", "integer", "X-Next-Page-Token", "description",
+                          "the next page's page_token (absent on the last page)", "schema", "type",
+                          "string"));
         json_object_set_new(out, status, answer);
         s += n + (s[n] == ' ');
     }

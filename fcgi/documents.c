@@ -169,28 +169,62 @@ static int read_filter(struct request *req, struct docstore_filter *f)
     return 0;
 }
 
+/* page_size, page_token or filter=: one page of the documents (page NULL otherwise). */
+static int read_page(struct request *req, struct docstore_filter *f, struct docstore_page *page)
+{
+    const char *size = request_query(req, "page_size"), *token = request_query(req, "page_token");
+    const char *filter = request_query(req, "filter");
+    int rc;
+    if (!size && !token && !filter)
+        return 0;
+    if (f->limit >= 0)
+        return purser_error_set(&req->err, PURSER_EINVAL, "page_size: one of limit or page_size");
+    rc = docstore_page_parse(req->arena, size, token, filter, docstore_document_fields, page,
+                             &req->err);
+    f->page = rc ? NULL : page;
+    return rc;
+}
+
+/* A page's headers: its total and, when one follows, the next page's token. */
+static const char *page_headers(struct request *req, const struct docstore_page *page)
+{
+    if (!page)
+        return NULL;
+    return page->next >= 0
+               ? arena_sprintf(req->arena, "X-Total-Count: %lld\r\nX-Next-Page-Token: %ld\r\n",
+                               page->total, page->next)
+               : arena_sprintf(req->arena, "X-Total-Count: %lld\r\n", page->total);
+}
+
 /* A revision's documents as posted, or rendered: the same filters, a YAML stream. */
 static int documents_answer(struct request *req, int rendered)
 {
     struct docstore_ctx ctx;
     struct docstore_filter filter;
+    struct docstore_page page;
     struct buf out = BUF_INIT;
     long long id = 0;
     int rc = revision_context(req, &ctx, &id);
     ctx.render_cache = req->svc->render_cache;
     if (!rc)
         rc = read_filter(req, &filter);
+    if (!rc)
+        rc = read_page(req, &filter, &page);
     if (!rc && !rendered && request_wants_json(req)) { /* the documents as JSON, read as such */
         json_t *docs = NULL;
         rc = docstore_documents(&ctx, id, &filter, &docs, &req->err);
-        return respond_owned(req, rc, 200, docs);
+        if (!rc)
+            rc = respond_json(req, 200, docs, page_headers(req, filter.page));
+        json_decref(docs);
+        return rc;
     }
     if (!rc)
         rc = rendered
                  ? docstore_rendered_yaml(&ctx, id, &filter, &out, &req->error_details, &req->err)
                  : docstore_documents_yaml(&ctx, id, &filter, &out, &req->err);
     if (!rc)
-        rc = respond_yaml_text(req, 200, buf_cstr(&out), out.len);
+        rc = respond_yaml_text_with(req, 200, buf_cstr(&out), out.len,
+                                    page_headers(req, filter.page));
     buf_release(&out);
     return rc;
 }
@@ -208,18 +242,31 @@ int rev_rendered(struct request *req)
 int rev_list(struct request *req)
 {
     struct docstore_ctx ctx;
-    const char **tags = NULL;
-    size_t tag_count = request_query_all(req, "tag", &tags);
+    struct docstore_page page;
+    struct docstore_revision_query q = {.sort = request_query(req, "sort"),
+                                        .page_token = request_query(req, "page_token"),
+                                        .conds = &page};
+    const char *page_size = request_query(req, "page_size");
     json_t *out = NULL;
     long long limit = request_query_count(req, "limit", 0);
-    int descending = 0, rc = limit < 0 ? req->err.code : doc_context(req, &ctx);
+    int rc = limit < 0 ? req->err.code : doc_context(req, &ctx);
+    q.tag_count = request_query_all(req, "tag", &q.tags);
     if (!rc && limit > 1000)
         rc = purser_error_set(&req->err, PURSER_EINVAL, "limit: at most 1000 (got %lld)", limit);
+    if (!rc && page_size && limit)
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "page_size: one of limit or page_size");
     if (!rc)
-        rc = order_param(req, &descending);
+        rc = order_param(req, &q.descending);
+    /* (page_token is the keyset token docstore_revisions reads: only page_size here) */
     if (!rc)
-        rc = docstore_revisions(&ctx, tags, tag_count, request_query(req, "sort"), descending,
-                                (long)limit, request_query(req, "page_token"), &out, &req->err);
+        rc = docstore_page_parse(req->arena, page_size, NULL, request_query(req, "filter"),
+                                 docstore_revision_fields, &page, &req->err);
+    q.limit = page_size ? page.size : (long)limit;
+    if (!rc && !q.limit && page.cond_count)
+        q.limit = page.size; /* a filter: pages */
+    q.with_total = page_size || page.cond_count;
+    if (!rc)
+        rc = docstore_revisions(&ctx, &q, &out, &req->err);
     return respond_yaml_owned(req, rc, 200, out);
 }
 

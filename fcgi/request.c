@@ -272,17 +272,23 @@ int request_wants_json(const struct request *req)
 
 int respond_yaml_text(struct request *req, int status, const char *text, size_t len)
 {
+    return respond_yaml_text_with(req, status, text, len, NULL);
+}
+
+int respond_yaml_text_with(struct request *req, int status, const char *text, size_t len,
+                           const char *extra_headers)
+{
     json_t *docs = NULL;
     struct yaml_limits limits = yaml_limits_default;
     int rc;
     if (!request_wants_json(req))
-        return respond_text(req, status, "application/x-yaml", text, len, NULL);
+        return respond_text(req, status, "application/x-yaml", text, len, extra_headers);
     /* the same content as JSON: what purser emitted reads back equal (yaml_codec_emit) */
     limits.max_bytes = len + 1;
     limits.max_nodes = (size_t)-1;
     rc = yaml_codec_parse(&docs, text, len, &limits, &req->err);
     if (!rc)
-        rc = respond_json(req, status, docs, NULL);
+        rc = respond_json(req, status, docs, extra_headers);
     json_decref(docs);
     return rc;
 }

@@ -165,6 +165,9 @@ int request_media_is(const struct request *req, const char *want);
 
 /* A YAML stream already emitted (text), or the same as JSON when the request wants it. */
 int respond_yaml_text(struct request *req, int status, const char *text, size_t len);
+/* The same with extra_headers (NULL or "Name: value\r\n" lines). */
+int respond_yaml_text_with(struct request *req, int status, const char *text, size_t len,
+                           const char *extra_headers);
 
 /* Answers with status and text as content_type. */
 int respond_text(struct request *req, int status, const char *content_type, const char *text,

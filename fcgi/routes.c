@@ -392,8 +392,12 @@ const struct route routes[] = {
          H(doc_delete), 0, "Delete the documents of a schema and name (a new revision)",
          .answer = "Documents"),
     DOCS("GET", "/revisions", "read_revision", H(rev_list), 0,
-         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status",
-         .answer = "DeckhandList", .query = "tag sort order"),
+         "List revisions (tag, sort, order) with tags, buckets and ValidationPolicy status; "
+         "with page_size or filter (tag, bucket, text: a tag or a bucket; '*' any text) a page "
+         "with next_page_token (the next page's page_token, \"\" at the end) and total; limit "
+         "pages without the total",
+         .answer = "DeckhandList",
+         .query = "tag sort order limit page_size page_token revision_filter"),
     DOCS("DELETE", "/revisions", "delete_revisions", H(rev_purge), 0,
          "Purge every revision and document; ids start again at 1", .status = "204"),
     DOCS("GET", "/revisions/{id}", "read_revision", H(rev_get), 0,
@@ -401,19 +405,24 @@ const struct route routes[] = {
     DOCS("GET", "/revisions/{id}/documents", "read_cleartext_document", H(rev_documents), 0,
          "A revision's documents as posted (schema, metadata.name, metadata.label, "
          "metadata.layeringDefinition.abstract|layer, status.bucket, sort, order, limit, "
-         "cleartext-secrets)",
+         "cleartext-secrets). With page_size, page_token or filter (name, schema, layer, bucket, "
+         "text: name or schema; '*' any text) one page of them: the header X-Total-Count says "
+         "how many the filters select, X-Next-Page-Token the next page's page_token (absent on "
+         "the last page)",
          .answer = "Documents",
-         .query =
-             "schema metadata.name metadata.label metadata.layeringDefinition.abstract "
-             "metadata.layeringDefinition.layer status.bucket sort order limit cleartext-secrets"),
-    DOCS(
-        "GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
-        "A revision's concrete documents layered, substituted and validated against their "
-        "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
-        "cleartext-secrets)",
-        .answer = "Documents",
-        .query =
-            "schema metadata.name metadata.label status.bucket sort order limit cleartext-secrets"),
+         .query = "schema metadata.name metadata.label metadata.layeringDefinition.abstract "
+                  "metadata.layeringDefinition.layer status.bucket sort order limit "
+                  "cleartext-secrets page_size document_page_token document_filter"),
+    DOCS("GET", "/revisions/{id}/rendered-documents", "read_cleartext_document", H(rev_rendered), 0,
+         "A revision's concrete documents layered, substituted and validated against their "
+         "schemas (schema, metadata.name, metadata.label, status.bucket, sort, order, limit, "
+         "cleartext-secrets). With page_size, page_token or filter (name, schema, layer, bucket, "
+         "text: name or schema; '*' any text) one page of them: the header X-Total-Count says "
+         "how many the filters select, X-Next-Page-Token the next page's page_token (absent on "
+         "the last page)",
+         .answer = "Documents",
+         .query = "schema metadata.name metadata.label status.bucket sort order limit "
+                  "cleartext-secrets page_size document_page_token document_filter"),
     DOCS("GET", "/revisions/{id}/diff/{other}", "read_revision", H(rev_diff), 0,
          "Per bucket: created, deleted, modified or unmodified between two revisions (0: "
          "none)",

@@ -2,7 +2,8 @@
 # 7002: the admin pages with big lists (issue 14, item 7; issue 38 item 2): the policies page of
 # 5,000 policies (sorted by latest upload, filtered by name), the policy groups page of 100,004
 # groups (sorted by their policies' count, filtered by name), the documents page of the
-# 4,000-document bench site (bench/site-bundle) and the nodes page of 100,000 nodes (sorted, by
+# 4,000-document bench site (bench/site-bundle), the document revisions page of 100,001 revisions
+# and the nodes page of 100,000 nodes (sorted, by
 # group, filtered by name) show their first page of rows with the total, and the rest on asking,
 # without freezing. The browser's load times are printed (diag) for the closing note, not
 # asserted: this machine's speed varies.
@@ -46,6 +47,9 @@ my $r = $s->request('PUT', "$base/api/v1.0/buckets/site/documents", { headers =>
     authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), 'content-type' => 'application/x-yaml' }, content => $bundle });
 is $r->{status}, 200, 'the 4,000-document bench site written';
 my ($rev) = $r->{content} =~ /revision: (\d+)/;
+# 100,000 more document revisions (straight into the table), each holding the site
+$s->sql("INSERT INTO doc_revisions (org_id, id, created_at, created_by, buckets) SELECT o.id, $rev + n.seq,"
+    . " UTC_TIMESTAMP(6), 'bench', '[\"site\"]' FROM seq_1_to_100000 n JOIN organizations o ON o.name = '$org'");
 
 # 100,000 nodes (written straight into the table: a node's API write is measured elsewhere),
 # each with a Chef node's automatic attributes, spread over 4 groups
@@ -75,7 +79,7 @@ make_path($out);
 my $config = "$out/config.json";
 open my $fh, '>', $config or die;
 print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out,
-    measure => [ [ 'policies', "/o/$org/policies" ], [ 'documents', "/o/$org/documents/$rev" ], [ 'nodes', "/o/$org/nodes" ],
+    measure => [ [ 'policies', "/o/$org/policies" ], [ 'documents', "/o/$org/documents/$rev" ], [ 'revisions', "/o/$org/documents" ], [ 'nodes', "/o/$org/nodes" ],
                  [ 'nodes by last check-in', "/o/$org/nodes?sort=-updated_at" ], [ 'nodes of a group', "/o/$org/nodes?group=g2" ],
                  [ 'nodes by name', "/o/$org/nodes?q=node-09" ], [ 'policies by latest upload', "/o/$org/policies?sort=-latest_at" ],
                  [ 'policies by name', "/o/$org/policies?q=p12" ], [ 'groups', "/o/$org/groups" ],
@@ -98,6 +102,9 @@ like $seen{'load groups by name'}{caption} // '', qr/^1–100 of 100 groups/, ' 
 my $d = $seen{'load documents'} // {};
 is $d->{rows}, 50, 'the documents page shows its first 50 documents';
 like $d->{caption} // '', qr/^1–50 of 4001 documents/, '  of 4,001';
+my $v = $seen{'load revisions'} // {};
+is $v->{rows}, 100, 'the document revisions page shows its first 100 revisions';
+like $v->{caption} // '', qr/^1–100 of 100001 revisions/, '  of 100,001';
 my $n = $seen{'load nodes'} // {};
 is $n->{rows}, 100, 'the nodes page shows its first 100 rows';
 like $n->{caption} // '', qr/^1–100 of 100000 nodes/, '  of 100,000, with the total';
@@ -105,11 +112,11 @@ like $seen{'load nodes of a group'}{caption} // '', qr/^1–100 of 25000 nodes/,
 like $seen{'load nodes by name'}{caption} // '', qr/^1–100 of 10000 nodes/, '  a name filter: its 10,000';
 is $seen{'load nodes by last check-in'}{rows}, 100, '  by last check-in: 100 rows';
 diag sprintf 'first page on screen (ms, 3 loads each): policies of 5,000: %s; by latest upload: %s; ' .
-    'filtered by name (111): %s; documents of 4,001: %s; nodes of 100,000: %s; by last check-in: %s; ' .
+    'filtered by name (111): %s; documents of 4,001: %s; revisions of 100,001: %s; nodes of 100,000: %s; by last check-in: %s; ' .
     'of a group (25,000): %s; filtered by name (10,000): %s; groups of 100,004: %s; by policies: %s; ' .
     'filtered by name (100): %s',
     map { join(' ', @{ ($seen{"load $_"} // {})->{times} // [] }) } 'policies', 'policies by latest upload',
-    'policies by name', 'documents', 'nodes', 'nodes by last check-in', 'nodes of a group', 'nodes by name',
+    'policies by name', 'documents', 'revisions', 'nodes', 'nodes by last check-in', 'nodes of a group', 'nodes by name',
     'groups', 'groups by policies', 'groups by name';
 is_deeply $seen{'measure problems'}, [], 'no console error';
 

@@ -4,7 +4,9 @@
 # Next, a sort by clicking a column (kept over a reload), a filter, and a group chosen; each
 # node's policy, group, revision, platform, address and check-in, and its page (deleted there,
 # after a confirmation); the policies and policy groups lists asking the API for one page each,
-# sorted and filtered by the server; a cluster edited (display name, labels, description) and deleted with a
+# sorted and filtered by the server; the document revisions and a revision's documents (123, as
+# stored and rendered) in pages the API gives (next, previous, sorted, filtered, with the total);
+# a cluster edited (display name, labels, description) and deleted with a
 # confirmation; a member added with roles, a role taken away (asked first) and removed; a client created (its
 # key shown once) and deleted; a token made with an expiry; the events page opening with one
 # request for the newest events (last=) and linking each event to its object; at 390 px rows as
@@ -39,6 +41,9 @@ my $site = sub { my ($v) = @_; "---\nschema: deckhand/LayeringPolicy/v1\nmetadat
     . "---\nschema: deckhand/Passphrase/v1\nmetadata: {schema: metadata/Document/v1, name: db-password, storagePolicy: encrypted, layeringDefinition: {abstract: false, layer: site}}\ndata: tb-secret-value\n" };
 my $rev_a = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(1))->[0]{status}{revision};
 my $rev_b = $s->yaml_call('PUT', "$base/api/v1.0/buckets/site/documents", $site->(3))->[0]{status}{revision};
+# a third revision: 120 more documents in bucket many (123 in all)
+my $rev_c = $s->yaml_call('PUT', "$base/api/v1.0/buckets/many/documents", join '', map {
+    sprintf "---\nschema: example/Many/v1\nmetadata: {schema: metadata/Document/v1, name: doc-%03d, layeringDefinition: {abstract: false, layer: site}}\ndata: {n: $_}\n", $_ } 1 .. 120)->[0]{status}{revision};
 for my $i (1 .. 250) {
     ok_call('node', 'POST', "$base/nodes", { name => sprintf('web%03d', $i), policy_name => 'web', policy_group => $i % 5 ? 'prod' : 'dev',
         automatic => { platform => 'debian', platform_version => '12.7', ipaddress => "10.1.0.$i", ohai_time => time - 600 } });
@@ -55,7 +60,7 @@ remove_tree($out);
 make_path($out);
 my $config = "$out/config.json";
 open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b });
+print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b, rev_c => $rev_c });
 close $fh;
 my %seen;
 open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/tables.mjs', $config or die "node: $!";
@@ -195,6 +200,37 @@ like $rc->{summary} // '', qr/attribute default_attributes\.tls\.enabled false �
 is_deeply [ sort @{ $rc->{removed} // [] } ], ['    enabled: false', '    identifier: id-r-prod', '    version: 1.0.0', '  port: 80', 'revision_id: r-prod'],
     '  the locks as YAML: the lines removed' or diag explain $rc->{removed};
 ok scalar(grep { $_ eq '  port: 8080' } @{ $rc->{added} // [] }), '  and added';
+# ---- the revisions and a revision's documents: pages from the server ----
+my $v = $seen{'revisions list'} // {};
+is $v->{caption}, '1–3 of 3 revisions', 'revisions: a page with the total';
+is_deeply $v->{ids}, [ $rev_c, $rev_b, $rev_a ], '  newest first';
+is_deeply $seen{'revisions ascending'}{ids}, [ $rev_a, $rev_b, $rev_c ], '  Revision clicked: oldest first';
+is_deeply $seen{'revisions filtered'}{ids}, [$rev_c], '  filtered by bucket: the one that holds many';
+$v = $seen{'documents first page'} // {};
+is $v->{caption}, '1–50 of 123 documents', "a revision's documents: the first page of 50, with the total";
+is $v->{pager}, 'Page 1 of 3', '  page 1 of 3';
+my $next = $seen{'documents next page'} // {};
+is $next->{caption}, '51–100 of 123 documents', '  next: the second page';
+is scalar @{ $next->{names} // [] }, 50, '  50 rows';
+my %first = map { $_ => 1 } @{ $v->{names} // [] };
+is scalar(grep { $first{$_} } @{ $next->{names} // [] }), 0, '  none of them on the first page';
+is_deeply $seen{'documents previous page'}{names}, $v->{names}, '  previous: the first page again';
+is_deeply [ @{ $seen{'documents by name, descending'}{names} // [] }[0 .. 2] ], ['layering-policy', 'doc-120', 'doc-119'], '  Name twice: sorted descending';
+is $seen{'documents filtered'}{caption}, '1–10 of 10 documents', '  filtered by name: doc-110..119';
+like $seen{'rendered first page'}{caption} // '', qr/^1–50 of 12\d documents$/, 'rendered: a page with the total';
+like $seen{'rendered next page'}{caption} // '', qr/^51–100 of 12\d documents$/, '  and the next';
+my @docs_asked = @{ $seen{'documents asked'} // [] };
+my @doc_asks = grep { m{documents\?} } @docs_asked;
+ok scalar(@doc_asks) >= 6 && !grep({ !/[?&]page_size=50(&|$)/ } @doc_asks), 'each documents page asked the API for one page of 50'
+    or diag explain \@docs_asked;
+ok scalar(grep { /sort=metadata\.name&order=desc/ } @doc_asks), '  sorted by the server';
+ok scalar(grep { /filter=text==\*doc-11\*/ } @doc_asks), '  filtered by the server';
+ok scalar(grep { m{^revisions/N/rendered-documents\?.*page_token=50} } @doc_asks), '  the rendered view too, page by page' or diag explain \@doc_asks;
+my @rev_asks = grep { /^revisions\?/ } @docs_asked;
+ok scalar(@rev_asks) >= 3 && !grep({ !/page_size=100/ } @rev_asks), 'the revisions page asked for pages of 100'
+    or diag explain \@rev_asks;
+ok scalar(grep { /filter=text==\*many\*/ } @rev_asks), '  filtered by the server';
+
 my $dd = $seen{'document diff'} // {};
 is_deeply $dd->{unified}, [['-', '  replicas: 1'], ['+', '  replicas: 3']], 'a document diff as YAML, unified: the line removed, then added';
 like $dd->{heading} // '', qr/changed: example\/Kind\/v1 app/, '  under the document it is in';

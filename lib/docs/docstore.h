@@ -79,6 +79,39 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,
                              struct buf *out, struct purser_error *err);
 
+/* A page of a list (the admin pages', purserctl's): size (page_size, 1..1000), offset (page_token,
+ * a position a previous page gave) and filter= conditions (field==value or field!=value, ';'
+ * between them, all must hold; '*' in a value any text). Parsed by docstore_page_parse; a list
+ * sets total (what its filters select) and next (the next page's offset, -1 at the end). */
+#define DOCSTORE_PAGE_DEFAULT 100
+#define DOCSTORE_PAGE_MAX 1000
+#define DOCSTORE_PAGE_CONDS 10
+
+struct docstore_cond {
+    const char *field, *pattern; /* pattern: a LIKE pattern ('*' as %, % _ \\ escaped) */
+    const char *value;           /* as given */
+    int negative;
+};
+
+struct docstore_page {
+    long size, offset;
+    struct docstore_cond conds[DOCSTORE_PAGE_CONDS];
+    size_t cond_count;
+    long long total;
+    long next;
+};
+
+/* The filter fields of a revision's documents (name, schema, layer, bucket; text: name or
+ * schema) and of the revisions (tag, bucket; text: a tag or a bucket). */
+extern const char *const docstore_document_fields[];
+extern const char *const docstore_revision_fields[];
+
+/* page_size (default DOCSTORE_PAGE_DEFAULT, clamped to 1..DOCSTORE_PAGE_MAX), page_token and
+ * filter (on fields) into out: PURSER_EINVAL naming the parameter otherwise. */
+int docstore_page_parse(struct arena *arena, const char *page_size, const char *page_token,
+                        const char *filter, const char *const *fields, struct docstore_page *out,
+                        struct purser_error *err);
+
 /* The filters, sort and limit of GET revisions/{id}/documents. Lists are OR-ed within a
  * filter (labels are AND-ed), filters AND-ed with each other. */
 struct docstore_filter {
@@ -96,13 +129,15 @@ struct docstore_filter {
     const char **sort; /* dotted paths into the document ("metadata.name") */
     size_t sort_count;
     int descending;
-    long limit;         /* -1 none */
-    int redact;         /* cleartext-secrets=false: encrypted data replaced */
-    int with_yaml_head; /* docstore_documents: keep each stored YAML's schema and metadata
-                           lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
-    int shared_values;  /* docstore_documents: equal parts of the documents (metadata, data,
-                           status and everything inside them) are one shared value
-                           (base/json_intern.h): read-only, copy before changing any */
+    long limit;                 /* -1 none */
+    int redact;                 /* cleartext-secrets=false: encrypted data replaced */
+    int with_yaml_head;         /* docstore_documents: keep each stored YAML's schema and metadata
+                                   lines under DOCSTORE_YAML_HEAD (a private key, never sent) */
+    struct docstore_page *page; /* NULL: every document; else one page of them (limit unused),
+                                   page->total and page->next set */
+    int shared_values;          /* docstore_documents: equal parts of the documents (metadata, data,
+                                   status and everything inside them) are one shared value
+                                   (base/json_intern.h): read-only, copy before changing any */
 };
 
 #define DOCSTORE_YAML_HEAD "\001yaml-head"
@@ -141,12 +176,26 @@ int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, 
 /* The latest revision id (0 when there is none). */
 int docstore_latest(const struct docstore_ctx *ctx, long long *out, struct purser_error *err);
 
+/* What GET revisions asks: tags (OR-ed), sort "id" or "createdAt" (NULL: id), descending;
+ * limit (> 0: keyset pages) with page_token (NULL: the first page); conds (NULL: none, else
+ * docstore_revision_fields' conditions). */
+struct docstore_revision_query {
+    const char **tags;
+    size_t tag_count;
+    const char *sort;
+    int descending;
+    long limit;
+    const char *page_token;
+    const struct docstore_page *conds;
+    int with_total; /* with limit: "total" too */
+};
+
 /* GET revisions: {count, next, prev, results: [{id, url, createdAt, buckets, tags,
- * validationPolicies, status}]}; tags OR-ed; sort "id" or "createdAt".  With limit (> 0: keyset
- * pages), at most limit results after page_token (NULL: the first page), and
- * "next_page_token" ("" at the end); without, Deckhand's whole list. */
-int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
-                       const char *sort, int descending, long limit, const char *page_token,
+ * validationPolicies, status}]}. With q->limit, at most limit results after q->page_token,
+ * "next_page_token" ("" at the end) and with q->with_total "total" (what the tags and
+ * conditions select);
+ * without, Deckhand's whole list. */
+int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
                        json_t **out, struct purser_error *err);
 
 /* GET revisions/{id}: {id, url, createdAt, buckets, tags: {tag: data}, validationPolicies:

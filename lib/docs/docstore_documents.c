@@ -61,13 +61,51 @@ enum column {
     C_YAML
 };
 
+/* filter= on a revision's documents, docstore_document_fields' SQL */
+static const char *const field_sql[] = {"m.name LIKE ?", "m.schema_name LIKE ?", "m.layer LIKE ?",
+                                        "b.name LIKE ?", "m.name LIKE ? OR m.schema_name LIKE ?"};
+
+static int is_column_key(const char *path);
+static int needs_documents(const struct docstore_filter *f);
+
+/* A page whose sort the server can do (by columns, or none): only its rows are read. */
+static int sql_paged(const struct docstore_filter *f)
+{
+    return f->page && !needs_documents(f);
+}
+
+/* The column of a sort key is_column_key. */
+static const char *sort_column(const char *path)
+{
+    return !strcmp(path, "schema")          ? "m.schema_name"
+           : !strcmp(path, "metadata.name") ? "m.name"
+           : !strcmp(path, "status.bucket") ? "b.name"
+                                            : "m.layer";
+}
+
+/* ORDER BY of a sql_paged query, ties in the order the sort in memory leaves them (stored order;
+ * reversed by order=desc only without sort keys), and the page's LIMIT (one more row: is there
+ * a next page?) and OFFSET. */
+static int page_order(const struct docstore_filter *f, struct buf *sql, struct docstore_params *p)
+{
+    const char *dir = f->descending ? " DESC" : "";
+    int rc = buf_adds(sql, " ORDER BY ");
+    for (size_t k = 0; !rc && k < f->sort_count; k++)
+        rc = buf_printf(sql, "%s%s, ", sort_column(f->sort[k]), dir);
+    return rc || buf_printf(sql, "m.content_id%s LIMIT ? OFFSET ?", f->sort_count ? "" : dir) ||
+           docstore_param(p, STORE_INT(f->page->size + 1)) ||
+           docstore_param(p, STORE_INT(f->page->offset));
+}
+
+/* with_yaml: 2 counts the documents (the page's total) */
 static int build_query(const struct docstore_ctx *ctx, long long id,
                        const struct docstore_filter *f, int with_yaml, struct buf *sql,
                        struct docstore_params *p)
 {
     /* the YAML form when it will be sent; otherwise metadata and data to decode */
     int rc =
-        buf_adds(sql, with_yaml           ? "SELECT m.since_revision, b.name, c.schema_name, NULL,"
+        buf_adds(sql, with_yaml == 2      ? "SELECT COUNT(*)"
+                      : with_yaml         ? "SELECT m.since_revision, b.name, c.schema_name, NULL,"
                                             " IF(c.encrypted, c.data, NULL), c.encrypted, c.key_id,"
                                             " c.layer, c.name, c.yaml, IF(c.encrypted, c.metadata, NULL)"
                       : f->with_yaml_head ? "SELECT m.since_revision, b.name, c.schema_name,"
@@ -92,7 +130,34 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
     if (!rc && !ctx->read_encrypted && !f->redact)
         rc = buf_adds(sql, " AND m.encrypted = 0");
     rc = rc || filter_labels(ctx->arena, sql, p, f->labels, f->label_count);
-    return rc || buf_adds(sql, " ORDER BY m.content_id");
+    rc = rc || docstore_page_where(f->page, docstore_document_fields, field_sql, sql, p);
+    if (with_yaml == 2)
+        return rc;
+    return rc || (sql_paged(f) ? page_order(f, sql, p) : buf_adds(sql, " ORDER BY m.content_id"));
+}
+
+/* The page's total: the documents its filters select. */
+static int page_total(const struct docstore_ctx *ctx, long long id, const struct docstore_filter *f,
+                      struct purser_error *err)
+{
+    struct buf sql = BUF_INIT;
+    struct docstore_params p = {.n = 0};
+    struct store_rows rows;
+    int rc = build_query(ctx, id, f, 2, &sql, &p)
+                 ? purser_error_set(err, PURSER_EINVAL, "too many filter values")
+                 : store_query(ctx->store, ctx->arena, &rows, buf_cstr(&sql), p.v, p.n, err);
+    buf_release(&sql);
+    if (!rc)
+        f->page->total = rows.count ? atoll(store_cell(&rows, 0, 0)) : 0;
+    return rc;
+}
+
+/* A sql_paged page of count rows (one more when a next page follows): next set, count cut. */
+static void page_cut(const struct docstore_filter *f, size_t *count)
+{
+    f->page->next = *count > (size_t)f->page->size ? f->page->offset + f->page->size : -1;
+    if (*count > (size_t)f->page->size)
+        *count = (size_t)f->page->size;
 }
 
 /* One document of the answer. */
@@ -337,9 +402,25 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
         }
     }
     sort_filter = f;
+    *count = rows->count;
+    if (sql_paged(f)) { /* sorted and cut by the server */
+        page_cut(f, count);
+        *out = list;
+        return page_total(ctx, id, f, err);
+    }
     if (f->sort_count || f->descending)
         qsort(list, rows->count, sizeof(*list), row_compare);
-    *count = rows->count;
+    if (f->page) { /* sorted here: the page of the rows */
+        size_t from = (size_t)f->page->offset < *count ? (size_t)f->page->offset : *count;
+        size_t n = *count - from < (size_t)f->page->size ? *count - from : (size_t)f->page->size;
+        f->page->total = (long long)*count;
+        f->page->next = from + n < *count ? (long)(from + n) : -1;
+        for (size_t j = 0; j < *count; j++)
+            if (j < from || j >= from + n)
+                json_decref(list[j].doc);
+        list += from;
+        *count = n;
+    }
     if (f->limit >= 0 && *count > (size_t)f->limit) {
         for (size_t j = (size_t)f->limit; j < *count; j++)
             json_decref(list[j].doc);
@@ -389,8 +470,16 @@ int docstore_documents(const struct docstore_ctx *ctx, long long id,
         rc = store_query_each(ctx->store, buf_cstr(&sql), p.v, p.n, decode_row, &d, err);
     buf_release(&sql);
     json_intern_free(d.shared); /* (the documents keep what they use) */
-    if (!rc && docstore_sort_json(d.docs, f))
+    if (!rc && sql_paged(f)) {  /* sorted and cut by the server */
+        size_t count = json_array_size(d.docs);
+        page_cut(f, &count);
+        if (count < json_array_size(d.docs))
+            json_array_remove(d.docs, count);
+        rc = page_total(ctx, id, f, err);
+    } else if (!rc && (docstore_sort_json(d.docs, f) ||
+                       (f->page && docstore_page_slice(d.docs, f->page)))) {
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
     if (rc)
         json_decref(d.docs);
     else

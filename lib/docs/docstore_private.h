@@ -69,6 +69,17 @@ int docstore_param(struct docstore_params *p, struct store_value v);
 int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
                        const char **values, size_t n);
 
+/* The lists as pages (docstore_page.c). Appends " AND (template)" for each of pg's conditions
+ * (NOT for !=), templates[i] the SQL of fields[i] with each ? bound to the condition's LIKE
+ * pattern: -1 when full. */
+int docstore_page_where(const struct docstore_page *pg, const char *const *fields,
+                        const char *const *templates, struct buf *sql, struct docstore_params *p);
+/* 1 when the document (JSON) passes pg's docstore_document_fields conditions. */
+int docstore_page_matches(const struct docstore_page *pg, const json_t *doc);
+/* Keeps pg's page of docs (sorted and filtered), setting pg->total and pg->next: -1 when out
+ * of memory. */
+int docstore_page_slice(json_t *docs, struct docstore_page *pg);
+
 /* Sorts documents (a JSON array) by filter->sort paths and order, stably, then applies
  * filter->limit. -1 when out of memory. */
 int docstore_sort_json(json_t *docs, const struct docstore_filter *filter);

@@ -323,10 +323,50 @@ static int token_id(const char *token, long long *id, struct purser_error *err)
     return ok ? 0 : purser_error_set(err, PURSER_EINVAL, "page_token: not a token of this list");
 }
 
-int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t tag_count,
-                       const char *sort, int descending, long limit, const char *page_token,
+/* filter= on the revisions, docstore_revision_fields' SQL */
+#define TAG_LIKE                                                                                   \
+    "EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND t.revision_id = r.id AND "     \
+    "t.tag LIKE ?)"
+#define BUCKET_LIKE "JSON_SEARCH(r.buckets, 'one', ?) IS NOT NULL"
+static const char *const revision_sql[] = {TAG_LIKE, BUCKET_LIKE, BUCKET_LIKE " OR " TAG_LIKE};
+
+/* " AND ..." of the tags and conditions after r.org_id = ?: -1 when full. */
+static int revisions_where(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
+                           struct buf *sql, struct docstore_params *p)
+{
+    int rc = docstore_param(p, STORE_INT(ctx->org_id));
+    if (!rc && q->tag_count) {
+        rc = buf_adds(sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
+                           " t.revision_id = r.id") ||
+             docstore_filter_in(sql, p, "t.tag", q->tags, q->tag_count) || buf_addc(sql, ')');
+    }
+    return rc || docstore_page_where(q->conds, docstore_revision_fields, revision_sql, sql, p);
+}
+
+/* How many revisions the tags and conditions select. */
+static int revisions_total(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
+                           long long *total, struct purser_error *err)
+{
+    struct buf sql = BUF_INIT;
+    struct docstore_params p = {.n = 0};
+    struct store_rows rows;
+    int rc = buf_adds(&sql, "SELECT COUNT(*) FROM doc_revisions r WHERE r.org_id = ?") ||
+                     revisions_where(ctx, q, &sql, &p)
+                 ? purser_error_set(err, PURSER_EINVAL, "too many tags")
+                 : docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
+    buf_release(&sql);
+    if (!rc)
+        *total = rows.count ? atoll(store_cell(&rows, 0, 0)) : 0;
+    return rc;
+}
+
+int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
                        json_t **out, struct purser_error *err)
 {
+    const char *sort = q->sort, *page_token = q->page_token;
+    int descending = q->descending;
+    long limit = q->limit;
+    long long total = 0;
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     struct store_rows rows;
@@ -340,15 +380,12 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
         return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
     if (page_token && *page_token && (rc = token_id(page_token, &after, err)))
         return rc;
+    if (limit > 0 && q->with_total && (rc = revisions_total(ctx, q, &total, err)))
+        return rc;
     rc = buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME(
                             "r.created_at") ", r.buckets FROM "
                                             "doc_revisions r WHERE r.org_id = ?") ||
-         docstore_param(&p, STORE_INT(ctx->org_id));
-    if (!rc && tag_count) {
-        rc = buf_adds(&sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
-                            " t.revision_id = r.id") ||
-             docstore_filter_in(&sql, &p, "t.tag", tags, tag_count) || buf_addc(&sql, ')');
-    }
+         revisions_where(ctx, q, &sql, &p);
     /* keyset pages follow the id (revisions are numbered in the order they are made) */
     if (!rc && after >= 0)
         rc = buf_adds(&sql, descending ? " AND r.id < ?" : " AND r.id > ?") ||
@@ -404,6 +441,8 @@ int docstore_revisions(const struct docstore_ctx *ctx, const char **tags, size_t
             token = last ? crypto_base64url(last, strlen(last)) : NULL;
         }
         json_object_set_new(*out, "next_page_token", json_string(token ? token : ""));
+        if (q->with_total)
+            json_object_set_new(*out, "total", json_integer(total));
         free(token);
     }
     return 0;

@@ -463,7 +463,7 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
         const json_t *paths = json_array_get(secrets, i), *p;
         size_t j;
         int sealed;
-        if (!passes(doc, f))
+        if (!passes(doc, f) || !docstore_page_matches(f->page, doc))
             continue;
         sealed = f->redact &&
                  strcmp(str(json_object_get(json_object_get(doc, "metadata"), "storagePolicy")),
@@ -547,7 +547,8 @@ static int emit_rendered(struct buf *out, const json_t *docs, struct purser_erro
 static int unfiltered(const struct docstore_filter *f)
 {
     return !f->schema_count && !f->name_count && !f->layer_count && !f->label_count &&
-           !f->bucket_count && !f->sort_count && !f->descending && f->limit < 0 && !f->redact;
+           !f->bucket_count && !f->sort_count && !f->descending && f->limit < 0 && !f->redact &&
+           !f->page;
 }
 
 int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
@@ -573,7 +574,8 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         return rc;
     selected = select_rendered(rendered, f);
     release_later(ctx, rendered);
-    if (!selected || docstore_sort_json(selected, f))
+    if (!selected || docstore_sort_json(selected, f) ||
+        (f->page && docstore_page_slice(selected, f->page)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else
         rc = emit_rendered(out, selected, err);

@@ -23,8 +23,9 @@ function messageOf(body, status) {
   return `the server answered ${status}`;
 }
 
-/** api(method, path, body?, {signal, contentType, headers, signingIn}) -> decoded JSON (or null); throws
- *  ApiError. A 401 to a request with the token (but the sign-in's own check) signs the tab out. */
+/** api(method, path, body?, {signal, contentType, headers, signingIn, onHeaders}) -> decoded JSON (or
+ *  null); throws ApiError. onHeaders(headers) sees a success's response headers (a page's total).
+ *  A 401 to a request with the token (but the sign-in's own check) signs the tab out. */
 export async function api(method, path, body, options = {}) {
   const headers = { Accept: 'application/json', ...(options.headers || {}) };
   const t = token.get();
@@ -41,6 +42,7 @@ export async function api(method, path, body, options = {}) {
   if (res.status === 401 && t && !options.signingIn) // the token was revoked or expired: the shell signs out
     window.dispatchEvent(new CustomEvent('purser:unauthorized'));
   if (!res.ok) throw new ApiError(res.status, messageOf(data, res.status), data);
+  if (options.onHeaders) options.onHeaders(res.headers);
   return data;
 }
 

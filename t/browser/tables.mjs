@@ -228,6 +228,48 @@ try {
   report('document diff', { ...unified, hash: await page.evaluate(() => location.hash),
     split: await page.evaluate(() => [...document.querySelectorAll('.diff-view[data-mode=split] tr')].filter(tr => tr.querySelector('td.removed, td.added'))
       .map(tr => [(tr.querySelector('td.removed') || {}).textContent, (tr.querySelector('td.added') || {}).textContent])) });
+  // ---- the revisions and a revision's documents: pages asked of the server ----
+  const docsAsked = [];
+  const onDocs = r => {
+    const m = r.url().match(/\/api\/v1\.0\/(revisions(?:\/\d+\/(?:rendered-)?documents)?)\?(.*)$/);
+    if (m) docsAsked.push(`${m[1].replace(/\/\d+\//, '/N/')}?${decodeURIComponent(m[2])}`);
+  };
+  const docTable = p => p.evaluate(() => ({
+    caption: (document.querySelector('main caption') || {}).textContent || '',
+    names: [...document.querySelectorAll('main tbody tr')].map(tr => (tr.cells[1] || tr.cells[0]).firstChild.textContent),
+    ids: [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent),
+    pager: (document.querySelector('main nav.pager span') || {}).textContent || '',
+  }));
+  page.on('request', onDocs);
+  await visit(page, `/o/${o}/documents`);
+  report('revisions list', await docTable(page));
+  await clickAndSettle(page, 'main th:nth-child(1) button.sort');
+  report('revisions ascending', await docTable(page));
+  await page.fill('main input[type=search]', 'many');
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1);
+  await settle(page);
+  report('revisions filtered', await docTable(page));
+  await visit(page, `/o/${o}/documents/${cfg.rev_c}`);
+  report('documents first page', await docTable(page));
+  await clickAndSettle(page, 'main nav.pager button[rel=next]');
+  report('documents next page', await docTable(page));
+  await clickAndSettle(page, 'main nav.pager button[rel=prev]');
+  report('documents previous page', await docTable(page));
+  await clickAndSettle(page, 'main th:nth-child(2) button.sort');
+  await clickAndSettle(page, 'main th:nth-child(2) button.sort');
+  report('documents by name, descending', await docTable(page));
+  await page.fill('main input[type=search]', 'doc-11');
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 10);
+  await settle(page);
+  report('documents filtered', await docTable(page));
+  await visit(page, `/o/${o}/documents`); // (a change of the address's query alone is the grid's own)
+  await visit(page, `/o/${o}/documents/${cfg.rev_c}?view=rendered`);
+  report('rendered first page', await docTable(page));
+  await clickAndSettle(page, 'main nav.pager button[rel=next]');
+  report('rendered next page', await docTable(page));
+  page.off('request', onDocs);
+  report('documents asked', docsAsked);
+
   // ---- a revision tagged, untagged, rolled back to ----
   await visit(page, `/o/${o}/documents/${cfg.rev_a}`);
   await page.fill('#tag', 'known-good');

@@ -16,25 +16,41 @@ function validations(r) {
   return list.map(p => `${p.name}: ${p.status}`).join(', ') || r.status || '';
 }
 
+// The filter box's text as a filter= condition on text (a name, a schema, a tag or a bucket
+// holds it; '*' any text).
+const textFilter = q => `text==${q.includes('*') ? q : `*${q}*`}`;
+
+// The revisions as pages from the API (sorted by id or creation, filtered by tag or bucket).
 export async function revisions(ctx) {
-  const list = await api('GET', `${docsBase(ctx.org)}/revisions?sort=id&order=desc`);
-  const rows = (list.results || []).slice().sort((a, b) => b.id - a.id);
+  const load = async ({ sort, q, token, size }) => {
+    const params = new URLSearchParams({ page_size: size, sort: (sort || '-id').replace(/^-/, ''),
+      order: (sort || '-id').startsWith('-') ? 'desc' : 'asc' });
+    if (token) params.set('page_token', token);
+    if (q) params.set('filter', textFilter(q));
+    const page = await api('GET', `${docsBase(ctx.org)}/revisions?${params}`);
+    return { items: page.results || [], next: page.next_page_token, total: page.total };
+  };
   const pick = h('form.inline', { onsubmit: e => {
     e.preventDefault();
     ctx.go(`/o/${enc(ctx.org)}/diff/${enc(e.target.a.value)}/${enc(e.target.b.value)}`);
   } }, h('label', { for: 'diff-a' }, 'Diff revision'), h('input', { id: 'diff-a', name: 'a', size: 4, required: true, inputmode: 'numeric' }),
     h('label', { for: 'diff-b' }, 'with'), h('input', { id: 'diff-b', name: 'b', size: 4, required: true, inputmode: 'numeric' }),
     h('button', { type: 'submit' }, 'Compare'));
-  ctx.show(h('h1', {}, 'Document revisions'), pick, grid(ctx, { noun: 'revisions', rows, sort: '-id',
-    filter: { label: 'Filter by bucket, tag or status' }, text: r => `${(r.buckets || []).join(' ')} ${(r.tags || []).join(' ')} ${validations(r)}`,
+  const list = grid(ctx, { noun: 'revisions', load, sort: '-id',
+    filter: { label: 'Filter by bucket or tag', placeholder: 'site or release-*' },
     columns: [
-      { title: 'Revision', sort: 'id', value: r => r.id, cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
-      { title: 'Created', sort: 'created', value: r => r.createdAt, cell: r => when(r.createdAt) },
+      { title: 'Revision', sort: 'id', cell: r => link(`/o/${enc(ctx.org)}/documents/${r.id}`, String(r.id)) },
+      { title: 'Created', sort: 'createdAt', cell: r => when(r.createdAt) },
       { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
       { title: 'Tags', cell: r => (r.tags || []).join(', ') },
       { title: 'Validations', cell: r => validations(r) },
-    ] }));
+    ] });
+  ctx.show(h('h1', {}, 'Document revisions'), pick, list);
+  await list.ready;
 }
+
+// a column's sort key as the document API's sort path
+const docSort = { schema: 'schema', name: 'metadata.name', layer: 'metadata.layeringDefinition.layer', bucket: 'status.bucket' };
 
 export async function revisionPage(ctx) {
   const { rev } = ctx.params;
@@ -59,15 +75,26 @@ export async function revisionPage(ctx) {
   const back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
   ctx.context(title, back, filters);
   params.set('cleartext-secrets', 'false');
-  const docs = await api('GET', `${path}?${params}`);
-  const list = Array.isArray(docs) ? docs : [];
+  // one page from the API: its total and the next page's token in the answer's headers
+  const load = async ({ sort, q, token, size }) => {
+    const p = new URLSearchParams(params);
+    p.set('page_size', size);
+    if (token) p.set('page_token', token);
+    if (sort) { p.set('sort', docSort[sort.replace(/^-/, '')]); p.set('order', sort.startsWith('-') ? 'desc' : 'asc'); }
+    if (q) p.set('filter', textFilter(q));
+    let headers = null;
+    const docs = await api('GET', `${path}?${p}`, undefined, { onHeaders: h_ => { headers = h_; } });
+    const total = headers && headers.get('X-Total-Count');
+    return { items: Array.isArray(docs) ? docs : [], next: (headers && headers.get('X-Next-Page-Token')) || '',
+      total: total === null || total === undefined ? undefined : Number(total) };
+  };
   const meta = d => d.metadata || {};
-  const list_ = grid(ctx, { noun: 'documents', rows: list, pageSize: 50, sort: '', filter: { label: 'Filter these by name' },
-    text: d => `${meta(d).name || ''} ${d.schema || ''}`, columns: [
-      { title: 'Schema', sort: 'schema', value: d => d.schema, cell: d => d.schema || '' },
-      { title: 'Name', sort: 'name', value: d => meta(d).name, cell: d => [meta(d).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
-      { title: 'Layer', sort: 'layer', value: d => (meta(d).layeringDefinition || {}).layer, cell: d => (meta(d).layeringDefinition || {}).layer || '' },
-      { title: 'Bucket', sort: 'bucket', value: d => (d.status || {}).bucket, cell: d => (d.status || {}).bucket || '' },
+  const list_ = grid(ctx, { noun: 'documents', load, pageSize: 50, sort: '',
+    filter: { label: 'Filter by name or schema', placeholder: 'web or deckhand/*' }, columns: [
+      { title: 'Schema', sort: 'schema', cell: d => d.schema || '' },
+      { title: 'Name', sort: 'name', cell: d => [meta(d).name || '', encrypted(d) ? h('span.encrypted', {}, 'encrypted') : null] },
+      { title: 'Layer', sort: 'layer', cell: d => (meta(d).layeringDefinition || {}).layer || '' },
+      { title: 'Bucket', sort: 'bucket', cell: d => (d.status || {}).bucket || '' },
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
         : h('details', {}, h('summary', {}, 'show'), h('pre.yaml', {}, yaml(d.data === undefined ? null : d.data))) },
     ] });
