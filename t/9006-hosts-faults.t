@@ -242,7 +242,7 @@ sub pause_clients {
 # Resumes them, and waits until each has seen it (so that the next pause is not taken for this one).
 sub resume_clients {
     unlink $pause_file;
-    PurserStack::wait_for(10, sub { !glob "$dir/paused-*" });
+    PurserStack::wait_for(10, sub { my @left = glob "$dir/paused-*"; !@left });
 }
 
 sub step_of { my ($v) = @_; $v =~ /-(\d+)$/ ? $1 : 0 }
@@ -304,7 +304,11 @@ sub check {
     # the timeout to a host well above its answers' times (above).
     my (@stale, %seen, %acked_max);
     my %indeterminate = map { ($_->{value} => $_->{t0}) } grep { $_->{status} == 599 && $_->{kind} eq 'put_policy' } @e;
-    my $why = sub { my ($g, $step) = @_; my $t = $indeterminate{"$g-$step"}; defined $t ? " ($g-$step: a write unanswered, begun at $t)" : '' };
+    my $why = sub {
+        my ($g, $step) = @_;
+        my $t = defined $g ? $indeterminate{"$g-$step"} : undef;
+        return defined $t ? " ($g-$step: a write unanswered, begun at $t)" : '';
+    };
     my @writes = sort { $a->{t1} <=> $b->{t1} } grep { $_->{status} =~ /^2/ && $_->{kind} =~ /^put_/ } @e;
     my @reads = grep { $_->{status} =~ /^2/ && $_->{kind} =~ /^get_/ } @e; # (sorted by start)
     my $w = 0;
@@ -321,7 +325,7 @@ sub check {
         }
         my ($key, $got, $g);
         if ($r->{kind} eq 'get_pointer') { ($g, my $v) = split /:/, $r->{value}, 2; ($key, $got) = ("p$g", $v eq '' ? 0 : step_of($v)) }
-        else { ($key, $got, $g) = ('rev', $r->{value} || 0, 'd') }
+        else { ($key, $got) = ('rev', $r->{value} || 0) }
         my $floor = $acked_max{$key} // 0;
         push @stale, "$r->{client} via $r->{target} at $r->{t0}: $key $got, acknowledged $floor before" . $why->($g, $got) if $got < $floor;
         my $mine = $seen{"$r->{client}/$key"} // 0;
