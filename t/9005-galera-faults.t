@@ -18,6 +18,7 @@ use POSIX ();
 use Time::HiRes qw(sleep time);
 use Test::More;
 use PurserStack;
+use PurserGalera qw(put_policy put_document);
 
 my $galera = PurserStack::root() . '/tools/galera';
 my $gdir = tempdir('purser-galera-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
@@ -37,17 +38,9 @@ END {
 system($galera, 'start', $gdir) == 0 or BAIL_OUT("the Galera cluster did not start (logs in $gdir)");
 pass 'a three-node Galera cluster is up';
 
-sub node_sql {
-    my ($n, $query) = @_;
-    open my $fh, '-|', 'mariadb', '--no-defaults', "--socket=$gdir/node$n/mariadb.sock", '-uroot',
-        '-N', '-B', '-e', $query, 'purser' or die "mariadb: $!";
-    my @rows = map { chomp; [ split /\t/, $_, -1 ] } <$fh>;
-    close $fh;
-    return @rows;
-}
-sub status_of { my ($n, $var) = @_; my ($row) = node_sql($n, "SHOW STATUS LIKE '$var'"); $row ? $row->[1] : '' }
+my $cluster = PurserGalera->new($gdir);
 
-is status_of($_, 'wsrep_cluster_size'), 3, "node $_ sees three members" for 1 .. 3;
+is $cluster->status($_, 'wsrep_cluster_size'), 3, "node $_ sees three members" for 1 .. 3;
 
 my $sa = PurserStack->new(workers => 2, db_socket => "$gdir/node1/mariadb.sock",
                          db_password_file => "$gdir/secrets/db-password");
@@ -60,30 +53,10 @@ my $org = $sa->env('PURSER_ORG');
 my $base = "/organizations/$org";
 my $pub = do { open my $fh, '<', PurserStack::root() . '/t/data/chef-auth/pub.pem' or die; local $/; <$fh> };
 
-sub lock_for {
-    my ($name, $rev) = @_;
-    return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],
-             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } },
-             default_attributes => { step => $rev }, override_attributes => {} };
-}
-sub doc_yaml {
-    my ($name, $value) = @_;
-    return "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: $name\n"
-        . "  layeringDefinition:\n    abstract: false\n    layer: site\ndata:\n  value: $value\n";
-}
-
 # One write of each kind; returns (status, retry-after or '', what was acknowledged).
 my %write = (
-    policy => sub {
-        my ($s, $x, $i) = @_;
-        my ($r) = $s->api('PUT', "$base/policy_groups/g-$x/policies/p-$x", lock_for("p-$x", "$x-$i"));
-        return ($r, "$x-$i");
-    },
-    docs => sub {
-        my ($s, $x, $i) = @_;
-        my ($r, $d) = $s->yaml('PUT', "/api/v1.0/buckets/bucket-$x/documents", doc_yaml("doc-$x", "$x-$i"));
-        return ($r, $r->{status} =~ /^2/ && ref $d->[0] eq 'HASH' ? $d->[0]{status}{revision} // '' : '');
-    },
+    policy => sub { my ($s, $x, $i) = @_; put_policy($s, $base, $x, $i) },
+    docs => sub { my ($s, $x, $i) = @_; put_document($s, "bucket-$x", "doc-$x", "$x-$i") },
     users => sub {
         my ($s, $x, $i) = @_;
         my ($r) = $s->api('POST', '/users', { username => "u-$x-$i", display_name => "U $x $i", public_key => $pub });
@@ -134,7 +107,7 @@ ok PurserStack::wait_for(60, sub { my $n = acks_since('b', $t0); !grep { $n->{$_
 my $killed_at = time;
 system($galera, 'kill', $gdir, 2) == 0 or BAIL_OUT('could not kill node 2');
 sleep 5;
-is status_of(1, 'wsrep_cluster_size'), 2, 'nodes 1 and 3 carry on as a cluster of two';
+is $cluster->status(1, 'wsrep_cluster_size'), 2, 'nodes 1 and 3 carry on as a cluster of two';
 my $restart_at = time;
 system($galera, 'start-node', $gdir, 2) == 0 or BAIL_OUT('node 2 did not rejoin');
 my $rejoined = time;
@@ -170,26 +143,19 @@ ok $unavailable, 'requests through stack B while node 2 was away were answered 5
 ok !grep({ $_ eq '' } map { @{ $acked{$_}{docs} // [] } } 'a', 'b'), 'every acknowledged document write named its revision';
 
 # Wait until the three nodes have applied everything, then read each one directly.
-ok PurserStack::wait_for(60, sub {
-    my @c = map { status_of($_, 'wsrep_last_committed') } 1 .. 3;
-    $c[0] ne '' && $c[0] eq $c[1] && $c[1] eq $c[2] }), 'the three nodes have committed the same last write-set';
-my ($org_id) = map { $_->[0] } node_sql(1, "SELECT id FROM organizations WHERE name = '$org'");
+ok $cluster->in_step(60), 'the three nodes have committed the same last write-set';
+my $org_id = $cluster->org_id($org);
 
 my %checksums;
 for my $node (1 .. 3) {
-    my %users = map { ($_->[0] => 1) } node_sql($node, "SELECT name FROM principals WHERE kind = 'user'");
-    my %revisions = map { ("$_->[0]/$_->[1]" => 1) } node_sql($node,
-        'SELECT p.name, r.revision_id FROM policy_revisions r JOIN policies p ON p.id = r.policy_id');
-    my %pointer = map { ($_->[0] => $_->[1]) } node_sql($node,
+    my %users = map { ($_->[0] => 1) } $cluster->sql($node, "SELECT name FROM principals WHERE kind = 'user'");
+    my %revisions = %{ $cluster->policy_revisions($node) };
+    my %pointer = map { ($_->[0] => $_->[1]) } $cluster->sql($node,
         'SELECT g.name, r.revision_id FROM policy_group_pointers x JOIN policy_groups g ON g.id = x.group_id '
         . 'JOIN policy_revisions r ON r.id = x.revision_pk');
-    # each row holds revisions [revision_id, until_revision): one line per revision it holds
-    my @history = node_sql($node, 'SELECT r.id, b.name, c.data FROM doc_revision_documents d '
-        . 'JOIN doc_revisions r ON r.org_id = d.org_id AND r.id >= d.revision_id AND r.id < d.until_revision '
-        . 'JOIN doc_buckets b ON b.id = d.bucket_id JOIN doc_contents c ON c.id = d.content_id '
-        . "WHERE d.org_id = $org_id ORDER BY r.id, b.name");
-    my @ids = map { $_->[0] } node_sql($node, "SELECT id FROM doc_revisions WHERE org_id = $org_id ORDER BY id");
-    my ($next) = map { $_->[0] } node_sql($node, "SELECT next_revision FROM doc_heads WHERE org_id = $org_id");
+    my @history = $cluster->documents($node, $org_id);
+    my @ids = $cluster->document_ids($node, $org_id);
+    my ($next) = map { $_->[0] } $cluster->sql($node, "SELECT next_revision FROM doc_heads WHERE org_id = $org_id");
 
     my @missing;
     for my $x ('a', 'b') {
@@ -236,7 +202,7 @@ for my $node (1 .. 3) {
     }
     is_deeply \@backwards, [], "node $node: each bucket's document only moves forward along the history";
     $checksums{$node} = join ',', map { "$_->[0]=$_->[1]" }
-        node_sql($node, 'CHECKSUM TABLE ' . join(', ', map { $_->[0] } node_sql($node, 'SHOW TABLES')));
+        $cluster->sql($node, 'CHECKSUM TABLE ' . join(', ', map { $_->[0] } $cluster->sql($node, 'SHOW TABLES')));
 }
 is $checksums{2}, $checksums{1}, 'node 2 (the one killed) holds exactly the tables of node 1';
 is $checksums{3}, $checksums{1}, 'node 3 holds exactly the tables of node 1';
