@@ -114,6 +114,8 @@ like $seen{'page diff'}{h1} // '', qr/Revision $rev_a and $rev_b/, 'the diff of 
 is_deeply [ @{ $seen{'page diff'}{cells} // [] }[0, 1] ], ['site', 'modified'], '  shows the bucket that changed';
 is_deeply [ @{ $seen{'page nodes-of-policy'}{cells} // [] }[0 .. 2] ], ['web1', 'web', 'prod'], 'nodes by group and policy: the node, its policy and group';
 ok grep({ $_ eq 'w1' } @{ $seen{'page policy'}{cells} // [] }), 'a policy page lists its revisions';
+is_deeply [ @{ $seen{'page policy'}{cells} // [] }[3, 8] ], ['lim-b, staging', 'lim-a, prod'],
+    '  with the groups pointing at each (one answer of the API, not every group read)';
 is_deeply $seen{'after reload'}, ["#/o/$org/clusters", 'Clusters'], 'reload keeps the page';
 is $seen{'after back'}, "#/o/$org/clusters", 'back goes to the page before';
 my %tab = map { $_ => 1 } @{ $seen{'reached by Tab on clusters'} // [] };

@@ -83,7 +83,9 @@ print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_AD
                  [ 'nodes by last check-in', "/o/$org/nodes?sort=-updated_at" ], [ 'nodes of a group', "/o/$org/nodes?group=g2" ],
                  [ 'nodes by name', "/o/$org/nodes?q=node-09" ], [ 'policies by latest upload', "/o/$org/policies?sort=-latest_at" ],
                  [ 'policies by name', "/o/$org/policies?q=p12" ], [ 'groups', "/o/$org/groups" ],
-                 [ 'groups by policies', "/o/$org/groups?sort=-policy_count" ], [ 'groups by name', "/o/$org/groups?q=grp-0999" ] ] });
+                 [ 'groups by policies', "/o/$org/groups?sort=-policy_count" ], [ 'groups by name', "/o/$org/groups?q=grp-0999" ],
+                 [ 'a policy', "/o/$org/policies/p1" ], [ 'a group', "/o/$org/groups/g2?from=g1" ] ],
+    group_search => [ "/o/$org/groups/g2?from=g1", 'grp-09999' ] });
 close $fh;
 my %seen;
 open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/admin.mjs', $config or die;
@@ -99,6 +101,13 @@ like $seen{'load policies by name'}{caption} // '', qr/^1–100 of 111 policies/
 like $seen{'load groups'}{caption} // '', qr/^1–100 of 100004 groups/, 'the groups page: its first 100 of 100,004';
 like $seen{'load groups by policies'}{caption} // '', qr/^1–100 of 100004 groups/, '  by their policies\' count';
 like $seen{'load groups by name'}{caption} // '', qr/^1–100 of 100 groups/, '  a name filter: its 100';
+# a policy's page and a group's page read what they show, not the 100,004 groups' pointers
+cmp_ok $seen{'load a policy'}{rows} // 0, '>=', 1, 'a policy\'s page shows its revisions';
+cmp_ok $seen{'load a group'}{rows} // 0, '>=', 1, 'a group\'s page shows its pointers';
+my $gs = $seen{'group search'} // {};
+is $gs->{before}, 199, '  its "Compare with" list holds the first page of 200 groups by name less itself, not 100,004';
+is_deeply $gs->{after}, [ 'g1', map { sprintf 'grp-%06d', $_ } 99990 .. 99999 ],
+    '  a search by name fills it with the groups found (the one chosen kept first)';
 my $d = $seen{'load documents'} // {};
 is $d->{rows}, 50, 'the documents page shows its first 50 documents';
 like $d->{caption} // '', qr/^1–50 of 4001 documents/, '  of 4,001';
@@ -114,10 +123,10 @@ is $seen{'load nodes by last check-in'}{rows}, 100, '  by last check-in: 100 row
 diag sprintf 'first page on screen (ms, 3 loads each): policies of 5,000: %s; by latest upload: %s; ' .
     'filtered by name (111): %s; documents of 4,001: %s; revisions of 100,001: %s; nodes of 100,000: %s; by last check-in: %s; ' .
     'of a group (25,000): %s; filtered by name (10,000): %s; groups of 100,004: %s; by policies: %s; ' .
-    'filtered by name (100): %s',
+    'filtered by name (100): %s; a policy: %s; a group, compared with another: %s',
     map { join(' ', @{ ($seen{"load $_"} // {})->{times} // [] }) } 'policies', 'policies by latest upload',
     'policies by name', 'documents', 'revisions', 'nodes', 'nodes by last check-in', 'nodes of a group', 'nodes by name',
-    'groups', 'groups by policies', 'groups by name';
+    'groups', 'groups by policies', 'groups by name', 'a policy', 'a group';
 is_deeply $seen{'measure problems'}, [], 'no console error';
 
 $s->stop;

@@ -65,6 +65,17 @@ if (cfg.measure) {
       const caption = await page.evaluate(() => (document.querySelector('main caption') || {}).textContent || '');
       report(`load ${name}`, { times, rows, caption });
     }
+    // cfg.group_search: [hash, text]: a group page among many groups, its "Compare with" list
+    // before and after a search by name
+    if (cfg.group_search) {
+      const [hash, text] = cfg.group_search;
+      await page.goto(`${cfg.url}/admin/#${hash}`); await settle(page);
+      const options = () => page.evaluate(() => [...document.querySelectorAll('#from-group option')].map(o => o.value));
+      const before = await options();
+      await page.fill('#from-search', text);
+      await page.waitForFunction(t => [...document.querySelectorAll('#from-group option')].slice(1).every(o => o.value.includes(t)), text);
+      report('group search', { before: before.length, first: before[0], after: await options() });
+    }
     report('measure problems', problems.splice(0));
   } catch (err) {
     report('driver error', String(err && err.stack || err));

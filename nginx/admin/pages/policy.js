@@ -70,13 +70,13 @@ function collector(ctx) {
 export async function policyPage(ctx) {
   const { name } = ctx.params;
   ctx.context(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'));
-  const p = await api('GET', `${base(ctx.org)}/policies/${enc(name)}`);
-  const groups = await api('GET', `${base(ctx.org)}/policy_groups`);
+  // its revisions with the groups pointing at each (those the caller may read), in one answer:
+  // not every group's pointers
+  const revs = await api('GET', `${base(ctx.org)}/policies/${enc(name)}/revisions`);
   const pointing = {};
-  for (const [g, v] of Object.entries(groups || {}))
-    for (const [pn, ptr] of Object.entries(v.policies || {}))
-      if (pn === name) (pointing[ptr.revision_id] = pointing[ptr.revision_id] || []).push(g);
-  const rows = Object.entries(p.revisions || {}).map(([rev, r]) => ({ rev, ...r }))
+  for (const [rev, r] of Object.entries(revs || {}))
+    if ((r.policy_group_list || []).length) pointing[rev] = r.policy_group_list.slice().sort();
+  const rows = Object.entries(revs || {}).map(([rev, r]) => ({ rev, ...r }))
     .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
   const result = h('div', { id: 'policy-result' });
   const say = text => document.getElementById('policy-result').replaceChildren(h('p.done', { role: 'status' }, text));
@@ -175,9 +175,16 @@ export async function groupPage(ctx) {
   const o = enc(ctx.org);
   ctx.context(h('h1', {}, `Policy group ${group}`), link(`/o/${o}/groups`, '← all groups'));
   const g = await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`);
-  const all = await api('GET', `${base(ctx.org)}/policy_groups`);
-  const others = Object.keys(all || {}).filter(x => x !== group).sort();
-  const from = ctx.query.get('from') || others[0] || '';
+  // the groups to compare with: a page of them by name (a search finds the others), not all
+  const choices = async q => {
+    const params = new URLSearchParams({ page_size: 200, sort: 'name' });
+    if (q) params.set('filter', `name==*${q}*`);
+    const page = await api('GET', `${base(ctx.org)}/policy_groups?${params}`);
+    return { names: (page.items || []).map(x => x.name).filter(x => x !== group), more: !!page.next_page_token };
+  };
+  const first = await choices('');
+  const from = ctx.query.get('from') || first.names[0] || '';
+  const others = from && !first.names.includes(from) ? [from, ...first.names] : first.names;
   const pointers = Object.entries(g.policies || {}).map(([p, v]) => ({ p, rev: v.revision_id }));
   const lockOf = lockReader(ctx);
   const diffHolder = h('div', {}), promoteHolder = h('div', {}), report = h('div', { id: 'promote-result' });
@@ -236,8 +243,19 @@ export async function groupPage(ctx) {
     button));
   };
   select.addEventListener('change', e => { ctx.query.set('from', e.target.value); ctx.setQuery(ctx.query); showDiff(e.target.value); });
+  // more groups than the first page: a search by name fills the list with those it finds
+  let searching = 0;
+  const search = first.more ? h('input', { id: 'from-search', type: 'search', placeholder: 'find a group by name',
+    'aria-label': 'Find a group to compare with', autocomplete: 'off', oninput: async e => {
+      const mine = ++searching, q = e.target.value.trim();
+      const found = await choices(q).catch(() => null);
+      if (!found || mine !== searching) return;
+      const chosen = select.value;
+      const names = chosen && !found.names.includes(chosen) ? [chosen, ...found.names] : found.names;
+      select.replaceChildren(...names.map(x => h('option', { value: x, selected: x === chosen }, x)));
+    } }) : null;
   ctx.show(h('h1', {}, `Policy group ${group}`), link(`/o/${o}/groups`, '← all groups'),
-    others.length ? h('div.filter', {}, h('label', { for: 'from-group' }, 'Compare with'), select) : null,
+    others.length ? h('div.filter', {}, h('label', { for: 'from-group' }, 'Compare with'), select, search) : null,
     report, promoteHolder, diffHolder,
     h('h2', {}, `What ${group} points at`),
     table([{ title: 'Policy', cell: r => link(`/o/${o}/policies/${enc(r.p)}`, r.p) },
