@@ -98,6 +98,8 @@ is $r->{status}, 404, '  the API has it gone';
 like $seen{'org create says'} // '', qr/Created organization ta-new with its validator client ta-new-validator/, 'an organization created: the page says so';
 like $seen{'org create key'} // '', qr/^-----BEGIN (RSA )?PRIVATE KEY-----\n/, "  its validator's key shown once";
 ok grep({ $_ eq 'ta-new' } @{ $seen{'org listed'} // [] }), '  and lists it';
+is_deeply $seen{'org full name listed'}, ['Made in the browser'], '  with its full name (the organizations are pages of the API\'s envelopes)';
+is $seen{'org filtered'}[0], 'ta-new', '  and a filter by name asks the API for it alone' or diag explain $seen{'org filtered'};
 ok grep({ $_ eq 'ta-new' } @{ $seen{'org switcher'} // [] }), '  and the switcher offers it on the next page, without a reload';
 
 # ---- collect_policies ----

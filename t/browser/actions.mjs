@@ -103,6 +103,10 @@ try {
   report('org create says', await text(page, '#org-result .done'));
   report('org create key', await page.inputValue('#org-result .secret textarea'));
   report('org listed', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
+  report('org full name listed', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].filter(tr => tr.cells[0].textContent === 'ta-new').map(tr => tr.cells[1].textContent)));
+  await page.fill('main input[type=search]', 'ta-new');
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1);
+  report('org filtered', await page.evaluate(() => [document.querySelector('main tbody tr').cells[0].textContent, document.querySelector('main caption').textContent]));
   await page.click('a[href="#/users"]'); // the same tab, no reload: the switcher reads the organizations again
   await page.waitForFunction(() => /Users of the server/.test((document.querySelector('main h1') || {}).textContent || ''));
   await settle(page);

@@ -8,29 +8,20 @@
 import { api, enc } from '../api.js';
 import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when } from '../dom.js';
 import { yaml } from '../diff.js';
-import { serverActions, createOrganization } from './server.js';
+import { serverActions, createOrganization, envelopes } from './server.js';
 
 export async function organizations(ctx) {
-  const list = await api('GET', '/organizations');
-  const may = await serverActions(list);
-  const rows = Object.keys(list || {}).map(name => ({ name }));
-  const orgs = grid(ctx, { noun: 'organizations', rows, sort: 'name', text: r => r.name,
-    filter: { label: 'Filter by name' }, columns: [
-      { title: 'Organization', sort: 'name', value: r => r.name, cell: r => link(`/o/${enc(r.name)}/policies`, r.name) },
-      { title: 'Export, import, delete', cell: r => link(`/o/${enc(r.name)}/organization`, 'settings') },
+  const may = await serverActions();
+  const orgs = grid(ctx, { noun: 'organizations', load: envelopes('/organizations'), sort: 'name',
+    filter: { label: 'Organization name (exact)' }, columns: [
+      { title: 'Organization', sort: 'name', cell: r => link(`/o/${enc(r.metadata.name)}/policies`, r.metadata.name) },
+      { title: 'Full name', cell: r => (r.spec || {}).full_name || '' },
+      { title: 'Export, import, delete', cell: r => link(`/o/${enc(r.metadata.name)}/organization`, 'settings') },
     ] });
   ctx.show(h('h1', {}, 'Organizations'), may.includes('list_users') ? h('p', {}, link('/users', 'Users of the server')) : null, orgs,
     may.includes('create_organization') ? createOrganization(ctx, () => organizations(ctx)) : null);
+  await orgs.ready;
 }
-
-// A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed).
-const envelopes = path => async ({ sort, q, token, size }) => {
-  const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
-  if (token) params.set('page_token', token);
-  if (q) params.set('filter', `name==${q}`);
-  const page = await api('GET', `${path}?${params}`);
-  return { items: page.items || [], next: page.next_page_token };
-};
 
 const rolesText = m => (m.spec.roles || []).map(r =>
   (m.spec.policy_groups || {})[r] ? `${r} (policy groups ${m.spec.policy_groups[r].join(', ')})` : r).join(', ');

@@ -7,11 +7,12 @@ import { h, link, grid, failure, secretOnce, confirmDialog, when } from '../dom.
 
 /** The actions the principal holds beyond an organization (create_user, create_organization,
  *  delete_user ...: no role grants them, server admins hold them): read from the permissions of
- *  an organization it sees; with none, from whether it may list every user. */
-export async function serverActions(orgs) {
-  const names = Object.keys(orgs || {}).sort();
-  if (names.length) {
-    const p = await api('GET', `/organizations/${enc(names[0])}/permissions`);
+ *  the first organization it sees (one of a page, not the whole list); with none, from whether
+ *  it may list every user. */
+export async function serverActions() {
+  const first = ((await api('GET', '/organizations?page_size=1&sort=name')).items || [])[0];
+  if (first) {
+    const p = await api('GET', `/organizations/${enc(first.metadata.name)}/permissions`);
     const held = p.server_admin ? p.actions : [];
     held.principal = p.principal;
     return held;
@@ -42,8 +43,9 @@ export function createOrganization(ctx, done) {
   return [result, form];
 }
 
-// A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed).
-const envelopes = path => async ({ sort, q, token, size }) => {
+/** A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed),
+ *  for grid's load. */
+export const envelopes = path => async ({ sort, q, token, size }) => {
   const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
   if (token) params.set('page_token', token);
   if (q) params.set('filter', `name==${q}`);
@@ -53,8 +55,7 @@ const envelopes = path => async ({ sort, q, token, size }) => {
 
 /** Every user of the server (list_users), created and deleted by who may (not oneself). */
 export async function users(ctx) {
-  const orgs = await api('GET', '/organizations');
-  const may = await serverActions(orgs);
+  const may = await serverActions();
   const result = h('div', { id: 'users-result' });
   const say = (...n) => result.replaceChildren(h('p.done', { role: 'status' }, ...n));
   let list;
