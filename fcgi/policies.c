@@ -210,9 +210,18 @@ int revisions_list(struct request *req)
 {
     json_t *out = NULL, *entry;
     const char *revision;
-    int rc =
-        policy_revision_list(req->svc->store, req->arena, request_param(req, "org"),
-                             request_param(req, "name"), request_base_url(req), &out, &req->err);
+    struct page_query q = page_query_of(req);
+    size_t i;
+    int rc;
+    if (wants_page(&q) || q.filter) { /* a page: {items, next_page_token, total} */
+        rc = policy_revision_page(req->svc->store, req->arena, request_param(req, "org"),
+                                  request_param(req, "name"), &q, &out, &req->err);
+        json_array_foreach (json_object_get(out, "items"), i, entry)
+            readable_only(req, json_object_get(entry, "policy_group_list"));
+        return respond_owned(req, rc, 200, out);
+    }
+    rc = policy_revision_list(req->svc->store, req->arena, request_param(req, "org"),
+                              request_param(req, "name"), request_base_url(req), &out, &req->err);
     json_object_foreach (out, revision, entry)
         readable_only(req, json_object_get(entry, "policy_group_list"));
     return respond_owned(req, rc, 200, out);

@@ -210,8 +210,10 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/policies/{name}/revisions", "read_policy", H(revisions_list),
      CHEF,
      "The revisions of a policy, oldest first: {revision_id: {uri, created_at, created_by, "
-     "policy_group_list}} (the groups those the caller may read)",
-     .answer = "PolicyRevisions"},
+     "policy_group_list}} (the groups those the caller may read); with page_size, page_token, "
+     "sort (revision_id, created_at, created_by) or filter (revision_id, created_by; == or !=, "
+     "'*' any text) a page of them with a total",
+     .answer = "PolicyRevisionsOrPage", .query = "page_size page_token filter sort"},
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
      H(revision_groups), CHEF, "The groups that point at a revision", .answer = "GroupNames"},
     {"GET", "/organizations/{org}/policies/{name}/diff", "read_policy", H(policies_diff), CHEF,

@@ -72,6 +72,33 @@ $chef = $s->must('chef', 'GET', "$base/policies?filter=name==app2*");
 is_deeply [ sort keys %$chef ], [qw(app20 app21 app22)], '  filter alone narrows it';
 like $chef->{app21}{uri}, qr{/organizations/\Q$org\E/policies/app21$}, '  keeping its shape';
 
+# ---- a policy's revisions ----
+my $rv = $s->must('revisions page', 'GET', "$base/policies/app02/revisions?page_size=2");
+is $rv->{total}, 3, "a policy's revisions: a page has the total";
+is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], [qw(app02-r1 app02-r2)], '  the first 2 by revision_id';
+is_deeply [ sort keys %{ $rv->{items}[0] } ], [qw(created_at created_by policy_group_list revision_id)],
+    '  each its upload, uploader and the groups pointing at it';
+is_deeply $rv->{items}[0]{policy_group_list}, [qw(g02 g03 g06 g07 g10 g11)], '  app02-r1: the six groups that point at it';
+is_deeply $rv->{items}[1]{policy_group_list}, [], '  app02-r2: none';
+$rv = $s->must('next', 'GET', "$base/policies/app02/revisions?page_size=2&page_token=$rv->{next_page_token}");
+is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], ['app02-r3'], '  the next page: the last one';
+is $rv->{next_page_token}, '', '  and no page after it';
+$rv = $s->must('sorted', 'GET', "$base/policies/app02/revisions?sort=-created_at&page_size=1");
+is $rv->{items}[0]{revision_id}, 'app02-r3', 'sort=-created_at: the newest upload first';
+$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?filter=revision_id==*r2");
+is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], ['app02-r2'], 'filter=revision_id==*r2 (filter alone answers a page)';
+$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?filter=created_by!=admin");
+is $rv->{total}, 0, '  created_by!=admin: none';
+my ($res, $d) = $s->call('GET', "$base/policies/app02/revisions?sort=size");
+is $res->{status}, 400, 'sort=size: 400';
+like PurserStack::error_message($d), qr/^sort must be revision_id, created_at or created_by/, '  naming the keys';
+($res, $d) = $s->call('GET', "$base/policies/app02/revisions?filter=body==x");
+like PurserStack::error_message($d), qr/^filter: policy revisions filter on revision_id or created_by/, 'a filter on another field: 400 naming the fields';
+($res, $d) = $s->call('GET', "$base/policies/nosuch/revisions?page_size=5");
+is $res->{status}, 404, 'an unknown policy: 404, as without paging';
+my $map = $s->must('chef', 'GET', "$base/policies/app02/revisions");
+is_deeply [ sort keys %$map ], [qw(app02-r1 app02-r2 app02-r3)], 'without those parameters: the map by revision_id, as before';
+
 # ---- policy groups ----
 $p = $s->must('groups', 'GET', "$base/policy_groups?page_size=5");
 is $p->{total}, 12, 'groups: the total';
@@ -130,6 +157,9 @@ like $out, qr/^app20\s+3\s/m, '  a policy\'s row';
 my @rows = map { /^(\S+)/ } grep { !/^NAME/ } split /\n/, $out;
 is scalar @rows, 23, '  every page of 3 followed';
 is_deeply [ @rows[6 .. 8] ], [qw(app02 app22 app19)], '  in the order asked';
+$out = $ctl->(qw(policy-revisions --policy app02 --sort -created_at --page-size 2));
+like $out, qr/^REVISION\s+CREATED\s+BY\s+GROUPS/m, 'purserctl get policy-revisions --policy --sort --page-size: a table';
+is_deeply [ map { /^(\S+)/ } grep { !/^REVISION/ } split /\n/, $out ], [qw(app02-r3 app02-r2 app02-r1)], '  every page followed, newest first';
 $out = $ctl->(qw(policy-groups --filter name==g1* --sort name));
 like $out, qr/^NAME\s+POLICIES/m, 'purserctl get policy-groups --filter --sort';
 like $out, qr/^g11\s+3$/m, '  a group\'s row';

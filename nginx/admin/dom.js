@@ -179,11 +179,14 @@ export function confirmDialog(title, lines, action) {
   });
 }
 
-/** A destructive action's button: asks (title, lines, verb) first, then run(); done() after,
+/** A destructive action's button: asks (title, lines: its lines, or an async function giving them;
+ *  verb) first, then run(); done() after,
  *  fail(err) on an error (the API's message). */
 export function destroy({ label, aria, id, title, lines, verb = 'Delete', run, done, fail }) {
   return h('button.danger', { type: 'button', id: id || null, 'aria-label': aria || null, onclick: async () => {
-    if (!await confirmDialog(title, lines, verb)) return;
+    let said = lines; // (a function: what to say is read when asked)
+    if (typeof lines === 'function') try { said = await lines(); } catch (err) { fail(err); return; }
+    if (!await confirmDialog(title, said, verb)) return;
     try { await run(); await done(); } catch (err) { fail(err); }
   } }, label);
 }

@@ -7,11 +7,11 @@ import { yaml, diffView, diffModes } from '../diff.js';
 const base = org => `/organizations/${enc(org)}`;
 
 // A list's pages from the API (GET path?page_size&sort&page_token&filter: {items,
-// next_page_token, total}): the filter box narrows by name ('*' any text, else the name holds
-// it), conds() the other conditions.
-export const serverPages = (path, conds = () => []) => async ({ sort, q, token, size }) => {
-  const all = [...(q ? [`name==${q.includes('*') ? q : `*${q}*`}`] : []), ...conds()];
-  const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
+// next_page_token, total}): the filter box narrows by field (name; '*' any text, else the field
+// holds it), conds() the other conditions.
+export const serverPages = (path, conds = () => [], field = 'name') => async ({ sort, q, token, size }) => {
+  const all = [...(q ? [`${field}==${q.includes('*') ? q : `*${q}*`}`] : []), ...conds()];
+  const params = new URLSearchParams({ page_size: size, sort: sort || field });
   if (token) params.set('page_token', token);
   if (all.length) params.set('filter', all.join(';'));
   const page = await api('GET', `${path}?${params}`);
@@ -70,44 +70,47 @@ function collector(ctx) {
 export async function policyPage(ctx) {
   const { name } = ctx.params;
   ctx.context(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'));
-  // its revisions with the groups pointing at each (those the caller may read), in one answer:
-  // not every group's pointers
-  const revs = await api('GET', `${base(ctx.org)}/policies/${enc(name)}/revisions`);
-  const pointing = {};
-  for (const [rev, r] of Object.entries(revs || {}))
-    if ((r.policy_group_list || []).length) pointing[rev] = r.policy_group_list.slice().sort();
-  const rows = Object.entries(revs || {}).map(([rev, r]) => ({ rev, ...r }))
-    .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
+  // its revisions as pages from the API, each with the groups pointing at it; the newest 200
+  // for the compare form
+  const path = `${base(ctx.org)}/policies/${enc(name)}/revisions`;
+  const newestPage = await api('GET', `${path}?page_size=200&sort=-created_at`);
+  const newest = (newestPage.items || []).map(r => r.revision_id);
   const result = h('div', { id: 'policy-result' });
   const say = text => document.getElementById('policy-result').replaceChildren(h('p.done', { role: 'status' }, text));
-  const newest = rows.map(r => r.rev);
   const pick = (id, label, chosen) => [h('label', { for: id }, label),
     h('select', { id, name: id }, newest.map(r => h('option', { value: r, selected: r === chosen }, r)))];
   const compare = newest.length > 1 ? h('form.inline', { id: 'compare-revisions', onsubmit: e => {
     e.preventDefault();
     ctx.go(`/o/${enc(ctx.org)}/policies/${enc(name)}/compare/${enc(e.target['rev-a'].value)}/${enc(e.target['rev-b'].value)}`);
   } }, pick('rev-a', 'Compare revision', newest[1]), pick('rev-b', 'with', newest[0]), h('button', { type: 'submit' }, 'Compare')) : null;
-  ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'), compare,
-    grid(ctx, { noun: 'revisions', rows, sort: '-created_at', filter: { label: 'Filter by revision, author or group' },
-      text: r => `${r.rev} ${r.created_by || ''} ${(pointing[r.rev] || []).join(' ')}`, columns: [
-        { title: 'Revision', sort: 'rev', value: r => r.rev, cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.rev)}`, r.rev) },
-        { title: 'Uploaded', sort: 'created_at', value: r => r.created_at, cell: r => when(r.created_at) },
-        { title: 'By', sort: 'created_by', value: r => r.created_by, cell: r => r.created_by || '' },
-        { title: 'Groups pointing at it', cell: r => (pointing[r.rev] || []).join(', ') },
-        ...(ctx.can('delete_policy') ? [{ title: 'Actions', cell: r => destroy({ label: 'Delete', aria: `Delete revision ${r.rev}`,
-          title: `Delete revision ${r.rev} of ${name}?`, lines: ['Its lock goes; cookbook files only it used are collected later.',
-            (pointing[r.rev] || []).length ? `Groups point at it (${pointing[r.rev].join(', ')}): they lose this policy, and their nodes find none on their next run.` : 'No group points at it.'],
-          run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(r.rev)}`),
-          done: async () => { await policyPage(ctx); say(`Revision ${r.rev} deleted.`); }, fail: err => result.replaceChildren(failure(err)) }) }] : []),
-      ] }),
+  const groupsOf = r => r.policy_group_list || [];
+  const list = grid(ctx, { noun: 'revisions', load: serverPages(path, () => [], 'revision_id'), sort: '-created_at',
+    filter: { label: 'Filter by revision id', placeholder: 'a1b2 or a1*' }, columns: [
+      { title: 'Revision', sort: 'revision_id', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.revision_id)}`, r.revision_id) },
+      { title: 'Uploaded', sort: 'created_at', cell: r => when(r.created_at) },
+      { title: 'By', sort: 'created_by', cell: r => r.created_by || '' },
+      { title: 'Groups pointing at it', cell: r => groupsOf(r).join(', ') },
+      ...(ctx.can('delete_policy') ? [{ title: 'Actions', cell: r => destroy({ label: 'Delete', aria: `Delete revision ${r.revision_id}`,
+        title: `Delete revision ${r.revision_id} of ${name}?`, lines: ['Its lock goes; cookbook files only it used are collected later.',
+          groupsOf(r).length ? `Groups point at it (${groupsOf(r).join(', ')}): they lose this policy, and their nodes find none on their next run.` : 'No group points at it.'],
+        run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(r.revision_id)}`),
+        done: async () => { await policyPage(ctx); say(`Revision ${r.revision_id} deleted.`); }, fail: err => result.replaceChildren(failure(err)) }) }] : []),
+    ] });
+  // the policy's delete names every group pointing at any of its revisions: read when asked
+  const everyGroup = async () => {
+    const all = await api('GET', path);
+    return [...new Set(Object.values(all || {}).flatMap(groupsOf))].sort();
+  };
+  ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'), compare, list,
     ctx.can('delete_policy') ? destroy({ label: `Delete policy ${name}`, id: 'delete-policy', title: `Delete policy ${name}?`,
-      lines: [`All ${rows.length} of its revisions go with it.`, Object.keys(pointing).length
-        ? `Groups point at it (${[...new Set(Object.values(pointing).flat())].sort().join(', ')}): they lose it, and their nodes find no policy on their next run.`
-        : 'No group points at it.'],
+      lines: async () => { const groups = await everyGroup(); return [`All ${newestPage.total} of its revisions go with it.`, groups.length
+        ? `Groups point at it (${groups.join(', ')}): they lose it, and their nodes find no policy on their next run.`
+        : 'No group points at it.']; },
       run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}`),
       done: () => ctx.show(h('h1', {}, `Policy ${name}`), h('p.done', { role: 'status' }, `Policy ${name} deleted. `),
         link(`/o/${enc(ctx.org)}/policies`, '← all policies')),
       fail: err => result.replaceChildren(failure(err)) }) : null, result);
+  await list.ready;
 }
 
 export async function revisionPage(ctx) {
