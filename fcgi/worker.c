@@ -107,6 +107,8 @@ static void log_request(struct request *req, double ms)
          buf_printf(&b, ",\"request_id\":\"%s\"", req->request_id);
     if (!rc && req->route)
         rc = buf_adds(&b, ",\"route\":") || log_json_string(&b, req->route->pattern);
+    if (!rc && req->fcgx && request_env(req, "REMOTE_ADDR")) /* the client (nginx's real_ip) */
+        rc = buf_adds(&b, ",\"remote\":") || log_json_string(&b, request_env(req, "REMOTE_ADDR"));
     if (!rc && !buf_addc(&b, '}'))
         log_buffer_line(b.data, b.len);
     buf_release(&b);

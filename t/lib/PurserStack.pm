@@ -82,6 +82,8 @@ sub start {
     local $ENV{PURSER_DB_SOCKET} = $opt{db_socket} // '';
     local $ENV{PURSER_DB_PASSWORD_FILE} = $opt{db_password_file} // '';
     local $ENV{PURSER_SECRETS_FROM} = $opt{secrets_from} // '';
+    # nginx takes the client's address from these proxies' X-Forwarded-For (t/3015)
+    local $ENV{PURSER_TRUSTED_PROXIES} = $opt{trusted_proxies} // '';
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
