@@ -3,36 +3,14 @@
  * as SQL conditions or matched against documents already in memory. */
 #include "docs/docstore_private.h"
 
+#include "base/paging.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const docstore_document_fields[] = {"name", "schema", "layer", "bucket", "text", NULL};
 const char *const docstore_revision_fields[] = {"tag", "bucket", "text", NULL};
-
-/* A value as a LIKE pattern: its % _ and \ taken literally, '*' any text. */
-static const char *like_pattern(struct arena *arena, const char *value)
-{
-    char *out = arena_alloc(arena, 2 * strlen(value) + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (const char *c = value; *c; c++) {
-        if (*c == '%' || *c == '_' || *c == '\\')
-            *o++ = '\\';
-        *o++ = *c == '*' ? '%' : *c;
-    }
-    *o = '\0';
-    return out;
-}
-
-/* "a, b or c" of a NULL-terminated list. */
-static const char *one_of(struct arena *arena, const char *const *names)
-{
-    const char *out = "";
-    for (size_t i = 0; names[i]; i++)
-        out = arena_sprintf(arena, "%s%s%s", out, !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
-    return out ? out : "";
-}
 
 static int cond_add(struct arena *arena, char *text, const char *const *fields,
                     struct docstore_page *out, struct purser_error *err)
@@ -49,7 +27,7 @@ static int cond_add(struct arena *arena, char *text, const char *const *fields,
     for (size_t i = 0;; i++) {
         if (!fields[i])
             return purser_error_set(err, PURSER_EINVAL, "filter: on %s, not '%.40s'",
-                                    one_of(arena, fields), text);
+                                    paging_one_of(arena, fields), text);
         if (!strcmp(text, fields[i]))
             break;
     }
@@ -60,7 +38,7 @@ static int cond_add(struct arena *arena, char *text, const char *const *fields,
     c->field = text;
     c->value = op + 2;
     c->negative = negative;
-    if (!(c->pattern = like_pattern(arena, c->value)))
+    if (!(c->pattern = paging_like(arena, c->value)))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     return 0;
 }

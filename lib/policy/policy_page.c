@@ -3,34 +3,11 @@
  * for descending), page_size= and page_token= (a position). */
 #include "policy/policy_private.h"
 
+#include "base/paging.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A value with '*' in it as a LIKE pattern (its % _ and \ taken literally). */
-static const char *like_pattern(struct arena *arena, const char *value)
-{
-    size_t n = strlen(value);
-    char *out = arena_alloc(arena, 2 * n + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (const char *c = value; *c; c++) {
-        if (*c == '%' || *c == '_' || *c == '\\')
-            *o++ = '\\';
-        *o++ = *c == '*' ? '%' : *c;
-    }
-    *o = '\0';
-    return out;
-}
-
-/* "a, b or c" of a NULL-terminated list. */
-static const char *one_of(struct arena *arena, const char *const *names)
-{
-    const char *out = "";
-    for (size_t i = 0; names[i]; i++)
-        out = arena_sprintf(arena, "%s%s%s", out, !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
-    return out;
-}
 
 /* One condition field==value or field!=value. */
 static int filter_add(struct page_filter *f, struct arena *arena, char *cond,
@@ -51,12 +28,12 @@ static int filter_add(struct page_filter *f, struct arena *arena, char *cond,
             column = spec->fields[i];
     if (!column)
         return purser_error_set(err, PURSER_EINVAL, "filter: %s filter on %s, not '%.40s'",
-                                spec->noun, one_of(arena, spec->fields), cond);
+                                spec->noun, paging_one_of(arena, spec->fields), cond);
     if (f->count >= PAGE_FILTER_MAX)
         return purser_error_set(err, PURSER_EINVAL, "filter: at most %d conditions",
                                 PAGE_FILTER_MAX);
     if (strchr(value, '*')) {
-        if (!(value = like_pattern(arena, value)))
+        if (!(value = paging_like(arena, value)))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         buf_printf(&f->where, " AND %sCOALESCE(%s%s LIKE ?, 0)", negative ? "NOT " : "",
                    spec->alias, column);
@@ -100,7 +77,7 @@ const char *page_sort_order(struct arena *arena, const char *sort, const struct 
                      : arena_sprintf(arena, "%s%s%s", spec->sort_alias, key, dir);
     purser_error_set(err, PURSER_EINVAL,
                      "sort must be %s (with '-' before for descending), not '%.40s'",
-                     one_of(arena, spec->keys), sort);
+                     paging_one_of(arena, spec->keys), sort);
     return NULL;
 }
 
