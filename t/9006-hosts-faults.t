@@ -356,15 +356,22 @@ sub healthy_via {
     my $r = eval { client_for($target)->{http}->get("$env{ 'PURSER_HOST' . substr($target, 1) . '_URL' }/healthz/deep") };
     return $r && $r->{status} == 200;
 }
+# Whether the front has had host n answer a request with 200 or 201 since its log was $since
+# bytes long (the front's log names the host that answered: the last of its upstreams).
 sub front_reaches {
     my ($n, $since) = @_;
-    my $front_ip = $env{PURSER_URL} =~ m{//([\d.]+)} ? $1 : '';
-    open my $fh, '<', "$dir/host$n/log/nginx-access.log" or return 0;
+    my $host_ip = $env{"PURSER_HOST${n}_URL"} =~ m{//([\d.]+)} ? $1 : '';
+    open my $fh, '<', "$dir/front/log/access.log" or return 0;
     seek $fh, $since, 0;
-    while (<$fh>) { return 1 if /^\Q$front_ip\E / && / 20[01] / }
+    while (<$fh>) {
+        my ($upstreams, $statuses) = / upstream=(.*) upstream_status=(.*)$/ or next;
+        my ($last) = reverse split /, /, $upstreams;
+        my ($status) = reverse split /, /, $statuses;
+        return 1 if ($last // '') eq "$host_ip:8443" && ($status // '') =~ /^20[01]$/;
+    }
     return 0;
 }
-sub access_size { my ($n) = @_; -s "$dir/host$n/log/nginx-access.log" // 0 }
+sub access_size { -s "$dir/front/log/access.log" // 0 }
 
 # A write through host A wakes a reader waiting on host B (nchan's channels in Redis), before
 # its wait ends: asked with the clients paused, so that nothing else writes.
@@ -484,7 +491,7 @@ for my $f (@faults) {
     $f->{during}->() if $f->{during};
     sleep $f->{hold};
     my $states = cluster_states();
-    my $mark = access_size(3);
+    my $mark = access_size();
     my $healed_at = time;
     $f->{heal}->();
     my $ok = PurserStack::wait_for(120, sub { $f->{recovered}->($mark) });
@@ -514,6 +521,17 @@ waitpid $_, 0 for @clients;
 is $front->get('/healthz/deep')->{status}, 200, 'the front answers, all hosts back';
 my $metrics = client_for('h1')->get('/metrics', { headers => { authorization => "Bearer $env{PURSER_ADMIN_TOKEN}" } });
 like $metrics->{content} // '', qr/^purser_db_causal_waits_total [1-9]/m, 'host 1 made its reads wait for the cluster (causal reads)';
+# each host's nginx trusts the front for X-Forwarded-For (real_ip): its log names the client
+{
+    my $front_ip = $env{PURSER_URL} =~ m{//([\d.]+)} ? $1 : '';
+    my ($from_front, $lines) = (0, 0);
+    for my $n (1 .. 3) {
+        open my $fh, '<', "$dir/host$n/log/nginx-access.log" or next;
+        while (<$fh>) { $lines++; $from_front++ if /^\Q$front_ip\E / }
+    }
+    cmp_ok $lines, '>', 1000, "the hosts' nginx logged the run ($lines lines)";
+    is $from_front, 0, '  and none names the front as the client: each names the client it forwarded for';
+}
 diag $_ for @notes;
 diag sprintf 'the clients paused %d times for the checker, each within %.1f s (%.1f s in all)',
     $pause_waits{count}, $pause_waits{max}, $pause_waits{total};
