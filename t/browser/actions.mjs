@@ -6,25 +6,9 @@
 // API's message, and what a reader is not offered. It reports what it saw, one JSON line each
 // ({"name", "value"}), and decides nothing: the Perl test holds the expectations.
 // Usage: node actions.mjs CONFIG.json (url, org, admin, reader, demoted, public_key, out)
-import { launch } from './browser.mjs';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { driver } from './browser.mjs';
 
-const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-mkdirSync(cfg.out, { recursive: true });
-const report = (name, value) => console.log(JSON.stringify({ name, value }));
-const { browser, newPage, problems } = await launch(cfg);
-const o = encodeURIComponent(cfg.org);
-
-const settle = page => page.waitForFunction(() => !document.querySelector('main .loading') && !document.querySelector('main [aria-busy="true"]'), null, { timeout: 15000 });
-async function signIn(page, token) {
-  await page.goto(`${cfg.url}/admin/`);
-  await page.waitForSelector('#token');
-  await page.fill('#token', token);
-  await page.click('form.signin button[type=submit]');
-  await page.waitForFunction(() => location.hash.startsWith('#/orgs'));
-  await settle(page);
-}
-async function visit(page, hash) { await page.goto(`${cfg.url}/admin/#${hash}`); await settle(page); }
+const { cfg, report, browser, newPage, problems, o, settle, signIn, visit } = await driver();
 // answers a confirmation dialog (and waits for that one to go: another may follow it)
 const confirm = async page => {
   const d = await page.waitForSelector('dialog[open]');

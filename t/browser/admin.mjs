@@ -5,27 +5,9 @@
 // Usage: node admin.mjs CONFIG.json   (url, org, admin, reader: tokens, out: screenshot folder,
 // the names the test made: group_to, group_from, cluster, rev_a, rev_b, and limited: {token,
 // groups: [a group it may not move, the one it may]})
-import { launch } from './browser.mjs';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { driver } from './browser.mjs';
 
-const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-mkdirSync(cfg.out, { recursive: true });
-const report = (name, value) => console.log(JSON.stringify({ name, value }));
-
-const { browser, newPage, problems } = await launch(cfg);
-
-async function settle(page) {
-  await page.waitForFunction(() => !document.querySelector('main .loading'), null, { timeout: 15000 });
-}
-
-async function signIn(page, token) {
-  await page.goto(`${cfg.url}/admin/`);
-  await page.waitForSelector('#token');
-  await page.fill('#token', token);
-  await page.click('form.signin button[type=submit]');
-  await page.waitForFunction(() => location.hash.startsWith('#/orgs') || location.hash.startsWith('#/o/'));
-  await settle(page);
-}
+const { cfg, report, browser, newPage, problems, o, settle, signIn } = await driver({ busy: false });
 
 async function visit(page, hash, shot) {
   await page.goto(`${cfg.url}/admin/#${hash}`);
@@ -44,7 +26,6 @@ async function visit(page, hash, shot) {
   return seen;
 }
 
-const o = encodeURIComponent(cfg.org);
 
 // cfg.measure: [[name, hash], ...]: the time from asking for a page to its first table rows
 // on screen, three times each (reported, not judged here)

@@ -4,15 +4,12 @@
 // letter, one JSON line per page and width.
 // axe is evaluated in the page through the DevTools protocol, so the pages' strict CSP stays on.
 // Usage: node axe.mjs CONFIG.json (url, org, admin, out, pages: [[name, hash], ...])
-import { launch } from './browser.mjs';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { driver } from './browser.mjs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-mkdirSync(cfg.out, { recursive: true });
-const report = (name, value) => console.log(JSON.stringify({ name, value }));
+const { cfg, report, browser, newPage, problems, settle } = await driver();
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const { browser, newPage, problems } = await launch(cfg);
 
 // Text squeezed into a column too narrow for its words (wrapped letter by letter): the cells,
 // list items, links and labels whose text takes more lines than it has words, and whether the
@@ -35,8 +32,6 @@ const narrow = page => page.evaluate(() => ({
   }).map(el => `${el.tagName.toLowerCase()}: ${el.textContent.trim().slice(0, 20)}`).slice(0, 5),
   overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
 }));
-
-const settle = page => page.waitForFunction(() => !document.querySelector('main .loading') && !document.querySelector('main [aria-busy="true"]'), null, { timeout: 15000 });
 
 try {
   for (const [width, height] of [[1280, 800], [390, 844]]) {

@@ -5,32 +5,9 @@
 // decides nothing: the Perl test holds the expectations.
 // Usage: node fixes.mjs CONFIG.json (url, org, admin, own: {token, id}, out, group_to,
 // group_from, rev_secret, secret_name, time_pages: [[name, hash], ...], error_pages: [...])
-import { launch } from './browser.mjs';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { driver } from './browser.mjs';
 
-const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-mkdirSync(cfg.out, { recursive: true });
-const report = (name, value) => console.log(JSON.stringify({ name, value }));
-const { browser, newPage, problems } = await launch(cfg);
-const o = encodeURIComponent(cfg.org);
-
-async function settle(page) {
-  await page.waitForFunction(() => !document.querySelector('main .loading'), null, { timeout: 15000 });
-}
-
-async function signIn(page, token) {
-  await page.goto(`${cfg.url}/admin/`);
-  await page.waitForSelector('#token');
-  await page.fill('#token', token);
-  await page.click('form.signin button[type=submit]');
-  await page.waitForFunction(() => location.hash.startsWith('#/orgs') || location.hash.startsWith('#/o/'));
-  await settle(page);
-}
-
-async function visit(page, hash) {
-  await page.goto(`${cfg.url}/admin/#${hash}`);
-  await settle(page);
-}
+const { cfg, report, browser, newPage, problems, o, settle, signIn, visit } = await driver({ busy: false });
 
 // main's text outside <pre> (a value shown as data stays as the API gave it)
 const mainText = page => page.evaluate(() => {

@@ -4,25 +4,9 @@
 // page's first request and links, and the phone layout. It reports what it saw, one JSON line
 // each ({"name", "value"}), and decides nothing: the Perl test holds the expectations.
 // Usage: node tables.mjs CONFIG.json (url, org, admin, out)
-import { launch } from './browser.mjs';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { driver } from './browser.mjs';
 
-const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-mkdirSync(cfg.out, { recursive: true });
-const report = (name, value) => console.log(JSON.stringify({ name, value }));
-const { browser, newPage, problems } = await launch(cfg);
-const o = encodeURIComponent(cfg.org);
-
-const settle = page => page.waitForFunction(() => !document.querySelector('main .loading') && !document.querySelector('main [aria-busy="true"]'), null, { timeout: 15000 });
-async function signIn(page, token) {
-  await page.goto(`${cfg.url}/admin/`);
-  await page.waitForSelector('#token');
-  await page.fill('#token', token);
-  await page.click('form.signin button[type=submit]');
-  await page.waitForFunction(() => location.hash.startsWith('#/orgs'));
-  await settle(page);
-}
-async function visit(page, hash) { await page.goto(`${cfg.url}/admin/#${hash}`); await settle(page); }
+const { cfg, report, browser, newPage, problems, o, settle, signIn, visit } = await driver();
 const table = page => page.evaluate(() => ({
   caption: (document.querySelector('main caption') || {}).textContent || '',
   first: [...(document.querySelector('main tbody tr') || { cells: [] }).cells].map(td => td.textContent),
@@ -331,6 +315,9 @@ try {
     expanded: document.getElementById('menu-toggle').getAttribute('aria-expanded') })));
   await phone.click('#nav a[href$="/clusters"]');
   await settle(phone);
+  // (hashchange, which folds the menu, is an event of its own after the click: waited for, up
+  // to 5 s, or the menu is reported as it then is)
+  await phone.waitForFunction(() => getComputedStyle(document.getElementById('nav')).display === 'none', null, { timeout: 5000 }).catch(() => null);
   report('phone menu after a choice', await phone.evaluate(() => ({ hash: location.hash,
     shown: getComputedStyle(document.getElementById('nav')).display !== 'none' })));
   report('phone problems', problems.splice(0));
