@@ -119,15 +119,16 @@ static int wants_page(const struct page_query *q)
     return q->page_size || q->page_token || q->sort;
 }
 
-/* Chef's map out narrowed to the names of page's items (a page of all the filter selects). */
-static void keep_listed(json_t *out, json_t *page)
+/* Chef's map out narrowed to the keys (field of each item) of page's items (a page of all the
+ * filter selects). */
+static void keep_listed(json_t *out, json_t *page, const char *field)
 {
     const char *name;
     json_t *value, *tmp, *names = json_object();
     size_t i;
     json_t *item;
     json_array_foreach (json_object_get(page, "items"), i, item)
-        json_object_set(names, json_string_value(json_object_get(item, "name")), json_true());
+        json_object_set(names, json_string_value(json_object_get(item, field)), json_true());
     json_object_foreach_safe (out, tmp, name, value)
         if (!json_object_get(names, name))
             json_object_del(out, name);
@@ -153,7 +154,7 @@ int policies_list(struct request *req)
         rc = policy_page(req->svc->store, req->arena, request_param(req, "org"), &q, &page,
                          &req->err);
         if (!rc)
-            keep_listed(out, page);
+            keep_listed(out, page, "name");
         json_decref(page);
     }
     return respond_owned(req, rc, 200, out);
@@ -208,12 +209,12 @@ int revisions_create(struct request *req)
  * read. */
 int revisions_list(struct request *req)
 {
-    json_t *out = NULL, *entry;
+    json_t *out = NULL, *page = NULL, *entry;
     const char *revision;
     struct page_query q = page_query_of(req);
     size_t i;
     int rc;
-    if (wants_page(&q) || q.filter) { /* a page: {items, next_page_token, total} */
+    if (wants_page(&q)) {
         rc = policy_revision_page(req->svc->store, req->arena, request_param(req, "org"),
                                   request_param(req, "name"), &q, &out, &req->err);
         json_array_foreach (json_object_get(out, "items"), i, entry)
@@ -222,6 +223,14 @@ int revisions_list(struct request *req)
     }
     rc = policy_revision_list(req->svc->store, req->arena, request_param(req, "org"),
                               request_param(req, "name"), request_base_url(req), &out, &req->err);
+    if (!rc && q.filter) {
+        q.all = 1;
+        rc = policy_revision_page(req->svc->store, req->arena, request_param(req, "org"),
+                                  request_param(req, "name"), &q, &page, &req->err);
+        if (!rc)
+            keep_listed(out, page, "revision_id");
+        json_decref(page);
+    }
     json_object_foreach (out, revision, entry)
         readable_only(req, json_object_get(entry, "policy_group_list"));
     return respond_owned(req, rc, 200, out);
@@ -284,7 +293,7 @@ int groups_list(struct request *req)
         rc = policy_group_page(req->svc->store, req->arena, request_param(req, "org"), &q, NULL,
                                &page, &req->err);
         if (!rc)
-            keep_listed(out, page);
+            keep_listed(out, page, "name");
         json_decref(page);
     }
     return respond_owned(req, rc, 200, out);

@@ -210,9 +210,9 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/policies/{name}/revisions", "read_policy", H(revisions_list),
      CHEF,
      "The revisions of a policy, oldest first: {revision_id: {uri, created_at, created_by, "
-     "policy_group_list}} (the groups those the caller may read); with page_size, page_token, "
-     "sort (revision_id, created_at, created_by) or filter (revision_id, created_by; == or !=, "
-     "'*' any text) a page of them with a total",
+     "policy_group_list}} (the groups those the caller may read), or with page_size, page_token "
+     "or sort (revision_id, created_at, created_by) pages of them with a total; filter "
+     "(revision_id, created_by; == or !=, '*' any text) narrows either",
      .answer = "PolicyRevisionsOrPage", .query = "page_size page_token filter sort"},
     {"GET", "/organizations/{org}/policies/{name}/revisions/{rev}/policy_groups", "read_policy",
      H(revision_groups), CHEF, "The groups that point at a revision", .answer = "GroupNames"},

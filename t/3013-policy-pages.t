@@ -85,10 +85,13 @@ is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], ['app02-r3'], '  the 
 is $rv->{next_page_token}, '', '  and no page after it';
 $rv = $s->must('sorted', 'GET', "$base/policies/app02/revisions?sort=-created_at&page_size=1");
 is $rv->{items}[0]{revision_id}, 'app02-r3', 'sort=-created_at: the newest upload first';
-$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?filter=revision_id==*r2");
-is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], ['app02-r2'], 'filter=revision_id==*r2 (filter alone answers a page)';
-$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?filter=created_by!=admin");
+$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?sort=revision_id&filter=revision_id==*r2");
+is_deeply [ map { $_->{revision_id} } @{ $rv->{items} } ], ['app02-r2'], 'filter=revision_id==*r2 narrows a page';
+$rv = $s->must('filtered', 'GET', "$base/policies/app02/revisions?sort=revision_id&filter=created_by!=admin");
 is $rv->{total}, 0, '  created_by!=admin: none';
+$rv = $s->must('narrowed', 'GET', "$base/policies/app02/revisions?filter=revision_id==*r2");
+is_deeply [ keys %$rv ], ['app02-r2'], '  and alone narrows the map, keeping its shape (as for the policies)';
+like $rv->{'app02-r2'}{uri}, qr{/policies/app02/revisions/app02-r2$}, '  (its uri)';
 my ($res, $d) = $s->call('GET', "$base/policies/app02/revisions?sort=size");
 is $res->{status}, 400, 'sort=size: 400';
 like PurserStack::error_message($d), qr/^sort must be revision_id, created_at or created_by/, '  naming the keys';

@@ -54,8 +54,8 @@ int policy_revision_list(struct store *store, struct arena *arena, const char *o
                          struct purser_error *err);
 /* A page of a policy's revisions: {items: [{revision_id, created_at, created_by,
  * policy_group_list}], next_page_token ("" at the end), total (what the filter selects)}; sort by
- * revision_id, created_at or created_by; filter on revision_id and created_by. Pages by position;
- * Chef's 404 for an unknown policy. */
+ * revision_id, created_at or created_by; filter on revision_id and created_by (q->all: one page
+ * of all it selects). Pages by position; Chef's 404 for an unknown policy. */
 int policy_revision_page(struct store *store, struct arena *arena, const char *org,
                          const char *name, const struct page_query *q, json_t **out,
                          struct purser_error *err);
