@@ -197,9 +197,10 @@ static void auth_changes_seen(struct worker *w, struct arena *arena)
     double now = now_ms();
     struct purser_error err;
 
-    if (now - w->auth_checked >= 1000.0 &&
-        !identity_changes_newest(w->svc.store, arena, &noted, &err))
+    if (now - w->auth_checked >= 1000.0) { /* once a second, after a failure too */
         w->auth_checked = now;
+        identity_changes_newest(w->svc.store, arena, &noted, &err); /* (failed: noted as was) */
+    }
     if (changes != w->auth_changes || noted != w->auth_noted) {
         identity_cache_clear(w->svc.auth_cache);
         w->auth_changes = changes;

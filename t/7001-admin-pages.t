@@ -84,20 +84,10 @@ my $limited = ok_call('token', 'POST', '/users/ui-ci/tokens', { description => '
 my $out = PurserStack::build() . '/test-output/7001-admin-pages';
 remove_tree($out);
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader,
+my %seen = PurserStack::browser_run('admin', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader,
     out => $out, policy => 'web', policy_rev => 'w1', group_to => 'prod', group_from => 'staging',
     cluster => 'c-xss', rev_a => $rev_a, rev_b => $rev_b,
     limited => { token => $limited, groups => ['lim-a', 'lim-b'] } });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/admin.mjs', $config or die "node: $!";
-while (my $line = <$driver>) {
-    my $o = eval { decode_json($line) } or next;
-    $seen{ $o->{name} } = $o->{value};
-}
-close $driver;
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
@@ -162,7 +152,6 @@ my $phone = $seen{'phone overflow'} // {};
 is_deeply [ grep { ($phone->{$_} // 1) > 0 } sort keys %$phone ], [], 'at 390 px no page scrolls sideways';
 ok scalar(keys %$phone) >= 19, '  every page measured';
 ok -s "$out/$_.png", "screenshot $_" for qw(signin clusters group promoted token-reset phone-clusters);
-unlink $config;
 
 $s->stop;
 done_testing;

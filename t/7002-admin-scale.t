@@ -76,9 +76,7 @@ is $nodes->{total}, 100000, '100,000 nodes';
 
 my $out = PurserStack::build() . '/test-output/7002-admin-scale';
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out,
+my %seen = PurserStack::browser_run('admin', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out,
     measure => [ [ 'policies', "/o/$org/policies" ], [ 'documents', "/o/$org/documents/$rev" ], [ 'revisions', "/o/$org/documents" ], [ 'nodes', "/o/$org/nodes" ],
                  [ 'nodes by last check-in', "/o/$org/nodes?sort=-updated_at" ], [ 'nodes of a group', "/o/$org/nodes?group=g2" ],
                  [ 'nodes by name', "/o/$org/nodes?q=node-09" ], [ 'policies by latest upload', "/o/$org/policies?sort=-latest_at" ],
@@ -86,12 +84,6 @@ print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_AD
                  [ 'groups by policies', "/o/$org/groups?sort=-policy_count" ], [ 'groups by name', "/o/$org/groups?q=grp-0999" ],
                  [ 'a policy', "/o/$org/policies/p1" ], [ 'a group', "/o/$org/groups/g2?from=g1" ] ],
     group_search => [ "/o/$org/groups/g2?from=g1", 'grp-09999' ] });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/admin.mjs', $config or die;
-while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
-close $driver;
-unlink $config;
 ok !exists $seen{'driver error'}, 'the browser measured every page' or diag $seen{'driver error'};
 my $p = $seen{'load policies'} // {};
 is $p->{rows}, 100, 'the policies page shows its first 100 rows';

@@ -71,17 +71,7 @@ ok $ops{$anchor}, "  among them $anchor";
 my $out = PurserStack::build() . '/test-output/7003-reference-page';
 remove_tree($out);
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, out => $out, anchor => $anchor, search => $search });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', "$root/t/browser/reference.mjs", $config or die "node: $!";
-while (my $line = <$driver>) {
-    my $o = eval { decode_json($line) } or next;
-    $seen{ $o->{name} } = $o->{value};
-}
-close $driver;
+my %seen = PurserStack::browser_run('reference', { url => $s->url, out => $out, anchor => $anchor, search => $search });
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 is $seen{'error shown'}, '', 'the page shows no error';
 
@@ -131,7 +121,6 @@ is_deeply [ grep { ($phone->{$_} // 1) > 0 } sort keys %$phone ], [], 'at 390 px
     or diag explain $phone, $seen{'phone widest'};
 is scalar(keys %$phone), 3, '  measured at the top, with everything unfolded, and at an anchor';
 ok -s "$out/$_.png", "screenshot $_" for qw(reference search anchor phone phone-anchor);
-unlink $config;
 
 # ---- make install: the page where the production site's /docs/ looks, with the same headers ----
 # (t/8002 installs and finds every file of nginx/admin/*/*; here: that the site points there)

@@ -57,9 +57,7 @@ my ($rd404, $bd404) = $s->call('GET', "$base/api/v1.0/revisions/99998/diff/99999
 my $out = PurserStack::build() . '/test-output/7004-admin-fixes';
 remove_tree($out);
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out,
+my %seen = PurserStack::browser_run('fixes', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out,
     own => { token => $own->{token}, id => $own->{id} }, group_to => 'prod', group_from => 'staging',
     rev_secret => $rev, actor => 'ev-op', secret_name => 'db-password', secret_value => $secret,
     error_pages => [ [ 'revision', "/o/$org/documents/99999?view=rendered&schema=example/Kind/v1" ],
@@ -68,15 +66,6 @@ print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_AD
                     [ 'documents', "/o/$org/documents" ], [ 'clusters', "/o/$org/clusters" ],
                     [ 'cluster', "/o/$org/clusters/c-timed" ], [ 'tokens', "/o/$org/tokens" ],
                     [ 'events', "/o/$org/events" ] ] });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/fixes.mjs', $config or die "node: $!";
-while (my $line = <$driver>) {
-    my $o = eval { decode_json($line) } or next;
-    $seen{ $o->{name} } = $o->{value};
-}
-close $driver;
-unlink $config;
 ok $seen{done} && !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 
 # bug 1

@@ -58,15 +58,7 @@ my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description =
 my $out = PurserStack::build() . '/test-output/7005-admin-tables';
 remove_tree($out);
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b, rev_c => $rev_c });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/tables.mjs', $config or die "node: $!";
-while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
-close $driver;
-unlink $config;
+my %seen = PurserStack::browser_run('tables', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, out => $out, rev_a => $rev_a, rev_b => $rev_b, rev_c => $rev_c });
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 
 # ---- the nodes list ----

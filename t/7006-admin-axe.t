@@ -47,15 +47,7 @@ my @pages = (
 my $out = PurserStack::build() . '/test-output/7006-admin-axe';
 remove_tree($out);
 make_path($out);
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out, pages => \@pages });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/axe.mjs', $config or die "node: $!";
-while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
-close $driver;
-unlink $config;
+my %seen = PurserStack::browser_run('axe', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), out => $out, pages => \@pages });
 ok !exists $seen{'driver error'}, 'axe ran on every page' or diag $seen{'driver error'};
 
 my %minor;

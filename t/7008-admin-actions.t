@@ -48,16 +48,8 @@ remove_tree($out);
 make_path($out);
 system("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out $out/given.key 2>/dev/null") == 0 or die 'openssl';
 my $public = `openssl pkey -in $out/given.key -pubout`;
-my $config = "$out/config.json";
-open my $fh, '>', $config or die;
-print $fh encode_json({ url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, demoted => $demoted,
+my %seen = PurserStack::browser_run('actions', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader, demoted => $demoted,
     public_key => $public, out => $out });
-close $fh;
-my %seen;
-open my $driver, '-|', 'node', PurserStack::root() . '/t/browser/actions.mjs', $config or die "node: $!";
-while (my $line = <$driver>) { my $o = eval { decode_json($line) } or next; $seen{ $o->{name} } = $o->{value} }
-close $driver;
-unlink $config;
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 my $r;
 

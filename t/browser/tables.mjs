@@ -83,8 +83,10 @@ try {
   report('cluster edit says', await page.textContent('#cluster-result'));
   await page.click('#delete-cluster');
   report('cluster delete asks', await confirm(page));
-  await page.waitForSelector('main .done');
-  report('cluster delete says', await page.textContent('main .done'));
+  // (the edit's "Saved" is still on the page until the delete's answer replaces it: waited for,
+  // up to 15 s, then the newest message reported)
+  await page.waitForFunction(() => [...document.querySelectorAll('main .done')].some(e => /deleted/.test(e.textContent)), null, { timeout: 15000 }).catch(() => null);
+  report('cluster delete says', await page.evaluate(() => [...document.querySelectorAll('main .done')].map(e => e.textContent).pop()));
 
   // ---- members and clients ----
   await visit(page, `/o/${o}/members`);

@@ -6,6 +6,7 @@ use strict;
 use warnings;
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
+use File::Path ();
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use JSON::PP;
@@ -173,6 +174,27 @@ sub burst {
         waitpid $pid, 0;
     }
     return join ' | ', sort keys %seen;
+}
+
+# browser_run(DRIVER, CONFIG): runs t/browser/DRIVER.mjs on CONFIG (written as JSON to
+# CONFIG->{out}/config.json, removed after) and returns what it reported, name => value (the
+# last report of a name stands): the browser tests' one way to drive the pages.
+sub browser_run {
+    my ($name, $cfg) = @_;
+    File::Path::make_path($cfg->{out});
+    my $file = "$cfg->{out}/config.json";
+    open my $fh, '>', $file or die "$file: $!";
+    print $fh JSON::PP::encode_json($cfg);
+    close $fh;
+    my %seen;
+    open my $driver, '-|', 'node', root() . "/t/browser/$name.mjs", $file or die "node: $!";
+    while (my $line = <$driver>) {
+        my $o = eval { JSON::PP::decode_json($line) } or next;
+        $seen{ $o->{name} } = $o->{value};
+    }
+    close $driver;
+    unlink $file;
+    return %seen;
 }
 
 # Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
