@@ -29,13 +29,6 @@ static int prepare(struct store *store, struct arena *arena, const char *org,
     return rc;
 }
 
-/* {items: [], next_page_token: "", total} */
-static json_t *page_json(long long total)
-{
-    return json_pack("{s:o, s:s, s:I}", "items", json_array(), "next_page_token", "", "total",
-                     (json_int_t)total);
-}
-
 static int count_of(struct store *store, struct arena *arena, const char *table, const char *alias,
                     struct page_filter *f, long long *total, struct purser_error *err)
 {
@@ -78,7 +71,7 @@ int policy_page(struct store *store, struct arena *arena, const char *org,
     f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
     if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
         return rc;
-    *out = page_json(total);
+    *out = page_answer(total, rows.count, &b);
     for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++) {
         json_t *item = json_pack("{s:s, s:I}", "name", store_cell(&rows, i, 0), "revision_count",
                                  (json_int_t)strtoll(store_cell(&rows, i, 1), NULL, 10));
@@ -86,8 +79,6 @@ int policy_page(struct store *store, struct arena *arena, const char *org,
             json_object_set_new(item, "latest_at", json_string(store_cell(&rows, i, 2)));
         json_array_append_new(json_object_get(*out, "items"), item);
     }
-    if (rows.count > (size_t)b.size)
-        json_object_set_new(*out, "next_page_token", json_sprintf("%ld", b.offset + b.size));
     return 0;
 }
 
@@ -124,7 +115,7 @@ int policy_group_page(struct store *store, struct arena *arena, const char *org,
     long long total = 0;
     const char *sql;
     json_t *all;
-    size_t skip;
+    size_t skip, n;
     int rc = prepare(store, arena, org, q, &group_spec, &f, &b, err);
     *out = NULL;
     if (!rc && !reach)
@@ -152,12 +143,11 @@ int policy_group_page(struct store *store, struct arena *arena, const char *org,
         return rc;
     all = json_array();
     groups_fold(&rows, reach, all);
-    *out = page_json(reach ? (long long)json_array_size(all) : total);
+    n = json_array_size(all);
     skip = reach ? (size_t)b.offset : 0; /* without reach, the query skipped them */
-    for (size_t i = skip; i < json_array_size(all) && i < skip + (size_t)b.size; i++)
+    *out = page_answer(reach ? (long long)n : total, n > skip ? n - skip : 0, &b);
+    for (size_t i = skip; i < n && i < skip + (size_t)b.size; i++)
         json_array_append(json_object_get(*out, "items"), json_array_get(all, i));
-    if (json_array_size(all) > skip + (size_t)b.size)
-        json_object_set_new(*out, "next_page_token", json_sprintf("%ld", b.offset + b.size));
     json_decref(all);
     return 0;
 }

@@ -74,11 +74,8 @@ int policy_node_page(struct store *store, struct arena *arena, const char *org,
     f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
     if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
         return rc;
-    *out = json_pack("{s:o, s:s, s:I}", "items", json_array(), "next_page_token", "", "total",
-                     (json_int_t)strtoll(store_cell(&total, 0, 0), NULL, 10));
+    *out = page_answer(strtoll(store_cell(&total, 0, 0), NULL, 10), rows.count, &b);
     for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++)
         json_array_append_new(json_object_get(*out, "items"), row_item(&rows, i));
-    if (rows.count > (size_t)b.size)
-        json_object_set_new(*out, "next_page_token", json_sprintf("%ld", b.offset + b.size));
     return 0;
 }

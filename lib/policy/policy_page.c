@@ -117,3 +117,11 @@ int page_prepare(struct page_filter *f, struct arena *arena, const struct page_q
         rc = page_filter_parse(f, arena, q->filter, spec, err);
     return rc;
 }
+
+json_t *page_answer(long long total, size_t rows, const struct page_bounds *b)
+{
+    json_t *next =
+        rows > (size_t)b->size ? json_sprintf("%ld", b->offset + b->size) : json_string("");
+    return json_pack("{s:[], s:o, s:I}", "items", "next_page_token", next, "total",
+                     (json_int_t)total);
+}

@@ -92,6 +92,9 @@ int page_filter_parse(struct page_filter *f, struct arena *arena, const char *fi
  * the order is total and a descending one is the ascending one reversed. */
 const char *page_sort_order(struct arena *arena, const char *sort, const struct page_spec *spec,
                             struct purser_error *err);
+/* A page's answer: {items: [], next_page_token, total}, the token the page after b's when more
+ * than b->size rows came (a page reads size + 1), else "". */
+json_t *page_answer(long long total, size_t rows, const struct page_bounds *b);
 /* A count parameter: fallback when absent; clamped to 1..max (max 0: any n >= 0). */
 int page_count_param(const char *text, long fallback, long max, const char *what, long *out,
                      struct purser_error *err);

@@ -100,8 +100,7 @@ int policy_revision_page(struct store *store, struct arena *arena, const char *o
     f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
     if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
         return rc;
-    *out =
-        json_pack("{s:[], s:s, s:I}", "items", "next_page_token", "", "total", (json_int_t)total);
+    *out = page_answer(total, rows.count, &b);
     n = rows.count < (size_t)b.size ? rows.count : (size_t)b.size;
     for (size_t i = 0; i < n; i++)
         json_array_append_new(json_object_get(*out, "items"),
@@ -109,8 +108,6 @@ int policy_revision_page(struct store *store, struct arena *arena, const char *o
                                         store_cell(&rows, i, 0), "created_at",
                                         store_cell(&rows, i, 1), "created_by",
                                         store_cell(&rows, i, 2), "policy_group_list"));
-    if (rows.count > (size_t)b.size)
-        json_object_set_new(*out, "next_page_token", json_sprintf("%ld", b.offset + b.size));
     rc = groups_of(store, arena, &rows, n, json_object_get(*out, "items"), err);
     if (rc) {
         json_decref(*out);
