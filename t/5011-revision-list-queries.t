@@ -49,8 +49,21 @@ sub questions {
     my ($out) = $s->sql("SHOW GLOBAL STATUS LIKE 'Questions'") =~ /(\d+)/;
     return $out;
 }
+# The fewest statements of three runs of code (which returns a count): a worker also reads the
+# newest auth_changes row once a second (README "When access ends"), which may fall inside one
+# request; it only ever adds.
+sub fewest {
+    my ($code) = @_;
+    my ($least, @rest);
+    for (1 .. 3) {
+        my ($n, @more) = $code->();
+        ($least, @rest) = ($n, @more) if !defined $least || ($n =~ /^\d+$/ && $n < $least);
+    }
+    return wantarray ? ($least, @rest) : $least;
+}
 # statements for one list, measured after a first one (the worker's caches warm)
-sub list_cost {
+sub list_cost { fewest(\&list_cost_once) }
+sub list_cost_once {
     my $get = sub { $s->request('GET', "$api/revisions", { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), accept => 'application/json' } }) };
     $get->();
     my $before = questions();
@@ -118,7 +131,8 @@ ok !exists $list60->{next_page_token}, "without limit, Deckhand's whole list as 
 # Revision 60 is small: 3 documents in 1 bucket, a policy of 2 validations, no tag. The big
 # one has 20 more buckets, 60 more documents, a policy of 40 validations with 20 reported,
 # and 30 tags.
-sub cost {
+sub cost { my ($path) = @_; fewest(sub { cost_once($path) }) }
+sub cost_once {
     my ($path) = @_;
     my $get = sub { $s->request('GET', "$api$path", { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'), accept => 'application/json' } }) };
     my $first = $get->();
