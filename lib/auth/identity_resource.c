@@ -13,12 +13,9 @@
 #include <string.h>
 
 #define ISO(col) STORE_ISO_TIME(col)
-#define RAW_TIME(col) "DATE_FORMAT(" col ", '%Y-%m-%d %H:%i:%s.%f')"
 #define JSON_BOOL(col) "JSON_EXTRACT(IF(" col ", 'true', 'false'), '$')"
 /* the envelope's columns after spec and status (resource.h, struct resource_table) */
-#define TIMES(title, expires)                                                                      \
-    ISO("r.created_at")                                                                            \
-    ", " ISO("r.updated_at") ", " RAW_TIME("r.created_at") ", " title ", r.sub_kind, " expires
+#define TIMES(title, expires) "r.created_at, r.updated_at, " title ", r.sub_kind, " expires
 #define HEAD "SELECT r.id, r.name, r.revision, COALESCE(r.labels, '{}'), '{}', '', "
 #define ACTIVE_IS "r.active = CASE ? WHEN 'true' THEN 1 WHEN 'false' THEN 0 END"
 #define PROFILE                                                                                    \
@@ -41,7 +38,7 @@ static const struct resource_field user_filters[] = {
 
 /* clang-format off */
 static const char user_select[] = HEAD "JSON_OBJECT(" PROFILE "), '{}', "
-    TIMES("r.display_name", ISO("r.expires_at"))
+    TIMES("r.display_name", "r.expires_at")
     " FROM principals r WHERE r.kind = 'user'";
 /* clang-format on */
 static const struct resource_table user_table = {
@@ -72,7 +69,7 @@ static const struct resource_field client_filters[] = {
 static const char client_select[] = HEAD
     "JSON_OBJECT('validator', " JSON_BOOL("r.validator") ","
     " 'active', " JSON_BOOL("r.active") "), '{}', "
-    TIMES("''", ISO("r.expires_at"))
+    TIMES("''", "r.expires_at")
     " FROM principals r WHERE r.kind = 'client' AND r.org_id = ?";
 /* clang-format on */
 static const struct resource_table client_table = {
@@ -143,7 +140,7 @@ static const char member_select[] = HEAD
     " 'policy_groups', COALESCE((SELECT JSON_OBJECTAGG(m.role, JSON_EXTRACT(CONCAT('[\"',"
     " REPLACE(m.policy_groups, ',', '\",\"'), '\"]'), '$')) " MEMBERSHIPS
     " AND m.policy_groups IS NOT NULL), JSON_OBJECT())), JSON_OBJECT(" PROFILE "), "
-    TIMES("r.display_name", ISO("r.expires_at"))
+    TIMES("r.display_name", "r.expires_at")
     " FROM principals r JOIN (SELECT principal_id, MIN(org_id) AS org_id FROM memberships"
     " WHERE org_id = ? GROUP BY principal_id) mo ON mo.principal_id = r.id"
     " WHERE r.kind = 'user'";
@@ -178,7 +175,7 @@ static const char token_select[] =
     "SELECT r.id, r.id, r.revision, COALESCE(r.labels, '{}'), '{}', '', "
     "JSON_OBJECT('description', r.description, 'active', " JSON_BOOL("r.active") "), "
     "JSON_OBJECT('last_used_at', " ISO("r.last_used_at") "), "
-    TIMES("''", ISO("r.expires_at"))
+    TIMES("''", "r.expires_at")
     " FROM api_tokens r WHERE r.principal_id = ?";
 /* clang-format on */
 static const struct resource_table token_table = {

@@ -202,8 +202,20 @@ static void log_undecodable(const struct resource_kind *k, const char *name, con
                 json_pack("{s:s, s:s, s:s}", "kind", k->kind, "name", name, "column", what));
 }
 
+const char *resource_time(const struct store_rows *rows, size_t i, int column, char out[21])
+{
+    const char *cell = store_cell(rows, i, column);
+    if (!cell)
+        return NULL;
+    memcpy(out, "0000-00-00T00:00:00Z", 21);
+    memcpy(out, cell, rows->lengths[i * rows->columns + (size_t)column] >= 19 ? 19 : 0);
+    out[10] = 'T';
+    return out;
+}
+
 json_t *resource_decode(const struct resource_kind *k, const struct store_rows *rows, size_t i)
 {
+    char created[21], updated[21], expires[21];
     const char *bad = NULL;
     json_t *labels = column_json(rows, i, C_LABELS, "{}", &bad);
     json_t *ann = bad ? NULL : column_json(rows, i, C_ANNOTATIONS, "{}", &bad);
@@ -221,9 +233,10 @@ json_t *resource_decode(const struct resource_kind *k, const struct store_rows *
                      "kind", k->kind, "version", k->version, "metadata", "name",
                      store_cell(rows, i, C_NAME), "labels", labels, "annotations", ann,
                      "description", desc ? desc : "", "revision", store_cell(rows, i, C_REVISION),
-                     "created_at", store_cell(rows, i, C_CREATED), "updated_at",
-                     store_cell(rows, i, C_UPDATED), "sub_kind", store_cell(rows, i, C_SUB_KIND),
-                     "expires", store_cell(rows, i, C_EXPIRES), "spec", spec, "status", status);
+                     "created_at", resource_time(rows, i, C_CREATED, created), "updated_at",
+                     resource_time(rows, i, C_UPDATED, updated), "sub_kind",
+                     store_cell(rows, i, C_SUB_KIND), "expires",
+                     resource_time(rows, i, C_EXPIRES, expires), "spec", spec, "status", status);
 }
 
 /* A stored JSON column as it is, when it is JSON (NULL: fallback). */
@@ -268,9 +281,16 @@ static const char *cell_text(const struct store_rows *rows, size_t i, int column
     return text ? text : "";
 }
 
+static const char *time_text(const struct store_rows *rows, size_t i, int column, char out[21])
+{
+    const char *text = resource_time(rows, i, column, out);
+    return text ? text : "";
+}
+
 int resource_write_text(const struct resource_kind *k, const struct store_rows *rows, size_t i,
                         struct buf *out)
 {
+    char created[21], updated[21], expires[21];
     const char *labels = column_text(rows, i, C_LABELS, "{}");
     const char *ann = column_text(rows, i, C_ANNOTATIONS, "{}");
     const char *spec = column_text(rows, i, C_SPEC, "{}");
@@ -297,11 +317,11 @@ int resource_write_text(const struct resource_kind *k, const struct store_rows *
     rc = rc ? rc : log_json_string(out, desc ? desc : "");
     rc = rc ? rc
             : add_texts(out, ",\"revision\":\"", cell_text(rows, i, C_REVISION),
-                        "\",\"created_at\":\"", cell_text(rows, i, C_CREATED),
-                        "\",\"updated_at\":\"", cell_text(rows, i, C_UPDATED), "\"",
+                        "\",\"created_at\":\"", time_text(rows, i, C_CREATED, created),
+                        "\",\"updated_at\":\"", time_text(rows, i, C_UPDATED, updated), "\"",
                         (const char *)NULL);
     rc = rc ? rc : write_optional(out, "sub_kind", store_cell(rows, i, C_SUB_KIND));
-    rc = rc ? rc : write_optional(out, "expires", store_cell(rows, i, C_EXPIRES));
+    rc = rc ? rc : write_optional(out, "expires", resource_time(rows, i, C_EXPIRES, expires));
     rc = rc ? rc : write_optional(out, "organization", store_cell(rows, i, C_ORGANIZATION));
     rc = rc ? rc : buf_adds(out, "},\"spec\":");
     rc = rc ? rc : buf_adds(out, spec);
@@ -566,7 +586,10 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
         return rc;
     id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
     revision = store_cell(&rows, 0, C_REVISION);
-    w->expires = arena_strdup(w->s->arena, store_cell(&rows, 0, C_EXPIRES));
+    {
+        char expires[21];
+        w->expires = arena_strdup(w->s->arena, resource_time(&rows, 0, C_EXPIRES, expires));
+    }
     if ((rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err)))
         return rc;
     if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */

@@ -31,11 +31,11 @@ struct resource_field {
  * their members and tokens: lib/auth/identity_resource.c), for resource_list. select is
  * "SELECT <columns> FROM <table> r ... WHERE <scope>", the columns in this order: id, name,
  * revision, labels (JSON object text), annotations (JSON), description, spec (JSON), status
- * (JSON or NULL), created_at and updated_at (STORE_ISO_TIME), created_at as
- * '%Y-%m-%d %H:%i:%s.%f', the title (or ''), sub_kind (or NULL), the expiry (STORE_ISO_TIME, or
- * NULL); its scope's `?` are bound from resource_query.scope. The list appends its conditions
- * with AND. The other members are the expressions of the row's name, title, labels (JSON text,
- * may be NULL), sub_kind and expiry (NULL: the kind has none). */
+ * (JSON or NULL), created_at and updated_at (DATETIME columns as they are), the title (or ''),
+ * sub_kind (or NULL), the expiry (a DATETIME, or NULL); its scope's `?` are bound from
+ * resource_query.scope. The list appends its conditions with AND. The other members are the
+ * expressions of the row's name, title, labels (JSON text, may be NULL), sub_kind and expiry (NULL:
+ * the kind has none). */
 struct resource_table {
     const char *select;
     const char *name, *title, *labels, *sub_kind, *expires;

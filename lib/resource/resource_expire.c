@@ -7,6 +7,7 @@
 #include "store/events.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,26 @@ int resource_expire(const struct resource_kind *k, const struct resource_scope *
         json_decref(fields);
     }
     return rc;
+}
+
+#define SWEEP_SLOTS 64 /* organizations and kinds a worker remembers its last look at */
+
+void resource_expire_sweep(const struct resource_kind *k, const struct resource_scope *s)
+{
+    static struct {
+        const struct resource_kind *k;
+        long long org;
+        time_t at;
+    } seen[SWEEP_SLOTS];
+    time_t now = time(NULL);
+    size_t slot =
+        (size_t)(((uint64_t)s->org_id * 0x9E3779B97F4A7C15u) ^ (uintptr_t)k) % SWEEP_SLOTS;
+    if (seen[slot].k == k && seen[slot].org == s->org_id && seen[slot].at == now)
+        return;
+    seen[slot].k = k;
+    seen[slot].org = s->org_id;
+    seen[slot].at = now;
+    resource_expire(k, s, NULL, &(struct purser_error){0});
 }
 
 /* Inside a create's transaction: an expired resource of the name goes first (with its event),

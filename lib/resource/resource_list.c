@@ -547,8 +547,8 @@ static int list_rows(const struct resource_kind *k, const struct resource_scope 
 {
     struct list l = {.k = k, .s = s, .sql = BUF_INIT, .err = err, .every = q->all_organizations};
     int rc = plan_of(&l, q, paged, p);
-    if (!rc && !l.every) /* what has expired goes first, with its events (none: one cheap read) */
-        resource_expire(k, s, NULL, &(struct purser_error){0});
+    if (!rc && !l.every) /* what has expired goes first, with its events */
+        resource_expire_sweep(k, s);
     if (!rc) {
         select_from(&l, q, p);
         for (size_t i = 0; i < p->sel.count; i++)
@@ -576,7 +576,7 @@ static const char *sort_value(const struct resource_kind *k, const struct plan *
                               const struct store_rows *rows, size_t i)
 {
     if (strcmp(p->col, "r.created_at") == 0)
-        return store_cell(rows, i, C_CREATED_RAW);
+        return store_cell(rows, i, C_CREATED);
     return store_cell(rows, i, strcmp(p->col, name_column(k)) ? C_TITLE : C_NAME);
 }
 

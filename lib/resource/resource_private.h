@@ -7,13 +7,13 @@
 #include "base/buf.h"
 
 /* The columns every read of a resource selects (table alias r), in this order (a kind with a
- * table selects the same: resource.h, struct resource_table). */
+ * table selects the same: resource.h, struct resource_table). The times come as the store
+ * gives them ("YYYY-MM-DD HH:MM:SS.ffffff", which a page token keeps to the microsecond) and
+ * are written in RFC 3339 by resource_time (DATE_FORMAT in SQL was a tenth of a page's time in
+ * the server). */
 #define RESOURCE_COLUMNS                                                                           \
-    "r.id, r.name, r.revision, r.labels, r.annotations, r.description, r.spec, "                   \
-    "r.status, " STORE_ISO_TIME("r.created_at") ", " STORE_ISO_TIME(                               \
-        "r.updated_at") ", "                                                                       \
-                        "DATE_FORMAT(r.created_at, '%Y-%m-%d %H:%i:%s.%f'), r.title, "             \
-                        "r.sub_kind, " STORE_ISO_TIME("r.expires_at")
+    "r.id, r.name, r.revision, r.labels, r.annotations, r.description, r.spec, r.status, "         \
+    "r.created_at, r.updated_at, r.title, r.sub_kind, r.expires_at"
 
 /* What a read of the resources table adds to its conditions: an expired resource is gone. */
 #define RESOURCE_LIVE " AND (r.expires_at IS NULL OR r.expires_at > NOW(6))"
@@ -28,7 +28,6 @@ enum {
     C_STATUS,
     C_CREATED,
     C_UPDATED,
-    C_CREATED_RAW,
     C_TITLE,
     C_SUB_KIND,
     C_EXPIRES,
@@ -46,9 +45,18 @@ json_t *resource_decode(const struct resource_kind *k, const struct store_rows *
 int resource_write_text(const struct resource_kind *k, const struct store_rows *rows, size_t i,
                         struct buf *out);
 
+/* The time of row i's column (a DATETIME as MariaDB gives it) in RFC 3339 to the second
+ * ("2030-01-02T03:04:05Z") in out; NULL when the cell is NULL. */
+const char *resource_time(const struct store_rows *rows, size_t i, int column, char out[21]);
+
 /* Inside a create's transaction (store): deletes the expired resource of that name, with its
  * event, so that the name is free (resource_expire.c). */
 int resource_expire_in(struct store *store, const struct resource_kind *k,
                        const struct resource_scope *s, const char *name, struct purser_error *err);
+
+/* Before a list: what has expired of the kind in the organization goes, with its events, at
+ * most once a second in a worker (the list leaves expired rows out either way, and a GET of an
+ * expired name deletes it at once). Failures are logged. */
+void resource_expire_sweep(const struct resource_kind *k, const struct resource_scope *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* store.c: the MariaDB connection, statement cache, queries and retrying transactions. */
-#include "store/store.h"
+#include "store/store_private.h"
 
 #include "base/crypto.h"
 #include "base/metrics.h"
@@ -14,41 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#define STMT_CACHE_SIZE 64
 #define SESSION_SETUP                                                                              \
     "SET time_zone = '+00:00', "                                                                   \
     "sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,"       \
     "NO_ENGINE_SUBSTITUTION'"
-
-struct cached_stmt {
-    char *sql; /* our copy of the statement's text (callers may build it in an arena) */
-    size_t sql_len;
-    int columns; /* of its result, -1 until known */
-    size_t params;
-    MYSQL_STMT *stmt;
-    unsigned long last_used;
-};
-
-struct store {
-    MYSQL *conn;          /* NULL while disconnected */
-    int connected_before; /* a connection was made once: the next one is a reconnect */
-    int in_txn;
-    int causal_reads; /* database.causal_reads */
-    int galera;       /* the server is a Galera node (@@wsrep_on, at connect) */
-    int causal_due;   /* the request's causality wait is still to come */
-    unsigned long clock;
-    struct cached_stmt cache[STMT_CACHE_SIZE];
-    struct store_stats stats;
-    unsigned last_error;   /* the server's code for the most recent failure */
-    const char *statement; /* the SQL being run (placeholders, never values), for the log */
-    char *socket, *host, *user, *password_file, *name;
-    unsigned port, connect_timeout;
-    unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
-    const char *actor;        /* who the writes of the current request are by (events) */
-    json_t *notices;          /* what the open transaction leaves for after its commit */
-    void (*commit_hook)(void *ctx, const json_t *notices);
-    void *commit_ctx;
-};
 
 static void notices_flush(struct store *s, int committed);
 
@@ -118,8 +87,10 @@ static void stmt_evict(struct cached_stmt *c)
     if (c->stmt)
         mysql_stmt_close(c->stmt);
     free(c->sql);
+    free(c->times);
     c->stmt = NULL;
     c->sql = NULL;
+    c->times = NULL;
     c->params = 0;
 }
 
@@ -237,7 +208,7 @@ static int db_error(struct store *s, unsigned code, const char *text, struct pur
  * while its rows were read): then the connection's error is the one, and when neither says
  * anything the session is in a state nobody reported, so it is dropped like a lost connection
  * (a transaction runs again on a new one). */
-static int stmt_failed(struct store *s, MYSQL_STMT *stmt, struct purser_error *err)
+int store_stmt_failed(struct store *s, MYSQL_STMT *stmt, struct purser_error *err)
 {
     if (mysql_stmt_errno(stmt))
         return db_error(s, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), err);
@@ -400,7 +371,7 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (mysql_stmt_prepare(stmt, sql, strlen(sql))) {
-        int rc = stmt_failed(s, stmt, err);
+        int rc = store_stmt_failed(s, stmt, err);
         mysql_stmt_close(stmt);
         free(copy);
         return rc;
@@ -427,6 +398,7 @@ static int stmt_get(struct store *s, const char *sql, MYSQL_STMT **out,
     slot->sql = copy;
     slot->sql_len = sql_len;
     slot->columns = -1;
+    slot->times = NULL;
     slot->params = params;
     slot->stmt = stmt;
     slot->last_used = ++s->clock;
@@ -467,130 +439,9 @@ static int bind_params(struct store *s, MYSQL_STMT *stmt, const struct store_val
         }
     }
     if (n && mysql_stmt_bind_param(stmt, binds))
-        rc = stmt_failed(s, stmt, err);
+        rc = store_stmt_failed(s, stmt, err);
     if (binds != inline_binds)
         free(binds);
-    return rc;
-}
-
-#define INLINE_CELL 512 /* bytes bound per column; longer cells are fetched again whole */
-
-/* Rows handed one at a time to fn (store_query_each). */
-struct row_sink {
-    int (*fn)(void *ctx, const struct store_rows *row, struct purser_error *err);
-    void *ctx;
-};
-
-/* Reads the result's rows into out, their cells in arena; with a sink, each row instead goes
- * to the sink alone (out->count 1), its cells in an arena of its own freed after the call. */
-static int fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
-                     struct arena *arena, struct store_rows *out, const struct row_sink *sink,
-                     struct purser_error *err)
-{
-    struct arena *row_arena = NULL;
-    size_t columns, cap = 0;
-    MYSQL_BIND *binds = NULL;
-    unsigned long *lengths = NULL;
-    my_bool *nulls = NULL;
-    char *buffers;
-    int rc = 0, status;
-
-    memset(out, 0, sizeof(*out));
-    if (cached->columns < 0) {
-        MYSQL_RES *meta = mysql_stmt_result_metadata(stmt);
-        cached->columns = meta ? (int)mysql_num_fields(meta) : 0;
-        if (meta)
-            mysql_free_result(meta);
-    }
-    columns = (size_t)cached->columns;
-    out->columns = columns;
-    if (!columns)
-        return 0;
-    binds = arena_calloc(arena, columns, sizeof(*binds));
-    lengths = arena_calloc(arena, columns, sizeof(*lengths));
-    nulls = arena_calloc(arena, columns, sizeof(*nulls));
-    buffers = arena_alloc(arena, columns * INLINE_CELL);
-    if (!binds || !lengths || !nulls || !buffers)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t c = 0; c < columns; c++) {
-        binds[c].buffer_type = MYSQL_TYPE_STRING;
-        binds[c].buffer = buffers + c * INLINE_CELL;
-        binds[c].buffer_length = INLINE_CELL;
-        binds[c].length = &lengths[c];
-        binds[c].is_null = &nulls[c];
-    }
-    if (mysql_stmt_bind_result(stmt, binds))
-        return stmt_failed(s, stmt, err);
-    while ((status = mysql_stmt_fetch(stmt)) == 0 || status == MYSQL_DATA_TRUNCATED) {
-        struct arena *cells_arena = arena;
-        if (sink) { /* one row at a time */
-            if (!(row_arena = arena_new())) {
-                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-                break;
-            }
-            cells_arena = row_arena;
-            out->count = cap = 0;
-        }
-        if (out->count == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **cells = arena_calloc(cells_arena, ncap * columns, sizeof(*cells));
-            size_t *lens = arena_calloc(cells_arena, ncap * columns, sizeof(*lens));
-            if (!cells || !lens) {
-                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-                break;
-            }
-            if (cap) {
-                memcpy(cells, out->cells, cap * columns * sizeof(*cells));
-                memcpy(lens, out->lengths, cap * columns * sizeof(*lens));
-            }
-            out->cells = cells;
-            out->lengths = lens;
-            cap = ncap;
-        }
-        for (size_t c = 0; c < columns && !rc; c++) {
-            size_t at = out->count * columns + c;
-            char *cell;
-            if (nulls[c])
-                continue;
-            if (!(cell = arena_alloc(cells_arena, lengths[c] + 1))) {
-                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-                break;
-            }
-            if (lengths[c] < INLINE_CELL) {
-                memcpy(cell, buffers + c * INLINE_CELL, lengths[c]);
-            } else {
-                MYSQL_BIND one;
-                memset(&one, 0, sizeof(one));
-                one.buffer_type = MYSQL_TYPE_STRING;
-                one.buffer = cell;
-                one.buffer_length = lengths[c] + 1;
-                if (mysql_stmt_fetch_column(stmt, &one, (unsigned)c, 0)) {
-                    rc = stmt_failed(s, stmt, err);
-                    break;
-                }
-            }
-            cell[lengths[c]] = '\0';
-            out->cells[at] = cell;
-            out->lengths[at] = lengths[c];
-        }
-        if (rc)
-            break;
-        out->count++;
-        if (sink) {
-            rc = sink->fn(sink->ctx, out, err);
-            arena_free(row_arena);
-            row_arena = NULL;
-            if (rc)
-                break;
-        }
-    }
-    arena_free(row_arena);
-    if (sink)
-        memset(out, 0, sizeof(*out));
-    if (!rc && status == 1)
-        rc = stmt_failed(s, stmt, err);
-    if (s->conn)
-        mysql_stmt_free_result(stmt);
     return rc;
 }
 
@@ -615,14 +466,14 @@ static int run(struct store *s, struct arena *arena, struct store_rows *rows, co
         if (!rc)
             rc = bind_params(s, stmt, params, n, err);
         if (!rc && mysql_stmt_execute(stmt))
-            rc = stmt_failed(s, stmt, err);
+            rc = store_stmt_failed(s, stmt, err);
         if (!rc) {
             if (affected)
                 *affected = mysql_stmt_affected_rows(stmt);
             if (insert_id)
                 *insert_id = mysql_stmt_insert_id(stmt);
             if (arena)
-                rc = fetch_all(s, stmt, cached, arena, rows, sink, err);
+                rc = store_fetch_all(s, stmt, cached, arena, rows, sink, err);
             else
                 mysql_stmt_free_result(stmt);
         }
