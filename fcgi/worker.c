@@ -396,8 +396,9 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
                                              .max_string = (size_t)cfg->render_max_string,
                                              .max_output = (size_t)cfg->render_max_output};
     w.svc.render_limits = &w.render_limits;
-    if (cfg->cache_rendered > 0)
-        w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl);
+    if (cfg->cache_rendered > 0 &&
+        (w.svc.render_cache = lru_new((size_t)cfg->cache_rendered, (unsigned)cfg->cache_ttl)))
+        lru_set_max_bytes(w.svc.render_cache, (size_t)cfg->cache_rendered_bytes);
     lru_count_as(w.svc.revision_cache, METRIC_CACHE_REVISION_HIT);
     lru_count_as(w.svc.auth_cache, METRIC_CACHE_AUTH_HIT);
     lru_count_as(w.svc.render_cache, METRIC_CACHE_RENDERED_HIT);

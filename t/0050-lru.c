@@ -59,6 +59,33 @@ int main(int argc, char **argv)
         tap_ok(v && len == 3 && v[1] == '\0' && v[2] == 'y', "values may hold NUL bytes");
     }
     lru_free(c);
+    {
+        struct lru *b = lru_new(10, 60);
+        lru_set_max_bytes(b, 10);
+        lru_put(b, "a", "aaaa", 4, now);
+        lru_put(b, "b", "bbbb", 4, now);
+        tap_is_int(lru_bytes(b), 8, "the bytes of the values kept are counted");
+        lru_get(b, "a", NULL, now);
+        lru_put(b, "c", "cccc", 4, now); /* 12 > 10: b, the least recently used, goes */
+        tap_ok(lru_get(b, "b", NULL, now) == NULL, "past its bytes the least recently used goes");
+        tap_ok(lru_get(b, "a", NULL, now) && lru_get(b, "c", NULL, now), "  and only it");
+        tap_is_int(lru_bytes(b), 8, "  the bytes within the bound");
+        lru_put(b, "a", "0123456789x", 11, now);
+        tap_ok(lru_get(b, "a", NULL, now) == NULL,
+               "a value larger than the bound alone is not kept, nor what its key held");
+        tap_is_str(lru_get(b, "c", NULL, now), "cccc", "  and the others stay");
+        tap_is_int(lru_bytes(b), 4, "  their bytes counted");
+        lru_put(b, "d", "dddddddddd", 10, now);
+        tap_ok(lru_get(b, "c", NULL, now) == NULL && lru_get(b, "d", NULL, now),
+               "a value of the bound's size takes the whole of it");
+        lru_put(b, "e", "ee", 2, now);
+        lru_put(b, "f", "ff", 2, now);
+        lru_set_max_bytes(b, 3);
+        tap_ok(lru_count(b) == 1 && lru_get(b, "f", NULL, now), "a smaller bound evicts at once");
+        lru_clear(b);
+        tap_is_int(lru_bytes(b), 0, "cleared, no bytes");
+        lru_free(b);
+    }
     lru_free(NULL);
     return tap_done();
 }

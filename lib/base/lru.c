@@ -20,6 +20,7 @@ struct entry {
 struct lru {
     struct entry **buckets;
     size_t bucket_count, count, capacity;
+    size_t bytes, max_bytes; /* of the values kept; their bound (0: none) */
     unsigned ttl;
     struct entry *newest, *oldest;
     struct lru_stats stats;
@@ -81,6 +82,7 @@ static void remove_entry(struct lru *c, struct entry **slot)
     unlink_recency(c, e);
     free(e->key);
     free(e->value);
+    c->bytes -= e->len;
     free(e);
     c->count--;
 }
@@ -124,10 +126,30 @@ const char *lru_get(struct lru *c, const char *key, size_t *len, time_t now)
     return e->value;
 }
 
+void lru_set_max_bytes(struct lru *c, size_t max_bytes)
+{
+    c->max_bytes = max_bytes;
+    while (max_bytes && c->bytes > max_bytes) {
+        remove_entry(c, slot_of(c, c->oldest->key));
+        c->stats.evictions++;
+    }
+}
+
+size_t lru_bytes(const struct lru *c)
+{
+    return c->bytes;
+}
+
 int lru_put(struct lru *c, const char *key, const char *value, size_t len, time_t now)
 {
-    struct entry *e = calloc(1, sizeof(*e));
+    struct entry *e;
     struct entry **slot;
+    if (c->max_bytes && len > c->max_bytes) { /* never kept; nor is what the key held */
+        if (*(slot = slot_of(c, key)))
+            remove_entry(c, slot);
+        return 0;
+    }
+    e = calloc(1, sizeof(*e));
     if (!e || !(e->key = strdup(key)) || !(e->value = malloc(len + 1))) {
         if (e)
             free(e->key);
@@ -140,14 +162,15 @@ int lru_put(struct lru *c, const char *key, const char *value, size_t len, time_
     e->expires = now + (time_t)c->ttl;
     if (*(slot = slot_of(c, key)))
         remove_entry(c, slot);
-    else if (c->count >= c->capacity) {
+    while (c->oldest && (c->count >= c->capacity || (c->max_bytes && c->bytes + len > c->max_bytes))) {
         remove_entry(c, slot_of(c, c->oldest->key));
         c->stats.evictions++;
-        slot = slot_of(c, key);
     }
+    slot = slot_of(c, key);
     *slot = e;
     push_newest(c, e);
     c->count++;
+    c->bytes += len;
     return 0;
 }
 

@@ -19,11 +19,17 @@ struct lru_stats {
 struct lru *lru_new(size_t capacity, unsigned ttl);
 void lru_free(struct lru *cache); /* accepts NULL */
 
+/* Bounds the bytes of the values kept as well (0: no bound): a put evicts the least recently
+ * used entries until its value fits, and a value larger than the bound alone is not kept. */
+void lru_set_max_bytes(struct lru *cache, size_t max_bytes);
+size_t lru_bytes(const struct lru *cache); /* the bytes of the values kept */
+
 /* The value stored under key and not expired at now, or NULL. */
 const char *lru_get(struct lru *cache, const char *key, size_t *len, time_t now);
 
 /* Stores a copy of value under key (replacing any), evicting the least recently used entry
- * when full. 0, or PURSER_EINTERNAL when out of memory (the cache is unchanged then). */
+ * when full (or past its bytes). 0 (also when the value alone is past the bound of bytes, and
+ * is not kept), or PURSER_EINTERNAL when out of memory (the cache is unchanged then). */
 int lru_put(struct lru *cache, const char *key, const char *value, size_t len, time_t now);
 
 /* Removes every entry. */

@@ -75,6 +75,10 @@ static const struct option options[] = {
         "of the change cannot be read"),
     OPT("cache", "rendered", OPT_INT, cache_rendered, "16", 0, 10000,
         "rendered document revisions each worker keeps (revisions never change); 0 = none"),
+    OPT("cache", "rendered_bytes", OPT_INT, cache_rendered_bytes, "67108864", 1048576,
+        1099511627776,
+        "the bytes of rendered text each worker keeps at most (a revision larger than this "
+        "alone is rendered on each read)"),
     OPT("rbac", "policy_file", OPT_STRING, policy_file, "policies/default.yaml", 0, 0,
         "RBAC policy: roles and the actions they grant"),
     OPT("documents", "default_organization", OPT_STRING, default_organization, "default", 0, 0,

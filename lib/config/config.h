@@ -47,6 +47,7 @@ struct purser_config {
     long cache_principals; /* authentication entries kept (tokens, keys, roles) */
     long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
     long cache_rendered;   /* rendered document revisions kept (0 = none) */
+    long cache_rendered_bytes; /* the bytes of their text kept at most */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
     /* documents */

@@ -78,6 +78,7 @@ sub start {
     local $ENV{PURSER_DEVELOPMENT} = $opt{development} ? 1 : 0;
     local $ENV{PURSER_AUTH_TTL} = $opt{auth_ttl} // 1;
     local $ENV{PURSER_CACHE_RENDERED} = $opt{cache_rendered} // 16;
+    local $ENV{PURSER_CACHE_RENDERED_BYTES} = $opt{cache_rendered_bytes} // 67108864;
     local $ENV{PURSER_METRICS_LOOPBACK} = $opt{metrics_loopback} // 1;
     # another MariaDB (a Galera node) and another stack's keyring and admin (t/9005)
     local $ENV{PURSER_DB_SOCKET} = $opt{db_socket} // '';
