@@ -162,7 +162,8 @@ int lru_put(struct lru *c, const char *key, const char *value, size_t len, time_
     e->expires = now + (time_t)c->ttl;
     if (*(slot = slot_of(c, key)))
         remove_entry(c, slot);
-    while (c->oldest && (c->count >= c->capacity || (c->max_bytes && c->bytes + len > c->max_bytes))) {
+    while (c->oldest &&
+           (c->count >= c->capacity || (c->max_bytes && c->bytes + len > c->max_bytes))) {
         remove_entry(c, slot_of(c, c->oldest->key));
         c->stats.evictions++;
     }

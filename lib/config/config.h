@@ -42,11 +42,11 @@ struct purser_config {
     int metrics_open_loopback; /* GET /metrics without credentials from loopback */
     int development_mode;      /* unauthenticated requests act as a server admin (loopback only) */
     /* cache (per worker) */
-    long cache_revisions;  /* policy revision bodies kept */
-    long cache_ttl;        /* seconds an entry lives */
-    long cache_principals; /* authentication entries kept (tokens, keys, roles) */
-    long cache_auth_ttl;   /* seconds they live: how late a revocation may take effect */
-    long cache_rendered;   /* rendered document revisions kept (0 = none) */
+    long cache_revisions;      /* policy revision bodies kept */
+    long cache_ttl;            /* seconds an entry lives */
+    long cache_principals;     /* authentication entries kept (tokens, keys, roles) */
+    long cache_auth_ttl;       /* seconds they live: how late a revocation may take effect */
+    long cache_rendered;       /* rendered document revisions kept (0 = none) */
     long cache_rendered_bytes; /* the bytes of their text kept at most */
     /* rbac */
     char *policy_file; /* RBAC policy (roles to actions) */
