@@ -177,6 +177,26 @@ int main(int argc, char **argv)
         tap_ok(rows.count == 1 && store_cell(&rows, 0, 0) == NULL, "SQL NULL reads as a NULL cell");
     }
     {
+        /* DATETIME and TIMESTAMP cells are written by the store (store_fetch.c): the text the
+         * server gives for the same values (CAST AS CHAR), with as many digits of a second as
+         * the column has; z6 has a zero fraction */
+        static const char *sql =
+            "SELECT d6, CAST(d6 AS CHAR), d0, CAST(d0 AS CHAR), d3, CAST(d3 AS CHAR), z6, "
+            "CAST(z6 AS CHAR), dn FROM (SELECT CAST('2030-01-02 03:04:05.067890' AS DATETIME(6)) "
+            "AS d6, CAST('1999-12-31 23:59:59' AS DATETIME) AS d0, CAST('2030-01-02 "
+            "03:04:05.067890' AS DATETIME(3)) AS d3, CAST('2030-01-02 03:04:05.000000' AS "
+            "DATETIME(6)) AS z6, CAST(NULL AS DATETIME) AS dn) x";
+        tap_is_int(store_query(store, arena, &rows, sql, NULL, 0, &err), 0, "DATETIME columns");
+        tap_is_str(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1),
+                   "DATETIME(6) as the server writes it");
+        tap_is_str(store_cell(&rows, 0, 0), "2030-01-02 03:04:05.067890", "  to the microsecond");
+        tap_is_int((long long)rows.lengths[0], 26, "  its length");
+        tap_is_str(store_cell(&rows, 0, 2), store_cell(&rows, 0, 3), "DATETIME(0): no fraction");
+        tap_is_str(store_cell(&rows, 0, 4), store_cell(&rows, 0, 5), "DATETIME(3): three digits");
+        tap_is_str(store_cell(&rows, 0, 6), store_cell(&rows, 0, 7), "a zero fraction written too");
+        tap_ok(store_cell(&rows, 0, 8) == NULL, "a NULL DATETIME is a NULL cell");
+    }
+    {
         /* Rows one at a time: 300 of them, each with a cell past the inline buffer, in order;
          * a callback that stops early ends the query and leaves the connection usable. */
         struct each_seen seen = {0, 0, 0, -1};
