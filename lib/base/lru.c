@@ -126,13 +126,17 @@ const char *lru_get(struct lru *c, const char *key, size_t *len, time_t now)
     return e->value;
 }
 
+static void evict_oldest(struct lru *c)
+{
+    remove_entry(c, slot_of(c, c->oldest->key));
+    c->stats.evictions++;
+}
+
 void lru_set_max_bytes(struct lru *c, size_t max_bytes)
 {
     c->max_bytes = max_bytes;
-    while (max_bytes && c->bytes > max_bytes) {
-        remove_entry(c, slot_of(c, c->oldest->key));
-        c->stats.evictions++;
-    }
+    while (max_bytes && c->bytes > max_bytes)
+        evict_oldest(c);
 }
 
 size_t lru_bytes(const struct lru *c)
@@ -163,10 +167,8 @@ int lru_put(struct lru *c, const char *key, const char *value, size_t len, time_
     if (*(slot = slot_of(c, key)))
         remove_entry(c, slot);
     while (c->oldest &&
-           (c->count >= c->capacity || (c->max_bytes && c->bytes + len > c->max_bytes))) {
-        remove_entry(c, slot_of(c, c->oldest->key));
-        c->stats.evictions++;
-    }
+           (c->count >= c->capacity || (c->max_bytes && c->bytes + len > c->max_bytes)))
+        evict_oldest(c);
     slot = slot_of(c, key);
     *slot = e;
     push_newest(c, e);
