@@ -384,18 +384,36 @@ int docstore_written(struct write *w, int rc, struct purser_error *err)
     return rc;
 }
 
-/* Takes the content hash of the parser's items [from, to) (once: a transaction run again finds
- * them hashed), as soon as they come, and tells the parser their JSON may go. */
-static int hash_items(struct write *w, struct item *const *items, size_t from, size_t to,
-                      struct purser_error *err)
+/* A document's YAML as the API answers and stores it (data redacted if sealed), in arena. */
+static char *document_answer_yaml(struct arena *arena, const struct document *d,
+                                  struct purser_error *err)
+{
+    struct buf text = BUF_INIT;
+    json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
+    char *yaml = NULL;
+    if (!document_yaml(&text, d->schema, json_object_get(d->doc, "metadata"),
+                       redacted ? redacted : json_object_get(d->doc, "data"), err) &&
+        !(yaml = arena_strndup(arena, buf_cstr(&text), text.len)))
+        purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_decref(redacted);
+    buf_release(&text);
+    return yaml;
+}
+
+/* (once: a transaction run again finds them done; the YAML is about a third of what the
+ * parser would otherwise spend on a document) */
+int docstore_prepare_items(struct feed *f, struct arena *arena, struct item *const *items,
+                           size_t from, size_t to, struct purser_error *err)
 {
     for (size_t i = from; i < to; i++) {
         struct item *it = docstore_feed_item(items, i);
-        if (it->doc == &it->own && !it->own.metadata_json && document_hash(w->ctx->arena, &it->own))
+        if (it->doc == &it->own && !it->own.metadata_json && document_hash(arena, &it->own))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (!it->yaml && it->doc->kind != DOCUMENT_TOMBSTONE &&
+            !(it->yaml = document_answer_yaml(arena, it->doc, err)))
+            return err->code;
     }
-    if (to > __atomic_load_n(&w->feed->hashed, __ATOMIC_RELAXED))
-        __atomic_store_n(&w->feed->hashed, to, __ATOMIC_RELEASE);
+    docstore_feed_hashed(f, to);
     return 0;
 }
 
@@ -443,11 +461,13 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         pthread_mutex_unlock(&w->feed->lock);
     }
     /* the payload as the parser hands it over: each document hashed at once (its JSON then
-     * goes), its rows stored FEED_BATCH at a time (the statements then have one shape, which
-     * the store keeps prepared; only the payload's last ones are fewer) */
+     * goes; by the preparer when there is one), its rows stored FEED_BATCH at a time (the
+     * statements then have one shape, which the store keeps prepared; only the payload's last ones
+     * are fewer) */
     while ((state = docstore_feed_wait(w->feed, hashed, &until, &items)) != FEED_FAILED &&
            (done < until || state == FEED_OPEN)) {
-        if ((rc = hash_items(w, items, hashed, until, err)))
+        if (!w->feed->prepared &&
+            (rc = docstore_prepare_items(w->feed, w->ctx->arena, items, hashed, until, err)))
             return rc;
         hashed = until;
         for (; done < until && (until - done >= FEED_BATCH || state != FEED_OPEN); done += n) {
@@ -490,23 +510,8 @@ int docstore_run_write(struct write *w, struct purser_error *err)
     return rc == WRITE_UNCHANGED ? 0 : rc;
 }
 
-/* A document's YAML as the API answers and stores it (data redacted if sealed), in arena. */
-static char *document_answer_yaml(struct arena *arena, const struct document *d,
-                                  struct purser_error *err)
-{
-    struct buf text = BUF_INIT;
-    json_t *redacted = d->encrypted ? json_string(REDACTED) : NULL;
-    char *yaml = NULL;
-    if (!document_yaml(&text, d->schema, json_object_get(d->doc, "metadata"),
-                       redacted ? redacted : json_object_get(d->doc, "data"), err) &&
-        !(yaml = arena_strndup(arena, buf_cstr(&text), text.len)))
-        purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_decref(redacted);
-    buf_release(&text);
-    return yaml;
-}
-
-/* What the writer needs of an item's document besides the document: its YAML and labels. */
+/* What the writer needs of an item's document besides the document and what
+ * docstore_prepare_items takes: its labels. */
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err)
 {
     const struct document *d = it->doc;
@@ -514,8 +519,6 @@ int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error
     const char *key;
     json_t *v;
     size_t at = 0;
-    if (d->kind != DOCUMENT_TOMBSTONE && !(it->yaml = document_answer_yaml(arena, d, err)))
-        return err->code;
     if (!(it->label_count = json_object_size(labels)))
         return 0;
     if (!(it->labels = arena_alloc(arena, 2 * it->label_count * sizeof(*it->labels))))

@@ -1,5 +1,6 @@
-/* docstore_feed.c: the threaded write feed: a stream's documents parsed, checked and handed one
- * batch at a time to the writer (docstore.c), which stores them in a thread of its own. */
+/* docstore_feed.c: the threaded write feed: a stream's documents parsed and checked on the
+ * caller's thread, hashed and emitted by a preparer thread, and handed one batch at a time to
+ * the writer (docstore.c), which stores them in a thread of its own. */
 #include "docs/docstore_private.h"
 
 #include "base/hash.h"
@@ -10,26 +11,43 @@
 #include <string.h>
 
 #define FEED_BLOCK 256  /* items per block of a feed */
-#define FEED_PUBLISH 25 /* documents the parser hands the writer at a time (it hashes them) */
+#define FEED_PUBLISH 25 /* documents the parser publishes at a time (to be hashed and stored) */
 
 struct item *docstore_feed_item(struct item *const *blocks, size_t i)
 {
     return &blocks[i / FEED_BLOCK][i % FEED_BLOCK];
 }
 
-/* Waits until items from `from` on are published or the feed ends. *until: the items
- * published; *blocks: the block table to read them through. */
+/* Waits until items from `from` on are published or the feed ends (under lock). */
+static enum feed_state wait_ready(struct feed *f, size_t from)
+{
+    while (f->threaded && f->ready == from && f->state == FEED_OPEN)
+        pthread_cond_wait(&f->more, &f->lock);
+    return f->state;
+}
+
+/* Waits until items from `from` on are hashed by the preparer, or the feed ends (under lock):
+ * FEED_DONE once every item is, FEED_FAILED if the parser or the preparer failed. */
+static enum feed_state wait_hashed(struct feed *f, size_t from)
+{
+    while (f->hashed == from && f->state != FEED_FAILED && !f->prepared_ended)
+        pthread_cond_wait(&f->done, &f->lock);
+    if (f->state == FEED_FAILED || (f->prepared_ended && f->hashed < f->ready))
+        return FEED_FAILED;
+    return f->state == FEED_DONE && f->hashed == f->ready ? FEED_DONE : FEED_OPEN;
+}
+
+/* *until: the items published (with a preparer: hashed); *blocks: the block table to read
+ * them through. */
 enum feed_state docstore_feed_wait(struct feed *f, size_t from, size_t *until,
                                    struct item *const **blocks)
 {
     enum feed_state state;
     if (f->threaded)
         pthread_mutex_lock(&f->lock);
-    while (f->threaded && f->ready == from && f->state == FEED_OPEN)
-        pthread_cond_wait(&f->more, &f->lock);
-    *until = f->ready;
+    state = f->prepared ? wait_hashed(f, from) : wait_ready(f, from);
+    *until = f->prepared ? f->hashed : f->ready;
     *blocks = f->blocks;
-    state = f->state;
     if (f->threaded)
         pthread_mutex_unlock(&f->lock);
     return state;
@@ -45,6 +63,18 @@ static void feed_publish(struct feed *f, enum feed_state state)
         f->state = state;
     if (f->threaded) {
         pthread_cond_signal(&f->more);
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
+void docstore_feed_hashed(struct feed *f, size_t to)
+{
+    if (f->threaded)
+        pthread_mutex_lock(&f->lock);
+    if (to > __atomic_load_n(&f->hashed, __ATOMIC_RELAXED))
+        __atomic_store_n(&f->hashed, to, __ATOMIC_RELEASE);
+    if (f->threaded) {
+        pthread_cond_broadcast(&f->done);
         pthread_mutex_unlock(&f->lock);
     }
 }
@@ -251,32 +281,88 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
     return 0;
 }
 
+/* A thread of the write: the writer, or the preparer. */
 struct writer {
     struct write *w;
+    struct arena *arena; /* the preparer's */
     struct purser_error err;
     int rc;
 };
 
-/* The answer of the whole payload as the revision the writer is writing; that revision, or -1
- * when the writer has none yet or the answer could not be written. */
+/* The answer of the whole payload as the revision the writer is writing, once every item is
+ * hashed (its YAML taken); that revision, or -1 when the writer has none yet or a thread ended
+ * first, or the answer could not be written. */
 static long long speculate_answer(struct write *w, const char *bucket)
 {
     struct feed *f = w->feed;
     struct purser_error ignored;
     long long revision;
     pthread_mutex_lock(&f->lock);
-    revision = f->revision ? f->revision : -1;
+    while (f->hashed < f->count && !f->ended && !(f->prepared && f->prepared_ended))
+        pthread_cond_wait(&f->done, &f->lock);
+    revision = f->revision && f->hashed >= f->count && !f->ended ? f->revision : -1;
     pthread_mutex_unlock(&f->lock);
     if (revision < 0 || docstore_write_answer(w, f->blocks, f->count, bucket, revision, &ignored))
         return -1;
     return revision;
 }
 
+/* Tells the other threads that this one ended. */
+static void thread_ended(struct feed *f, int *flag)
+{
+    if (f->threaded)
+        pthread_mutex_lock(&f->lock);
+    *flag = 1;
+    if (f->threaded) {
+        pthread_cond_broadcast(&f->done);
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
 static void *writer_main(void *arg)
 {
     struct writer *t = arg;
     t->rc = docstore_run_write(t->w, &t->err);
+    thread_ended(t->w->feed, &t->w->feed->ended);
     return NULL;
+}
+
+/* The preparer: hashes the items as the parser publishes them, until the feed ends. */
+static void *preparer_main(void *arg)
+{
+    struct writer *t = arg;
+    struct feed *f = t->w->feed;
+    struct item *const *blocks;
+    enum feed_state state;
+    size_t from = 0, until;
+
+    for (;;) {
+        pthread_mutex_lock(&f->lock);
+        state = wait_ready(f, from);
+        until = f->ready;
+        blocks = f->blocks;
+        pthread_mutex_unlock(&f->lock);
+        if (state == FEED_FAILED || (from == until && state != FEED_OPEN))
+            break;
+        if ((t->rc = docstore_prepare_items(f, t->arena, blocks, from, until, &t->err)))
+            break;
+        from = until;
+    }
+    thread_ended(f, &f->prepared_ended);
+    return NULL;
+}
+
+/* Starts a thread that takes no signal (the worker's handlers stay on the caller's); 1 when it
+ * runs. */
+static int start(pthread_t *thread, void *(*main)(void *), struct writer *t)
+{
+    sigset_t all, old;
+    int started;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    started = pthread_create(thread, NULL, main, t) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
 }
 
 int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
@@ -292,31 +378,32 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
                        .arena = arena_new(),
                        .faults = json_array(),
                        .sealed = json_array()};
-    struct writer t = {.w = &w};
+    struct writer t = {.w = &w}, prep = {.w = &w, .arena = arena_new()};
     struct purser_error parse_err;
     json_t *stream = NULL;
-    pthread_t thread;
-    sigset_t all, old;
+    pthread_t thread, preparer;
     long long speculated = -1;
-    int started, rc;
+    int started = 0, rc;
 
     memset(s, 0, sizeof(*s));
-    if (!p.arena || !p.faults || !p.sealed) {
+    if (!p.arena || !prep.arena || !p.faults || !p.sealed) {
         arena_free(p.arena);
+        arena_free(prep.arena);
         json_decref(p.faults);
         json_decref(p.sealed);
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     pthread_mutex_init(&feed.lock, NULL);
     pthread_cond_init(&feed.more, NULL);
+    pthread_cond_init(&feed.done, NULL);
     if (document_name_check("bucket name", bucket, &p.err))
         parser_stop(&p); /* (no writer: the payload is read for its errors only) */
-    /* the writer takes no signal: the worker's handlers stay on this thread */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    started = !p.stopped && pthread_create(&thread, NULL, writer_main, &t) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!started)
+    /* the preparer first: the writer reads `prepared` from its start */
+    if (!p.stopped)
+        feed.prepared = start(&preparer, preparer_main, &prep);
+    if (!p.stopped)
+        started = start(&thread, writer_main, &t);
+    if (!started && !feed.prepared)
         feed.threaded = 0; /* no thread: the writer runs once the stream is read */
 
     rc = yaml_codec_parse_each(&stream, text, len, limits, parsed, &p, &parse_err);
@@ -329,7 +416,11 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
         pthread_join(thread, NULL);
     else if (!rc)
         writer_main(&t);
+    if (feed.prepared)
+        pthread_join(preparer, NULL);
     release_json(&p, feed.count);
+    if (!rc && (rc = prep.rc)) /* (the writer then stopped: WRITE_ABANDONED) */
+        *err = prep.err;
     if (!rc && (rc = t.rc))
         *err = t.err;
     if (!rc && (speculated != w.answer_revision || w.answer_bucket != bucket))
@@ -341,7 +432,9 @@ int docstore_write_stream(const struct docstore_ctx *ctx, const char *bucket,
     json_decref(p.faults);
     json_decref(p.sealed);
     arena_free(p.arena);
+    arena_free(prep.arena);
     pthread_cond_destroy(&feed.more);
+    pthread_cond_destroy(&feed.done);
     pthread_mutex_destroy(&feed.lock);
     return rc;
 }

@@ -106,15 +106,22 @@ struct item {
  * fills items in order and publishes them under lock (ready); the writer reads the items
  * below ready without it. Blocks never move, and the block table only grows (a new copy, the
  * old kept in the arena), so what the writer has seen stays valid.
- * The writer takes each document's content hash (document_hash, from its JSON) as it comes,
- * off the parser's thread, then marks it hashed (hashed, atomic): from there on the writer
- * reads only what the hash kept, and the parser releases the JSON (a sealed document's stays,
- * in the parser's list of them, for the writer to seal). */
+ * Each document's content hash (document_hash, from its JSON) and its YAML are taken as it
+ * comes, off the parser's thread (docstore_prepare_items): by a preparer thread of its own
+ * when there is one (prepared; the writer then waits for hashed, not ready, so that its waits
+ * for MariaDB and the preparer's work overlap), else by the writer. Then the item is marked
+ * hashed (atomic; signalled on done): from there on only what was kept is read, and the
+ * parser releases the JSON (a sealed document's stays, in the parser's list of them, for the
+ * writer to seal). */
 enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
 struct feed {
     pthread_mutex_t lock;
     pthread_cond_t more;
-    int threaded;
+    pthread_cond_t done; /* hashed moved on, or a thread ended (ended, prepared_ended) */
+    int threaded;        /* a thread runs: the lock is taken */
+    int prepared;        /* a preparer thread runs */
+    int ended;           /* the writer ended */
+    int prepared_ended;  /* the preparer ended: every item published is hashed, or it failed */
     struct item **blocks;
     size_t block_cap;
     size_t count;       /* items filled (the parser's alone) */
@@ -159,12 +166,16 @@ struct write {
 /* The feed's item i. */
 struct item *docstore_feed_item(struct item *const *blocks, size_t i);
 
-/* Waits until items from `from` on are published or the feed ends. */
+/* Waits until items from `from` on are published, or the feed ends: with a preparer thread,
+ * until they are hashed, or every item is. */
 enum feed_state docstore_feed_wait(struct feed *f, size_t from, size_t *until,
                                    struct item *const **blocks);
 
 /* The next item to fill (arena memory); NULL when out of memory. */
 struct item *docstore_feed_next(struct feed *f, struct arena *arena);
+
+/* Items below `to` are hashed (their JSON may go). */
+void docstore_feed_hashed(struct feed *f, size_t to);
 
 /* -- defined in docstore_plan.c -- */
 
@@ -220,7 +231,12 @@ int docstore_written(struct write *w, int rc, struct purser_error *err);
 /* Runs the write's transaction (a write that changes nothing: 0, no revision). */
 int docstore_run_write(struct write *w, struct purser_error *err);
 
-/* Fills the item's YAML and labels from its document. */
+/* Takes the content hash and the YAML of items [from, to) (in arena, once), then marks them
+ * hashed. */
+int docstore_prepare_items(struct feed *f, struct arena *arena, struct item *const *items,
+                           size_t from, size_t to, struct purser_error *err);
+
+/* Fills the item's labels from its document. */
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
 
 /* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
