@@ -197,6 +197,10 @@ my $v = $seen{'revisions list'} // {};
 is $v->{caption}, '1–3 of 3 revisions', 'revisions: a page with the total';
 is_deeply $v->{ids}, [ $rev_c, $rev_b, $rev_a ], '  newest first';
 is_deeply $seen{'revisions ascending'}{ids}, [ $rev_a, $rev_b, $rev_c ], '  Revision clicked: oldest first';
+is_deeply $seen{'revisions by an old sort key'}{ids}, [ $rev_c, $rev_b, $rev_a ],
+    '  an address with a sort no column offers (an old link\'s sort=created): the default order';
+is $seen{'revisions by an old sort key'}{caption}, '1–3 of 3 revisions', '  not an error';
+is_deeply $seen{'revisions by id from the address'}{ids}, [ $rev_a, $rev_b, $rev_c ], '  one a column offers is kept';
 is_deeply $seen{'revisions filtered'}{ids}, [$rev_c], '  filtered by bucket: the one that holds many';
 $v = $seen{'documents first page'} // {};
 is $v->{caption}, '1–50 of 123 documents', "a revision's documents: the first page of 50, with the total";

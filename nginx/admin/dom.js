@@ -89,7 +89,10 @@ const collator = new Intl.Collator(undefined, { numeric: true });
 export function grid(ctx, opts) {
   const size = opts.pageSize || 100;
   const key = opts.key ? opts.key + '.' : '';
-  const state = { sort: ctx.query.get(key + 'sort') || opts.sort || '', q: ctx.query.get(key + 'q') || '', tokens: [''], at: 0 };
+  // a sort the address asks that no column offers (an old link's key) gives the default order
+  const asked = ctx.query.get(key + 'sort');
+  const offered = opts.columns.some(c => c.sort && (asked === c.sort || asked === '-' + c.sort));
+  const state = { sort: (offered && asked) || opts.sort || '', q: ctx.query.get(key + 'q') || '', tokens: [''], at: 0 };
   const body = h('div.grid-body', {}, spinner());
   const save = () => {
     for (const [k, v] of [['sort', state.sort === (opts.sort || '') ? '' : state.sort], ['q', state.q]])

@@ -231,6 +231,10 @@ try {
   report('revisions list', await docTable(page));
   await clickAndSettle(page, 'main th:nth-child(1) button.sort');
   report('revisions ascending', await docTable(page));
+  await visit(page, `/o/${o}/documents?sort=created`); // an old link's sort key: the default order
+  report('revisions by an old sort key', await docTable(page));
+  await visit(page, `/o/${o}/documents?sort=id`);
+  report('revisions by id from the address', await docTable(page));
   await page.fill('main input[type=search]', 'many');
   await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1);
   await settle(page);
