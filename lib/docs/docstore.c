@@ -320,23 +320,27 @@ int docstore_write_members(struct write *w, const struct entry *entries, size_t 
                        "", 10, p, rows, err);
 }
 
+/* Ends the interval of member m's row before the new revision. */
+static int close_member(struct write *w, struct member *m, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(w->revision), STORE_INT(w->ctx->org_id), STORE_INT(m->from),
+                              STORE_INT(m->content_id)};
+    m->closed = 1;
+    return docstore_exec(w->ctx,
+                         "UPDATE doc_revision_documents SET until_revision = ? WHERE org_id = ?"
+                         " AND until_revision = " DOCSTORE_OPEN
+                         " AND revision_id = ? AND content_id = ?",
+                         p, 4, NULL, err);
+}
+
 /* Closes the rows of the previous revision that the new one does not hold (dropped and not
- * kept): their interval ends before it. */
+ * kept, and not closed as they were replaced): their interval ends before it. */
 int docstore_close_members(struct write *w, struct purser_error *err)
 {
     for (size_t j = 0; j < w->member_count; j++) {
-        const struct member *m = &w->members[j];
-        struct store_value p[] = {STORE_INT(w->revision), STORE_INT(w->ctx->org_id),
-                                  STORE_INT(m->from), STORE_INT(m->content_id)};
+        struct member *m = &w->members[j];
         int rc;
-        if (!m->drop || m->kept)
-            continue;
-        rc = docstore_exec(w->ctx,
-                           "UPDATE doc_revision_documents SET until_revision = ? WHERE org_id = ?"
-                           " AND until_revision = " DOCSTORE_OPEN
-                           " AND revision_id = ? AND content_id = ?",
-                           p, 4, NULL, err);
-        if (rc)
+        if (m->drop && !m->kept && !m->closed && (rc = close_member(w, m, err)))
             return rc;
     }
     return 0;
@@ -428,9 +432,17 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if ((rc = docstore_plan_documents(w, items, from, to, entries, &n, err)))
         return rc;
-    if ((rc = docstore_written(w, write_contents(w, entries, n, err), err)))
+    if ((rc = docstore_written(w, write_contents(w, entries, n, err), err)) ||
+        (rc = docstore_written(w, docstore_write_members(w, entries, n, err), err)))
         return rc;
-    return docstore_written(w, docstore_write_members(w, entries, n, err), err);
+    /* the rows these change end now, while the next documents are parsed, not all at the end:
+     * a row's end moves it in the primary key, and a revision that changes every document of
+     * a bucket of 4,000 spent 0.6 s after the parse ending them */
+    for (size_t i = 0; i < n; i++)
+        if (entries[i].replaced && !entries[i].replaced->closed &&
+            (rc = close_member(w, entries[i].replaced, err)))
+            return rc;
+    return 0;
 }
 
 static int write_txn(struct store *store, void *arg, struct purser_error *err)

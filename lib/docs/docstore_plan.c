@@ -186,8 +186,10 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             e->since = m->since;
             e->is_new = 0;
             e->goes_on = 1;
-        } else
+        } else {
+            e->replaced = (struct member *)m; /* (the payload names it once: final) */
             *changed = 1;
+        }
     }
     return 0;
 }

@@ -19,8 +19,9 @@ struct member {
     const char *bucket, *schema, *layer, *name;
     const unsigned char *sha; /* 32 bytes */
     int abstract, encrypted;
-    int drop; /* not carried into the next revision */
-    int kept; /* carried unchanged (its replacement in the payload is identical) */
+    int drop;   /* not carried into the next revision */
+    int kept;   /* carried unchanged (its replacement in the payload is identical) */
+    int closed; /* its row's interval is ended already (replaced by a payload document) */
 };
 
 #define REDACTED "[redacted]"
@@ -136,6 +137,7 @@ struct entry {
     const struct document *doc;  /* NULL when carried from the previous revision */
     const struct item *item;     /* the payload's, with doc */
     const struct member *member; /* the previous revision's row, or NULL */
+    struct member *replaced;     /* the previous revision's row it changes, or NULL */
     long long content_id, bucket_id, since;
     int is_new;  /* its content must be stored */
     int goes_on; /* member's row, unchanged, holds the new revision too: no row written */
