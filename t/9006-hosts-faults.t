@@ -290,7 +290,11 @@ sub check {
             push @backwards, "revision $id has $v after d-$prev" if step_of($v) < $prev;
             $prev = step_of($v);
         }
-        is_deeply \@backwards, [], "$phase: node $node: the document only moves forward along the history";
+        is_deeply \@backwards, [], "$phase: node $node: the document only moves forward along the history"
+            or diag "node $node: the bucket's rows (first revision, until, value): ", join ', ', map { "$_->[0]..$_->[1] $_->[2]" }
+                $cluster->sql($node, "SELECT d.revision_id, d.until_revision, JSON_VALUE(c.data, '\$.value') FROM doc_revision_documents d "
+                    . "JOIN doc_buckets b ON b.id = d.bucket_id JOIN doc_contents c ON c.id = d.content_id "
+                    . "WHERE d.org_id = $org_id AND b.name = 'bucket-d' ORDER BY d.revision_id LIMIT 40");
         my @seqs = map { $_->[0] } $cluster->sql($node, "SELECT seq FROM events WHERE org_id = $org_id ORDER BY seq");
         my @wrong = grep { $seqs[$_] != $_ + 1 } 0 .. $#seqs;
         ok !@wrong && @seqs, "$phase: node $node: the organization's events are seq 1.." . scalar(@seqs) . ', no gap, no duplicate'
