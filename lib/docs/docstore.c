@@ -331,7 +331,10 @@ static int close_rows(struct write *w, struct member *const *rows, size_t k,
                       struct purser_error *err)
 {
     struct buf keys = BUF_INIT;
-    int rc = buf_addc(&keys, '[');
+    int rc;
+    if (!k)
+        return 0;
+    rc = buf_addc(&keys, '[');
     for (size_t i = 0; i < k && !rc; i++) {
         rows[i]->closed = 1;
         rc = buf_printf(&keys, "%s[%lld,%lld]", i ? "," : "", rows[i]->from, rows[i]->content_id);
@@ -358,16 +361,6 @@ static int close_rows(struct write *w, struct member *const *rows, size_t k,
     return rc;
 }
 
-/* Ends the rows in rows[*k] once there are `at_least` (1: any), and empties it. */
-static int close_pending(struct write *w, struct member **rows, size_t *k, size_t at_least,
-                         struct purser_error *err)
-{
-    int rc = 0;
-    if (*k && *k >= at_least)
-        rc = close_rows(w, rows, *k, err), *k = 0;
-    return rc;
-}
-
 /* Closes the rows of the previous revision that the new one does not hold (dropped and not
  * kept, and not closed as they were replaced): their interval ends before it. */
 int docstore_close_members(struct write *w, struct purser_error *err)
@@ -380,10 +373,11 @@ int docstore_close_members(struct write *w, struct purser_error *err)
         if (!m->drop || m->kept || m->closed)
             continue;
         rows[k++] = m;
-        if ((rc = close_pending(w, rows, &k, CLOSE_BATCH, err)))
+        if (k == CLOSE_BATCH && (rc = close_rows(w, rows, k, err)))
             return rc;
+        k %= CLOSE_BATCH;
     }
-    return close_pending(w, rows, &k, 1, err);
+    return close_rows(w, rows, k, err);
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
@@ -444,8 +438,8 @@ static char *document_answer_yaml(struct arena *arena, const struct document *d,
     return yaml;
 }
 
-/* (once: a transaction run again finds them done; the YAML is about a third of what the
- * parser would otherwise spend on a document) */
+/* Once per item: a transaction run again finds them done. (The YAML is about a third of what
+ * the parser's thread would otherwise spend on a document.) */
 int docstore_prepare_items(struct feed *f, struct arena *arena, struct item *const *items,
                            size_t from, size_t to, struct purser_error *err)
 {
@@ -466,9 +460,10 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
                        struct purser_error *err)
 {
     struct entry *entries = arena_calloc(w->ctx->arena, to - from, sizeof(*entries));
-    size_t n = 0;
+    struct member **replaced = arena_alloc(w->ctx->arena, (to - from) * sizeof(*replaced));
+    size_t n = 0, k = 0;
     int rc;
-    if (!entries)
+    if (!entries || !replaced)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if ((rc = docstore_plan_documents(w, items, from, to, entries, &n, err)))
         return rc;
@@ -476,16 +471,10 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
         (rc = docstore_written(w, docstore_write_members(w, entries, n, err), err)))
         return rc;
     /* the rows these change end now, while the next documents are parsed, not after it */
-    {
-        struct member **rows = arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*rows));
-        size_t k = 0;
-        if (!rows)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        for (size_t i = 0; i < n; i++)
-            if (entries[i].replaced && !entries[i].replaced->closed)
-                rows[k++] = entries[i].replaced;
-        return close_pending(w, rows, &k, 1, err);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (entries[i].replaced && !entries[i].replaced->closed)
+            replaced[k++] = entries[i].replaced;
+    return close_rows(w, replaced, k, err);
 }
 
 static int write_txn(struct store *store, void *arg, struct purser_error *err)
