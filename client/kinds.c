@@ -361,6 +361,11 @@ int kind_is_document_api(const struct kind *k)
     return t && !strncmp(t, DOCS "/", strlen(DOCS) + 1);
 }
 
+int kind_is_conditional(const struct kind *k)
+{
+    return k->name_field && !strcmp(k->name_field, "metadata.name");
+}
+
 int ctl_newest_revision(struct ctl *ctl, const char **out)
 {
     struct ctl_request request = {

@@ -70,6 +70,10 @@ int kind_names_wanted(const struct kind *k, unsigned verb);
 /* "listed", "shown", "created"...: for messages. */
 const char *kind_verb_name(unsigned verb);
 
+/* 1 when the kind follows the resource convention (its name in metadata.name): its PUT and
+ * PATCH need the revision they were read at (If-Match or metadata.revision). */
+int kind_is_conditional(const struct kind *k);
+
 /* 1 when the kind is the document API's (YAML written, JSON or YAML read). */
 int kind_is_document_api(const struct kind *k);
 

@@ -54,12 +54,14 @@ const struct ctl_command ctl_commands[] = {
      "purserctl create organization acme\n  purserctl create user alice -f alice.yaml\n"
      "  purserctl create tag released --revision 3 -f data.yaml",
      "(per kind: purserctl operations)", "filename user client revision cluster", NULL, 0},
-    {"replace", cmd_replace, "KIND NAME... -f FILE [--if-match ETAG]",
-     "replace one thing with FILE's content (PUT)",
+    {"replace", cmd_replace, "KIND NAME... -f FILE [--if-match ETAG|*]",
+     "replace one thing with FILE's content (PUT; a cluster at the revision it was read at: "
+     "metadata.revision in FILE or --if-match, '*' for whatever is there)",
      "purserctl replace cluster c-edge-1 -f edge-1.yaml", "(per kind: purserctl operations)",
      "filename if-match user client", NULL, 0},
     {"patch", cmd_patch, "KIND NAME... (-p JSON | -f FILE) [--if-match ETAG]",
-     "change some fields of a user, a cluster or a token (a JSON merge patch, RFC 7396)",
+     "change some fields of a user, a cluster or a token (a JSON merge patch, RFC 7396, applied "
+     "to what is there unless --if-match names the revision it must be)",
      "purserctl patch user alice -p '{\"active\": false}'", "(per kind: purserctl operations)",
      "patch filename if-match user", NULL, 0},
     {"delete", cmd_delete, "KIND NAME... | tags --all --revision R | revisions --all --yes",
@@ -216,6 +218,10 @@ void ctl_command_help(FILE *out, const struct ctl_command *c)
             p += n + (p[n] == ';');
         }
         fputc('\n', out);
+    } else if (*c->operations) {
+        fputs("\ncalls: one operation per kind (purserctl operations lists each operation with "
+              "its command)\n",
+              out);
     }
     fputs("\nglobal options: --context NAME, --org ORG, -o table|json|yaml|name, --quiet, "
           "--verbose\n",

@@ -455,6 +455,13 @@ int cmd_replace(struct ctl *ctl, int argc, char **argv)
     if ((rc = ctl_read_value(&body, o.file)))
         return rc;
     rc = send_body(ctl, &t, "PUT", body, "application/json", o.if_match, argv[argc - 1]);
+    if (rc == CTL_CONFLICT && kind_is_conditional(t.kind) && !o.if_match &&
+        !ctl_dig(body, "metadata.revision"))
+        fprintf(stderr,
+                "purserctl: a %s is replaced at the revision it was read at: keep "
+                "metadata.revision in the file (purserctl get %s %s -o yaml), or give "
+                "--if-match REVISION, or --if-match '*' to replace whatever is there\n",
+                t.kind->name, t.kind->name, argv[argc - 1]);
     json_decref(body);
     return rc;
 }
@@ -476,6 +483,10 @@ int cmd_patch(struct ctl *ctl, int argc, char **argv)
         return ctl_error(CTL_INVALID, "-p: %s", error.text);
     if (o.file && (rc = ctl_read_value(&body, o.file)))
         return rc;
+    /* as kubectl patch: a merge patch applies to whatever is there unless --if-match says
+     * which revision (the server merges it in the write's own transaction) */
+    if (!o.if_match && kind_is_conditional(t.kind) && !ctl_dig(body, "metadata.revision"))
+        o.if_match = "*";
     rc = send_body(ctl, &t, "PATCH", body, "application/merge-patch+json", o.if_match,
                    argv[argc - 1]);
     json_decref(body);

@@ -62,6 +62,8 @@ for my $c (@commands) {
     exit_is($code, 0, "purserctl $c --help: exit 0");
     like $out, qr/^usage: purserctl \Q$c\E\b/m, "  shows usage: for $c";
     like $out, qr/^example:\n\s+purserctl /m, "  and an example: of $c";
+    # every command that calls the API says what it calls (those of every kind: where to look)
+    like $out, qr/^calls:/m, "  and calls: of $c" unless $c =~ /^(?:config|operations|completion)$/;
 }
 
 # A local $ref of /docs ("#/components/parameters/page_size") resolved.
@@ -479,9 +481,19 @@ subtest 'replace, patch' => sub {
     $file = write_file('edge-1b.yaml', $text);
     ($code, $out, $err) = ctl('replace', 'cluster', 'c-edge-1', '-f', $file);
     exit_is($code, 4, 'a file without the revision it was read at: exit 4 (412)');
+    like $err, qr/--if-match '\*' to replace whatever is there/, '  and purserctl says how to give one';
     ($code, $out, $err) = ctl('replace', 'cluster', 'c-edge-1', '-f', $file, '--if-match', cluster_revision('c-edge-1'));
     exit_is($code, 0, '  with --if-match REV: exit 0');
     is api_data("$ORG/clusters/c-edge-1")->{spec}{display_name}, 'Edge 1b', '  the API has it';
+    # the creation example (metadata.name edge-1, which creation made c-edge-1) replaces it too
+    ($code, $out, $err) = ctl('replace', 'cluster', 'c-edge-1', '-f', "$examples/cluster.yaml",
+                              '--if-match', '*');
+    exit_is($code, 0, "replace cluster c-edge-1 -f examples/cluster.yaml --if-match '*': exit 0") or diag $err;
+    is api_data("$ORG/clusters/c-edge-1")->{spec}{display_name}, 'Edge 1 (Lisbon lab)', '  the API has it';
+    ($code, $out, $err) = ctl('replace', 'cluster', 'c-edge-1', '-f', write_file('other.yaml',
+                              "metadata:\n  name: edge-2\nspec: {}\n"), '--if-match', '*');
+    exit_is($code, 7, '  a file naming another cluster: exit 7');
+    like $err, qr/metadata.name must be 'c-edge-1'/, '  naming the field';
 
     ($code, $out, $err) = ctl('patch', 'user', 'ctl-alice', '-p', '{"active":false}');
     exit_is($code, 0, q(patch user ctl-alice -p '{"active":false}': exit 0));
@@ -509,6 +521,14 @@ subtest 'replace, patch' => sub {
                               '--if-match', '"0000000000000000"');
     exit_is($code, 4, 'patch cluster with a stale --if-match: exit 4');
     ok exists api_data("$ORG/clusters/c-edge-1")->{metadata}{labels}{tier}, '  nothing changed';
+    # as kubectl patch: without --if-match, the merge patch applies to what is there
+    ($code, $out, $err) = ctl('patch', 'cluster', 'c-edge-1', '-p', '{"metadata":{"labels":{"zone":"b"}}}');
+    exit_is($code, 0, 'patch cluster c-edge-1 -p {labels} without --if-match: exit 0') or diag $err;
+    is_deeply api_data("$ORG/clusters/c-edge-1")->{metadata}{labels}, { env => 'dev', region => 'eu-west', tier => 'web', zone => 'b' },
+        '  the label added, the others kept';
+    ($code, $out, $err) = ctl('patch', 'cluster', 'c-edge-1', '-p', '{"metadata":{"revision":"0000000000000000","labels":{"zone":null}}}');
+    exit_is($code, 4, '  a patch that names a stale metadata.revision: exit 4');
+    is api_data("$ORG/clusters/c-edge-1")->{metadata}{labels}{zone}, 'b', '  nothing changed';
 };
 
 subtest 'delete' => sub {

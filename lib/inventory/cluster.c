@@ -344,6 +344,7 @@ const struct resource_kind cluster_kind = {
     .export_doc = export_cluster,
     .import_doc = import_cluster,
     .values_filter = "dynamic_facts.",
+    .id_prefix = "c-",
 };
 
 /* ---- ids ---- */

@@ -60,6 +60,19 @@ static int only_members(const json_t *obj, const char *where, const char *const 
     return 0;
 }
 
+/* 1 when a body's metadata.name (given) names the resource at name: the same, or the same
+ * once the kind's id prefix is added, as creation adds it ("edge-1" for "c-edge-1"). */
+static int same_name(const struct resource_kind *k, const char *given, const char *name)
+{
+    size_t n = k->id_prefix ? strlen(k->id_prefix) : 0;
+    if (!given)
+        return 0;
+    if (!strcmp(given, name))
+        return 1;
+    return n && !strncmp(name, k->id_prefix, n) && strncmp(given, k->id_prefix, n) != 0 &&
+           !strcmp(given, name + n);
+}
+
 /* Strict checks of a written resource; name: what metadata.name must be when given. */
 static int check_body(const struct resource_kind *k, const json_t *body, const char *name,
                       struct purser_error *err)
@@ -84,8 +97,7 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
         return purser_error_set(err, PURSER_EINVAL, "metadata must be an object");
     if (md && (rc = only_members(md, "metadata.", meta, err)))
         return rc;
-    if (name && (v = json_object_get(md, "name")) &&
-        !(json_is_string(v) && !strcmp(json_string_value(v), name)))
+    if (name && (v = json_object_get(md, "name")) && !same_name(k, json_string_value(v), name))
         return purser_error_set(err, PURSER_EINVAL,
                                 "metadata.name must be '%s', the name in the path (a resource "
                                 "is not renamed)",

@@ -84,6 +84,9 @@ struct resource_kind {
      * (resource_values.h, which the kind writes), where filter= also compares versions
      * (<, <=, >, >=), or NULL. */
     const char *values_filter;
+    /* What the kind's ids begin with, added at creation when a name lacks it ("c-"), so that
+     * a body's metadata.name without it names the same resource on replace; or NULL. */
+    const char *id_prefix;
 };
 
 /* What an import gives a kind's import_doc. */
