@@ -243,6 +243,7 @@ int org_permissions(struct request *req)
     json_object_set_new(out, "organization", json_string(request_param(req, "org")));
     json_object_set_new(out, "principal", json_string(req->principal));
     json_object_set_new(out, "server_admin", json_boolean(req->who.server_admin));
+    json_object_set_new(out, "roles", rbac_roles(req->svc->policy));
     return respond_owned(req, 0, 200, out);
 }
 

@@ -90,7 +90,7 @@ const struct route routes[] = {
      "Show an organization (ETag; If-None-Match gives 304)", .answer = "Organization"},
     {"GET", "/organizations/{org}/permissions", "list_organizations", H(org_permissions), 0,
      "What the caller may do in the organization, from the RBAC policy: {actions, own} (the "
-     "admin pages offer only these)",
+     "admin pages offer only these), and the roles the organization can grant",
      .answer = "Permissions"},
     {"GET", "/organizations/{org}/export", "export_organization", H(org_export), 0,
      "Everything of the organization as a multi-document YAML stream of resources in dependency "

@@ -48,6 +48,8 @@ is $r->{status}, 200, 'the server admin asks';
 is_deeply [ sort @{ $d->{actions} } ], \@declared, '  every declared action';
 is $d->{server_admin}, JSON::PP::true, '  as a server admin';
 is $d->{organization}, $org, '  in the organization asked';
+is_deeply [ sort keys %{ $d->{roles} // {} } ], [ sort keys %{ $policy->{roles} } ], '  and the roles the policy defines';
+is $d->{roles}{release}, $policy->{roles}{release}{description}, '  each with its description';
 
 for my $role (qw(reader operator admin)) {
     my $token = token_of("perm-$role", $role);

@@ -75,6 +75,9 @@ my $limited = ok_call('token', 'POST', '/users/ui-ci/tokens', { description => '
     $r = $s->request('GET', '/', { headers => { accept => 'text/html,application/xhtml+xml' } });
     is $r->{status}, 302, 'a browser asking for / ...';
     like $r->{headers}{location}, qr{/admin/$}, '  is sent to the admin pages';
+    $r = $s->get('/admin');
+    is $r->{status}, 301, '/admin without its slash ...';
+    like $r->{headers}{location}, qr{/admin/$}, '  is sent to /admin/';
     my $size = 0;
     $size += -s $_ for glob(PurserStack::root() . '/nginx/admin/*.{js,css}'), glob(PurserStack::root() . '/nginx/admin/pages/*.js');
     ok $size < 150_000, "the pages' JavaScript and CSS: $size bytes (under 150 KB)";

@@ -51,6 +51,8 @@ for my $i (1 .. 250) {
 ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'edit-me', labels => { env => 'prod', old => 'yes' } } });
 ok_call('user', 'POST', '/users', { username => 'tb-user' });
 ok_call('client', 'POST', "$base/clients", { name => 'tb-keyed' });
+ok_call('user', 'POST', '/users', { username => 'tb-release' });
+ok_call('member', 'POST', "$base/users", { username => 'tb-release', roles => ['reader', 'release'], policy_groups => { release => ['prod-eu'] } });
 ok_call('user', 'POST', '/users', { username => 'tb-reader' });
 ok_call('member', 'POST', "$base/users", { username => 'tb-reader', roles => ['reader'] });
 my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description => 'pages' })->{token};
@@ -125,6 +127,15 @@ is_deeply $seen{'member edit prefills'}, { user => 'tb-user', operator => JSON::
 like $seen{'member roles change asks'} // '', qr/Take operator away from tb-user\?.*keeps reader/s, 'a role taken away: it asks first';
 like $seen{'member roles changed says'} // '', qr/roles reader\./, 'its roles changed: the page says what it holds now';
 is_deeply $seen{'member row after the change'}, ['reader'], '  and lists it with that role only';
+# the form offers the roles of the RBAC policy: a member's release role is shown, and kept
+is_deeply $seen{'member with release prefills'}, { release => JSON::PP::true, reader => JSON::PP::true },
+    '"Edit roles" of a member with release ticks release (the roles are the policy\'s)';
+like $seen{'member with release, operator added'} // '', qr/^tb-release is a member with roles /, '  adding operator takes nothing away (no question asked)';
+{
+    my ($m) = grep { $_->{user}{username} eq 'tb-release' } @{ $s->must('members', 'GET', "$base/users") };
+    is_deeply [ sort @{ $m->{user}{roles} } ], [qw(operator reader release)], '  the API has reader, release and operator';
+    is_deeply(($m->{user}{policy_groups} // {})->{release}, ['prod-eu'], '  and release still limited to prod-eu');
+}
 like $seen{'member remove asks'} // '', qr/Remove member tb-user\?/, 'remove asks first';
 like $seen{'member remove says'} // '', qr/Member tb-user: removed/, '  and says it is done';
 my $members = $s->must('members', 'GET', "$base/users");

@@ -289,6 +289,17 @@ int rbac_role_allows(const struct rbac_policy *p, const char *role, const char *
     return def && list_has(json_object_get(def, "actions"), action);
 }
 
+json_t *rbac_roles(const struct rbac_policy *p)
+{
+    json_t *out = json_object(), *def;
+    const char *name;
+    json_object_foreach (p->roles, name, def) {
+        const char *d = json_string_value(json_object_get(def, "description"));
+        json_object_set_new(out, name, json_string(d ? d : ""));
+    }
+    return out;
+}
+
 const char *rbac_role_groups(const struct rbac_policy *p, const char *role)
 {
     return json_string_value(json_object_get(p->role_groups, role));

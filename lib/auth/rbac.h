@@ -45,6 +45,10 @@ struct json_t;
 /* The declared actions: an object of name -> description (borrowed, in the file's order). */
 const struct json_t *rbac_actions(const struct rbac_policy *policy);
 
+/* The roles an organization can grant: a new object of name -> description ("" when the file
+ * gives none), in the file's order. */
+struct json_t *rbac_roles(const struct rbac_policy *policy);
+
 /* The role's own policy group patterns from the policy file (comma-separated), or NULL. */
 const char *rbac_role_groups(const struct rbac_policy *policy, const char *role);
 

@@ -112,6 +112,14 @@ try {
   report('member remove asks', await confirm(page));
   await page.waitForFunction(() => /removed/.test(document.querySelector('#member-result').textContent));
   report('member remove says', await page.textContent('#member-result'));
+  // a member holding a role beyond reader, operator and admin (release, limited to prod-eu)
+  await page.click('button[aria-label="Edit roles of tb-release"]');
+  report('member with release prefills', await page.evaluate(() => ({ release: document.getElementById('role-release') ? document.getElementById('role-release').checked : null,
+    reader: document.getElementById('role-reader').checked })));
+  await page.check('#role-operator');
+  await page.click('#add-member button[type=submit]');
+  await page.waitForFunction(() => /tb-release is a member/.test(document.querySelector('#member-result').textContent) || document.querySelector('dialog[open]'));
+  report('member with release, operator added', await page.evaluate(() => document.querySelector('dialog[open]') ? `asked: ${document.querySelector('dialog[open]').textContent}` : document.querySelector('#member-result').textContent));
   await page.fill('#clientname', 'tb-client');
   await page.click('#add-client button[type=submit]');
   await page.waitForSelector('#member-result .secret textarea');

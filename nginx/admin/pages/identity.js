@@ -28,7 +28,9 @@ const rolesText = m => (m.spec.roles || []).map(r =>
 
 export async function members(ctx) {
   const o = enc(ctx.org), path = `/organizations/${o}`;
-  const roles = ['reader', 'operator', 'admin'];
+  // the roles the RBAC policy defines (GET .../permissions), so that a member's every role shows
+  const described = ctx.perms.roles || { reader: '', operator: '', admin: '' };
+  const roles = Object.keys(described);
   const result = h('div', { id: 'member-result' });
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   let users, clients;
@@ -46,7 +48,10 @@ export async function members(ctx) {
     const f = e.target, chosen = roles.filter(r => f[`role-${r}`].checked);
     const limit = f.groups.value.split(',').map(s => s.trim()).filter(Boolean);
     const body = { username: f.username.value.trim(), roles: chosen.length ? chosen : ['reader'] };
-    if (limit.length && body.roles.includes('operator')) body.policy_groups = { operator: limit };
+    // the limits the member's other roles had (read by Edit roles) stay with them
+    const kept = JSON.parse(f.dataset.kept || '{}');
+    for (const r of body.roles) if (r !== 'operator' && kept[r]) (body.policy_groups ||= {})[r] = kept[r];
+    if (limit.length && body.roles.includes('operator')) (body.policy_groups ||= {}).operator = limit;
     try {
       const before = await rolesNow(body.username);
       const lost = (before || []).filter(r => !body.roles.includes(r));
@@ -61,12 +66,14 @@ export async function members(ctx) {
       catch (err) { if (lost.length) err.message += ` (${body.username} was removed and not added again: it held ${before.join(', ')})`; throw err; }
       const now = await rolesNow(body.username);
       report(`${body.username} is a member with roles ${(now || body.roles).join(', ')}.`);
-      f.reset(); reload();
+      f.reset(); delete f.dataset.kept; reload();
     } catch (err) { result.replaceChildren(failure(err)); }
   } }, h('h2', {}, 'Add a member or change its roles'),
-    h('label', { for: 'username' }, 'User'), h('input', { id: 'username', name: 'username', required: true, autocomplete: 'off' }),
+    h('label', { for: 'username' }, 'User'), h('input', { id: 'username', name: 'username', required: true, autocomplete: 'off',
+      oninput: e => delete e.target.form.dataset.kept }),
     h('fieldset.roles', {}, h('legend', {}, 'Roles'), roles.map(r => h('span', {},
-      h('input', { type: 'checkbox', id: `role-${r}`, name: `role-${r}`, checked: r === 'reader' }), h('label', { for: `role-${r}` }, r)))),
+      h('input', { type: 'checkbox', id: `role-${r}`, name: `role-${r}`, checked: r === 'reader' }),
+      h('label', { for: `role-${r}`, title: described[r] || null }, r)))),
     h('label', { for: 'groups' }, 'Operator only on policy groups (patterns, optional)'), h('input', { id: 'groups', name: 'groups', placeholder: 'dev-*, staging' }),
     h('button', { type: 'submit' }, 'Save member')) : null;
   const clientForm = ctx.can('create_client') ? h('form.create', { id: 'add-client', onsubmit: async e => {
@@ -96,6 +103,7 @@ export async function members(ctx) {
         f.username.value = m.metadata.name;
         for (const r of roles) f[`role-${r}`].checked = (m.spec.roles || []).includes(r);
         f.groups.value = ((m.spec.policy_groups || {}).operator || []).join(', ');
+        f.dataset.kept = JSON.stringify(m.spec.policy_groups || {});
         f.scrollIntoView({ block: 'nearest' });
         f.username.focus();
       } }, 'Edit roles'), ' ',
