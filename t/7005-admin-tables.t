@@ -57,6 +57,11 @@ ok_call('user', 'POST', '/users', { username => 'tb-reader' });
 ok_call('member', 'POST', "$base/users", { username => 'tb-reader', roles => ['reader'] });
 my $reader = ok_call('token', 'POST', '/users/tb-reader/tokens', { description => 'pages' })->{token};
 
+# validations reported on the first revision: one failed, one succeeded (no ValidationPolicy:
+# the revision's own status stays succeeded, as Deckhand has it)
+$s->yaml_call('POST', "$base/api/v1.0/revisions/$rev_a/validations/tb-check", "status: failure\nvalidator: {name: tb, version: '1'}\n");
+$s->yaml_call('POST', "$base/api/v1.0/revisions/$rev_a/validations/tb-lint", "status: success\nvalidator: {name: tb, version: '1'}\n");
+
 my $out = PurserStack::build() . '/test-output/7005-admin-tables';
 remove_tree($out);
 make_path($out);
@@ -213,6 +218,16 @@ is_deeply $seen{'revisions by an old sort key'}{ids}, [ $rev_c, $rev_b, $rev_a ]
 is $seen{'revisions by an old sort key'}{caption}, '1–3 of 3 revisions', '  not an error';
 is_deeply $seen{'revisions by id from the address'}{ids}, [ $rev_a, $rev_b, $rev_c ], '  one a column offers is kept';
 is_deeply $seen{'revisions filtered'}{ids}, [$rev_c], '  filtered by bucket: the one that holds many';
+is $seen{'revision validations'}{status}, 'Status: succeeded', 'a revision shows its status (no ValidationPolicy: succeeded)';
+is $seen{'revision validations'}{validations},
+    'tb-check: failure, deckhand-policy-validation: success, deckhand-schema-validation: success, tb-lint: success',
+    "  and every validation of it (Deckhand's own too), failures first";
+is_deeply $seen{'revision validations'}{failed}, ['tb-check: failure'], '  the failure marked';
+is $seen{'missing revision'}{title}, 'Revision 999999', 'a revision that is not there: its title';
+is scalar(@{ $seen{'missing revision'}{errors} // [] }), 1, '  one error';
+like(($seen{'missing revision'}{errors} // [])->[0] // '', qr/999999/, '  naming it');
+ok !$seen{'missing revision'}{actions}, '  and no tag form, rollback or status';
+ok !grep({ !/404|Not Found/i } @{ $seen{'missing revision problems'} // [] }), '  nothing on the console but its 404' or diag explain $seen{'missing revision problems'};
 $v = $seen{'documents first page'} // {};
 is $v->{caption}, '1–50 of 123 documents', "a revision's documents: the first page of 50, with the total";
 is $v->{pager}, 'Page 1 of 3', '  page 1 of 3';

@@ -270,6 +270,10 @@ try {
 
   // ---- a revision tagged, untagged, rolled back to ----
   await visit(page, `/o/${o}/documents/${cfg.rev_a}`);
+  await page.waitForFunction(() => !/…/.test(document.getElementById('validations').textContent));
+  report('revision validations', await page.evaluate(() => ({ status: document.querySelector('.revision-actions p').textContent,
+    validations: document.getElementById('validations').textContent,
+    failed: [...document.querySelectorAll('#validations strong.bad')].map(e => e.textContent) })));
   await page.fill('#tag', 'known-good');
   await page.click('#add-tag button[type=submit]');
   await page.waitForSelector('button[aria-label="Delete tag known-good"]');
@@ -286,6 +290,12 @@ try {
   await page.waitForFunction(() => /Rolled back/.test(document.querySelector('#revision-result').textContent));
   report('rollback says', await page.textContent('#revision-result'));
   report('admin problems', problems.splice(0));
+  // a revision that is not there: its title, back link and one error, no actions
+  await visit(page, `/o/${o}/documents/999999`);
+  report('missing revision', await page.evaluate(() => ({ title: document.querySelector('main h1').textContent,
+    errors: [...document.querySelectorAll('main .error')].map(e => e.textContent),
+    actions: !!document.querySelector('#rollback, #add-tag, .revision-actions') })));
+  report('missing revision problems', problems.splice(0));
 
   // ---- a reader ----
   const rpage = await newPage();

@@ -9,11 +9,14 @@ import { yaml, diffView, diffModes } from '../diff.js';
 
 const docsBase = org => `/organizations/${enc(org)}/api/v1.0`;
 
-// a revision's validation policies with their status (a list or a map, as the API gives them)
-function validations(r) {
+// a revision's status (Deckhand's: from its ValidationPolicy documents, succeeded without any),
+// with each policy's status (a list or a map, as the API gives them)
+function revisionStatus(r) {
   const v = r.validationPolicies;
   const list = Array.isArray(v) ? v : Object.entries(v || {}).map(([name, p]) => ({ name, ...(p || {}) }));
-  return list.map(p => `${p.name}: ${p.status}`).join(', ') || r.status || '';
+  const policies = list.map(p => `${p.name}: ${p.status}`).join(', ');
+  const text = `${r.status || ''}${policies ? ` (${policies})` : ''}`;
+  return r.status === 'failed' ? h('strong.bad', {}, text) : text;
 }
 
 // The filter box's text as a filter= condition on text (a name, a schema, a tag or a bucket
@@ -43,7 +46,7 @@ export async function revisions(ctx) {
       { title: 'Created', sort: 'createdAt', cell: r => when(r.createdAt) },
       { title: 'Buckets', cell: r => (r.buckets || []).join(', ') },
       { title: 'Tags', cell: r => (r.tags || []).join(', ') },
-      { title: 'Validations', cell: r => validations(r) },
+      { title: 'Status', cell: r => revisionStatus(r) },
     ] });
   ctx.show(h('h1', {}, 'Document revisions'), pick, list);
   await list.ready;
@@ -74,6 +77,8 @@ export async function revisionPage(ctx) {
   const title = h('h1', {}, `Revision ${rev}${rendered ? ' (rendered)' : ''}`);
   const back = link(`/o/${enc(ctx.org)}/documents`, '← all revisions');
   ctx.context(title, back, filters);
+  // a revision that is not there: its title, back link, filters and the API's message alone
+  const revision = await api('GET', `${docsBase(ctx.org)}/revisions/${enc(rev)}`);
   params.set('cleartext-secrets', 'false');
   // one page from the API: its total and the next page's token in the answer's headers
   const load = async ({ sort, q, token, size }) => {
@@ -98,15 +103,15 @@ export async function revisionPage(ctx) {
       { title: 'Data', cell: d => encrypted(d) ? secretCell(ctx, path, d)
         : h('details', {}, h('summary', {}, 'show'), h('pre.yaml', {}, yaml(d.data === undefined ? null : d.data))) },
     ] });
-  ctx.show(title, back, actions(ctx, rev), filters, list_);
+  ctx.show(title, back, actions(ctx, rev, revision), filters, list_);
   await list_.ready;
 }
 
 // A revision's tags (added, deleted after a confirmation) and a rollback to it (a new revision
 // with its documents, after a confirmation), for who may; each says what it did.
-function actions(ctx, rev) {
+function actions(ctx, rev, revision) {
   const base = docsBase(ctx.org), o = enc(ctx.org);
-  const result = h('div', { id: 'revision-result' }), tags = h('span', {});
+  const result = h('div', { id: 'revision-result' }), tags = h('span', {}), checks = h('span', { id: 'validations' }, '…');
   const done = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   const loadTags = async () => {
     const list = await api('GET', `${base}/revisions/${enc(rev)}/tags`).catch(err => { result.replaceChildren(failure(err)); return []; });
@@ -133,8 +138,19 @@ function actions(ctx, rev) {
       done('Rolled back: revision ', link(`/o/${o}/documents/${made.id}`, String(made.id)), ` has the documents of revision ${rev}.`);
     } catch (err) { result.replaceChildren(failure(err)); }
   } }, `Roll back to revision ${rev}`) : null;
+  // every validation reported on it, each by its latest entry (failures first)
+  const loadValidations = async () => {
+    if (!ctx.can('read_validation')) return checks.replaceChildren('not yours to read');
+    const found = await api('GET', `${base}/revisions/${enc(rev)}/validations`).catch(err => { checks.replaceChildren(failure(err)); return null; });
+    if (!found) return;
+    const list = (found.results || []).slice().sort((a, b) => (a.status === 'success') - (b.status === 'success') || a.name.localeCompare(b.name));
+    checks.replaceChildren(...(list.length ? list.flatMap((v, i) => [i ? ', ' : '', v.status === 'success' ? `${v.name}: ${v.status}`
+      : h('strong.bad', {}, `${v.name}: ${v.status}`)]) : ['none reported']));
+  };
   loadTags();
-  return h('div.revision-actions', {}, h('p', {}, 'Tags: ', tags), tagForm, rollback, result);
+  loadValidations();
+  return h('div.revision-actions', {}, h('p', {}, 'Status: ', revisionStatus(revision)), h('p', {}, 'Validations: ', checks),
+    h('p', {}, 'Tags: ', tags), tagForm, rollback, result);
 }
 
 const encrypted = d => (d.metadata || {}).storagePolicy === 'encrypted';
