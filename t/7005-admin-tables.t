@@ -76,6 +76,13 @@ is_deeply $p->{first}, ['web001', 'web', 'prod', 'r-prod', 'debian 12.7', '10.1.
     '  each with policy, group, revision, platform, address, last check-in';
 is_deeply $p->{sort}, [['Node', 'ascending']], '  sorted by name, marked so';
 is $seen{'nodes next page'}{caption}, '101–200 of 250 nodes', 'Next: the second page';
+{
+    my $k = $seen{'keyboard focus'} // {};
+    is $k->{afterNext}, 'BUTTON next', 'Next by keyboard: the focus stays on it';
+    is $k->{afterSort}, 'BUTTON name', 'a sort by keyboard: the focus stays on its column\'s button';
+    like $k->{opener}, qr/^BUTTON Delete node/, '(a delete button focused)';
+    is $k->{afterDialog}, $k->{opener}, 'a dialog closed by Escape: the focus goes back to the button that opened it';
+}
 is $seen{'nodes next page'}{names}[0], 'web101', '  from web101';
 is $seen{'nodes previous page'}{names}[0], 'web001', 'Previous: back to the first';
 my $d = $seen{'nodes sorted by name, descending'} // {};
@@ -132,6 +139,10 @@ is_deeply $seen{'member edit prefills'}, { user => 'tb-user', operator => JSON::
 like $seen{'member roles change asks'} // '', qr/Take operator away from tb-user\?.*keeps reader/s, 'a role taken away: it asks first';
 like $seen{'member roles changed says'} // '', qr/roles reader\./, 'its roles changed: the page says what it holds now';
 is_deeply $seen{'member row after the change'}, ['reader'], '  and lists it with that role only';
+# each page's title names it (its heading) and the organization: tabs and history tell them apart
+is $seen{titles}{node}, "Node web001 · $org · purser", "a page's title: its heading, the organization, purser";
+is $seen{titles}{nodes}, "Nodes · $org · purser", '  a list\'s too';
+is scalar(keys %{ { map { $_ => 1 } values %{ $seen{titles} // {} } } }), scalar(keys %{ $seen{titles} // {} }), '  each page its own';
 # the form offers the roles of the RBAC policy: a member's release role is shown, and kept
 is_deeply $seen{'member with release prefills'}, { release => JSON::PP::true, reader => JSON::PP::true },
     '"Edit roles" of a member with release ticks release (the roles are the policy\'s)';

@@ -131,7 +131,8 @@ export function diffView(before, after, mode = 'unified', caption = '') {
         h('td.code', l.op === ' ' ? {} : { 'aria-label': `${marks[l.op]}: ${l.text}` }, l.text)));
     }
   }
-  return h('div.diff-view', { 'data-mode': mode },
+  // a region the keyboard can reach and scroll when its lines are wider than the screen
+  return h('div.diff-view', { 'data-mode': mode, tabindex: 0, role: 'region', 'aria-label': caption || 'Differences' },
     h('table', {}, caption ? h('caption', {}, caption) : null,
       h('thead.sr-only', {}, h('tr', {}, mode === 'split'
         ? ['Old line', 'Old', 'New line', 'New'].map(t => h('th', { scope: 'col' }, t))

@@ -30,6 +30,11 @@ export function show(...children) {
   const main = document.getElementById('main');
   main.replaceChildren();
   append(main, children);
+  // the tab's and the history's title: the page's heading and organization ("Node web1 · acme · purser")
+  const heading = main.querySelector('h1'), org = (location.hash.match(/^#\/o\/([^/?]+)/) || [])[1];
+  let orgName = null;
+  try { orgName = org && decodeURIComponent(org); } catch { orgName = org; }
+  document.title = [heading && heading.textContent.trim(), orgName, 'purser'].filter(Boolean).join(' · ');
 }
 
 export function spinner(text = 'Loading…') {
@@ -113,7 +118,9 @@ export function grid(ctx, opts) {
     return { items: rows.slice(from, from + size), next: from + size < rows.length ? String(from + size) : '', total: rows.length };
   });
   let mine = 0;
-  const render = async () => {
+  // focus: what to give the keyboard focus back to once the table is rebuilt (the sort button
+  // of a column, or the pager's button), so that a keyboard user stays where they were
+  const render = async (focus = null) => {
     const ask = ++mine;
     body.setAttribute('aria-busy', 'true');
     let page;
@@ -136,17 +143,20 @@ export function grid(ctx, opts) {
       if (!c.sort) return h('th', { scope: 'col' }, c.title);
       const on = state.sort === c.sort ? 'ascending' : state.sort === '-' + c.sort ? 'descending' : null;
       return h('th.sortable', { scope: 'col', 'aria-sort': on },
-        h('button.sort', { type: 'button', onclick: () => {
+        h('button.sort', { type: 'button', 'data-sort': c.sort, onclick: () => {
           state.sort = on === 'ascending' ? '-' + c.sort : c.sort;
-          state.tokens = ['']; state.at = 0; save(); render();
+          state.tokens = ['']; state.at = 0; save(); render({ sort: c.sort });
         } }, c.title, h('span.arrow', { 'aria-hidden': 'true' }, on === 'ascending' ? ' ▲' : on === 'descending' ? ' ▼' : ' ↕')));
     });
     const pages = page.total !== undefined ? Math.max(1, Math.ceil(page.total / size)) : null;
     const pager = (state.at > 0 || page.next) ? h('nav.pager', { 'aria-label': `Pages of ${opts.noun}` },
-      h('button', { type: 'button', rel: 'prev', disabled: state.at === 0, onclick: () => { state.at--; render(); } }, '← Previous'),
+      h('button', { type: 'button', rel: 'prev', disabled: state.at === 0, onclick: () => { state.at--; render({ pager: 'prev' }); } }, '← Previous'),
       h('span', {}, `Page ${state.at + 1}${pages ? ` of ${pages}` : ''}`),
-      h('button', { type: 'button', rel: 'next', disabled: !page.next, onclick: () => { state.at++; render(); } }, 'Next →')) : null;
+      h('button', { type: 'button', rel: 'next', disabled: !page.next, onclick: () => { state.at++; render({ pager: 'next' }); } }, 'Next →')) : null;
     body.replaceChildren(...[table(opts.columns, items, caption, head), pager].filter(Boolean));
+    const again = !focus ? null : focus.sort ? [...body.querySelectorAll('button.sort')].find(b => b.dataset.sort === focus.sort)
+      : body.querySelector(`nav.pager button[rel="${focus.pager}"]:not([disabled])`) || body.querySelector('nav.pager button:not([disabled])');
+    if (again) again.focus();
   };
   let timer = null;
   const id = 'q-' + (opts.key || Math.random().toString(36).slice(2));
@@ -169,15 +179,17 @@ export function link(path, text) {
 
 /** Asks before a destructive action; resolves true when confirmed. */
 export function confirmDialog(title, lines, action) {
+  const opener = document.activeElement; // the focus goes back there when the dialog closes
+  const back = () => { if (opener && opener.isConnected) opener.focus(); };
   return new Promise(resolve => {
     const dialog = h('dialog', { 'aria-labelledby': 'confirm-title' },
       h('h2', { id: 'confirm-title' }, title),
       h('ul', {}, lines.map(l => h('li', {}, l))),
       h('div.actions', {},
-        h('button', { type: 'button', onclick: () => { dialog.close(); dialog.remove(); resolve(false); } }, 'Cancel'),
-        h('button.danger', { type: 'button', onclick: () => { dialog.close(); dialog.remove(); resolve(true); } }, action)));
+        h('button', { type: 'button', onclick: () => { dialog.close(); dialog.remove(); back(); resolve(false); } }, 'Cancel'),
+        h('button.danger', { type: 'button', onclick: () => { dialog.close(); dialog.remove(); back(); resolve(true); } }, action)));
     document.body.append(dialog);
-    dialog.addEventListener('cancel', () => { dialog.remove(); resolve(false); });
+    dialog.addEventListener('cancel', () => { dialog.remove(); back(); resolve(false); });
     dialog.showModal();
   });
 }

@@ -37,6 +37,18 @@ try {
   await page.waitForFunction(() => /of \d+ nodes/.test(document.querySelector('main caption').textContent) && document.querySelectorAll('main tbody tr').length < 100);
   await settle(page);
   report('nodes filtered', await table(page));
+  // by keyboard: the focus stays on the control used once the table is rebuilt
+  await visit(page, `/o/${o}/nodes`);
+  const focused = () => page.evaluate(() => { const a = document.activeElement; return a ? `${a.tagName} ${a.dataset.sort || a.getAttribute('rel') || a.getAttribute('aria-label') || a.textContent.trim()}` : ''; });
+  await page.focus('main nav.pager button[rel=next]'); await page.keyboard.press('Enter'); await settle(page);
+  const afterNext = await focused();
+  await page.focus('main th[aria-sort] button.sort'); await page.keyboard.press('Enter'); await settle(page);
+  const afterSort = await focused();
+  await visit(page, `/o/${o}/nodes/web008`);
+  await page.focus('#delete-node'); const opener = await focused();
+  await page.keyboard.press('Enter'); await page.waitForSelector('dialog[open]');
+  await page.keyboard.press('Escape'); await page.waitForFunction(() => !document.querySelector('dialog'));
+  report('keyboard focus', { afterNext, afterSort, opener, afterDialog: await focused() });
   await visit(page, `/o/${o}/nodes?group=dev`);
   report('nodes of group dev', await table(page));
 
@@ -309,14 +321,17 @@ try {
       leak: document.body.textContent.includes('tb-secret-value') };
   });
   const controls = {};
+  const titles = {};
   for (const [name, hash] of [['revision', `/o/${o}/documents/${cfg.rev_b}`], ['node', `/o/${o}/nodes/web001`], ['nodes', `/o/${o}/nodes`],
     ['members', `/o/${o}/members`], ['group', `/o/${o}/groups/prod?from=dev`], ['policy', `/o/${o}/policies/web`], ['clusters', `/o/${o}/clusters`]]) {
     await visit(rpage, hash);
+    titles[name] = await rpage.title();
     const found = await rpage.evaluate(() => [...document.querySelectorAll('main button.danger, main form.create, main form.promote, #add-tag, #rollback, #edit-cluster')]
       .map(el => el.id || el.getAttribute('aria-label') || el.className));
     if (found.length) controls[name] = found;
   }
   report('reader', { ...reader, controls });
+  report('titles', titles);
   report('reader problems', problems.splice(0));
   await rpage.context().close();
 
