@@ -55,6 +55,10 @@ ok_call('user', 'POST', '/users', { username => 'ui-ci' });
 ok_call('member', 'POST', "$base/users", { username => 'ui-ci', roles => ['reader', 'operator'],
     policy_groups => { operator => ['lim-b'] } });
 my $limited = ok_call('token', 'POST', '/users/ui-ci/tokens', { description => 'pages' })->{token};
+# an operator on lim-b alone, without reader: it sees only lim-b of the groups
+ok_call('user', 'POST', '/users', { username => 'ui-op' });
+ok_call('member', 'POST', "$base/users", { username => 'ui-op', roles => ['operator'], policy_groups => { operator => ['lim-b'] } });
+my $operator_only = ok_call('token', 'POST', '/users/ui-op/tokens', { description => 'pages' })->{token};
 
 # ---- nginx's headers on the pages ----
 {
@@ -90,7 +94,7 @@ make_path($out);
 my %seen = PurserStack::browser_run('admin', { url => $s->url, org => $org, admin => $s->env('PURSER_ADMIN_TOKEN'), reader => $reader,
     out => $out, policy => 'web', policy_rev => 'w1', group_to => 'prod', group_from => 'staging',
     cluster => 'c-xss', rev_a => $rev_a, rev_b => $rev_b,
-    limited => { token => $limited, groups => ['lim-a', 'lim-b'] } });
+    limited => { token => $limited, groups => ['lim-a', 'lim-b'], operator_only => $operator_only } });
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
@@ -148,6 +152,10 @@ ok scalar(grep { /ui-ci/ && /operator \(policy groups lim-b\)/ } @{ $seen{'limit
     '  and the members page shows the limit'
     or diag explain $seen{'limited members'};
 is_deeply $seen{'limited problems'}, [], '  (no console error)';
+like $seen{'limited reader sees every group'} // '', qr/^No group points at it\.|Groups point at it \([^)]*\): they lose this policy, and their nodes find none on their next run\.$/,
+    'a delete asked by one who reads every group: what points at the revision, nothing more';
+like $seen{'operator only, delete asks'} // '', qr/Groups you cannot see may point at it too: then the delete is refused\./,
+    'a delete asked by one who sees some groups only: the dialog says others may point at it';
 is_deeply $seen{'admin problems'}, [], 'no console error and no CSP violation (admin)';
 is_deeply $seen{'reader problems'}, [], '  (reader)';
 is_deeply $seen{'phone problems'}, [], '  (phone)';

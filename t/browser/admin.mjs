@@ -188,6 +188,20 @@ try {
     report('limited members', await page.evaluate(() =>
       [...document.querySelectorAll('main tbody tr')].map(tr => tr.textContent)));
     report('limited problems', problems.splice(0));
+    const deleteAsks = async p => {
+      await visit(p, `/o/${o}/policies/${cfg.policy}`);
+      await p.click('main tbody button[aria-label^="Delete revision"]');
+      await p.waitForSelector('dialog[open]');
+      const text = await p.evaluate(() => [...document.querySelectorAll('dialog[open] li')].pop().textContent);
+      await p.click('dialog[open] button:not(.danger)');
+      return text;
+    };
+    report('limited reader sees every group', await deleteAsks(page));
+    await page.context().close();
+    page = await newPage();
+    await signIn(page, cfg.limited.operator_only);
+    report('operator only, delete asks', await deleteAsks(page));
+    problems.splice(0);
     await page.context().close();
   }
 

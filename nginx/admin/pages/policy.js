@@ -84,6 +84,12 @@ export async function policyPage(ctx) {
     ctx.go(`/o/${enc(ctx.org)}/policies/${enc(name)}/compare/${enc(e.target['rev-a'].value)}/${enc(e.target['rev-b'].value)}`);
   } }, pick('rev-a', 'Compare revision', newest[1]), pick('rev-b', 'with', newest[0]), h('button', { type: 'submit' }, 'Compare')) : null;
   const groupsOf = r => r.policy_group_list || [];
+  // a principal limited to some policy groups sees only those pointing at a revision: the others
+  // may point at it too, and then the server refuses the delete
+  const unseen = (ctx.perms.policy_groups || {}).read_policy_group ? ' Groups you cannot see may point at it too: then the delete is refused.' : '';
+  const pointing = groups => groups.length
+    ? `Groups point at it (${groups.join(', ')}): they lose this policy, and their nodes find none on their next run.${unseen}`
+    : unseen ? `No group you can see points at it.${unseen}` : 'No group points at it.';
   const list = grid(ctx, { noun: 'revisions', load: serverPages(path, () => [], 'revision_id'), sort: '-created_at',
     filter: { label: 'Filter by revision id', placeholder: 'a1b2 or a1*' }, columns: [
       { title: 'Revision', sort: 'revision_id', cell: r => link(`/o/${enc(ctx.org)}/policies/${enc(name)}/${enc(r.revision_id)}`, r.revision_id) },
@@ -92,7 +98,7 @@ export async function policyPage(ctx) {
       { title: 'Groups pointing at it', cell: r => groupsOf(r).join(', ') },
       ...(ctx.can('delete_policy') ? [{ title: 'Actions', cell: r => destroy({ label: 'Delete', aria: `Delete revision ${r.revision_id}`,
         title: `Delete revision ${r.revision_id} of ${name}?`, lines: ['Its lock goes; cookbook files only it used are collected later.',
-          groupsOf(r).length ? `Groups point at it (${groupsOf(r).join(', ')}): they lose this policy, and their nodes find none on their next run.` : 'No group points at it.'],
+          pointing(groupsOf(r))],
         run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}/revisions/${enc(r.revision_id)}`),
         done: async () => { await policyPage(ctx); say(`Revision ${r.revision_id} deleted.`); }, fail: err => result.replaceChildren(failure(err)) }) }] : []),
     ] });
@@ -103,9 +109,7 @@ export async function policyPage(ctx) {
   };
   ctx.show(h('h1', {}, `Policy ${name}`), link(`/o/${enc(ctx.org)}/policies`, '← all policies'), compare, list,
     ctx.can('delete_policy') ? destroy({ label: `Delete policy ${name}`, id: 'delete-policy', title: `Delete policy ${name}?`,
-      lines: async () => { const groups = await everyGroup(); return [`All ${newestPage.total} of its revisions go with it.`, groups.length
-        ? `Groups point at it (${groups.join(', ')}): they lose it, and their nodes find no policy on their next run.`
-        : 'No group points at it.']; },
+      lines: async () => { const groups = await everyGroup(); return [`All ${newestPage.total} of its revisions go with it.`, pointing(groups)]; },
       run: () => api('DELETE', `${base(ctx.org)}/policies/${enc(name)}`),
       done: () => ctx.show(h('h1', {}, `Policy ${name}`), h('p.done', { role: 'status' }, `Policy ${name} deleted. `),
         link(`/o/${enc(ctx.org)}/policies`, '← all policies')),
