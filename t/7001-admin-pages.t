@@ -98,6 +98,13 @@ my %seen = PurserStack::browser_run('admin', { url => $s->url, org => $org, admi
 ok !exists $seen{'driver error'}, 'the browser went through every step' or diag $seen{'driver error'};
 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
+{
+    my $m = $seen{'compare with a missing group'} // {};
+    is_deeply $m->{headings}, ['Policy group prod', 'What prod points at'], 'a group compared with one that is not there: the group page still';
+    is scalar(@{ $m->{errors} // [] }), 1, '  with one error';
+    like(($m->{errors} // [])->[0] // '', qr/no-such-group/, '  naming the missing group');
+    ok(($m->{pointers} // 0) >= 1, '  and the group\'s own pointers');
+}
 is $seen{'signed in at'}, '#/orgs', 'signed in: the organizations';
 ok $seen{'token in sessionStorage, not in the URL'}, '  the token kept in sessionStorage, never in the address';
 for my $name (qw(orgs policies policy revision groups group nodes nodes-of-policy node documents document-revision rendered diff

@@ -177,6 +177,10 @@ async function comparison(ctx, name, d, fromLock, toLock, open = false) {
   return diffSummary(d, fromLock, toLock, open, yamlDiff);
 }
 
+// A revision id as a table shows it: its first 10 characters, the whole id on hover.
+const shortText = id => id && id.length > 12 ? `${id.slice(0, 10)}…` : id;
+const shortId = id => id && id.length > 12 ? h('span', { title: id }, shortText(id)) : id;
+
 export async function groupPage(ctx) {
   const { group } = ctx.params;
   const o = enc(ctx.org);
@@ -199,8 +203,13 @@ export async function groupPage(ctx) {
   const showDiff = async source => {
     diffHolder.replaceChildren(spinner());
     promoteHolder.replaceChildren();
-    const mine = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`)).policies || {};
-    const theirs = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(source)}`)).policies || {};
+    // (a group to compare with that is not there, or not the reader's: its error in this part
+    // of the page alone; the group's own pointers stay shown below)
+    let mine, theirs;
+    try {
+      mine = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(group)}`)).policies || {};
+      theirs = (await api('GET', `${base(ctx.org)}/policy_groups/${enc(source)}`)).policies || {};
+    } catch (err) { diffHolder.replaceChildren(failure(err)); return; }
     const names = [...new Set([...Object.keys(theirs), ...Object.keys(mine)])].sort();
     // every policy's diff and both locks at once (one round trip, not one per policy)
     const rows = await Promise.all(names.map(async n => {
@@ -220,8 +229,8 @@ export async function groupPage(ctx) {
     diffHolder.replaceChildren(
       h('div.side-by-side', {}, table([
         { title: 'Policy', cell: r => link(`/o/${o}/policies/${enc(r.n)}`, r.n) },
-        { title: group, cell: r => r.here },
-        { title: source, cell: r => r.there },
+        { title: group, cell: r => shortId(r.here) },
+        { title: source, cell: r => shortId(r.there) },
         { title: 'What changes', cell: r => r.detail || (r.here === r.there ? 'the same' : r.there === '—' ? `not in ${source}` : '') },
       ], rows, `${group} and ${source}: ${changes.length} of ${rows.length} policies would change`)));
     if (!(ctx.can('promote_policy_group', group) && ctx.can('read_policy_group', source) && changes.length)) return;
@@ -246,7 +255,8 @@ export async function groupPage(ctx) {
         await showDiff(source);
       } catch (err) { report.replaceChildren(failure(err)); }
     } }, h('fieldset', {}, h('legend', {}, `Promote into ${group} what ${source} points at`),
-      changes.map((c, i) => h('span', {}, boxes[i], h('label', { for: `promote-${c.n}` }, `${c.n} (${c.here} → ${c.there})`)))),
+      changes.map((c, i) => h('span', {}, boxes[i], h('label', { for: `promote-${c.n}`, title: `${c.here} → ${c.there}` },
+        `${c.n} (${shortText(c.here)} → ${shortText(c.there)})`)))),
     button));
   };
   select.addEventListener('change', e => { ctx.query.set('from', e.target.value); ctx.setQuery(ctx.query); showDiff(e.target.value); });
