@@ -99,6 +99,12 @@ ok !exists $seen{'driver error'}, 'the browser went through every step' or diag 
 
 like $seen{'bad token message'} // '', qr/not valid/, 'a bad token: the sign-in says so';
 {
+    my $c = $seen{'new cluster shown once'} // {};
+    like(($c->{labels} // [])->[1] // '', qr/^Install URL \(shown once/, 'a cluster created: its install URL shown once too');
+    like(($c->{values} // [])->[1] // '', qr{^https://.*/install/}, '  the URL the new machine runs');
+    ok $c->{until}, '  and until when its token can be redeemed';
+}
+{
     my $m = $seen{'compare with a missing group'} // {};
     is_deeply $m->{headings}, ['Policy group prod', 'What prod points at'], 'a group compared with one that is not there: the group page still';
     is scalar(@{ $m->{errors} // [] }), 1, '  with one error';

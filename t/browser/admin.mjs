@@ -131,6 +131,8 @@ try {
   await page.click('form.create button[type=submit]');
   await page.waitForSelector('.secret input');
   report('new cluster token', await page.inputValue('.secret input'));
+  report('new cluster shown once', await page.evaluate(() => ({ labels: [...document.querySelectorAll('.secret label')].map(l => l.textContent),
+    values: [...document.querySelectorAll('.secret input')].map(i => i.value), until: !!document.querySelector('main p time') })));
   report('clusters listed after a create', await page.evaluate(() =>
     [...document.querySelectorAll('main tbody tr')].map(tr => tr.cells[0].textContent)));
   await page.goto(`${cfg.url}/admin/#/o/${o}/clusters/c-from-the-page`); await settle(page);

@@ -42,12 +42,16 @@ export async function clusters(ctx, justCreated) {
     e.preventDefault();
     try {
       const labels = parseLabels(e.target.newlabels.value);
-      const c = await api('POST', base(ctx.org), { metadata: { name: e.target.newname.value || undefined, labels } });
+      const f = e.target;
+      const c = await api('POST', base(ctx.org), { metadata: { name: f.newname.value || undefined, labels, description: f.newdescription.value || undefined },
+        spec: f.newdisplay.value ? { display_name: f.newdisplay.value } : undefined });
       await clusters(ctx, c);
     } catch (err) { created.replaceChildren(failure(err)); }
   } }, h('h2', {}, 'Register a cluster'),
     h('label', { for: 'newname' }, 'Name'), h('input', { id: 'newname', name: 'newname' }),
     h('label', { for: 'newlabels' }, 'Labels (k=v, ...)'), h('input', { id: 'newlabels', name: 'newlabels' }),
+    h('label', { for: 'newdisplay' }, 'Display name'), h('input', { id: 'newdisplay', name: 'newdisplay' }),
+    h('label', { for: 'newdescription' }, 'Description'), h('input', { id: 'newdescription', name: 'newdescription' }),
     h('button', { type: 'submit' }, 'Create')) : null;
   const list = grid(ctx, { noun: 'clusters', load, sort: 'name', filter: { label: 'Cluster id (exact)' }, controls: null, columns: [
     { title: 'Cluster', sort: 'name', cell: c => link(`/o/${enc(ctx.org)}/clusters/${enc(c.metadata.name)}`, c.metadata.name) },
@@ -60,7 +64,14 @@ export async function clusters(ctx, justCreated) {
   await list.ready;
   if (justCreated)
     created.replaceChildren(h('p.done', { role: 'status' }, 'Created ', link(`/o/${enc(ctx.org)}/clusters/${enc(justCreated.metadata.name)}`, justCreated.metadata.name)),
-      secretOnce('Bootstrap token', justCreated.bootstrap_token.token));
+      ...bootstrapShown(justCreated.bootstrap_token));
+}
+
+// A bootstrap token as its creation or reset answers it, shown once: the token, the install URL
+// that carries it (what the new machine runs), and until when it can be redeemed.
+function bootstrapShown(t) {
+  return [secretOnce('Bootstrap token', t.token), t.install_url ? secretOnce('Install URL', t.install_url) : null,
+    t.expires_at ? h('p', {}, 'It can be redeemed once, until ', when(t.expires_at), '.') : null];
 }
 
 // A cluster's labels, display name and description, changed with a merge patch conditional on
@@ -104,9 +115,9 @@ export async function clusterPage(ctx) {
       if (!await confirmDialog(`Reset the bootstrap token of ${c.metadata.name}?`, ['The current token stops working.'], 'Reset')) return;
       try {
         const t = await api('POST', `${base(ctx.org)}/${enc(id)}/bootstrap-token`);
-        tokenHolder.replaceChildren(secretOnce('New bootstrap token', t.bootstrap_token.token));
+        tokenHolder.replaceChildren(...bootstrapShown(t.bootstrap_token));
         statusHolder.replaceChildren(h('pre.yaml', {}, yaml(t.status || {}))); // the new token's expiry, not the old
-
+        result.replaceChildren(); // (an earlier action's message is not this one's)
       } catch (err) { tokenHolder.replaceChildren(failure(err)); }
     } }, 'Reset bootstrap token') : null,
     tokenHolder,

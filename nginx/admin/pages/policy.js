@@ -433,8 +433,8 @@ export async function nodePage(ctx) {
         'Its chef-client registers it again on its next run if its client still exists.'], 'Delete')) return;
       try {
         await api('DELETE', `${base(ctx.org)}/nodes/${enc(node)}`);
-        result.replaceChildren(h('p.done', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
-        document.getElementById('delete-node').disabled = true;
+        // the page of a node that is gone: what was done and the way back, not its details
+        ctx.show(h('h1', {}, `Node ${node}`), h('p.done', { role: 'status' }, `Node ${node} deleted. `, link(`/o/${o}/nodes`, 'Back to the nodes')));
       } catch (err) { result.replaceChildren(failure(err)); }
     } }, 'Delete node') : null,
     result);
