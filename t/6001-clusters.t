@@ -199,6 +199,14 @@ my @eu = all_pages('filter=' . uri('facts.region==eu'), 3);
 is_deeply \@eu, [ map { sprintf('c-l%02d', $_) } 1 .. 10 ], 'filter=facts.region==eu';
 my @dn = all_pages('filter=' . uri('display_name==N05'), 3);
 is_deeply \@dn, ['c-l26'], 'filter=display_name==N05';
+# a name pattern, as the other lists take one (* any text; _ and % only themselves)
+my @glob = all_pages('filter=' . uri('name==c-l2*'), 4);
+is_deeply \@glob, [ map { sprintf('c-l%02d', $_) } 20 .. 29 ], 'filter=name==c-l2*: the names that begin so, paged';
+my @inner = all_pages('filter=' . uri('name==*l1*'), 100);
+is_deeply \@inner, [ map { sprintf('c-l%02d', $_) } 10 .. 19 ], 'filter=name==*l1*: the names that hold it';
+my @not = grep { /^c-l/ } all_pages('filter=' . uri('name!=c-l*'), 100);
+is_deeply \@not, [], 'filter=name!=c-l*: none of them';
+is_deeply [ all_pages('filter=' . uri('name==c-l_1'), 100) ], [], "  '_' is itself, not any character";
 my @by_title = grep { /^c-l/ } all_pages('sort=display_name', 6);
 is_deeply \@by_title, [ map { sprintf('c-l%02d', $_) } reverse 1 .. 30 ], 'sort=display_name, paged';
 my @desc = grep { /^c-l/ } all_pages('sort=-name', 8);

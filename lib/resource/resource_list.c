@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
+#include "base/paging.h"
 #include "resource/resource_values.h"
 #include "resource/selector.h"
 
@@ -219,6 +220,15 @@ static int filter_clause(struct list *l, const char *field, int negative, const 
         column = name_column(k);
     else if (strcmp(field, "sub_kind") == 0 && (!k->table || k->table->sub_kind))
         column = k->table ? k->table->sub_kind : "r.sub_kind";
+    if (column && strchr(value, '*')) { /* a pattern, as the other lists take one: web-* */
+        const char *like = paging_like(l->s->arena, value);
+        if (!like)
+            l->oom = 1;
+        add(l, buf_printf(&l->sql, negative ? " AND NOT COALESCE(%s LIKE ?, 0)" : " AND %s LIKE ?",
+                          column));
+        param_str(l, like ? like : "");
+        return 0;
+    }
     if (column) {
         add(l, buf_printf(&l->sql, negative ? " AND NOT (%s <=> ?)" : " AND %s = ?", column));
         param_str(l, value);

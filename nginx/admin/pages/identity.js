@@ -13,7 +13,7 @@ import { serverActions, createOrganization, envelopes } from './server.js';
 export async function organizations(ctx) {
   const may = await serverActions();
   const orgs = grid(ctx, { noun: 'organizations', load: envelopes('/organizations'), sort: 'name',
-    filter: { label: 'Organization name (exact)' }, columns: [
+    filter: { label: 'Organization name', placeholder: 'acme or ac*' }, columns: [
       { title: 'Organization', sort: 'name', cell: r => link(`/o/${enc(r.metadata.name)}/policies`, r.metadata.name) },
       { title: 'Full name', cell: r => (r.spec || {}).full_name || '' },
       { title: 'Export, import, delete', cell: r => link(`/o/${enc(r.metadata.name)}/organization`, 'settings') },
@@ -93,7 +93,7 @@ export async function members(ctx) {
     try { await api('DELETE', url); report(`${what[0].toUpperCase()}${what.slice(1)} ${name}: ${verb.toLowerCase()}d.`); reload(); }
     catch (err) { result.replaceChildren(failure(err)); }
   } }, verb);
-  users = grid(ctx, { key: 'u', noun: 'members', load: envelopes(`${path}/users`), sort: 'name', filter: { label: 'User name (exact)' }, columns: [
+  users = grid(ctx, { key: 'u', noun: 'members', load: envelopes(`${path}/users`), sort: 'name', filter: { label: 'User name', placeholder: 'ali or ali*' }, columns: [
     { title: 'User', sort: 'name', cell: m => link(`/o/${o}/users/${enc(m.metadata.name)}`, m.metadata.name) },
     { title: 'Roles here', cell: rolesText },
     { title: 'Display name', cell: m => (m.status || {}).display_name || '' },
@@ -110,7 +110,7 @@ export async function members(ctx) {
       remove('member', m.metadata.name, ['They lose every role in this organization at once.', 'The user itself and its tokens stay.'],
         `${path}/users/${enc(m.metadata.name)}`, 'Remove')] }] : []),
   ] });
-  clients = grid(ctx, { key: 'c', noun: 'clients', load: envelopes(`${path}/clients`), sort: 'name', filter: { label: 'Client name (exact)' }, columns: [
+  clients = grid(ctx, { key: 'c', noun: 'clients', load: envelopes(`${path}/clients`), sort: 'name', filter: { label: 'Client name', placeholder: 'ci or ci-*' }, columns: [
     { title: 'Client', sort: 'name', cell: c => link(`/o/${o}/clients/${enc(c.metadata.name)}`, c.metadata.name) },
     { title: 'Validator', cell: c => (c.spec || {}).validator ? 'yes' : 'no' },
     { title: 'Active', cell: c => (c.spec || {}).active === false ? 'no (disabled)' : 'yes' },

@@ -27,7 +27,8 @@ export async function clusters(ctx, justCreated) {
     const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
     if (selector) params.set('labels', selector);
     if (token) params.set('page_token', token);
-    if (q) params.set('filter', `name==${q.startsWith('c-') ? q : 'c-' + q}`);
+    // a pattern with *, else the ids holding what is typed (as every list's filter)
+    if (q) params.set('filter', `name==${q.includes('*') ? q : `*${q}*`}`);
     const page = await api('GET', `${base(ctx.org)}?${params}`);
     return { items: page.items || [], next: page.next_page_token };
   };
@@ -53,7 +54,7 @@ export async function clusters(ctx, justCreated) {
     h('label', { for: 'newdisplay' }, 'Display name'), h('input', { id: 'newdisplay', name: 'newdisplay' }),
     h('label', { for: 'newdescription' }, 'Description'), h('input', { id: 'newdescription', name: 'newdescription' }),
     h('button', { type: 'submit' }, 'Create')) : null;
-  const list = grid(ctx, { noun: 'clusters', load, sort: 'name', filter: { label: 'Cluster id (exact)' }, controls: null, columns: [
+  const list = grid(ctx, { noun: 'clusters', load, sort: 'name', filter: { label: 'Cluster id', placeholder: 'edge or c-edge-*' }, controls: null, columns: [
     { title: 'Cluster', sort: 'name', cell: c => link(`/o/${enc(ctx.org)}/clusters/${enc(c.metadata.name)}`, c.metadata.name) },
     { title: 'Labels', cell: c => labelsText(c.metadata.labels) },
     { title: 'Display name', sort: 'display_name', cell: c => (c.spec || {}).display_name || '' },

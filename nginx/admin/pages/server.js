@@ -43,12 +43,12 @@ export function createOrganization(ctx, done) {
   return [result, form];
 }
 
-/** A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed),
- *  for grid's load. */
+/** A server list of envelopes (page_size, page_token, sort; filter=name==... on what is typed:
+ *  a pattern with *, else the names holding it, as every list's filter), for grid's load. */
 export const envelopes = path => async ({ sort, q, token, size }) => {
   const params = new URLSearchParams({ page_size: size, sort: sort || 'name' });
   if (token) params.set('page_token', token);
-  if (q) params.set('filter', `name==${q}`);
+  if (q) params.set('filter', `name==${q.includes('*') ? q : `*${q}*`}`);
   const page = await api('GET', `${path}?${params}`);
   return { items: page.items || [], next: page.next_page_token };
 };
@@ -82,7 +82,7 @@ export async function users(ctx) {
     try { await api('DELETE', `/users/${enc(u)}`); say(`User ${u} deleted.`); list.ready = list.reload(); }
     catch (err) { result.replaceChildren(failure(err)); }
   } }, 'Delete');
-  list = grid(ctx, { noun: 'users', load: envelopes('/users'), sort: 'name', filter: { label: 'User name (exact)' }, columns: [
+  list = grid(ctx, { noun: 'users', load: envelopes('/users'), sort: 'name', filter: { label: 'User name', placeholder: 'ali or ali*' }, columns: [
     { title: 'User', sort: 'name', cell: u => u.metadata.name },
     { title: 'Display name', cell: u => (u.status || {}).display_name || (u.spec || {}).display_name || '' },
     { title: 'Active', cell: u => (u.spec || {}).active === false ? 'no' : 'yes' },
