@@ -77,6 +77,13 @@ is_deeply $p->{first}, ['web001', 'web', 'prod', 'r-prod', 'debian 12.7', '10.1.
 is_deeply $p->{sort}, [['Node', 'ascending']], '  sorted by name, marked so';
 is $seen{'nodes next page'}{caption}, '101–200 of 250 nodes', 'Next: the second page';
 {
+    my $p = $seen{'page in the address'} // {};
+    like $p->{hashOnPage2} // '', qr/[?&]page=2\./, 'the page shown is kept in the address';
+    is $p->{backTo}, '101–200 of 250 nodes', '  a node opened from page 2, then Back: page 2 again';
+    is $p->{previous}, '1–100 of 250 nodes', '  and Previous from there: the first';
+    unlike $p->{hashOnPage1} // '', qr/page=/, '  the first page needs none';
+}
+{
     my $k = $seen{'keyboard focus'} // {};
     is $k->{afterNext}, 'BUTTON next', 'Next by keyboard: the focus stays on it';
     is $k->{afterSort}, 'BUTTON name', 'a sort by keyboard: the focus stays on its column\'s button';

@@ -98,9 +98,16 @@ export function grid(ctx, opts) {
   const asked = ctx.query.get(key + 'sort');
   const offered = opts.columns.some(c => c.sort && (asked === c.sort || asked === '-' + c.sort));
   const state = { sort: (offered && asked) || opts.sort || '', q: ctx.query.get(key + 'q') || '', tokens: [''], at: 0 };
+  // the page shown is kept in the address too ("page=3.TOKEN": its number and the server's
+  // token for it), so that Back and a reload come back to it; the pages before it are read
+  // again from the first when Previous needs their tokens
+  const kept = /^(\d+)\.(.*)$/.exec(ctx.query.get(key + 'page') || '');
+  let restored = false;
+  if (kept && Number(kept[1]) > 1) { state.at = Number(kept[1]) - 1; state.tokens = []; state.tokens[state.at] = kept[2]; restored = true; }
   const body = h('div.grid-body', {}, spinner());
   const save = () => {
-    for (const [k, v] of [['sort', state.sort === (opts.sort || '') ? '' : state.sort], ['q', state.q]])
+    for (const [k, v] of [['sort', state.sort === (opts.sort || '') ? '' : state.sort], ['q', state.q],
+      ['page', state.at ? `${state.at + 1}.${state.tokens[state.at]}` : '']])
       if (v) ctx.query.set(key + k, v); else ctx.query.delete(key + k);
     ctx.setQuery(ctx.query);
   };
@@ -127,9 +134,12 @@ export function grid(ctx, opts) {
     try {
       page = await load({ sort: state.sort, q: state.q, token: state.tokens[state.at], size });
     } catch (err) {
+      // a page kept in the address that the server no longer knows (its token expired): the first
+      if (ask === mine && restored && err.status === 400) { restored = false; state.tokens = ['']; state.at = 0; save(); return render(focus); }
       if (ask === mine) { body.removeAttribute('aria-busy'); body.replaceChildren(failure(err)); }
       return;
     }
+    restored = false;
     if (ask !== mine) return;
     body.removeAttribute('aria-busy');
     const items = page.items || [];
@@ -150,9 +160,11 @@ export function grid(ctx, opts) {
     });
     const pages = page.total !== undefined ? Math.max(1, Math.ceil(page.total / size)) : null;
     const pager = (state.at > 0 || page.next) ? h('nav.pager', { 'aria-label': `Pages of ${opts.noun}` },
-      h('button', { type: 'button', rel: 'prev', disabled: state.at === 0, onclick: () => { state.at--; render({ pager: 'prev' }); } }, '← Previous'),
+      h('button', { type: 'button', rel: 'prev', disabled: state.at === 0, onclick: () => {
+        state.at = state.tokens[state.at - 1] === undefined ? 0 : state.at - 1; save(); render({ pager: 'prev' });
+      } }, '← Previous'),
       h('span', {}, `Page ${state.at + 1}${pages ? ` of ${pages}` : ''}`),
-      h('button', { type: 'button', rel: 'next', disabled: !page.next, onclick: () => { state.at++; render({ pager: 'next' }); } }, 'Next →')) : null;
+      h('button', { type: 'button', rel: 'next', disabled: !page.next, onclick: () => { state.at++; save(); render({ pager: 'next' }); } }, 'Next →')) : null;
     body.replaceChildren(...[table(opts.columns, items, caption, head), pager].filter(Boolean));
     const again = !focus ? null : focus.sort ? [...body.querySelectorAll('button.sort')].find(b => b.dataset.sort === focus.sort)
       : body.querySelector(`nav.pager button[rel="${focus.pager}"]:not([disabled])`) || body.querySelector('nav.pager button:not([disabled])');

@@ -37,6 +37,16 @@ try {
   await page.waitForFunction(() => /of \d+ nodes/.test(document.querySelector('main caption').textContent) && document.querySelectorAll('main tbody tr').length < 100);
   await settle(page);
   report('nodes filtered', await table(page));
+  // the page shown is kept in the address: a node opened from page 2, then Back, is page 2 again
+  await visit(page, `/o/${o}/nodes`);
+  await clickAndSettle(page, 'main nav.pager button[rel=next]');
+  const hashOnPage2 = await page.evaluate(() => location.hash);
+  await page.click('main tbody tr:first-child a'); await settle(page);
+  await page.goBack(); await settle(page);
+  await page.waitForFunction(() => document.querySelector('main caption'));
+  const backTo = (await table(page)).caption;
+  await clickAndSettle(page, 'main nav.pager button[rel=prev]');
+  report('page in the address', { hashOnPage2, backTo, previous: (await table(page)).caption, hashOnPage1: await page.evaluate(() => location.hash) });
   // by keyboard: the focus stays on the control used once the table is rebuilt
   await visit(page, `/o/${o}/nodes`);
   const focused = () => page.evaluate(() => { const a = document.activeElement; return a ? `${a.tagName} ${a.dataset.sort || a.getAttribute('rel') || a.getAttribute('aria-label') || a.textContent.trim()}` : ''; });
