@@ -308,6 +308,7 @@ is $ph->{narrow}, 0, '  no cell of text narrower than 48 px (nothing wraps lette
 is $ph->{overflow}, 0, '  nothing scrolls sideways';
 is_deeply $seen{'phone menu opened'}, { shown => JSON::PP::true, expanded => 'true' }, 'the menu button opens it';
 is_deeply $seen{'phone menu after a choice'}, { hash => "#/o/$org/clusters", shown => JSON::PP::false }, '  a choice goes there and folds it';
+is_deeply $seen{'phone menu after Escape'}, { shown => JSON::PP::false, expanded => 'false', focus => 'menu-toggle' }, '  Escape folds it, the focus back on its button';
 is_deeply $seen{'phone problems'}, [], '  (no console error)';
 ok -s "$out/$_.png", "screenshot $_" for qw(nodes node phone-nodes group-compare revision-compare document-diff);
 

@@ -194,6 +194,12 @@ document.addEventListener('DOMContentLoaded', () => {
     toggle.setAttribute('aria-expanded', String(open));
     nav.classList.toggle('open', open);
   });
+  document.addEventListener('keydown', e => { // Escape closes the open menu (on a phone), focus back on its button
+    if (e.key !== 'Escape' || !nav.classList.contains('open') || document.querySelector('dialog[open]')) return;
+    toggle.setAttribute('aria-expanded', 'false');
+    nav.classList.remove('open');
+    toggle.focus();
+  });
   window.addEventListener('hashchange', () => { // a page chosen from the menu closes it (on a phone)
     toggle.setAttribute('aria-expanded', 'false');
     nav.classList.remove('open');

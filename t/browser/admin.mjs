@@ -195,6 +195,8 @@ try {
     await visit(page, `/o/${o}/members`);
     report('limited members', await page.evaluate(() =>
       [...document.querySelectorAll('main tbody tr')].map(tr => tr.textContent)));
+    report('limited members linked', await page.evaluate(() =>
+      [...document.querySelector('main table').querySelectorAll('tbody tr td:first-child a')].map(a => a.textContent)));
     report('limited problems', problems.splice(0));
     const deleteAsks = async p => {
       await visit(p, `/o/${o}/policies/${cfg.policy}`);

@@ -369,6 +369,10 @@ try {
   await phone.waitForFunction(() => getComputedStyle(document.getElementById('nav')).display === 'none', null, { timeout: 5000 }).catch(() => null);
   report('phone menu after a choice', await phone.evaluate(() => ({ hash: location.hash,
     shown: getComputedStyle(document.getElementById('nav')).display !== 'none' })));
+  await phone.click('#menu-toggle');
+  await phone.keyboard.press('Escape');
+  report('phone menu after Escape', await phone.evaluate(() => ({ shown: getComputedStyle(document.getElementById('nav')).display !== 'none',
+    expanded: document.getElementById('menu-toggle').getAttribute('aria-expanded'), focus: document.activeElement.id })));
   report('phone problems', problems.splice(0));
 } catch (err) {
   report('driver error', String(err && err.stack || err));

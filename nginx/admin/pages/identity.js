@@ -94,7 +94,9 @@ export async function members(ctx) {
     catch (err) { result.replaceChildren(failure(err)); }
   } }, verb);
   users = grid(ctx, { key: 'u', noun: 'members', load: envelopes(`${path}/users`), sort: 'name', filter: { label: 'User name', placeholder: 'ali or ali*' }, columns: [
-    { title: 'User', sort: 'name', cell: m => link(`/o/${o}/users/${enc(m.metadata.name)}`, m.metadata.name) },
+    // a user's page is a server admin's (read_user) or the user's own: others see the name alone
+    { title: 'User', sort: 'name', cell: m => ctx.can('read_user') || m.metadata.name === ctx.perms.principal
+      ? link(`/o/${o}/users/${enc(m.metadata.name)}`, m.metadata.name) : m.metadata.name },
     { title: 'Roles here', cell: rolesText },
     { title: 'Display name', cell: m => (m.status || {}).display_name || '' },
     ...(ctx.can('write_members') ? [{ title: 'Actions', cell: m => [
