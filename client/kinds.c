@@ -83,7 +83,8 @@ static const struct kind kinds[] = {
      ORG "/cookbook_artifacts/{name}/{identifier}", NULL, K_GET | K_REPLACE | K_DELETE, PAGE_NONE,
      NULL, NULL, NULL, NULL, NULL},
     {"cluster", "clusters", NULL, 1, ORG "/clusters", ORG "/clusters/{id}", ORG "/clusters",
-     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_TOKEN, "metadata.name",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE | K_CONDITIONAL, PAGE_TOKEN,
+     "metadata.name",
      VIEW("cluster", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"LABELS", "metadata.labels", COL_TEXT},
           {"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", COL_TIME},
@@ -363,7 +364,7 @@ int kind_is_document_api(const struct kind *k)
 
 int kind_is_conditional(const struct kind *k)
 {
-    return k->name_field && !strcmp(k->name_field, "metadata.name");
+    return (k->verbs & K_CONDITIONAL) != 0;
 }
 
 int ctl_newest_revision(struct ctl *ctl, const char **out)

@@ -12,7 +12,8 @@ enum kind_verbs {
     K_REPLACE = 8,
     K_PATCH = 16,
     K_DELETE = 32,
-    K_DELETE_ALL = 64
+    K_DELETE_ALL = 64,
+    K_CONDITIONAL = 128 /* not a verb: its PUT and PATCH need the revision they were read at */
 };
 enum paging { PAGE_NONE, PAGE_TOKEN, PAGE_SINCE };
 
@@ -70,8 +71,8 @@ int kind_names_wanted(const struct kind *k, unsigned verb);
 /* "listed", "shown", "created"...: for messages. */
 const char *kind_verb_name(unsigned verb);
 
-/* 1 when the kind follows the resource convention (its name in metadata.name): its PUT and
- * PATCH need the revision they were read at (If-Match or metadata.revision). */
+/* 1 when the kind's PUT and PATCH need the revision they were read at (If-Match or
+ * metadata.revision: the resource convention's kinds, K_CONDITIONAL in the table). */
 int kind_is_conditional(const struct kind *k);
 
 /* 1 when the kind is the document API's (YAML written, JSON or YAML read). */

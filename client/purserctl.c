@@ -61,7 +61,7 @@ const struct ctl_command ctl_commands[] = {
      "filename if-match user client", NULL, 0},
     {"patch", cmd_patch, "KIND NAME... (-p JSON | -f FILE) [--if-match ETAG]",
      "change some fields of a user, a cluster or a token (a JSON merge patch, RFC 7396, applied "
-     "to what is there unless --if-match names the revision it must be)",
+     "to what is there unless --if-match or its metadata.revision names the revision it must be)",
      "purserctl patch user alice -p '{\"active\": false}'", "(per kind: purserctl operations)",
      "patch filename if-match user", NULL, 0},
     {"delete", cmd_delete, "KIND NAME... | tags --all --revision R | revisions --all --yes",

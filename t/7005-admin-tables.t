@@ -156,9 +156,10 @@ is_deeply $seen{'member with release prefills'}, { release => JSON::PP::true, re
 like $seen{'member with release, operator added'} // '', qr/^tb-release is a member with roles /, '  adding operator takes nothing away (no question asked)';
 {
     my ($m) = grep { $_->{user}{username} eq 'tb-release' } @{ $s->must('members', 'GET', "$base/users") };
-    is_deeply [ sort @{ $m->{user}{roles} } ], [qw(operator reader release)], '  the API has reader, release and operator';
-    is_deeply(($m->{user}{policy_groups} // {})->{release}, ['prod-eu'], '  and release still limited to prod-eu');
+    is_deeply [ sort @{ $m->{user}{roles} } ], [qw(operator release)], '  reader then taken away: the API has release and operator';
+    is_deeply(($m->{user}{policy_groups} // {})->{release}, ['prod-eu'], '  and release still limited to prod-eu (the membership made again with it)');
 }
+like $seen{'member with release, reader taken away asks'} // '', qr/Take reader away from tb-release\?/, '  (taking reader away asked first)';
 like $seen{'member remove asks'} // '', qr/Remove member tb-user\?/, 'remove asks first';
 like $seen{'member remove says'} // '', qr/Member tb-user: removed/, '  and says it is done';
 my $members = $s->must('members', 'GET', "$base/users");

@@ -370,13 +370,16 @@ int cluster_id(struct arena *arena, const char *given, const char **out, struct 
         "canyon", "island", "valley", "delta", "glacier", "prairie", "reef",   "ridge"};
     const char *id;
     if (given) {
-        id = strncmp(given, "c-", 2) == 0 ? given : arena_sprintf(arena, "c-%s", given);
+        const char *prefix = cluster_kind.id_prefix;
+        id = strncmp(given, prefix, strlen(prefix)) == 0
+                 ? given
+                 : arena_sprintf(arena, "%s%s", prefix, given);
     } else {
         unsigned char r[4];
         if (crypto_random(r, sizeof(r)))
             return purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
-        id = arena_sprintf(arena, "c-%s-%s-%04u", first[r[0] % 16], second[r[1] % 16],
-                           (unsigned)(r[2] << 8 | r[3]) % 10000);
+        id = arena_sprintf(arena, "%s%s-%s-%04u", cluster_kind.id_prefix, first[r[0] % 16],
+                           second[r[1] % 16], (unsigned)(r[2] << 8 | r[3]) % 10000);
     }
     if (!id)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");

@@ -82,7 +82,7 @@ export function table(columns, rows, caption, head) {
 
 /** The one list of the pages: sortable columns, pages with previous and next, a total (or an
  *  honest "more follow"), and a filter; its sort, filter and page kept in the page's address
- *  (sort=, q=) so that reload, back and a shared link keep them.
+ *  (sort=, q=, page=N.TOKEN) so that reload, back and a shared link keep them.
  *  opts: {columns: [{title, cell, sort: key}], noun, pageSize (100), sort (the default),
  *         filter: {label, placeholder} or null, controls: nodes shown beside the filter,
  *         load: async ({sort, q, token, size}) => {items, next ('' at the end), total?}, or
@@ -99,8 +99,8 @@ export function grid(ctx, opts) {
   const offered = opts.columns.some(c => c.sort && (asked === c.sort || asked === '-' + c.sort));
   const state = { sort: (offered && asked) || opts.sort || '', q: ctx.query.get(key + 'q') || '', tokens: [''], at: 0 };
   // the page shown is kept in the address too ("page=3.TOKEN": its number and the server's
-  // token for it), so that Back and a reload come back to it; the pages before it are read
-  // again from the first when Previous needs their tokens
+  // token for it), so that Back and a reload come back to it; Previous from such a page goes to
+  // the first, whose tokens it no longer has
   const kept = /^(\d+)\.(.*)$/.exec(ctx.query.get(key + 'page') || '');
   let restored = false;
   if (kept && Number(kept[1]) > 1) { state.at = Number(kept[1]) - 1; state.tokens = []; state.tokens[state.at] = kept[2]; restored = true; }

@@ -142,6 +142,13 @@ try {
   await page.click('#add-member button[type=submit]');
   await page.waitForFunction(() => /tb-release is a member/.test(document.querySelector('#member-result').textContent) || document.querySelector('dialog[open]'));
   report('member with release, operator added', await page.evaluate(() => document.querySelector('dialog[open]') ? `asked: ${document.querySelector('dialog[open]').textContent}` : document.querySelector('#member-result').textContent));
+  // reader taken away: the membership is removed and added again, its release limit kept
+  await settle(page);
+  await page.click('button[aria-label="Edit roles of tb-release"]');
+  await page.uncheck('#role-reader');
+  await page.click('#add-member button[type=submit]');
+  report('member with release, reader taken away asks', await confirm(page));
+  await page.waitForFunction(() => /tb-release is a member/.test(document.querySelector('#member-result').textContent));
   await page.fill('#clientname', 'tb-client');
   await page.click('#add-client button[type=submit]');
   await page.waitForSelector('#member-result .secret textarea');
@@ -219,7 +226,9 @@ try {
   await page.selectOption('#rev-a', 'r-prod');
   await page.selectOption('#rev-b', 'r-dev');
   await page.click('#compare-revisions button[type=submit]');
-  await page.waitForFunction(() => /compare/.test(location.hash)); await settle(page);
+  // (the address changes a moment before the router shows the new page: its heading waited for)
+  await page.waitForFunction(() => /compare/.test(location.hash) && /→/.test((document.querySelector('main h1') || {}).textContent || ''));
+  await settle(page);
   report('revision compare', await page.evaluate(() => ({
     h1: document.querySelector('main h1').textContent,
     summary: [...document.querySelectorAll('details.diff[open] li')].map(li => li.textContent).join('\n'),
