@@ -170,6 +170,7 @@ like $seen{'limited reader sees every group'} // '', qr/^(?:No group points at i
     'a delete asked by one who reads every group: what points at the revision, nothing more';
 like $seen{'operator only, delete asks'} // '', qr/Groups you cannot see may point at it too: then the delete is refused\./,
     'a delete asked by one who sees some groups only: the dialog says others may point at it';
+is_deeply $seen{'operator only problems'}, [], '  (no console error)';
 is_deeply $seen{'admin problems'}, [], 'no console error and no CSP violation (admin)';
 is_deeply $seen{'reader problems'}, [], '  (reader)';
 is_deeply $seen{'phone problems'}, [], '  (phone)';

@@ -373,9 +373,11 @@ int docstore_close_members(struct write *w, struct purser_error *err)
         if (!m->drop || m->kept || m->closed)
             continue;
         rows[k++] = m;
-        if (k == CLOSE_BATCH && (rc = close_rows(w, rows, k, err)))
+        if (k < CLOSE_BATCH)
+            continue;
+        if ((rc = close_rows(w, rows, k, err)))
             return rc;
-        k %= CLOSE_BATCH;
+        k = 0;
     }
     return close_rows(w, rows, k, err);
 }

@@ -29,7 +29,7 @@ const rolesText = m => (m.spec.roles || []).map(r =>
 export async function members(ctx) {
   const o = enc(ctx.org), path = `/organizations/${o}`;
   // the roles the RBAC policy defines (GET .../permissions), so that a member's every role shows
-  const described = ctx.perms.roles || { reader: '', operator: '', admin: '' };
+  const described = ctx.perms.roles;
   const roles = Object.keys(described);
   const result = h('div', { id: 'member-result' });
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
