@@ -135,6 +135,17 @@ const char *jsonpath_text(const struct jsonpath *path)
     return path->text;
 }
 
+size_t jsonpath_length(const struct jsonpath *path)
+{
+    return path->count;
+}
+
+const char *jsonpath_step(const struct jsonpath *path, size_t i, size_t *index)
+{
+    *index = path->steps[i].index;
+    return path->steps[i].key;
+}
+
 static json_t *child(json_t *container, const struct step *s)
 {
     if (s->key)

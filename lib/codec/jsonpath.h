@@ -28,6 +28,12 @@ int jsonpath_is_root(const struct jsonpath *path);
 /* The text the path was compiled from. */
 const char *jsonpath_text(const struct jsonpath *path);
 
+/* How many steps the path has (0 for the whole value). */
+size_t jsonpath_length(const struct jsonpath *path);
+
+/* Step i (below jsonpath_length): its key, borrowed, or NULL for a list index (*index). */
+const char *jsonpath_step(const struct jsonpath *path, size_t i, size_t *index);
+
 /* The value at path in root (borrowed), or NULL when any step is missing. */
 json_t *jsonpath_get(const struct jsonpath *path, json_t *root);
 

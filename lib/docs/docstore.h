@@ -167,9 +167,18 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            const struct docstore_filter *filter, struct buf *out, json_t **messages,
                            struct purser_error *err);
 
+/* Which of the documents docstore_rendered_yaml gives for filter (without sort or page: in
+ * the same order) hold a secret: *out, a new array of booleans, true for an encrypted
+ * document and for one any value of which came from an encrypted document (render.h's
+ * marks). Keeps the rendering in ctx->render_cache, where docstore_rendered_yaml finds it. */
+int docstore_rendered_secrets(const struct docstore_ctx *ctx, long long id,
+                              const struct docstore_filter *filter, json_t **out,
+                              struct purser_error *err);
+
 /* GET revisions/{a}/deepdiff/{b}: the diff of the rendered revisions, with "<bucket> diff"
  * details for modified buckets (documents added, deleted, and changed in deepdiff's shape;
- * an encrypted document's data change shows only {encrypted: true}). */
+ * an encrypted document's data change shows only {encrypted: true}, and values that came
+ * from an encrypted document are redacted). */
 int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, json_t **out,
                       json_t **messages, struct purser_error *err);
 

@@ -26,6 +26,10 @@ struct member {
 
 #define REDACTED "[redacted]"
 
+/* A comparison's private key for a document's data as rendered, when its "data" is redacted
+ * (never sent): two renderings differ when their secrets do, without showing them. */
+#define DOCSTORE_CLEAR_DATA "\001clear-data"
+
 /* A row of doc_revision_documents holds revisions [revision_id, until_revision): OPEN while the
  * newest revision holds it. IN_REVISION is the condition on row m that it holds revision ?
  * (bound twice, both the revision). */

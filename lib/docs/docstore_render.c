@@ -5,7 +5,7 @@
 #include "base/json_text.h"
 #include "base/lru.h"
 #include "codec/jsondiff.h"
-#include "codec/jsonpath.h"
+#include "codec/jsonmask.h"
 #include "codec/jsonschema.h"
 #include "codec/yaml_codec.h"
 #include "docs/dataschema.h"
@@ -450,7 +450,8 @@ static int passes(const json_t *doc, const struct docstore_filter *f)
     return 1;
 }
 
-/* The documents the filter lets through, encrypted data redacted when asked. */
+/* The documents the filter lets through, redacted when asked: the data of encrypted ones, and
+ * in the others every value the render marked as coming from one (render_documents). */
 static json_t *select_rendered(const json_t *cached, const struct docstore_filter *f)
 {
     const json_t *docs = json_object_get(cached, "documents");
@@ -459,31 +460,20 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
     size_t i;
     const json_t *doc;
     json_array_foreach (docs, i, doc) {
-        json_t *copy;
-        const json_t *paths = json_array_get(secrets, i), *p;
-        size_t j;
-        int sealed;
+        const json_t *mask = json_array_get(secrets, i);
+        json_t *copy, *data;
         if (!passes(doc, f) || !docstore_page_matches(f->page, doc))
             continue;
-        sealed = f->redact &&
-                 strcmp(str(json_object_get(json_object_get(doc, "metadata"), "storagePolicy")),
-                        "encrypted") == 0;
-        if (!sealed && !(f->redact && json_array_size(paths))) { /* as rendered: shared */
+        if (!f->redact || !jsonmask_any(mask)) { /* as rendered: shared */
             json_array_append(out, (json_t *)doc);
             continue;
         }
         copy = json_copy((json_t *)doc);
-        if (sealed)
-            json_object_set_new(copy, "data", json_string(REDACTED));
-        else {
-            json_t *data = json_deep_copy(json_object_get(doc, "data"));
-            json_array_foreach (paths, j, p) {
-                struct jsonpath *path = NULL;
-                if (!jsonpath_compile(&path, str(p), NULL))
-                    jsonpath_set(path, &data, json_string(REDACTED), NULL);
-                jsonpath_free(path);
-            }
-            json_object_set_new(copy, "data", data);
+        data = jsonmask_apply(json_object_get(doc, "data"), mask, REDACTED);
+        if (!copy || !data || json_object_set_new(copy, "data", data)) {
+            json_decref(copy);
+            json_decref(out);
+            return NULL;
         }
         json_array_append_new(out, copy);
     }
@@ -585,9 +575,55 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
     return rc;
 }
 
+int docstore_rendered_secrets(const struct docstore_ctx *ctx, long long id,
+                              const struct docstore_filter *f, json_t **out,
+                              struct purser_error *err)
+{
+    json_t *rendered = NULL, *messages = NULL;
+    const json_t *doc;
+    char *key = cache_key(ctx, id, err);
+    size_t i;
+    int rc = key ? rendered_revision(ctx, id, key, 1, &rendered, &messages, err) : err->code;
+
+    *out = NULL;
+    json_decref(messages);
+    if (rc)
+        return rc;
+    if (!(*out = json_array()))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    json_array_foreach (json_object_get(rendered, "documents"), i, doc) {
+        const json_t *mask = json_array_get(json_object_get(rendered, "secrets"), i);
+        if (rc || !passes(doc, f))
+            continue;
+        if (json_array_append_new(*out, json_boolean(jsonmask_any(mask))))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    json_decref(rendered);
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 /* ---- deepdiff ---- */
 
-/* {bucket: {"('schema', 'name')": document}} of a rendered revision (empty for 0). */
+/* doc with the values mask marks redacted in its data, the data as rendered kept under
+ * DOCSTORE_CLEAR_DATA (a new reference; NULL when out of memory). */
+static json_t *marked_copy(const json_t *doc, const json_t *mask)
+{
+    json_t *copy = json_copy((json_t *)doc);
+    json_t *data = jsonmask_apply(json_object_get(doc, "data"), mask, REDACTED);
+    if (!copy || !data || json_object_set_new(copy, "data", data) ||
+        json_object_set(copy, DOCSTORE_CLEAR_DATA, json_object_get(doc, "data"))) {
+        json_decref(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+/* {bucket: {"('schema', 'name')": document}} of a rendered revision (empty for 0), the values
+ * that came from encrypted documents redacted (marked_copy). */
 static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t **out,
                             json_t **messages, struct purser_error *err)
 {
@@ -605,11 +641,20 @@ static int rendered_buckets(const struct docstore_ctx *ctx, long long id, json_t
         json_t *b = json_object_get(*out, bucket);
         if (!b)
             json_object_set_new(*out, bucket, b = json_object());
+        const json_t *mask = json_array_get(json_object_get(rendered, "secrets"), i);
+        json_t *entry = jsonmask_any(mask) ? marked_copy(doc, mask) : json_incref((json_t *)doc);
         snprintf(key, sizeof(key), "('%s', '%s')", str(json_object_get(doc, "schema")),
                  str(json_object_get(json_object_get(doc, "metadata"), "name")));
-        json_object_set(b, key, (json_t *)doc);
+        if (!entry || json_object_set_new(b, key, entry)) {
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+            break;
+        }
     }
     json_decref(rendered);
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+    }
     return rc;
 }
 

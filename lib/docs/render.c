@@ -635,6 +635,10 @@ static int render_in_order(struct render *r, int canonical)
         if (!d->control &&
             ((d->parent && render_layer(r, d)) || render_substitute(r, d) || count_made(r, d)))
             return r->err->code;
+        if (d->encrypted) { /* all of it, whatever it took from others */
+            json_decref(d->mask);
+            d->mask = json_true();
+        }
         d->done = 1;
         rendered++;
         for (size_t u = 0; u < d->nusers; u++)
@@ -650,9 +654,9 @@ static void render_reset(struct render *r)
     for (size_t i = 0; i < r->count; i++) {
         struct rdoc *d = &r->docs[i];
         json_decref(d->data);
-        json_decref(d->secret_paths);
+        json_decref(d->mask);
         d->data = starting_data(d);
-        d->secret_paths = NULL;
+        d->mask = NULL;
         d->owned = d->done = 0;
         d->waiting = 0;
     }
@@ -682,7 +686,7 @@ static json_t *with_data(const json_t *doc, json_t *data)
 
 /* The documents rendered, in identity order: each in its place by its rank (prepare sorted
  * them once), the abstract and the replaced left out. */
-static int output(struct render *r, json_t **out, json_t **secret_paths)
+static int output(struct render *r, json_t **out, json_t **secrets)
 {
     struct rdoc **sorted = arena_calloc(r->arena, r->count ? r->count : 1, sizeof(*sorted));
     size_t n = 0;
@@ -695,16 +699,15 @@ static int output(struct render *r, json_t **out, json_t **secret_paths)
         if (sorted[i])
             sorted[n++] = sorted[i];
     *out = json_array();
-    if (secret_paths)
-        *secret_paths = json_array();
+    if (secrets)
+        *secrets = json_array();
     for (size_t i = 0; i < n; i++) {
         const struct rdoc *d = sorted[i];
         json_t *doc =
             d->owned || !d->original ? with_data(d->doc, d->data) : json_incref((json_t *)d->doc);
         json_array_append_new(*out, doc);
-        if (secret_paths)
-            json_array_append(*secret_paths,
-                              sorted[i]->secret_paths ? sorted[i]->secret_paths : json_null());
+        if (secrets)
+            json_array_append(*secrets, jsonmask_any(d->mask) ? d->mask : json_null());
     }
     return 0;
 }
@@ -754,15 +757,15 @@ const struct render_limits render_limits_default = {
     .match_steps = 1000000, .max_string = (size_t)64 << 20, .max_output = (size_t)256 << 20};
 
 int render_documents(const json_t *docs, const json_t *fallback_policy,
-                     const struct render_limits *limits, json_t **out, json_t **secret_paths,
+                     const struct render_limits *limits, json_t **out, json_t **secrets,
                      struct purser_error *err)
 {
     struct render *r = calloc(1, sizeof(*r));
     int rc;
 
     *out = NULL;
-    if (secret_paths)
-        *secret_paths = NULL;
+    if (secrets)
+        *secrets = NULL;
     if (!r || !(r->arena = arena_new()) || !(r->paths = jsonpath_cache_new())) {
         if (r)
             arena_free(r->arena);
@@ -785,10 +788,10 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
         rc = render_in_order(r, 1);
     }
     if (!rc)
-        rc = output(r, out, secret_paths);
+        rc = output(r, out, secrets);
     for (size_t i = 0; r->docs && i < r->count; i++) {
         json_decref(r->docs[i].data);
-        json_decref(r->docs[i].secret_paths);
+        json_decref(r->docs[i].mask);
     }
     render_free_regexes(r);
     pcre2_match_context_free(r->match);

@@ -35,13 +35,17 @@ extern const struct render_limits render_limits_default;
 /* Renders docs (an array of {schema, metadata, data, status} documents, borrowed; data of
  * encrypted documents already opened). fallback_policy is the LayeringPolicy to use when docs
  * hold none (NULL: 409 when they hold none). *out: the rendered documents that are concrete
- * and not replaced, ordered by (schema, layer, name). *secret_paths (may be NULL): for each
- * of them the list of data paths holding a value copied from an encrypted document (or null).
+ * and not replaced, ordered by (schema, layer, name). *secrets (may be NULL): for each of them
+ * the mask (codec/jsonmask.h) of its data's values that come from an encrypted document, or
+ * null: the whole of an encrypted document, and whatever reached another document from one
+ * through any number of substitutions (by path, pattern or recursion) and layering actions
+ * (a child keeps its parent's marks where the parent's values stay). Every output that must
+ * not show secrets hides what these masks mark.
  * Errors are Deckhand's: PURSER_EINVAL (400) for layering faults, cycles and missing source
  * data, PURSER_EEXISTS (409) for no LayeringPolicy and a missing source document. limits
  * may be NULL for render_limits_default. */
 int render_documents(const json_t *docs, const json_t *fallback_policy,
-                     const struct render_limits *limits, json_t **out, json_t **secret_paths,
+                     const struct render_limits *limits, json_t **out, json_t **secrets,
                      struct purser_error *err);
 
 /* A layering action (metadata.layeringDefinition.actions[].method). They are one table, in

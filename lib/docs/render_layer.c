@@ -19,27 +19,68 @@ static int out_of_memory(struct render *r)
     return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
 }
 
+/* The marks of the part of *mask under key, taken out of it (a new reference, or NULL): the
+ * caller puts them back (put_marks). *mask marking all of into is split first. */
+static int take_marks(json_t **mask, const json_t *into, const char *key, json_t **out)
+{
+    *out = NULL;
+    if (jsonmask_split(mask, into))
+        return -1;
+    if ((*out = json_incref(json_object_get(*mask, key))))
+        json_object_del(*mask, key);
+    return 0;
+}
+
+/* Puts marks (consumed) back under key, when they mark anything. */
+static int put_marks(json_t *mask, const char *key, json_t *marks)
+{
+    if (jsonmask_any(marks))
+        return json_object_set_new(mask, key, marks);
+    json_decref(marks);
+    return 0;
+}
+
+static int merge_into(json_t *into, const json_t *from, json_t **mask);
+
+/* Merges the child's value v under key into into; *marks: what was marked under key. */
+static int merge_key(json_t *into, const char *key, json_t *v, json_t **marks)
+{
+    json_t *have = json_object_get(into, key);
+    if (!json_is_object(have) || !json_is_object(v)) {
+        json_decref(*marks); /* the child's value: nothing of it marked */
+        *marks = NULL;
+        return json_object_set(into, key, v);
+    }
+    if (have->refcount > 1) { /* shared: a copy of its own first */
+        json_t *own = json_copy(have);
+        if (!own || json_object_set_new(into, key, own))
+            return -1;
+        have = own;
+    }
+    return merge_into(have, v, marks);
+}
+
 /* Merges from into into (which is this document's own) as Deckhand does: mappings key by
- * key, anything else replaced. What comes from the child is shared, not copied: rendering
- * never changes a value in place unless it is the document's own (jsonpath_unshare). */
-static int merge_into(json_t *into, const json_t *from)
+ * key, anything else replaced; *mask (into's marks, or NULL) follows, a value the child gives
+ * being unmarked. What comes from the child is shared, not copied: rendering never changes a
+ * value in place unless it is the document's own (jsonpath_unshare). -1: out of memory. */
+static int merge_into(json_t *into, const json_t *from, json_t **mask)
 {
     const char *key;
     json_t *v;
+    int rc = 0;
     json_object_foreach ((json_t *)from, key, v) {
-        json_t *have = json_object_get(into, key);
-        if (json_is_object(have) && json_is_object(v)) {
-            if (have->refcount > 1) { /* shared: a copy of its own first */
-                json_t *own = json_copy(have);
-                if (!own || json_object_set_new(into, key, own))
-                    return -1;
-                have = own;
-            }
-            if (merge_into(have, v))
-                return -1;
-        } else if (json_object_set(into, key, v)) {
-            return -1;
-        }
+        json_t *marks = NULL;
+        if (*mask)
+            rc = take_marks(mask, into, key, &marks);
+        if (!rc)
+            rc = merge_key(into, key, v, &marks);
+        if (!rc && *mask)
+            rc = put_marks(*mask, key, marks);
+        else
+            json_decref(marks);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -60,6 +101,8 @@ static int apply_delete(struct render *r, struct rdoc *d, const struct raction *
 {
     if (jsonpath_unshare(path, rendered, 0))
         return out_of_memory(r);
+    if (d->mask && jsonmask_remove(&d->mask, path, *rendered))
+        return out_of_memory(r);
     if (jsonpath_delete(path, rendered, r->err))
         return missing_key(r, d, action->method, action->path);
     return 0;
@@ -73,7 +116,24 @@ static int apply_replace(struct render *r, struct rdoc *d, const struct raction 
         return missing_key(r, d, action->method, action->path);
     if (jsonpath_unshare(path, rendered, 0))
         return out_of_memory(r);
+    if (d->mask && jsonmask_set(&d->mask, path, NULL, *rendered)) /* the child's: not marked */
+        return out_of_memory(r);
     return jsonpath_set(path, rendered, json_incref(from_child), r->err);
+}
+
+/* merge_into at path when d's data has marks: those under path follow the merge (the values
+ * around path stay as they were). */
+static int merge_marked(struct render *r, struct rdoc *d, const struct jsonpath *path,
+                        const json_t *from_child, json_t *rendered)
+{
+    json_t *marks = json_deep_copy(jsonmask_get(d->mask, path));
+    int rc = jsonmask_get(d->mask, path) && !marks ? -1 : 0;
+    if (!rc)
+        rc = merge_into(jsonpath_get(path, rendered), from_child, &marks);
+    if (!rc)
+        return jsonmask_set(&d->mask, path, marks, rendered) ? out_of_memory(r) : 0;
+    json_decref(marks);
+    return out_of_memory(r);
 }
 
 /* Mappings merged (merge_into); anything else replaced. */
@@ -86,10 +146,12 @@ static int apply_merge(struct render *r, struct rdoc *d, const struct raction *a
     from_parent = jsonpath_get(path, *rendered);
     if (!json_is_object(from_parent) || !json_is_object(from_child))
         return apply_replace(r, d, action, path, rendered);
-    if (jsonpath_unshare(path, rendered, 1) ||
-        merge_into(jsonpath_get(path, *rendered), from_child))
+    if (jsonpath_unshare(path, rendered, 1))
         return out_of_memory(r);
-    return 0;
+    if (!d->mask)
+        return merge_into(jsonpath_get(path, *rendered), from_child, &d->mask) ? out_of_memory(r)
+                                                                               : 0;
+    return merge_marked(r, d, path, from_child, *rendered);
 }
 
 /* Every layering action, in the order messages list them. */
@@ -144,8 +206,15 @@ int render_layer(struct render *r, struct rdoc *d)
     json_t *rendered;
     if (!from || !d->nacts)
         return 0;
-    /* the parent's data, shared: each action makes its own only what it changes */
+    /* the parent's data, shared: each action makes its own only what it changes; its marks,
+     * as the actions leave them */
     rendered = json_incref(from->data);
+    json_decref(d->mask);
+    d->mask = from->mask ? json_deep_copy(from->mask) : NULL;
+    if (from->mask && !d->mask) {
+        json_decref(rendered);
+        return out_of_memory(r);
+    }
     for (size_t i = 0; i < d->nacts; i++) {
         if (apply_action(r, d, &d->acts[i], &rendered)) {
             json_decref(rendered);

@@ -7,6 +7,7 @@
 #include "docs/render.h"
 
 #include "base/arena.h"
+#include "codec/jsonmask.h"
 #include "codec/jsonpath.h"
 #include "docs/document.h"
 
@@ -59,7 +60,8 @@ struct rdoc {
     size_t nsubst;
     struct rdoc **users; /* the documents that wait for this one */
     size_t nusers, users_cap, waiting, rank;
-    json_t *secret_paths;
+    json_t *mask; /* which parts of data came from an encrypted document (codec/jsonmask.h):
+                     its own whole, a parent's or a substitution source's marked parts */
 };
 
 /* A string-keyed table of document lists (labels, sources), in arena memory. */
@@ -88,6 +90,7 @@ struct render {
     const struct render_limits *limits;
     pcre2_match_context *match; /* the limits, for PCRE2 (created on first use) */
     size_t made;                /* bytes of data layering and substitution made so far */
+    size_t replaced;            /* matches a dest.pattern substitution replaced */
 };
 
 /* The slot for key (n bytes, may hold NULs) in table (buckets: a power of two), created when

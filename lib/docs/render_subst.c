@@ -140,6 +140,7 @@ static int replace_all(struct render *r, pcre2_code *re, const char *s, size_t l
             PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_LITERAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
             NULL, match_context(r), (PCRE2_SPTR)with, PCRE2_ZERO_TERMINATED, buf, &out_len);
         if (rc >= 0) {
+            r->replaced += (size_t)rc;
             *out = json_stringn((char *)buf, out_len);
             free(buf);
             return *out ? 0 : PCRE2_ERROR_NOMEMORY;
@@ -183,8 +184,25 @@ static int replace_within(struct render *r, pcre2_code *re, json_t *v, const cha
     return 0;
 }
 
+/* Where the substituted value's marks go (source: the mask of the value substituted, borrowed,
+ * or NULL): a value put in place whole brings its own marks and clears the destination's; one
+ * written into a string or into every string under the destination (dest.pattern, once it
+ * matched) marks the whole destination when it is marked at all, and leaves its marks
+ * otherwise. */
+static int mark_destination(struct render *r, struct rdoc *d, const struct jsonpath *path,
+                            const char *pattern, const json_t *source)
+{
+    json_t *sub;
+    if ((pattern && !source) || (!source && !d->mask)) /* (the marks stay as they are) */
+        return 0;
+    sub = !source ? NULL : pattern ? json_true() : json_deep_copy(source);
+    if ((source && !sub) || jsonmask_set(&d->mask, path, sub, d->data))
+        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
+    return 0;
+}
+
 static int substitute_into(struct render *r, struct rdoc *d, const struct rdest *dest,
-                           json_t *value, int secret)
+                           json_t *value, const json_t *source_mask)
 {
     const char *text = dest->path, *pattern = dest->pattern;
     const json_t *recurse = dest->recurse;
@@ -196,14 +214,14 @@ static int substitute_into(struct render *r, struct rdoc *d, const struct rdest 
 
     if (!path)
         return r->err->code;
-    if (secret)
-        json_array_append_new(d->secret_paths ? d->secret_paths : (d->secret_paths = json_array()),
-                              json_string(text));
+    if (!pattern && mark_destination(r, d, path, NULL, source_mask))
+        return r->err->code;
     if (jsonpath_unshare(path, &d->data, 0))
         return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     if (!pattern) /* (shared: written into later only through a copy of its own) */
         return jsonpath_set(path, &d->data, json_incref(value), r->err);
     target = jsonpath_get(path, d->data);
+    r->replaced = 0;
     if (!(re = regex(r, pattern)))
         return r->err->code;
     if (!target || (!json_is_string(target) && !recurse))
@@ -242,7 +260,24 @@ static int substitute_into(struct render *r, struct rdoc *d, const struct rdest 
                 d->schema, d->layer, d->name, text, pattern, pattern_failure(r, prc));
     }
     free(with);
+    if (!rc && r->replaced && mark_destination(r, d, path, pattern, source_mask))
+        rc = r->err->code;
     return rc;
+}
+
+/* The mask of the value substitution s takes from its source (borrowed; true for a part of
+ * a marked string that src.pattern cut out), or NULL when nothing of it is marked. */
+static const json_t *source_mask(struct render *r, const struct rsub *s)
+{
+    const struct rdoc *from = s->from;
+    const json_t *mask;
+    if (!from->mask)
+        return NULL;
+    if (!json_is_object(from->data) && !json_is_array(from->data))
+        mask = from->mask; /* (the whole data, whatever the path) */
+    else
+        mask = jsonmask_get(from->mask, jsonpath_cached(r->paths, s->path, r->err));
+    return mask && s->pattern ? json_true() : mask;
 }
 
 int render_substitute(struct render *r, struct rdoc *d)
@@ -256,7 +291,7 @@ int render_substitute(struct render *r, struct rdoc *d)
         if (!value)
             return r->err->code;
         for (size_t j = 0; !rc && j < s->ndests; j++)
-            rc = substitute_into(r, d, &s->dests[j], value, s->from->encrypted);
+            rc = substitute_into(r, d, &s->dests[j], value, source_mask(r, s));
         json_decref(value);
         if (rc)
             return rc;

@@ -59,10 +59,11 @@ static int kubernetes_object(const json_t *data)
            json_is_string(json_object_get(json_object_get(data, "metadata"), "name"));
 }
 
-/* The revision rendered, as JSON, with secret data redacted (redact) or not. PURSER_EINVAL
- * when it does not render (its validation failed). */
+/* The revision rendered, as JSON (*out), and which of its documents hold a secret (*secrets:
+ * booleans, docstore_rendered_secrets). PURSER_EINVAL when it does not render (its validation
+ * failed). */
 static int rendered(const struct docstore_ctx *docs, long long id,
-                    const struct gitrepo_selector *sel, int redact, json_t **out,
+                    const struct gitrepo_selector *sel, json_t **out, json_t **secrets,
                     struct purser_error *err)
 {
     struct docstore_filter f = {.schemas = NULL,
@@ -71,11 +72,14 @@ static int rendered(const struct docstore_ctx *docs, long long id,
                                 .labels = sel->labels,
                                 .label_count = sel->label_count,
                                 .abstract = -1,
-                                .limit = -1,
-                                .redact = redact};
+                                .limit = -1};
     struct buf text = BUF_INIT;
     json_t *messages = NULL;
-    int rc = docstore_rendered_yaml(docs, id, &f, &text, &messages, err);
+    /* the marks first: that keeps the rendering in the worker's cache, which the YAML reads */
+    int rc = docstore_rendered_secrets(docs, id, &f, secrets, err);
+    *out = NULL;
+    if (!rc)
+        rc = docstore_rendered_yaml(docs, id, &f, &text, &messages, err);
     json_decref(messages);
     if (!rc) {
         struct yaml_limits limits = yaml_limits_documents;
@@ -97,12 +101,12 @@ static int add_blob(git_repository *repo, git_tree_update *updates, size_t *n, c
     return git_write_blob(repo, text, len, &u->id) < 0 ? git_fail(err, path) : 0;
 }
 
-/* The files of one rendered document: documents/<path>.yaml (or its marker, when it is
- * encrypted or a secret was substituted into it: it differs from its redacted rendering), and
- * manifests/<path>.yaml, its data, when the data is a Kubernetes object. */
+/* The files of one rendered document: documents/<path>.yaml, or only its marker when it holds
+ * a secret (secret: it is encrypted, or a value of it came from an encrypted document through
+ * substitution or layering, as the render marked it), and manifests/<path>.yaml, its data,
+ * when the data is a Kubernetes object. */
 static int document_files(git_repository *repo, struct arena *arena, const json_t *clear,
-                          const json_t *redacted, git_tree_update *updates, size_t *n,
-                          struct purser_error *err)
+                          int secret, git_tree_update *updates, size_t *n, struct purser_error *err)
 {
     const json_t *meta = json_object_get(clear, "metadata");
     const char *schema = json_string_value(json_object_get(clear, "schema"));
@@ -110,12 +114,12 @@ static int document_files(git_repository *repo, struct arena *arena, const json_
     const char *layer =
         json_string_value(json_object_get(json_object_get(meta, "layeringDefinition"), "layer"));
     const char *policy = json_string_value(json_object_get(meta, "storagePolicy"));
-    int secret = (policy && strcmp(policy, "encrypted") == 0) || !json_equal(clear, redacted);
     struct buf text = BUF_INIT;
     char *path;
     int rc;
     if (!schema || !name)
         return purser_error_set(err, PURSER_EINTERNAL, "a rendered document without a name");
+    secret |= policy && strcmp(policy, "encrypted") == 0;
     path = git_document_path(arena, "documents", layer ? layer : "", schema, name, secret);
     if (!path)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -143,28 +147,23 @@ static int update_order(const void *a, const void *b)
     return strcmp(((const git_tree_update *)a)->path, ((const git_tree_update *)b)->path);
 }
 
-/* The catalog's tree for revision id: *out; PURSER_EINVAL when it does not render. */
-static int catalog_tree(const struct docstore_ctx *docs, git_repository *repo, long long id,
-                        const struct gitrepo_selector *sel, git_oid *out, struct purser_error *err)
+int git_catalog_tree(const struct docstore_ctx *docs, git_repository *repo, long long id,
+                     const struct gitrepo_selector *sel, git_oid *out, struct purser_error *err)
 {
-    json_t *clear = NULL, *redacted = NULL;
+    json_t *clear = NULL, *secrets = NULL;
     git_tree_update *updates = NULL;
     git_treebuilder *empty = NULL;
     git_tree *base = NULL;
     git_oid empty_id;
     size_t n = 0;
-    /* redacted first: that answer keeps the rendered revision in the worker's cache, which
-     * the clear one then reads instead of rendering again */
-    int rc = rendered(docs, id, sel, 1, &redacted, err);
-    if (!rc)
-        rc = rendered(docs, id, sel, 0, &clear, err);
-    if (!rc && json_array_size(clear) != json_array_size(redacted))
+    int rc = rendered(docs, id, sel, &clear, &secrets, err);
+    if (!rc && json_array_size(clear) != json_array_size(secrets))
         rc = purser_error_set(err, PURSER_EINTERNAL, "the renderings differ");
     if (!rc && !(updates = calloc(2 * json_array_size(clear) + 1, sizeof(*updates))))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; !rc && i < json_array_size(clear); i++)
         rc = document_files(repo, docs->arena, json_array_get(clear, i),
-                            json_array_get(redacted, i), updates, &n, err);
+                            json_is_true(json_array_get(secrets, i)), updates, &n, err);
     if (!rc) {
         size_t kept = 0;
         qsort(updates, n, sizeof(*updates), update_order);
@@ -182,7 +181,7 @@ static int catalog_tree(const struct docstore_ctx *docs, git_repository *repo, l
     git_tree_free(base);
     git_treebuilder_free(empty);
     json_decref(clear);
-    json_decref(redacted);
+    json_decref(secrets);
     return rc;
 }
 
@@ -303,6 +302,8 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
     *out = (struct gitrepo_sync){0};
     if (!rc)
         rc = git_read_position(h.repo, GIT_BRANCH, &at, err);
+    if (!rc) /* (one written before the render's marks decided its secrets: history too) */
+        rc = git_catalog_rewrite(docs, h.repo, path, sel, &at, err);
     selector_hash(sel, selector);
     if (!rc)
         rc = revisions_to_render(docs, path, &at, selector, &revs, err);
@@ -310,7 +311,7 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         long long id = atoll(store_cell(&revs, r, 0));
         git_oid tree, before;
         char message[256];
-        rc = catalog_tree(docs, h.repo, id, sel, &tree, err);
+        rc = git_catalog_tree(docs, h.repo, id, sel, &tree, err);
         if (rc == PURSER_EINVAL) { /* a revision that does not render changes nothing */
             rc = 0;
             continue;

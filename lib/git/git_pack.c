@@ -136,12 +136,17 @@ static int tip_trees_loose(git_repository *repo, const char *objects)
 int git_pack_when_many(git_repository *repo, struct purser_error *err)
 {
     char objects[4096];
+    snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo));
+    return loose_estimate(objects) < LOOSE_OBJECTS_LIMIT ? 0 : git_pack_all(repo, err);
+}
+
+int git_pack_all(git_repository *repo, struct purser_error *err)
+{
+    char objects[4096];
     git_packbuilder *pb = NULL;
     git_revwalk *walk = NULL;
     int rc = 0;
     snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo));
-    if (loose_estimate(objects) < LOOSE_OBJECTS_LIMIT)
-        return 0;
     {
         char pack[4200];
         snprintf(pack, sizeof(pack), "%s/pack", objects);

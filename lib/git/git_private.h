@@ -77,6 +77,24 @@ int git_update_ref(git_repository *repo, const char *name, const git_oid *id,
  * its references reach, the packs and loose objects it makes redundant removed. */
 int git_pack_when_many(git_repository *repo, struct purser_error *err);
 
+/* The same, whatever the count: afterwards the repository holds only what its references
+ * reach (nothing of a rewritten history stays on disk). */
+int git_pack_all(git_repository *repo, struct purser_error *err);
+
+/* The catalog's tree for revision id (git_catalog.c): *out; PURSER_EINVAL (or Deckhand's
+ * 409, PURSER_EEXISTS) when the revision does not render, PURSER_ENOTFOUND when it is gone. */
+int git_catalog_tree(const struct docstore_ctx *docs, git_repository *repo, long long id,
+                     const struct gitrepo_selector *sel, git_oid *out, struct purser_error *err);
+
+/* Writes the catalog at repo_path again, history too, when it was written before documents'
+ * secrets were decided by the render's marks (git_rewrite.c; a catalog records its format
+ * beside its files): each commit from its revision rendered now, then only what the new
+ * branch reaches kept on disk; *at becomes the new branch's position. Nothing when the
+ * catalog is of the current format. */
+int git_catalog_rewrite(const struct docstore_ctx *docs, git_repository *repo,
+                        const char *repo_path, const struct gitrepo_selector *sel,
+                        struct position *at, struct purser_error *err);
+
 /* Sets the tags (refs/tags/) to the organization's Deckhand tags (git_tags.c): each at the commit
  * of its revision on the branch at at, those the database no longer has deleted. */
 int git_history_tags(const struct gitrepo_ctx *ctx, git_repository *repo, struct arena *arena,
