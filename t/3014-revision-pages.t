@@ -176,6 +176,12 @@ for my $what ('documents', 'rendered-documents') {
     is_deeply $names->($filtered), ['example/Other/v1 other-03'], '  Deckhand\'s filters narrow a page too';
     (undef, $filtered) = $documents->($what, 'page_size=100&cleartext-secrets=false&filter=' . uri('name==secret-1'));
     is_deeply [ map { $_->{data} } @$filtered ], ['[redacted]'], '  cleartext-secrets=false: the secret redacted on its page';
+    for my $at (0, 20, 35) { # (a page of the documents as they lie: rendered ones read from the cache alone)
+        my ($pres, $paged) = $documents->($what, "page_size=3&page_token=$at&cleartext-secrets=false");
+        is_deeply $names->($paged), [ map { $every->[$_] } grep { $_ < @$every } $at .. $at + 2 ], "  page_token=$at, redacted: the same documents";
+        ok !grep({ ($_->{metadata}{storagePolicy} // '') eq 'encrypted' && $_->{data} ne '[redacted]' } @$paged)
+            && index($pres->{content}, 'hunter2') < 0, '    no secret on it';
+    }
     my ($yaml_res, $yaml_docs) = $s->yaml('GET', "$docs/revisions/$rev/$what?page_size=3&page_token=3");
     is scalar @$yaml_docs, 3, '  as YAML: a page of 3 documents';
     is $yaml_res->{headers}{'x-total-count'}, scalar(@$every), '    with X-Total-Count';

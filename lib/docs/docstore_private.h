@@ -26,6 +26,34 @@ struct member {
 
 #define REDACTED "[redacted]"
 
+/* The render cache's key of revision id (organization, revision, its creation time, who may
+ * see secrets), in arena; NULL with PURSER_ENOTFOUND when there is no such revision. */
+char *docstore_render_key(const struct docstore_ctx *ctx, long long id, struct purser_error *err);
+
+/* The rendered revision {documents, secrets} under cache key (docstore_render_key), from the
+ * cache or rendered now (a new reference); keep: put it in the cache (an unfiltered answer
+ * keeps its YAML instead). *messages: the D002 entries of a validation failure. */
+int docstore_rendering(const struct docstore_ctx *ctx, long long id, const char *key, int keep,
+                       json_t **out, json_t **messages, struct purser_error *err);
+
+/* Keeps a rendering {documents, secrets} under key in ctx->render_cache, laid out so that a
+ * page reads only its own documents (docstore_render_cache.c). 0 or PURSER_EINTERNAL. */
+int docstore_cache_put(const struct docstore_ctx *ctx, const char *key, const json_t *rendering);
+
+/* The rendering kept under key (a new reference), or NULL when there is none. */
+json_t *docstore_cache_get(const struct docstore_ctx *ctx, const char *key);
+
+/* A page of the rendering kept under key, for a filter that only pages (no condition, sort or
+ * limit): *out, the page's documents (a new array; redacted when filter->redact), and
+ * filter->page's total and next set. 1 when it answered, 0 when it cannot (not such a filter,
+ * or not kept: the caller renders), -1 when out of memory. */
+int docstore_cache_page(const struct docstore_ctx *ctx, const char *key,
+                        const struct docstore_filter *filter, json_t **out);
+
+/* doc with the values mask marks replaced by REDACTED in its data (a new reference; NULL when
+ * out of memory). */
+json_t *docstore_redacted_copy(const json_t *doc, const json_t *mask);
+
 /* A comparison's private key for a document's data as rendered, when its "data" is redacted
  * (never sent): two renderings differ when their secrets do, without showing them. */
 #define DOCSTORE_CLEAR_DATA "\001clear-data"
