@@ -280,11 +280,12 @@ int ctl_whoami(struct ctl *ctl, const char **out)
     return rc;
 }
 
-/* Checks the credential works: the organization's permissions (or the list of organizations);
+/* Checks the credential works: the organization's permissions (or the first organization);
  * *who gets the principal when the answer names it. */
 static int login_check(struct ctl *ctl, const char **who)
 {
-    struct ctl_request request = {.method = "GET", .template = "/organizations"};
+    struct ctl_request request = {
+        .method = "GET", .template = "/organizations", .query = "page_size=1"};
     json_t *answer = NULL;
     int rc;
     if (ctl->context.organization)

@@ -262,6 +262,9 @@ static int get_one(struct ctl *ctl, const struct target *t, const char *typed)
     return rc;
 }
 
+/* The page size purserctl reads the organizations' list in. */
+#define ORGANIZATIONS_PAGE "500"
+
 /* get KIND: every page of the list. */
 static int get_list(struct ctl *ctl, const struct ctl_command *self, const struct target *t,
                     const struct verb_options *o)
@@ -270,7 +273,15 @@ static int get_list(struct ctl *ctl, const struct ctl_command *self, const struc
     json_t *answer = NULL;
     struct kind paged_kind;
     struct target paged;
+    struct verb_options chunked;
     int rc = list_options_check(self, t, o);
+    /* a server may hold thousands of organizations: their list is read a page at a time, as
+     * kubectl reads a list in chunks, never as Chef's whole map */
+    if (!rc && !o->page_size && !strcmp(t->kind->plural, "organizations")) {
+        chunked = *o;
+        chunked.page_size = ORGANIZATIONS_PAGE;
+        o = &chunked;
+    }
     if (kind_page_view(t->kind) && (o->page_size || o->sort)) { /* pages of envelopes */
         paged_kind = *t->kind;
         paged_kind.paging = PAGE_TOKEN;

@@ -34,7 +34,10 @@ const routes = [
 ];
 
 let current = { org: null, perms: null, principal: null, stop: null };
-let organizations = null; // the switcher's list, read once per sign-in
+let organizations = null; // the switcher's first page, read once per sign-in
+// The switcher lists the first organizations by name, one page: a server of 10,000 opens as
+// fast as one of ten; past them, its last option opens the organizations' list (filtered, paged).
+const SWITCHER_PAGE = 100;
 let navigation = 0; // a page that finishes after the user moved on shows nothing
 
 function parseHash() {
@@ -68,7 +71,7 @@ function signIn(message) {
     e.preventDefault();
     token.set(input.value.trim());
     try {
-      await api('GET', '/organizations', undefined, { signingIn: true });
+      await api('GET', '/organizations?page_size=1', undefined, { signingIn: true });
       const back = sessionStorage.getItem('purser.after') || '/orgs';
       sessionStorage.removeItem('purser.after');
       go(back === '/signin' ? '/orgs' : back);
@@ -107,10 +110,13 @@ async function shell(org) {
       current.principal = current.perms.principal;
     }
   }
-  const orgs = organizations || (organizations = await api('GET', '/organizations'));
-  select.replaceChildren(...Object.keys(orgs).sort().map(name =>
+  const orgs = organizations ||
+    (organizations = await api('GET', `/organizations?page_size=${SWITCHER_PAGE}&sort=name`));
+  const names = (orgs.items || []).map(o => o.metadata.name);
+  select.replaceChildren(...names.map(name =>
     h('option', { value: name, selected: name === org }, name)));
-  if (org && !orgs[org]) select.prepend(h('option', { value: org, selected: true }, org));
+  if (org && !names.includes(org)) select.prepend(h('option', { value: org, selected: true }, org));
+  if (orgs.next_page_token) select.append(h('option', { value: '', selected: !org }, 'All organizations…'));
   select.hidden = false;
   document.getElementById('principal').textContent = current.principal ? `signed in as ${current.principal}` : '';
   const nav = document.getElementById('nav');
@@ -184,6 +190,7 @@ document.addEventListener('DOMContentLoaded', () => {
     go('/signin');
   });
   document.getElementById('org-switch').addEventListener('change', e => {
+    if (!e.target.value) return go('/orgs'); // (past the first page: the organizations' list)
     const rest = (parseHash().path.split('/')[3]) || 'policies';
     const section = sections.some(([p]) => p === rest) ? rest : 'policies';
     go(`/o/${enc(e.target.value)}/${section}`);
