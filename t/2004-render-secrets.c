@@ -153,11 +153,23 @@ static void found_leaks(void)
     json_decref(docs);
 }
 
+/* A path compiled once by text (freed at the end: free_paths). */
+static struct jsonpath *paths[16];
+static size_t path_count;
+
 static struct jsonpath *path_of(const char *text)
 {
     struct jsonpath *p = NULL;
     jsonpath_compile(&p, text, NULL);
+    if (path_count < sizeof(paths) / sizeof(paths[0]))
+        paths[path_count++] = p;
     return p;
+}
+
+static void free_paths(void)
+{
+    while (path_count)
+        jsonpath_free(paths[--path_count]);
 }
 
 static int mask_is(const json_t *mask, const char *want)
@@ -204,6 +216,7 @@ static void mask_operations(void)
            "clearing the whole value");
     json_decref(mask);
     json_decref(value);
+    free_paths();
 }
 
 /* ---- the property ---- */
