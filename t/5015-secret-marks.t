@@ -231,4 +231,41 @@ ok -f "$bare/purser-format", '  and its format recorded';
 ($st, $out) = git('', '-C', $fresh, 'log', '--format=%H');
 is scalar(grep { length } split /\n/, $out), scalar @commits, '  a clone has the same number of commits as before';
 
+# ---- the write's schema validation quotes no secret (its entries a reader may read) ----
+my $checked = $layering
+    . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Checked/v1\n"
+    . "data:\n  type: object\n  properties:\n    creds: {type: object, additionalProperties: false, properties: {user: {}}}\n"
+    . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Vault/v1\n"
+    . "data: {type: object, additionalProperties: false, properties: {user: {}}}\n"
+    . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Hidden/v1\n"
+    . "  storagePolicy: encrypted\ndata: {type: object, properties: {v: {type: string, pattern: '^S3CRET-schema-pattern\$'}}}\n"
+    . "---\nschema: example/Vault/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: vault\n  storagePolicy: encrypted\n"
+    . "  layeringDefinition: {abstract: false, layer: site}\ndata: {user: S3CRET-user, S3CRET-keyname: S3CRET-value}\n"
+    . "---\nschema: example/Checked/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: app\n"
+    . "  layeringDefinition: {abstract: false, layer: site}\n"
+    . "  substitutions:\n  - {src: {schema: example/Vault/v1, name: vault, path: .}, dest: {path: .creds}}\n"
+    . "data: {creds: {}}\n"
+    . "---\nschema: example/Hidden/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: hid\n"
+    . "  layeringDefinition: {abstract: false, layer: site}\ndata: {v: PLAIN-nomatch}\n"
+    . "---\nschema: example/Checked/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: plain\n"
+    . "  layeringDefinition: {abstract: false, layer: site}\ndata: {creds: {PLAIN-extra: 1}}\n";
+$r = $s->request('PUT', '/api/v1.0/buckets/site/documents', { headers => {
+    authorization => "Bearer $admin", 'content-type' => 'application/x-yaml' }, content => $checked });
+is $r->{status}, 200, 'a revision whose secrets fail their schemas (an encrypted DataSchema among them)' or diag $r->{content};
+my (undef, $revs) = $s->call('GET', '/api/v1.0/revisions', undef, accept => 'application/json');
+my $bad = $revs->{results}[-1]{id};
+for my $path ("/api/v1.0/revisions/$bad/validations/deckhand-schema-validation/entries/0",
+              "/api/v1.0/revisions/$bad/validations/detail",
+              "/api/v1.0/revisions/$bad/rendered-documents?cleartext-secrets=false") {
+    for my $who (['admin', $admin], ['rita', $rita]) {
+        my $got = $s->request('GET', $path, { headers => { authorization => "Bearer $who->[1]", accept => 'application/json' } });
+        is index($got->{content}, 'S3CRET'), -1, "$who->[0]: $path ($got->{status}) quotes no secret"
+            or diag $got->{content};
+    }
+}
+my $entry = $s->request('GET', "/api/v1.0/revisions/$bad/validations/deckhand-schema-validation/entries/0",
+    { headers => { authorization => "Bearer $rita", accept => 'application/json' } });
+like $entry->{content}, qr/PLAIN-extra/, '  a failure of what came from no secret is still named';
+like $entry->{content}, qr/not shown: it would quote the secret/, '  the others say why they say less';
+
 PurserStack::finish();

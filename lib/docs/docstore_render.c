@@ -54,40 +54,87 @@ static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
                      json_loads(store_cell(&rows, 0, 2), JSON_DECODE_ANY, &jerr));
 }
 
-static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against)
+/* What is said of a failure that would quote a secret. */
+#define SECRET_FAILURE                                                                             \
+    "a value that came from an encrypted document, or its encrypted DataSchema, fails the "      \
+    "check (what fails is not shown: it would quote the secret)"
+
+static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against,
+                              int secret)
 {
     char message[PURSER_ERROR_MESSAGE_SIZE + 128];
     const json_t *meta = json_object_get(doc, "metadata");
-    snprintf(message, sizeof(message), "%s %s: %s (schema %s, path %s)",
-             str(json_object_get(failure, "path")), str(json_object_get(failure, "message")),
-             against, str(json_object_get(failure, "schema_path")),
-             str(json_object_get(failure, "path")));
+    if (secret)
+        snprintf(message, sizeof(message), "$ %s: %s", SECRET_FAILURE, against);
+    else
+        snprintf(message, sizeof(message), "%s %s: %s (schema %s, path %s)",
+                 str(json_object_get(failure, "path")), str(json_object_get(failure, "message")),
+                 against, str(json_object_get(failure, "schema_path")),
+                 str(json_object_get(failure, "path")));
     return document_message(
         "D002", message, str(json_object_get(doc, "schema")), str(json_object_get(meta, "name")),
         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
 }
 
 /* One failure found checking rendered documents: the document and either the schema's failure
- * ({path, schema_path, message}: jsonschema_validate's) or why its schema does not compile. */
+ * ({path, schema_path, message}: jsonschema_validate's) or why its schema does not compile.
+ * secret: what it would say quotes an encrypted document's bytes (secret_failure), so it says
+ * nothing of the value or the schema. */
 struct found {
     const json_t *doc;
     const json_t *failure;
     const struct purser_error *compiling;
     const struct dataschema_match *match;
+    int secret;
 };
+
+/* 1 when a failure at path (jsonschema's "$.a[0]") of a document whose data mask marks (render.h)
+ * would quote an encrypted document's bytes: the value there (or a key under it) came from
+ * one, or the DataSchema is itself encrypted (sealed_schema). */
+static int secret_failure(const json_t *mask, const char *path, int sealed_schema)
+{
+    struct jsonpath *at = NULL;
+    int secret;
+    if (sealed_schema || json_is_true(mask))
+        return 1;
+    if (!jsonmask_any(mask))
+        return 0;
+    if (jsonpath_compile(&at, path && *path ? path : "$", NULL))
+        return 1; /* (a path it cannot follow: nothing is quoted) */
+    secret = jsonmask_get(mask, at) != NULL;
+    jsonpath_free(at);
+    return secret;
+}
+
+/* The mask of rendered document i (secrets: the render's, or NULL: documents as they are,
+ * an encrypted one marked whole). */
+static const json_t *mask_of(const json_t *secrets, size_t i, const json_t *doc)
+{
+    const char *policy = str(json_object_get(json_object_get(doc, "metadata"), "storagePolicy"));
+    if (secrets)
+        return json_array_get(secrets, i);
+    return strcmp(policy, "encrypted") == 0 ? json_true() : NULL;
+}
 
 typedef int (*found_fn)(void *arg, const struct found *f, struct purser_error *err);
 
-/* The schemas of a revision: the built-in ones and its DataSchemas (sources). */
-static struct dataschema_set *schemas_of(const json_t *sources)
+/* The schemas of a revision: the built-in ones and its DataSchemas (sources); *sealed: the
+ * names of the encrypted ones (a new object). */
+static struct dataschema_set *schemas_of(const json_t *sources, json_t **sealed)
 {
     struct dataschema_set *set = dataschema_set_new();
     const json_t *d;
     size_t i;
+    *sealed = json_object();
     json_array_foreach (sources, i, d) {
-        const char *name = str(json_object_get(json_object_get(d, "metadata"), "name"));
-        if (set && document_schema_is(str(json_object_get(d, "schema")), "deckhand/DataSchema") &&
-            dataschema_set_add(set, name, json_object_get(d, "data"))) {
+        const json_t *meta = json_object_get(d, "metadata");
+        const char *name = str(json_object_get(meta, "name"));
+        if (!set || !*sealed ||
+            !document_schema_is(str(json_object_get(d, "schema")), "deckhand/DataSchema"))
+            continue;
+        if (dataschema_set_add(set, name, json_object_get(d, "data")) ||
+            (strcmp(str(json_object_get(meta, "storagePolicy")), "encrypted") == 0 &&
+             json_object_set_new(*sealed, name, json_true()))) {
             dataschema_set_free(set);
             set = NULL;
         }
@@ -98,14 +145,15 @@ static struct dataschema_set *schemas_of(const json_t *sources)
 /* Checks every rendered document's data against its schema, telling found of each failure.
  * Metadata is not checked again: rendering never changes it, and every document's metadata
  * passed the metadata schemas (D001) when it was written. */
-static int check_rendered(const json_t *sources, const json_t *rendered, found_fn found, void *arg,
-                          struct purser_error *err)
+static int check_rendered(const json_t *sources, const json_t *rendered, const json_t *secrets,
+                          found_fn found, void *arg, struct purser_error *err)
 {
-    struct dataschema_set *set = schemas_of(sources);
+    json_t *sealed = NULL;
+    struct dataschema_set *set = schemas_of(sources, &sealed);
     json_t *failures = json_array();
     const json_t *doc;
     size_t i;
-    int rc = set && failures ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    int rc = set && failures && sealed ? 0 : purser_error_set(err, PURSER_EINTERNAL, "oom");
 
     json_array_foreach (rendered, i, doc) {
         struct dataschema_match m;
@@ -118,6 +166,7 @@ static int check_rendered(const json_t *sources, const json_t *rendered, found_f
         purser_error_clear(&compiling);
         if (dataschema_set_find(set, str(json_object_get(doc, "schema")), &m, &compiling)) {
             f.compiling = &compiling;
+            f.secret = m.dataschema && json_object_get(sealed, m.dataschema);
             rc = compiling.code == PURSER_EINTERNAL ? (*err = compiling, compiling.code)
                                                     : found(arg, &f, err);
             continue;
@@ -127,11 +176,15 @@ static int check_rendered(const json_t *sources, const json_t *rendered, found_f
             jsonschema_validate(m.compiled, data ? data : json_null(), failures, 10);
         json_array_foreach (failures, j, failure) {
             f.failure = failure;
+            f.secret = secret_failure(mask_of(secrets, i, doc),
+                                      str(json_object_get(failure, "path")),
+                                      m.dataschema && json_object_get(sealed, m.dataschema));
             if (!rc)
                 rc = found(arg, &f, err);
         }
     }
     json_decref(failures);
+    json_decref(sealed);
     dataschema_set_free(set);
     return rc;
 }
@@ -143,19 +196,20 @@ static int found_d002(void *arg, const struct found *f, struct purser_error *err
     const char *schema = str(json_object_get(f->doc, "schema"));
     if (f->compiling)
         return purser_error_set(err, f->compiling->code, "the DataSchema for %s: %s", schema,
-                                f->compiling->message);
-    return json_array_append_new(arg, schema_message(f->doc, f->failure, schema))
+                                f->secret ? "is encrypted, and does not compile"
+                                          : f->compiling->message);
+    return json_array_append_new(arg, schema_message(f->doc, f->failure, schema, f->secret))
                ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
                : 0;
 }
 
 /* Validates every rendered document's data; *messages gets the D002 entries (NULL when
  * none). */
-static int validate(const json_t *sources, const json_t *rendered, json_t **messages,
-                    struct purser_error *err)
+static int validate(const json_t *sources, const json_t *rendered, const json_t *secrets,
+                    json_t **messages, struct purser_error *err)
 {
     json_t *found = json_array();
-    int rc = found ? check_rendered(sources, rendered, found_d002, found, err)
+    int rc = found ? check_rendered(sources, rendered, secrets, found_d002, found, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && json_array_size(found)) {
         rc = purser_error_set(
@@ -203,7 +257,7 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
         return rc;
     rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
     if (!rc)
-        rc = validate(docs, rendered, messages, err);
+        rc = validate(docs, rendered, secrets, messages, err);
     if (!rc)
         *out = json_pack("{s:o, s:o}", "documents", rendered, "secrets", secrets);
     else {
@@ -240,6 +294,12 @@ struct recorded {
 static json_t *failure_entry(struct arena *arena, const struct found *f)
 {
     const json_t *meta = json_object_get(f->doc, "metadata");
+    if (f->secret) /* (neither the value's path nor the schema: either may quote the secret) */
+        return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema",
+                         str(json_object_get(f->doc, "schema")), "name",
+                         str(json_object_get(meta, "name")), "layer",
+                         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")),
+                         "path", ".data", "message", SECRET_FAILURE);
     return json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "schema", str(json_object_get(f->doc, "schema")),
         "name", str(json_object_get(meta, "name")), "layer",
@@ -256,7 +316,7 @@ static json_t *broken_entry(const struct found *f)
     snprintf(message, sizeof(message),
              "the DataSchema %s is no valid JSON schema (%s): the documents it names are not "
              "checked",
-             name, f->compiling->message);
+             name, f->secret ? "it is encrypted: why is not shown" : f->compiling->message);
     return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "deckhand/DataSchema/v1", "name", name,
                      "layer", "", "path", ".data", "message", message);
 }
@@ -321,8 +381,8 @@ static int check_rendering(const struct docstore_ctx *ctx, long long id, struct 
         if (!rc && !(rendered = as_they_are(docs)))
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    if (!rc)
-        rc = check_rendered(docs, rendered, found_entry, r, err);
+    if (!rc) /* (a rendering that failed: its documents as they are, encrypted ones marked) */
+        rc = check_rendered(docs, rendered, why.code ? NULL : secrets, found_entry, r, err);
     /* a big revision takes a while to free: after the answer, not in the write's transaction */
     release_later(ctx, rendered);
     release_later(ctx, docs);
@@ -360,7 +420,7 @@ static int check_as_they_are(const struct docstore_ctx *ctx, long long id, const
     if (!(plain = as_they_are(docs)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     else if ((*done = json_array_size(plain) == concrete))
-        rc = check_rendered(docs, plain, found_entry, r, err);
+        rc = check_rendered(docs, plain, NULL, found_entry, r, err);
     release_later(ctx, plain);
     release_later(ctx, docs);
     return rc;
