@@ -56,7 +56,7 @@ static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
 
 /* What is said of a failure that would quote a secret. */
 #define SECRET_FAILURE                                                                             \
-    "a value that came from an encrypted document, or its encrypted DataSchema, fails the "      \
+    "a value that came from an encrypted document, or its encrypted DataSchema, fails the "        \
     "check (what fails is not shown: it would quote the secret)"
 
 static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against,
@@ -176,9 +176,9 @@ static int check_rendered(const json_t *sources, const json_t *rendered, const j
             jsonschema_validate(m.compiled, data ? data : json_null(), failures, 10);
         json_array_foreach (failures, j, failure) {
             f.failure = failure;
-            f.secret = secret_failure(mask_of(secrets, i, doc),
-                                      str(json_object_get(failure, "path")),
-                                      m.dataschema && json_object_get(sealed, m.dataschema));
+            f.secret =
+                secret_failure(mask_of(secrets, i, doc), str(json_object_get(failure, "path")),
+                               m.dataschema && json_object_get(sealed, m.dataschema));
             if (!rc)
                 rc = found(arg, &f, err);
         }
