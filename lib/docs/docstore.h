@@ -167,13 +167,14 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
                            const struct docstore_filter *filter, struct buf *out, json_t **messages,
                            struct purser_error *err);
 
-/* Which of the documents docstore_rendered_yaml gives for filter (without sort or page: in
- * the same order) hold a secret: *out, a new array of booleans, true for an encrypted
- * document and for one any value of which came from an encrypted document (render.h's
- * marks). Keeps the rendering in ctx->render_cache, where docstore_rendered_yaml finds it. */
-int docstore_rendered_secrets(const struct docstore_ctx *ctx, long long id,
-                              const struct docstore_filter *filter, json_t **out,
-                              struct purser_error *err);
+/* docstore_rendered_yaml for a filter without sort, page or limit (the documents in the
+ * rendering's order), and *secrets: for each of them, from the same rendering, whether it
+ * holds a secret (a new array of booleans: true for an encrypted document and for one any
+ * value of which came from an encrypted document, render.h's marks). *secrets is the caller's
+ * to release whatever the result. */
+int docstore_rendered_marked(const struct docstore_ctx *ctx, long long id,
+                             const struct docstore_filter *filter, struct buf *out,
+                             json_t **secrets, struct purser_error *err);
 
 /* GET revisions/{a}/deepdiff/{b}: the diff of the rendered revisions, with "<bucket> diff"
  * details for modified buckets (documents added, deleted, and changed in deepdiff's shape;

@@ -510,7 +510,7 @@ static int passes(const json_t *doc, const struct docstore_filter *f)
 
 /* The documents the filter lets through, redacted when asked: the data of encrypted ones, and
  * in the others every value the render marked as coming from one (render_documents). */
-static json_t *select_rendered(const json_t *cached, const struct docstore_filter *f)
+static json_t *select_rendered(const json_t *cached, const struct docstore_filter *f, json_t *flags)
 {
     const json_t *docs = json_object_get(cached, "documents");
     const json_t *secrets = json_object_get(cached, "secrets");
@@ -522,6 +522,10 @@ static json_t *select_rendered(const json_t *cached, const struct docstore_filte
         json_t *copy;
         if (!passes(doc, f) || !docstore_page_matches(f->page, doc))
             continue;
+        if (flags && json_array_append_new(flags, json_boolean(jsonmask_any(mask)))) {
+            json_decref(out);
+            return NULL;
+        }
         if (!f->redact || !jsonmask_any(mask)) { /* as rendered: shared */
             json_array_append(out, (json_t *)doc);
             continue;
@@ -612,7 +616,7 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
     }
     if ((rc = docstore_rendering(ctx, id, key, !whole_key, &rendered, messages, err)))
         return rc;
-    selected = select_rendered(rendered, f);
+    selected = select_rendered(rendered, f, NULL);
     release_later(ctx, rendered);
     if (!selected || docstore_sort_json(selected, f) ||
         (f->page && docstore_page_slice(selected, f->page)))
@@ -625,34 +629,24 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
     return rc;
 }
 
-int docstore_rendered_secrets(const struct docstore_ctx *ctx, long long id,
-                              const struct docstore_filter *f, json_t **out,
-                              struct purser_error *err)
+int docstore_rendered_marked(const struct docstore_ctx *ctx, long long id,
+                             const struct docstore_filter *f, struct buf *out, json_t **secrets,
+                             struct purser_error *err)
 {
-    json_t *rendered = NULL, *messages = NULL;
-    const json_t *doc;
+    json_t *rendered = NULL, *messages = NULL, *selected = NULL;
     char *key = docstore_render_key(ctx, id, err);
-    size_t i;
     int rc = key ? docstore_rendering(ctx, id, key, 1, &rendered, &messages, err) : err->code;
 
-    *out = NULL;
+    *secrets = NULL;
     json_decref(messages);
-    if (rc)
-        return rc;
-    if (!(*out = json_array()))
+    if (!rc && !(*secrets = json_array()))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_array_foreach (json_object_get(rendered, "documents"), i, doc) {
-        const json_t *mask = json_array_get(json_object_get(rendered, "secrets"), i);
-        if (rc || !passes(doc, f))
-            continue;
-        if (json_array_append_new(*out, json_boolean(jsonmask_any(mask))))
-            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    }
+    if (!rc && !(selected = select_rendered(rendered, f, *secrets)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        rc = emit_rendered(out, selected, err);
+    json_decref(selected);
     json_decref(rendered);
-    if (rc) {
-        json_decref(*out);
-        *out = NULL;
-    }
     return rc;
 }
 

@@ -60,8 +60,8 @@ static int kubernetes_object(const json_t *data)
 }
 
 /* The revision rendered, as JSON (*out), and which of its documents hold a secret (*secrets:
- * booleans, docstore_rendered_secrets). PURSER_EINVAL when it does not render (its validation
- * failed). */
+ * booleans, from the same rendering: docstore_rendered_marked). PURSER_EINVAL when it does not
+ * render (its validation failed). */
 static int rendered(const struct docstore_ctx *docs, long long id,
                     const struct gitrepo_selector *sel, json_t **out, json_t **secrets,
                     struct purser_error *err)
@@ -74,13 +74,8 @@ static int rendered(const struct docstore_ctx *docs, long long id,
                                 .abstract = -1,
                                 .limit = -1};
     struct buf text = BUF_INIT;
-    json_t *messages = NULL;
-    /* the marks first: that keeps the rendering in the worker's cache, which the YAML reads */
-    int rc = docstore_rendered_secrets(docs, id, &f, secrets, err);
+    int rc = docstore_rendered_marked(docs, id, &f, &text, secrets, err);
     *out = NULL;
-    if (!rc)
-        rc = docstore_rendered_yaml(docs, id, &f, &text, &messages, err);
-    json_decref(messages);
     if (!rc) {
         struct yaml_limits limits = yaml_limits_documents;
         limits.max_bytes = text.len + 1;
