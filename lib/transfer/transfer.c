@@ -337,24 +337,15 @@ struct transfer_kind {
 
 static int import_empty(const struct transfer_ctx *c, long long oid, struct purser_error *err)
 {
-    struct store_rows rows;
-    struct store_value id = STORE_INT(oid);
-    struct store_value p[] = {
-        id, id, id, id,
-        id, id, id, STORE_STR(arena_concat(c->arena, c->org, "-validator", (const char *)NULL))};
-    int rc = store_query(
-        c->store, c->arena, &rows,
-        "SELECT (SELECT COUNT(*) FROM policies WHERE org_id = ?) + (SELECT COUNT(*) FROM "
-        "policy_groups WHERE org_id = ?) + (SELECT COUNT(*) FROM nodes WHERE org_id = ?) + "
-        "(SELECT COUNT(*) FROM cookbook_artifacts WHERE org_id = ?) + (SELECT COUNT(*) FROM "
-        "doc_revisions WHERE org_id = ?) + (SELECT COUNT(*) FROM resources WHERE org_id = ?) + "
-        "(SELECT COUNT(*) FROM principals WHERE kind = 'client' AND org_id = ? AND name <> ?)",
-        p, 8, err);
-    if (!rc && strcmp(store_cell(&rows, 0, 0), "0") != 0)
+    json_t *contents = json_object();
+    const char *held = NULL;
+    int rc = identity_org_contents(c->store, c->arena, oid, c->org, contents, &held, err);
+    json_decref(contents);
+    if (!rc && held)
         rc = purser_error_set(err, PURSER_EEXISTS,
-                              "organization '%s' is not empty: an import goes into an "
+                              "organization '%s' is not empty (%s): an import goes into an "
                               "organization that has nothing but its validator and members",
-                              c->org);
+                              c->org, held);
     return rc;
 }
 
