@@ -296,5 +296,5 @@ int org_import(struct request *req)
     if (!rc)
         rc = transfer_import(&c, docs, &summary, &req->err);
     json_decref(docs);
-    return respond_owned(req, rc, 201, summary ? json_pack("{s:o}", "imported", summary) : NULL);
+    return respond_owned(req, rc, 201, summary);
 }
