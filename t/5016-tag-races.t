@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# 5015: tags POSTed to one revision at once (issue 50). An existing tag is replaced, as Deckhand
+# 5016: tags POSTed to one revision at once (issue 50). An existing tag is replaced, as Deckhand
 # does (its update of an existing tag): every POST answers 201 with the tag as that POST wrote
 # it, the last one's data stays, and a POST that changes nothing records no event.
 use strict;
