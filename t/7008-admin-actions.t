@@ -126,6 +126,8 @@ like $seen{'org delete says'} // '', qr/Organization ta-full deleted with everyt
 is $r->{status}, 404, '  the API has it gone';
 
 # ---- a 403, and a reader ----
+is_deeply $seen{'member form roles'}, [qw(admin operator reader release)],
+    "the members form offers the roles for people, not the machines' node, validator and cluster";
 is_deeply $seen{'demoted offers'}, ['#toggle-active', '#add-key'], 'an organization admin is offered the actions';
 like $seen{'own role says'} // '', qr/cannot take your own role admin away here/, 'an organization admin may not take its own admin role away';
 like $seen{'demote asks'} // '', qr/Take admin away from ta-admin2\?/, 'its admin role taken away on the members page, after a confirmation';

@@ -147,6 +147,10 @@ try {
   await page.waitForSelector('main .done');
   report('org delete says', await text(page, 'main .done'));
 
+  // ---- the members form offers the roles for people, not the machines' ----
+  await visit(page, `/o/${o}/members`);
+  report('member form roles', await page.evaluate(() => [...document.querySelectorAll('#add-member fieldset.roles input[type=checkbox]')].map(i => i.id.replace(/^role-/, ''))));
+
   // ---- a 403: the principal lost its role after the page offered the action ----
   const demoted = await newPage();
   await signIn(demoted, cfg.demoted);

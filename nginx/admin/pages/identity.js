@@ -28,9 +28,10 @@ const rolesText = m => (m.spec.roles || []).map(r =>
 
 export async function members(ctx) {
   const o = enc(ctx.org), path = `/organizations/${o}`;
-  // the roles the RBAC policy defines (GET .../permissions), so that a member's every role shows
+  // the roles the RBAC policy marks for people (GET .../permissions: people_roles), not the
+  // machines' (node, validator, cluster); a member holding one is asked before it is taken away
   const described = ctx.perms.roles;
-  const roles = Object.keys(described);
+  const roles = ctx.perms.people_roles || [];
   const result = h('div', { id: 'member-result' });
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   let users, clients;
