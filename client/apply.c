@@ -575,13 +575,24 @@ static int unknown_kind(const json_t *doc, size_t index)
     return CTL_INVALID;
 }
 
-/* What a resource document of a kind apply knows lacks, or NULL. */
-static const char *resource_lacks(const json_t *doc, const struct apply_kind *kind)
+/* CTL_INVALID unless a resource document of a kind apply knows has what it needs: the error
+ * names the document (its kind and name), what is missing and what to write, as kubectl does
+ * for apiVersion. */
+static int resource_check(const json_t *doc, const struct apply_kind *kind, size_t index)
 {
-    return !text_is(doc, "version", "v1")      ? "no version: v1"
-           : !apply_text(doc, "metadata.name") ? "no metadata.name"
-           : kind->lacks                       ? kind->lacks(doc)
-                                               : NULL;
+    const char *name = apply_text(doc, "metadata.name"), *lacks = NULL;
+    char which[160];
+    snprintf(which, sizeof(which), "document %zu (%s%s%s)", index, kind->kind, name ? " " : "",
+             name ? name : "");
+    if (!json_object_get(doc, "version"))
+        return ctl_error(CTL_INVALID, "%s: no \"version\"; add \"version: v1\"", which);
+    if (!text_is(doc, "version", "v1"))
+        return ctl_error(CTL_INVALID, "%s: \"version\" is not v1; write \"version: v1\"", which);
+    if (!name)
+        return ctl_error(CTL_INVALID, "%s: no \"metadata.name\"; add \"name: NAME\" under metadata",
+                         which);
+    lacks = kind->lacks ? kind->lacks(doc) : NULL;
+    return lacks ? ctl_error(CTL_INVALID, "%s: %s", which, lacks) : CTL_OK;
 }
 
 int apply_classify(const json_t *doc, size_t index, enum doc_class *class,
@@ -608,7 +619,7 @@ int apply_classify(const json_t *doc, size_t index, enum doc_class *class,
             : !apply_text(doc, "metadata.name") ? "no metadata.name"
                                                 : NULL;
     else if (*class == DOC_RESOURCE)
-        lacks = resource_lacks(doc, *kind);
+        return resource_check(doc, *kind, index);
     else if (*class == DOC_LOCK && (!apply_text(doc, "revision_id") || !apply_text(doc, "name") ||
                                     !json_is_object(json_object_get(doc, "cookbook_locks"))))
         lacks = "no schema (a Deckhand document), kind (a resource) or revision_id, name and "

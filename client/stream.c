@@ -413,12 +413,14 @@ int cmd_export(struct ctl *ctl, int argc, char **argv)
 
 /* ---- import ------------------------------------------------------------------------------ */
 
-/* The import's summary ({imported: {Kind: count}}) as people read it. */
+/* The import's summary ({imported: {Kind: count}, left_out?: [...]}) as people read it: what
+ * was left out (encrypted documents of an export without secrets) for the operator to supply. */
 static void imported_print(struct ctl *ctl, const json_t *answer)
 {
-    const json_t *summary = json_object_get(answer, "imported"), *count;
+    const json_t *summary = json_object_get(answer, "imported"), *count, *d;
     const char *kind;
     json_int_t total = 0;
+    size_t i;
 
     json_object_foreach ((json_t *)summary, kind, count)
         total += json_integer_value(count);
@@ -426,6 +428,11 @@ static void imported_print(struct ctl *ctl, const json_t *answer)
            ctl->context.organization);
     json_object_foreach ((json_t *)summary, kind, count)
         printf("  %-20s %lld\n", kind, (long long)json_integer_value(count));
+    json_array_foreach (json_object_get(answer, "left_out"), i, d)
+        printf("left out (encrypted, its data not in the export): bucket %s, %s %s\n",
+               json_string_value(json_object_get(d, "bucket")),
+               json_string_value(json_object_get(d, "schema")),
+               json_string_value(json_object_get(d, "name")));
 }
 
 /* The bytes of the file to send: a regular file is mapped (sent from the page cache as curl

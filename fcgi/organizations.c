@@ -244,6 +244,7 @@ int org_permissions(struct request *req)
     json_object_set_new(out, "principal", json_string(req->principal));
     json_object_set_new(out, "server_admin", json_boolean(req->who.server_admin));
     json_object_set_new(out, "roles", rbac_roles(req->svc->policy));
+    json_object_set_new(out, "people_roles", rbac_people_roles(req->svc->policy));
     return respond_owned(req, 0, 200, out);
 }
 
@@ -296,5 +297,5 @@ int org_import(struct request *req)
     if (!rc)
         rc = transfer_import(&c, docs, &summary, &req->err);
     json_decref(docs);
-    return respond_owned(req, rc, 201, summary ? json_pack("{s:o}", "imported", summary) : NULL);
+    return respond_owned(req, rc, 201, summary);
 }

@@ -110,3 +110,29 @@ int url_query_check(struct arena *arena, const char *query, struct purser_error 
     }
     return 0;
 }
+
+/* Whether name is one of the space-separated words of list. */
+static int word_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && memcmp(p, name, n) == 0)
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+const char *url_query_unknown(struct arena *arena, const char *query, const char *accepted)
+{
+    const char *p = query, *raw, *raw_value;
+    size_t raw_len, raw_value_len;
+    while (next_pair(&p, &raw, &raw_len, &raw_value, &raw_value_len)) {
+        char *key = decode(arena, raw, raw_len, 1);
+        if (key && *key && !word_listed(accepted, key))
+            return key;
+    }
+    return NULL;
+}

@@ -26,4 +26,8 @@ size_t url_query_values(struct arena *arena, const char *query, const char *name
  * "has a malformed %-escape"). */
 int url_query_check(struct arena *arena, const char *query, struct purser_error *err);
 
+/* The first parameter name of query (decoded) that is not a word of accepted (space-separated
+ * names; NULL: none), or NULL when every name is one of them. Arena memory. */
+const char *url_query_unknown(struct arena *arena, const char *query, const char *accepted);
+
 #endif

@@ -44,6 +44,7 @@ struct worker {
     double auth_checked;    /* when it was read (now_ms) */
     double schema_checked;  /* when the schema's version was last read (now_ms) */
     int schema_version;     /* what it was then; -1 before the first read */
+    int change_told;        /* a change of access the handler made was noted and told */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -208,6 +209,33 @@ static void auth_changes_seen(struct worker *w, struct arena *arena)
     }
 }
 
+/* The end of every transaction of a handler that may change access (ROUTE_AUTH_CHANGE): the
+ * change's note for other hosts, written in the same transaction as the change. */
+static int change_note(struct store *store, void *ctx, struct purser_error *err)
+{
+    (void)ctx;
+    return identity_changes_note(store, err);
+}
+
+/* Once it has committed, before the answer is written: this worker sees the change at once,
+ * the others before their next request. */
+static void change_committed(void *ctx)
+{
+    struct worker *w = ctx;
+    identity_cache_clear(w->svc.auth_cache);
+    metrics_add(METRIC_AUTH_CHANGES, 1);
+    w->change_told = 1;
+}
+
+/* A change of access a handler made without a transaction: noted and told after it. */
+static void change_outside(struct worker *w)
+{
+    struct purser_error err;
+    change_committed(w);
+    if (identity_changes_note(w->svc.store, &err)) /* other hosts' within a second */
+        log_message("warning", "the change was not noted for other hosts (cache.auth_ttl)", NULL);
+}
+
 /* A worker serves only on the schema its build was made for (README "Upgrade"): older, the
  * migrations have not run yet; newer, a newer version's did. Otherwise every request but the
  * health checks and the metrics is refused with 503 and Retry-After, which clients retry. The
@@ -275,18 +303,17 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
         if (!rc)
             rc = auth_authorize(&req, w->svc.policy);
     }
+    w->change_told = 0;
     if (!rc) {
+        int changes_access = (req.route->flags & ROUTE_AUTH_CHANGE) != 0;
         store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
+        if (changes_access) /* noted and told with each transaction, before the answer */
+            store_set_txn_end(w->svc.store, change_note, change_committed, w);
         rc = req.route->handler(&req);
-        store_set_actor(w->svc.store, NULL); /* (the name lives in the request's arena) */
-    }
-    if (!rc && (req.route->flags & ROUTE_AUTH_CHANGE)) {
-        struct purser_error err;
-        identity_cache_clear(w->svc.auth_cache); /* this worker sees its own change at once, */
-        metrics_add(METRIC_AUTH_CHANGES, 1);     /* the others before their next request */
-        if (identity_changes_note(w->svc.store, &err)) /* and other hosts' within a second */
-            log_message("warning", "the change was not noted for other hosts (cache.auth_ttl)",
-                        NULL);
+        store_set_txn_end(w->svc.store, NULL, NULL, NULL);
+        store_set_actor(w->svc.store, NULL);          /* (the name lives in the request's arena) */
+        if (!rc && changes_access && !w->change_told) /* (a write outside a transaction) */
+            change_outside(w);
     }
     if (!req.responded) { /* a refusal may have answered already (406) */
         if (!rc)

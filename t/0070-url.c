@@ -34,6 +34,13 @@ int main(int argc, char **argv)
                strcmp(values[2], "d+e") == 0,
            "in order, decoded alike");
 
+    tap_ok(url_query_unknown(arena, "page_size=1&sort=name&", "page_size sort") == NULL,
+           "unknown: none when every name is accepted");
+    tap_is_str(url_query_unknown(arena, "page_size=1&limit=2", "page_size page"), "limit",
+               "unknown: the first name not accepted (a word, not a prefix)");
+    tap_is_str(url_query_unknown(arena, "a%20b", "a"), "a b", "unknown: decoded");
+    tap_is_str(url_query_unknown(arena, "flag", NULL), "flag", "unknown: no list takes nothing");
+
     tap_is_str(url_decode(arena, "a+b", 3), "a+b", "path: + stays a plus");
     tap_is_str(url_decode(arena, "a%20b", 5), "a b", "path: %%20 is a space");
     tap_is_str(url_decode(arena, "p%2Fq", 5), "p/q", "path: %%2F is a slash inside one segment");

@@ -60,9 +60,31 @@ $r = $plain->get($s->env('PURSER_HTTP_URL') . '/healthz?x=1');
 is $r->{status}, 301, 'plain HTTP is redirected';
 is $r->{headers}{location}, $s->url . '/healthz?x=1', 'to the same path over HTTPS';
 
-# One JSON log line per request, without the query string or the body.
+# An unknown query parameter on purser's own routes is 400 naming it and what the route takes
+# (issue 50: limit=2 answered a full page); Chef's and Deckhand's routes keep their leniency.
+{
+    my $org = $s->env('PURSER_ORG');
+    my ($q, $d) = $s->call('GET', "/organizations/$org/clusters?limit=2");
+    is $q->{status}, 400, 'GET clusters?limit=2: 400, not a full page';
+    like PurserStack::error_message($d),
+        qr/unknown query parameter 'limit'.*page_size, page_token, labels, filter, sort/,
+        '  naming limit and the parameters the route takes';
+    is +($s->call('GET', "/organizations/$org/clusters?page_size=2&sort=name"))[0]{status}, 200,
+        '  the parameters it takes are answered';
+    ($q, $d) = $s->call('GET', "/organizations/$org/events?since=0&bogus");
+    like PurserStack::error_message($d), qr/'bogus'.*since, kinds, actor, page_size, wait, last/,
+        '  a name without a value too (events)';
+    ($q, $d) = $s->call('GET', "/organizations/$org/permissions?x=1");
+    like PurserStack::error_message($d), qr/'x'.* takes none/, '  a route that takes none says so';
+    is +($s->call('GET', "/organizations?limit=2"))[0]{status}, 200, "Chef's routes stay lenient";
+    is +($s->call('GET', "/api/v1.0/revisions?bogus=1"))[0]{status}, 200, "  and Deckhand's";
+}
+
+# One JSON log line per request, without the query string or the body (a refused one too).
 my $secret = 'tok' . int(rand(1e9));
 $r = $s->get("/healthz?token=$secret");
+is $r->{status}, 400, '/healthz takes no token';
+unlike $r->{content}, qr/\Q$secret\E/, '  and its refusal does not repeat the value';
 my $id = $r->{headers}{'x-request-id'};
 my @lines = $s->log_lines('purser-fcgi.log');
 my @mine = grep { index($_, $id) >= 0 } @lines;
@@ -70,8 +92,8 @@ is scalar(@mine), 1, 'exactly one log line for the request';
 my $line = eval { JSON::PP->new->decode($mine[0]) } // {};
 is $line->{method}, 'GET', 'log line: method';
 is $line->{path}, '/healthz', 'log line: path without the query';
-is $line->{status}, 200, 'log line: status';
-is $line->{bytes}, 3, 'log line: bytes';
+is $line->{status}, 400, 'log line: status';
+is $line->{bytes}, length $r->{content}, 'log line: bytes';
 ok defined $line->{ms} && $line->{ms} >= 0, 'log line: duration';
 is $line->{principal}, '-', 'log line: principal (none yet)';
 my $all = join '', @lines;

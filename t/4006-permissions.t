@@ -50,6 +50,8 @@ is $d->{server_admin}, JSON::PP::true, '  as a server admin';
 is $d->{organization}, $org, '  in the organization asked';
 is_deeply [ sort keys %{ $d->{roles} // {} } ], [ sort keys %{ $policy->{roles} } ], '  and the roles the policy defines';
 is $d->{roles}{release}, $policy->{roles}{release}{description}, '  each with its description';
+is_deeply $d->{people_roles}, [qw(admin operator reader release)],
+    '  and those for people (people: true), not the machines\' node, validator and cluster';
 
 for my $role (qw(reader operator admin)) {
     my $token = token_of("perm-$role", $role);

@@ -4,7 +4,8 @@
 # the user in that organization (403) and nowhere else; a client's deleted key, and a key whose
 # expiration_date has passed, are refused while its other key still works; a token works until
 # the second its expires_at names, which is at least expires_in after it was asked for, and one
-# about to expire is not cached (seen on a second stack, whose cache outlives the token).
+# about to expire is not cached (seen on a second stack, whose cache outlives the token); a
+# change is made only with its note for the other hosts, in one transaction.
 use strict;
 use warnings;
 use FindBin;
@@ -190,5 +191,22 @@ sleep_until($soon_at + 0.05);
 ($r, $d) = $long_ttl->call('GET', '/users/admin', undef, authorization => "Bearer $soon");
 is $r->{status}, 401, '  and is refused from its expires_at on, long before the cache would end';
 is msg($d), 'token expired', '  as expired';
+
+# ---- 5. a change and its note for the other hosts are one transaction (issue 50) ----
+# With the note refused (a trigger on auth_changes), the revocation is refused with it and the
+# token goes on working; without the trigger the same revocation is made and noted.
+($r, $d) = call('POST', '/users/admin/tokens', { description => 'noted' });
+my ($noted, $noted_id) = @$d{qw(token id)};
+$s->sql("CREATE TRIGGER refuse_note BEFORE INSERT ON auth_changes FOR EACH ROW "
+    . "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no note'");
+($r) = call('DELETE', "/users/admin/tokens/$noted_id");
+cmp_ok $r->{status}, '>=', 500, 'a revocation whose note cannot be written fails';
+$s->sql('DROP TRIGGER refuse_note');
+is by_token($noted, '/users/admin'), '200 ', '  and the token was not revoked';
+my $changes = $s->sql('SELECT COUNT(*) FROM auth_changes');
+($r) = call('DELETE', "/users/admin/tokens/$noted_id");
+is $r->{status}, 204, 'with the note possible, the revocation is made';
+cmp_ok $s->sql('SELECT COUNT(*) FROM auth_changes'), '>', $changes, '  and noted';
+is by_token($noted, '/users/admin'), '401 invalid token', '  the token is refused at once';
 
 PurserStack::finish();

@@ -3,7 +3,8 @@
 # something is newer, else when the next commit arrives, else an empty page at S seconds;
 # waiting readers are held by nginx (nchan), not by purser's workers: 1,000 of them wait
 # while the API, with 2 workers, still answers, and one write wakes every one of them with
-# its event. A kinds filter wakes on any commit and reads again; wait over 60 is refused;
+# its event (its answers, the empty page at the end too, carry X-Ops-Server-API-Version as
+# purser's own do). A kinds filter wakes on any commit and reads again; wait over 60 is refused;
 # the watch locations cannot be reached from outside; RBAC is checked before any wait.
 use strict;
 use warnings;
@@ -58,6 +59,8 @@ use POSIX ();
 
 my ($r, $d) = feed('since=0');
 my $start = $d->{next};
+my $api_version = $r->{headers}{'x-ops-server-api-version'};
+like $api_version, qr/"response_version"/, 'an answer of the feed says its X-Ops-Server-API-Version';
 create_cluster('w0');
 ($r, $d) = feed("since=$start");
 my $last = $d->{next};
@@ -78,6 +81,7 @@ ok $took >= 1.9 && $took < 5, "  after about 2 seconds (took ${\ sprintf '%.2f',
 is_deeply $d, { events => [], next => $last }, '  an empty page with next';
 is $r->{headers}{'content-type'}, 'application/json', '  as JSON';
 ok logged_request_id($r), '  with the X-Request-Id purser logged for the request that waited';
+is $r->{headers}{'x-ops-server-api-version'}, $api_version, '  and the X-Ops-Server-API-Version of every answer';
 
 # ---- woken by the next commit, with its events ----
 my $pid = write_later(1, 'w1');
@@ -92,6 +96,7 @@ ok $after < 1, sprintf '  within a second of the write\'s answer (%.3f s)', $aft
 is_deeply [ map { [$_->{seq}, $_->{kind}, $_->{name}, $_->{op}, $_->{actor}] } @{ $d->{events} } ],
     [ [ $last + 1, 'cluster', 'c-w1', 'put', 'admin' ] ], '  with that commit\'s event';
 ok logged_request_id($r), '  and the X-Request-Id purser logged for the request that waited';
+is $r->{headers}{'x-ops-server-api-version'}, $api_version, '  and the X-Ops-Server-API-Version';
 is $d->{next}, $last + 1, '  and next past it';
 my ($r2, $d2) = feed("since=$last");
 is_deeply $d2->{events}, $d->{events}, '  the same event as the log gives';

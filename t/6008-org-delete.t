@@ -6,7 +6,8 @@
 # a server admin only (a role granting delete_organization does not grant the force: 403
 # saying so), and the deletion is logged at warning with the organization, the principal and
 # the counts, as the organization's own events go with it. force= other than true or false is
-# 400; an organization with only its validator and members deletes as before.
+# 400; an organization with only its validator and members deletes as before. Uploaded files
+# and open sandboxes count too, and an import into the organization asks the same list.
 use strict;
 use warnings;
 use FindBin;
@@ -152,5 +153,32 @@ is scalar(@logged), 1, '  logged';
 is $logged[0]{level}, 'info', '  at info: it held nothing';
 is $logged[0]{principal}, 'bob', '  by bob, whose role holds delete_organization now';
 is status('DELETE', '/organizations/empty1'), 404, 'deleting it again: 404';
+
+# ---- uploaded files and open sandboxes are contents too, for a delete and for an import: one
+# list of what makes an organization non-empty (issue 50) ----
+{
+    require Digest::MD5;
+    ok_call('org', 'POST', '/organizations', { name => 'uploads' });
+    ok_call('org', 'POST', '/organizations', { name => 'nothing' });
+    my $content = "uploaded\n";
+    my $md5 = Digest::MD5::md5_hex($content);
+    my $box = ok_call('sandbox', 'POST', '/organizations/uploads/sandboxes', { checksums => { $md5 => undef } });
+    my ($path) = $box->{checksums}{$md5}{url} =~ m{^https?://[^/]+(/.*)$};
+    my $put = $s->request('PUT', $path, { headers => { authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN'),
+        'content-type' => 'application/x-binary' }, content => $content });
+    is $put->{status}, 200, 'an organization with only an uploaded file in an open sandbox';
+    ($r, $d) = call('DELETE', '/organizations/uploads');
+    is $r->{status}, 409, '  DELETE: 409';
+    is_deeply $d->{contents}, { files => 1, sandboxes => 1 }, '  counting the file and the sandbox';
+    like msg($d), qr/not empty: 1 uploaded file, 1 sandbox;/, '  in words';
+    my $export = $s->request('GET', '/organizations/nothing/export', { headers => {
+        authorization => 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN') } });
+    is $export->{status}, 200, "an empty organization's export";
+    ($r, $d) = call('POST', '/organizations/uploads/import', $export->{content},
+                    'content-type' => 'application/x-yaml');
+    is $r->{status}, 409, '  imported into it: 409, by the same list';
+    like msg($d), qr/'uploads' is not empty \(1 uploaded file, 1 sandbox\)/, '  naming what it holds';
+    is status('GET', "/organizations/uploads/file_store/$md5"), 200, '  the file is still there';
+}
 
 PurserStack::finish();

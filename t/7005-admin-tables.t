@@ -2,7 +2,7 @@
 # 7005: the admin pages' tables and actions of issue 38, in Debian's chromium
 # (t/browser/tables.mjs): the nodes list (250 nodes) in pages of 100 with a total, Previous and
 # Next, a sort by clicking a column (kept over a reload), a filter, and a group chosen; each
-# node's policy, group, revision, platform, address and check-in, and its page (deleted there,
+# node's policy, group, revision, platform, address and last save (what the column sorts by), and its page (deleted there,
 # after a confirmation); the policies and policy groups lists asking the API for one page each,
 # sorted and filtered by the server; the document revisions and a revision's documents (123, as
 # stored and rendered) in pages the API gives (next, previous, sorted, filtered, with the total);
@@ -22,6 +22,7 @@ use Test::More;
 use JSON::PP;
 use File::Path qw(make_path remove_tree);
 use PurserStack;
+use Time::Local ();
 
 my $s = PurserStack->new(workers => 2);
 my $org = $s->env('PURSER_ORG');
@@ -72,8 +73,19 @@ ok !exists $seen{'driver error'}, 'the browser went through every step' or diag 
 my $p = $seen{'nodes first page'} // {};
 is $p->{caption}, '1–100 of 250 nodes', 'nodes: the first page of 100, with the total';
 is scalar @{ $p->{names} // [] }, 100, '  100 rows';
-is_deeply $p->{first}, ['web001', 'web', 'prod', 'r-prod', 'debian 12.7', '10.1.0.1', '10 min ago'],
-    '  each with policy, group, revision, platform, address, last check-in';
+is_deeply [ @{ $p->{first} // [] }[0 .. 5] ], ['web001', 'web', 'prod', 'r-prod', 'debian 12.7', '10.1.0.1'],
+    '  each with policy, group, revision, platform, address';
+{
+    # the last column shows what it sorts by (updated_at: the last save), not the ohai_time of
+    # the node's run, 10 minutes before it was saved here (issue 50)
+    my $c = $seen{'nodes time column'} // {};
+    my $n = $s->must('web001', 'GET', "$base/nodes?page_size=1&filter=name==web001")->{items}[0] // {};
+    my $epoch = sub { my ($t) = @_; $t && $t =~ /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)/ ? Time::Local::timegm($6, $5, $4, $3, $2 - 1, $1) : -1 };
+    like $c->{title} // '', qr/^Last saved/, '  and when it was last saved, the column the list sorts by';
+    ok abs($epoch->($c->{datetime}) - $epoch->($n->{updated_at})) <= 1,
+        "  showing updated_at ($n->{updated_at}), what sort=updated_at orders by, not ohai_time"
+        or diag "shown $c->{datetime}";
+}
 is_deeply $p->{sort}, [['Node', 'ascending']], '  sorted by name, marked so';
 is $seen{'nodes next page'}{caption}, '101–200 of 250 nodes', 'Next: the second page';
 {

@@ -8,7 +8,9 @@
 # old policy revisions collected after a dry run listing them; an export downloaded, without and
 # with encrypted documents' data; an import refused by a non-empty organization with the API's
 # message; an admin role taken away on the members page (not by its holder), then a 403 shown
-# with the API's message; and none of these offered to a reader. Each
+# with the API's message; and none of these offered to a reader (nor the organizations list's
+# settings link, to a page with nothing hers to change), the members form offering only the
+# roles for people. Each
 # change is read back through the API. Screenshots and downloads in
 # build/test-output/7008-admin-actions/.
 use strict;
@@ -126,6 +128,10 @@ like $seen{'org delete says'} // '', qr/Organization ta-full deleted with everyt
 is $r->{status}, 404, '  the API has it gone';
 
 # ---- a 403, and a reader ----
+cmp_ok $seen{'orgs settings links'} // 0, '>', 0, 'a server admin is offered each organization\'s settings page';
+is $seen{'reader orgs settings links'}, 0, '  a reader none: nothing there is hers to change';
+is_deeply $seen{'member form roles'}, [qw(admin operator reader release)],
+    "the members form offers the roles for people, not the machines' node, validator and cluster";
 is_deeply $seen{'demoted offers'}, ['#toggle-active', '#add-key'], 'an organization admin is offered the actions';
 like $seen{'own role says'} // '', qr/cannot take your own role admin away here/, 'an organization admin may not take its own admin role away';
 like $seen{'demote asks'} // '', qr/Take admin away from ta-admin2\?/, 'its admin role taken away on the members page, after a confirmation';

@@ -123,6 +123,17 @@ subtest 'apply' => sub {
     like $err, qr/also holds release/, '  saying the role it holds beyond the file';
     ($code, $out, $err) = ctl('apply', '-f', $member->("  roles: reader\n"));
     exit_is($code, 7, '  roles that are not a list: exit 7');
+    like $err, qr/document 1 \(Member ctl-apply-user\): spec\.roles: a list/, '  naming the document and what is wrong';
+
+    # what a resource document lacks, said as kubectl says it of apiVersion: the document, what
+    # is missing, what to write (issue 50)
+    ($code, $out, $err) = ctl('apply', '-f', write_file('apply-noversion.yaml', "kind: Cluster\nmetadata: {name: c-x}\n"));
+    exit_is($code, 7, 'apply a document without version: exit 7');
+    like $err, qr/document 1 \(Cluster c-x\): no "version"; add "version: v1"/, '  naming it, what is missing and what to write';
+    ($code, $out, $err) = ctl('apply', '-f', write_file('apply-v2.yaml', "kind: Cluster\nversion: v2\nmetadata: {name: c-x}\n"));
+    like $err, qr/document 1 \(Cluster c-x\): "version" is not v1; write "version: v1"/, '  another version: what to write';
+    ($code, $out, $err) = ctl('apply', '-f', write_file('apply-noname.yaml', "kind: Node\nversion: v1\nmetadata: {}\n"));
+    like $err, qr/document 1 \(Node\): no "metadata\.name"/, '  no name: the kind alone';
 
     # a kind apply does not know: the whole file refused before anything is sent
     ($code, $out, $err) = ctl('apply', '-f', write_file('apply-client.yaml',

@@ -489,6 +489,19 @@ static int transfer_setup(const struct purser_config *cfg, struct transfer_ctx *
     return 0;
 }
 
+/* The encrypted documents an import left out (an export without secrets), for the operator to
+ * supply. */
+static void print_left_out(const json_t *left_out)
+{
+    const json_t *d;
+    size_t i;
+    json_array_foreach (left_out, i, d)
+        printf("left out (encrypted, its data not in the export): bucket %s, %s %s\n",
+               json_string_value(json_object_get(d, "bucket")),
+               json_string_value(json_object_get(d, "schema")),
+               json_string_value(json_object_get(d, "name")));
+}
+
 static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
 {
     int import = strcmp(argv[0], "import") == 0, secrets = 0, rc;
@@ -551,6 +564,8 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
         if (!rc)
             printf("%simported %zu documents into %s\n", isatty(2) ? "\r\033[K" : "",
                    json_array_size(docs), org);
+        if (!rc)
+            print_left_out(json_object_get(summary, "left_out"));
     } else if (!rc) {
         rc = transfer_export(&c, &docs, &err);
         if (!rc)

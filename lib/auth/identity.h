@@ -150,14 +150,21 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
 int identity_org_update(struct store *store, struct arena *arena, const char *org,
                         const json_t *body, struct identity_cond *cond, json_t **out,
                         struct purser_error *err);
+/* What organization oid (named org) holds besides its validator client and its members, the
+ * one list an organization's delete and an import into it ask: contents (emptied first) gets
+ * {kind: count} of the kinds it holds (each resource kind's plural, "clusters"; nodes,
+ * policies, policy_groups, cookbook_artifacts, document_revisions, clients, files (uploaded),
+ * sandboxes), *held the same in words ("2 clusters, 1 node", arena memory), NULL for none. */
+int identity_org_contents(struct store *store, struct arena *arena, long long oid, const char *org,
+                          json_t *contents, const char **held, struct purser_error *err);
+
 /* Deletes the organization named org with everything in it (the SQL cascades, its events
  * too); *out is what get showed of it. What it holds besides its validator client and its
  * members is counted first, in the same transaction, which holds back new rows of the
  * organization until it ends: *contents (may be NULL; a new reference, always set) gets
- * {kind: count} of the kinds it holds (each resource kind's plural, "clusters"; nodes,
- * policies, policy_groups, cookbook_artifacts, document_revisions, clients), {} for none.
- * When it holds any and force is 0, nothing changes: PURSER_EEXISTS "organization 'acme' is
- * not empty: 2 clusters, 1 node". */
+ * {kind: count} of the kinds it holds (identity_org_contents), {} for none. When it holds any and
+ * force is 0, nothing changes: PURSER_EEXISTS "organization 'acme' is not empty: 2 clusters, 1
+ * node". */
 int identity_org_delete(struct store *store, struct arena *arena, const char *org, int force,
                         const char *if_match, json_t **out, json_t **contents,
                         struct purser_error *err);

@@ -364,7 +364,8 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
 
 /* What an organization holds besides its validator and members, in the order a message
  * lists it: per row the order, the key of the counts, the words for one and for many, and
- * how many. Resources count per kind (clusters now, every kind added later). */
+ * how many. Resources count per kind (clusters now, every kind added later). The one list of
+ * what makes an organization non-empty: its delete and an import into it both ask it. */
 static const char org_contents_sql[] =
     "SELECT 1, CONCAT(kind, 's'), kind, CONCAT(kind, 's'), COUNT(*) FROM resources"
     " WHERE org_id = ? GROUP BY kind"
@@ -379,6 +380,10 @@ static const char org_contents_sql[] =
     " COUNT(*) FROM doc_revisions WHERE org_id = ?"
     " UNION ALL SELECT 7, 'clients', 'client', 'clients', COUNT(*) FROM principals"
     " WHERE kind = 'client' AND org_id = ? AND name <> CONCAT(?, '-validator')"
+    " UNION ALL SELECT 8, 'files', 'uploaded file', 'uploaded files', COUNT(*)"
+    " FROM file_contents WHERE org_id = ?"
+    " UNION ALL SELECT 9, 'sandboxes', 'sandbox', 'sandboxes', COUNT(*) FROM sandboxes"
+    " WHERE org_id = ?"
     " ORDER BY 1, 2";
 
 struct org_delete {
@@ -389,23 +394,23 @@ struct org_delete {
     const char *held; /* the same in words, "2 clusters, 1 node" (arena); NULL for nothing */
 };
 
-static int count_contents(struct store *store, struct org_delete *d, long long oid,
-                          struct purser_error *err)
+int identity_org_contents(struct store *store, struct arena *arena, long long oid, const char *org,
+                          json_t *contents, const char **held, struct purser_error *err)
 {
     struct store_value id = STORE_INT(oid);
-    struct store_value p[] = {id, id, id, id, id, id, id, STORE_STR(d->org)};
+    struct store_value p[] = {id, id, id, id, id, id, id, STORE_STR(org), id, id};
     struct store_rows rows;
-    int rc = store_query(store, d->arena, &rows, org_contents_sql, p, 8, err);
-    json_object_clear(d->contents);
-    d->held = NULL;
+    int rc = store_query(store, arena, &rows, org_contents_sql, p, 10, err);
+    json_object_clear(contents);
+    *held = NULL;
     for (size_t i = 0; !rc && i < rows.count; i++) {
         long long n = atoll(store_cell(&rows, i, 4));
         if (n == 0)
             continue;
-        json_object_set_new(d->contents, store_cell(&rows, i, 1), json_integer(n));
-        d->held = arena_sprintf(d->arena, "%s%s%lld %s", d->held ? d->held : "",
-                                d->held ? ", " : "", n, store_cell(&rows, i, n == 1 ? 2 : 3));
-        if (!d->held)
+        json_object_set_new(contents, store_cell(&rows, i, 1), json_integer(n));
+        *held = arena_sprintf(arena, "%s%s%lld %s", *held ? *held : "", *held ? ", " : "", n,
+                              store_cell(&rows, i, n == 1 ? 2 : 3));
+        if (!*held)
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     return rc;
@@ -427,7 +432,8 @@ static int delete_org_txn(struct store *store, void *ctx, struct purser_error *e
         rc = resource_precondition(d->arena, "Organization", d->org, d->if_match,
                                    store_cell(&rows, 0, 1), 0, err);
     if (!rc)
-        rc = count_contents(store, d, atoll(store_cell(&rows, 0, 0)), err);
+        rc = identity_org_contents(store, d->arena, atoll(store_cell(&rows, 0, 0)), d->org,
+                                   d->contents, &d->held, err);
     if (!rc && d->held && !d->force)
         rc = purser_error_set(err, PURSER_EEXISTS, "organization '%.80s' is not empty: %s", d->org,
                               d->held);

@@ -154,9 +154,12 @@ static int check_structure(const json_t *doc, struct purser_error *err)
                                     "policy.roles.%s.own: must be a list of actions", role);
         if ((rc = check_role_groups(role, json_object_get(def, "policy_groups"), err)))
             return rc;
+        if (json_object_get(def, "people") && !json_is_boolean(json_object_get(def, "people")))
+            return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s.people: true or false",
+                                    role);
         json_object_foreach (def, key, value)
             if (strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own") &&
-                strcmp(key, "policy_groups"))
+                strcmp(key, "policy_groups") && strcmp(key, "people"))
                 return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown key '%s'",
                                         role, key);
     }
@@ -297,6 +300,16 @@ json_t *rbac_roles(const struct rbac_policy *p)
         const char *d = json_string_value(json_object_get(def, "description"));
         json_object_set_new(out, name, json_string(d ? d : ""));
     }
+    return out;
+}
+
+json_t *rbac_people_roles(const struct rbac_policy *p)
+{
+    json_t *out = json_array(), *def;
+    const char *name;
+    json_object_foreach (p->roles, name, def)
+        if (json_is_true(json_object_get(def, "people")))
+            json_array_append_new(out, json_string(name));
     return out;
 }
 

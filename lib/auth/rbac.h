@@ -49,6 +49,10 @@ const struct json_t *rbac_actions(const struct rbac_policy *policy);
  * gives none), in the file's order. */
 struct json_t *rbac_roles(const struct rbac_policy *policy);
 
+/* The roles the policy marks for people (`people: true`), which a user is offered: a new array
+ * of names, in the file's order. The others are machines' (nodes, validators, clusters). */
+struct json_t *rbac_people_roles(const struct rbac_policy *policy);
+
 /* The role's own policy group patterns from the policy file (comma-separated), or NULL. */
 const char *rbac_role_groups(const struct rbac_policy *policy, const char *role);
 

@@ -502,8 +502,11 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
                                  "put", err);
     }
     free(text);
-    if (!rc)
-        rc = docstore_tag_get(ctx, id, tag, out, err);
+    /* the tag as this POST wrote it, not read again: a concurrent POST may have replaced it
+     * since (the last one's data stays, as Deckhand's update of an existing tag leaves it) */
+    if (!rc && !(*out = json_pack("{s:o}", tag,
+                                  json_is_object(data) ? json_deep_copy(data) : json_object())))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     return rc;
 }
 

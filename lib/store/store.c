@@ -28,6 +28,15 @@ void store_set_commit_hook(struct store *store, void (*hook)(void *ctx, const js
     store->commit_ctx = ctx;
 }
 
+void store_set_txn_end(struct store *store,
+                       int (*last)(struct store *store, void *ctx, struct purser_error *err),
+                       void (*committed)(void *ctx), void *ctx)
+{
+    store->txn_last = last;
+    store->txn_committed = committed;
+    store->txn_ctx = ctx;
+}
+
 void store_notice(struct store *store, json_t *notice)
 {
     if (!notice)
@@ -577,6 +586,8 @@ int store_txn(struct store *s, int attempts,
         s->last_error = 0;
         notices_flush(s, 0); /* (a retried attempt starts with none) */
         rc = fn(s, ctx, err);
+        if (!rc && s->txn_last)
+            rc = s->txn_last(s, s->txn_ctx, err);
         if (!rc && s->conn && (s->statement = "COMMIT") && mysql_commit(s->conn))
             rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
         s->statement = NULL;
@@ -584,6 +595,8 @@ int store_txn(struct store *s, int attempts,
             mysql_rollback(s->conn);
         s->in_txn = 0;
         notices_flush(s, !rc);
+        if (!rc && s->txn_committed)
+            s->txn_committed(s->txn_ctx);
         if (!rc)
             return 0;
         /* Run again after a deadlock or lock wait timeout (a Galera certification conflict

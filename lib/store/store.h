@@ -112,6 +112,16 @@ void store_set_commit_hook(struct store *store,
                            void (*hook)(void *ctx, const struct json_t *notices), void *ctx);
 void store_notice(struct store *store, struct json_t *notice);
 
+/* A step that ends every transaction while it is set (last NULL: none): last runs inside it,
+ * after fn and before COMMIT, so that what it writes commits with fn's writes or not at all
+ * (its failure rolls them back); once the transaction has committed, committed runs, before
+ * store_txn returns. The worker sets them around a handler that may change credentials: the
+ * change's note (auth_changes) is written with the change, and the other workers are told
+ * before the answer is written. */
+void store_set_txn_end(struct store *store,
+                       int (*last)(struct store *store, void *ctx, struct purser_error *err),
+                       void (*committed)(void *ctx), void *ctx);
+
 /* A request begins (the worker calls this before each): on a Galera node, with
  * database.causal_reads, its first statement is preceded by a causality wait
  * ("SET STATEMENT wsrep_sync_wait = 1 FOR SELECT 1"), so that everything the request reads

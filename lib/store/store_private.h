@@ -38,6 +38,9 @@ struct store {
     json_t *notices;          /* what the open transaction leaves for after its commit */
     void (*commit_hook)(void *ctx, const json_t *notices);
     void *commit_ctx;
+    int (*txn_last)(struct store *store, void *ctx, struct purser_error *err); /* txn_end */
+    void (*txn_committed)(void *ctx);
+    void *txn_ctx;
 };
 
 /* Rows handed one at a time to fn (store_query_each). */

@@ -321,7 +321,8 @@ static int invalid(struct purser_error *err, size_t index, const json_t *doc, co
 struct import {
     const struct transfer_ctx *c;
     const json_t *docs;
-    json_t *summary;
+    json_t *summary;  /* {kind: count} */
+    json_t *left_out; /* [{bucket, schema, name}]: encrypted documents whose data was not there */
     long long oid;
 };
 
@@ -337,24 +338,15 @@ struct transfer_kind {
 
 static int import_empty(const struct transfer_ctx *c, long long oid, struct purser_error *err)
 {
-    struct store_rows rows;
-    struct store_value id = STORE_INT(oid);
-    struct store_value p[] = {
-        id, id, id, id,
-        id, id, id, STORE_STR(arena_concat(c->arena, c->org, "-validator", (const char *)NULL))};
-    int rc = store_query(
-        c->store, c->arena, &rows,
-        "SELECT (SELECT COUNT(*) FROM policies WHERE org_id = ?) + (SELECT COUNT(*) FROM "
-        "policy_groups WHERE org_id = ?) + (SELECT COUNT(*) FROM nodes WHERE org_id = ?) + "
-        "(SELECT COUNT(*) FROM cookbook_artifacts WHERE org_id = ?) + (SELECT COUNT(*) FROM "
-        "doc_revisions WHERE org_id = ?) + (SELECT COUNT(*) FROM resources WHERE org_id = ?) + "
-        "(SELECT COUNT(*) FROM principals WHERE kind = 'client' AND org_id = ? AND name <> ?)",
-        p, 8, err);
-    if (!rc && strcmp(store_cell(&rows, 0, 0), "0") != 0)
+    json_t *contents = json_object();
+    const char *held = NULL;
+    int rc = identity_org_contents(c->store, c->arena, oid, c->org, contents, &held, err);
+    json_decref(contents);
+    if (!rc && held)
         rc = purser_error_set(err, PURSER_EEXISTS,
-                              "organization '%s' is not empty: an import goes into an "
+                              "organization '%s' is not empty (%s): an import goes into an "
                               "organization that has nothing but its validator and members",
-                              c->org);
+                              c->org, held);
     return rc;
 }
 
@@ -552,14 +544,47 @@ static int import_artifact(struct import *im, const json_t *doc, const char *nam
                                  json_object_get(spec, "manifest"), c->actor, &created, out, err);
 }
 
-/* DocumentBucket: the data of encrypted documents is in the stream. */
+/* A document of a bucket as its export names it when redacted: "schema/name" (a new string). */
+static json_t *document_id(const json_t *d)
+{
+    return json_sprintf("%s/%s", json_string_value(json_object_get(d, "schema")),
+                        json_string_value(json_object_get(json_object_get(d, "metadata"), "name")));
+}
+
+/* Whether a bucket's spec.redacted (an export without secrets) names d. */
+static int is_redacted(const json_t *spec, const json_t *d)
+{
+    json_t *id = document_id(d), *r;
+    size_t k;
+    int found = 0;
+    json_array_foreach (json_object_get(spec, "redacted"), k, r)
+        found |= json_equal(r, id);
+    json_decref(id);
+    return found;
+}
+
+/* DocumentBucket: spec.redacted, when there, names encrypted documents of the bucket (an export
+ * without secrets): they are left out of the import, for the operator to supply. */
 static int check_bucket(const json_t *doc, const json_t *seen, size_t i, struct purser_error *err)
 {
+    const json_t *spec = json_object_get(doc, "spec"),
+                 *redacted = json_object_get(spec, "redacted");
+    json_t *r, *d;
+    size_t k, n;
     (void)seen;
-    if (json_array_size(json_object_get(json_object_get(doc, "spec"), "redacted")))
-        return invalid(err, i, doc,
-                       "spec.redacted: the export left out encrypted documents' data (export "
-                       "with secrets=true)");
+    if (redacted && !json_is_array(redacted))
+        return invalid(err, i, doc, "spec.redacted: a list of schema/name of documents");
+    json_array_foreach (redacted, k, r) {
+        int named = 0;
+        json_array_foreach (json_object_get(spec, "documents"), n, d) {
+            json_t *id = document_id(d);
+            named |= json_equal(r, id);
+            json_decref(id);
+        }
+        if (!named)
+            return invalid(err, i, doc,
+                           "spec.redacted: names a document that is not in spec.documents");
+    }
     return 0;
 }
 
@@ -568,17 +593,27 @@ static int import_bucket(struct import *im, const json_t *doc, const char *name,
 {
     struct document *docs = NULL;
     struct docstore_ctx d;
-    size_t count = 0;
-    json_t *details = NULL;
+    size_t count = 0, k;
+    json_t *details = NULL, *kept = json_array(), *one;
     struct buf text = BUF_INIT;
-    int rc = document_prepare(im->c->arena, json_object_get(spec, "documents"), &docs, &count,
-                              &details, err);
+    int rc;
     (void)doc;
     (void)out;
+    json_array_foreach (json_object_get(spec, "documents"), k, one) {
+        if (!is_redacted(spec, one))
+            json_array_append(kept, one);
+        else
+            json_array_append_new(
+                im->left_out, json_pack("{s:s, s:O, s:O}", "bucket", name, "schema",
+                                        json_object_get(one, "schema"), "name",
+                                        json_object_get(json_object_get(one, "metadata"), "name")));
+    }
+    rc = document_prepare(im->c->arena, kept, &docs, &count, &details, err);
     docs_ctx(im->c, im->oid, &d);
     json_decref(details);
-    if (!rc)
+    if (!rc && json_array_size(kept)) /* (every document left out: no bucket to write) */
         rc = docstore_write(&d, name, DOCSTORE_PUT_BUCKET, docs, count, &text, err);
+    json_decref(kept);
     buf_release(&text);
     return rc;
 }
@@ -723,6 +758,7 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
     int rc = import_empty(im->c, im->oid, err);
     (void)store;
     json_object_clear(im->summary);
+    json_array_clear(im->left_out);
     json_array_foreach (im->docs, i, doc) {
         int k = kind_index(im->c, json_string_value(json_object_get(doc, "kind")));
         const char *kind = kind_name(im->c, k);
@@ -744,15 +780,17 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
 int transfer_import(const struct transfer_ctx *c, const json_t *docs, json_t **summary,
                     struct purser_error *err)
 {
-    struct import im = {.c = c, .docs = docs, .summary = json_object()};
+    struct import im = {.c = c, .docs = docs, .summary = json_object(), .left_out = json_array()};
     int rc = check_stream(c, docs, err);
     if (!rc)
         rc = org_id_of(c, &im.oid, err);
     if (!rc)
         rc = store_txn(c->store, 1, import_txn, &im, err);
-    if (rc)
-        json_decref(im.summary);
-    else
-        *summary = im.summary;
+    if (!rc && !(*summary = json_pack("{s:O}", "imported", im.summary)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && json_array_size(im.left_out))
+        json_object_set(*summary, "left_out", im.left_out);
+    json_decref(im.summary);
+    json_decref(im.left_out);
     return rc;
 }

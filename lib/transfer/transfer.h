@@ -50,7 +50,9 @@ int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_er
 /* Checks the whole stream (known kinds, the envelope, names, no duplicate, every reference
  * found in it), then writes it into c->org, which must be empty (PURSER_EEXISTS otherwise:
  * nothing but its validator and members), in one transaction: all or nothing. An error
- * names the document ("document 7 (Node web1): ...") and the field. *summary: {kind: count}. */
+ * names the document ("document 7 (Node web1): ...") and the field. *summary: {imported:
+ * {kind: count}, left_out?: [{bucket, schema, name}]}, left_out the encrypted documents an
+ * export without secrets named as redacted: not imported, for the operator to supply. */
 int transfer_import(const struct transfer_ctx *c, const json_t *docs, json_t **summary,
                     struct purser_error *err);
 

@@ -25,6 +25,9 @@ try {
   const page = await newPage();
   await signIn(page, cfg.admin);
   report('orgs offers', await offered(page));
+  await visit(page, '/orgs');
+  await page.waitForLoadState('networkidle');
+  report('orgs settings links', await page.$$eval('main a[href$="/organization"]', as => as.length));
 
   // ---- a client: disabled, enabled, a key made by the server ----
   await visit(page, `/o/${o}/clients/ta-client`);
@@ -147,6 +150,10 @@ try {
   await page.waitForSelector('main .done');
   report('org delete says', await text(page, 'main .done'));
 
+  // ---- the members form offers the roles for people, not the machines' ----
+  await visit(page, `/o/${o}/members`);
+  report('member form roles', await page.evaluate(() => [...document.querySelectorAll('#add-member fieldset.roles input[type=checkbox]')].map(i => i.id.replace(/^role-/, ''))));
+
   // ---- a 403: the principal lost its role after the page offered the action ----
   const demoted = await newPage();
   await signIn(demoted, cfg.demoted);
@@ -177,6 +184,9 @@ try {
   const reader = await newPage();
   await signIn(reader, cfg.reader);
   report('reader orgs offers', await offered(reader));
+  await visit(reader, '/orgs');
+  await reader.waitForLoadState('networkidle'); // (each row's permissions asked)
+  report('reader orgs settings links', await reader.$$eval('main a[href$="/organization"]', as => as.length));
   for (const [name, hash] of [['client', `/o/${o}/clients/ta-client`], ['policies', `/o/${o}/policies`], ['organization', `/o/${o}/organization`]]) {
     await visit(reader, hash);
     report(`reader ${name} offers`, await offered(reader));

@@ -24,6 +24,10 @@ try {
   // ---- the nodes list: pages, sort, filter ----
   await visit(page, `/o/${o}/nodes`);
   report('nodes first page', await table(page));
+  report('nodes time column', await page.evaluate(() => {
+    const t = document.querySelector('main tbody tr td:last-child time');
+    return { title: [...document.querySelectorAll('main thead th')].pop().textContent, datetime: t && t.getAttribute('datetime') };
+  }));
   await page.screenshot({ path: `${cfg.out}/nodes.png` });
   await clickAndSettle(page, 'main nav.pager button[rel=next]');
   report('nodes next page', await table(page));

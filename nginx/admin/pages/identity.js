@@ -10,13 +10,26 @@ import { h, table, link, grid, failure, secretOnce, confirmDialog, destroy, when
 import { yaml } from '../diff.js';
 import { serverActions, createOrganization, envelopes } from './server.js';
 
+// The actions of an organization's own page (server.js organization): its settings link is
+// offered only where the principal holds one, and a server admin holds them everywhere.
+const orgPageActions = ['export_organization', 'import_organization', 'delete_organization'];
+const settingsLink = (may, name) => {
+  const to = () => link(`/o/${enc(name)}/organization`, 'settings');
+  if (may.includes('delete_organization')) return to();
+  const cell = h('span', {});
+  api('GET', `/organizations/${enc(name)}/permissions`)
+    .then(p => { if (orgPageActions.some(a => (p.actions || []).includes(a))) cell.replaceChildren(to()); })
+    .catch(() => {}); // (no link where the permissions cannot be read)
+  return cell;
+};
+
 export async function organizations(ctx) {
   const may = await serverActions();
   const orgs = grid(ctx, { noun: 'organizations', load: envelopes('/organizations'), sort: 'name',
     filter: { label: 'Organization name', placeholder: 'acme or ac*' }, columns: [
       { title: 'Organization', sort: 'name', cell: r => link(`/o/${enc(r.metadata.name)}/policies`, r.metadata.name) },
       { title: 'Full name', cell: r => (r.spec || {}).full_name || '' },
-      { title: 'Export, import, delete', cell: r => link(`/o/${enc(r.metadata.name)}/organization`, 'settings') },
+      { title: 'Export, import, delete', cell: r => settingsLink(may, r.metadata.name) },
     ] });
   ctx.show(h('h1', {}, 'Organizations'), may.includes('list_users') ? h('p', {}, link('/users', 'Users of the server')) : null, orgs,
     may.includes('create_organization') ? createOrganization(ctx, () => organizations(ctx)) : null);
@@ -28,9 +41,10 @@ const rolesText = m => (m.spec.roles || []).map(r =>
 
 export async function members(ctx) {
   const o = enc(ctx.org), path = `/organizations/${o}`;
-  // the roles the RBAC policy defines (GET .../permissions), so that a member's every role shows
+  // the roles the RBAC policy marks for people (GET .../permissions: people_roles), not the
+  // machines' (node, validator, cluster); a member holding one is asked before it is taken away
   const described = ctx.perms.roles;
-  const roles = Object.keys(described);
+  const roles = ctx.perms.people_roles || [];
   const result = h('div', { id: 'member-result' });
   const report = (...nodes) => result.replaceChildren(h('p.done', { role: 'status' }, ...nodes));
   let users, clients;
