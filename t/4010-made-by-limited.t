@@ -147,6 +147,18 @@ is $st, 201, '  which registers a client';
 my $via_validator = keyfile('via-validator', $d->{private_key});
 reach('a client registered by that validator, signed', as_signed('via-validator', $via_validator), nodes => 1);
 
+# a maker whose actions are limited to groups with nothing in common makes nothing
+($r) = admin('POST', '/users', { username => 'mixed' });
+($r) = admin('POST', "$base/users", { username => 'mixed', roles => ['validator', 'reader'],
+                                      policy_groups => { validator => ['qa'], reader => ['dev*'] } });
+is $r->{status}, 201, 'mixed: validator on qa, reader on dev*';
+($r, $j) = admin('POST', '/users/mixed/tokens', {});
+my $mixed = $j->{token};
+($r, $j) = $s->api('POST', "$base/clients", { name => 'by-mixed' }, $mixed);
+is $r->{status}, 403, '  the node client it would make holds read_policy_group (dev*) and create_node (qa): 403';
+like err($j), qr/none in common/, '  saying why';
+is status_of('GET', "$base/clients/by-mixed"), 404, '  and no client was made';
+
 # ---- 3. a cluster and the credential its bootstrap token makes ----
 ($r, $j) = $s->api('POST', "$base/clusters", { metadata => { name => 'c-dev' }, spec => { git_repo => { type => 'auto' } } }, $token{lo});
 is $r->{status}, 201, 'lo registers the cluster c-dev';
