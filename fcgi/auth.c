@@ -348,11 +348,51 @@ int auth_require(struct request *req, const char *action)
 
 int auth_require_group(struct request *req, const char *action, const char *group)
 {
-    int rc = decide(req, req->svc->policy, action, group, NULL);
+    /* on a route whose handler limits it to what the caller created (req->owner_only), holding
+     * action only on that is holding it (a node client moving its own node between groups) */
+    int owned = req->owner_only && req->route && !strcmp(action, req->route->action);
+    enum rbac_scope scope = RBAC_ALL;
+    int rc = decide(req, req->svc->policy, action, group, owned ? &scope : NULL);
     if (rc == PURSER_EDENIED) {
         log_denial(req, action, group);
         if (group && req->route && (req->route->flags & ROUTE_CHEF))
             rc = chef_denial(req, action);
     }
     return rc;
+}
+
+int auth_made_limit(struct request *req, const char *role, const char **out)
+{
+    struct rbac_subject maker;
+    char *limit = NULL;
+    int rc = subject_of(req, &maker);
+    *out = NULL;
+    if (!rc)
+        rc = rbac_made_limit(req->svc->policy, &maker, role, req->route->action, &limit, &req->err);
+    if (!rc && limit && !(*out = arena_strdup(req->arena, limit)))
+        rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    free(limit);
+    if (rc == PURSER_EDENIED)
+        log_denial(req, req->route->action, NULL);
+    return rc;
+}
+
+int auth_made_within(struct request *req, long long principal_id, const char *what)
+{
+    struct rbac_subject maker;
+    struct rbac_grant *grants = NULL;
+    size_t count = 0;
+    char why[PURSER_ERROR_MESSAGE_SIZE];
+    int rc = subject_of(req, &maker);
+    if (!rc && !maker.server_admin)
+        rc = identity_roles(req->svc->store, req->svc->auth_cache, req->arena, principal_id,
+                            request_org(req), &grants, &count, &req->err);
+    for (size_t i = 0; !rc && !maker.server_admin && i < count; i++)
+        rc = rbac_grant_within(req->svc->policy, &maker, &grants[i], req->route->action, &req->err);
+    if (rc != PURSER_EDENIED)
+        return rc;
+    log_denial(req, req->route->action, NULL);
+    memcpy(why, req->err.message, sizeof(why));
+    return purser_error_set(&req->err, PURSER_EDENIED, "%.60s reaches further than you: %.180s",
+                            what, why);
 }

@@ -1,6 +1,7 @@
 /* clusters.c: what clusters have beyond the resource convention (whose routes are
  * resources.c's): their creation with a bootstrap token, their facts, the token's reset and the
  * open install route that redeems one. */
+#include "auth.h"
 #include "handlers.h"
 
 #include "auth/identity.h"
@@ -12,14 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A bootstrap token made by a member limited to some policy groups carries the limit: the
+ * cluster's credential its redemption makes reaches no further than its maker. */
 int clusters_create(struct request *req)
 {
     struct resource_scope s;
     json_t *body, *out = NULL;
+    const char *limit = NULL;
     int rc = resource_body_and_scope(req, &body, &s);
     if (!rc)
-        rc = cluster_create(&s, body, req->svc->config->bootstrap_ttl, request_base_url(req), &out,
-                            &req->err);
+        rc = auth_made_limit(req, "cluster", &limit);
+    if (!rc)
+        rc = cluster_create(&s, body, req->svc->config->bootstrap_ttl, limit, request_base_url(req),
+                            &out, &req->err);
     return respond_resource(req, rc, 201, out);
 }
 
@@ -50,10 +56,13 @@ int cluster_token_new(struct request *req)
 {
     struct resource_scope s;
     json_t *out = NULL;
+    const char *limit = NULL;
     int rc = resource_scope_of(req, &s);
     if (!rc)
+        rc = auth_made_limit(req, "cluster", &limit);
+    if (!rc)
         rc = cluster_token_reset(&s, request_param(req, "id"), req->svc->config->bootstrap_ttl,
-                                 request_base_url(req), &out, &req->err);
+                                 limit, request_base_url(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 

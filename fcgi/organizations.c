@@ -151,20 +151,6 @@ static int role_known(const char *role, void *ctx)
     return rbac_role_exists(ctx, role);
 }
 
-/* Whether pattern is within the caller's own patterns (mine, comma-separated): one of them,
- * or a plain group name one of them matches. */
-static int within(const char *mine, const char *pattern)
-{
-    size_t n = strlen(pattern);
-    for (const char *p = mine; *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, pattern, n))
-            return 1;
-        p += len + (p[len] == ',');
-    }
-    return !strpbrk(pattern, "*?") && rbac_group_matches(mine, pattern);
-}
-
 /* A member manager whose own policy group actions are limited grants no more than it holds:
  * nothing to itself, and a role that holds such an action only with policy_groups within its
  * own (issue 32: a limit is not lifted by the one it limits). */
@@ -201,7 +187,7 @@ static int grant_within_own(struct request *req, const json_t *body)
                                       "groups %.120s: grant %.64s within them",
                                       name, action, mine, name);
             json_array_foreach (given, j, p)
-                if (!rc && json_is_string(p) && !within(mine, json_string_value(p)))
+                if (!rc && json_is_string(p) && !rbac_group_within(mine, json_string_value(p)))
                     rc = purser_error_set(&req->err, PURSER_EDENIED,
                                           "Field 'policy_groups.%.64s': '%.80s' is beyond your "
                                           "own policy groups (%.120s)",

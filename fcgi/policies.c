@@ -355,6 +355,21 @@ int group_policy_delete(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* A summary's revision_id is what its group points at: a reader who may not read the group
+ * sees the node (read_node) without it, as if the group pointed at nothing. */
+static void pointers_readable_only(struct request *req, json_t *page)
+{
+    struct group_reach reach;
+    size_t i;
+    json_t *item;
+    auth_group_reach(req, "read_policy_group", &reach);
+    json_array_foreach (json_object_get(page, "items"), i, item) {
+        const char *group = json_string_value(json_object_get(item, "policy_group"));
+        if (!group || !auth_group_reaches(&reach, group))
+            json_object_del(item, "revision_id");
+    }
+}
+
 /* Chef's {name: uri}; with page_size, page_token or sort, pages of node summaries (filter
  * narrows either shape). */
 int nodes_list(struct request *req)
@@ -365,6 +380,8 @@ int nodes_list(struct request *req)
     if (wants_page(&q)) {
         rc = policy_node_page(req->svc->store, req->arena, request_param(req, "org"), &q, &out,
                               &req->err);
+        if (!rc)
+            pointers_readable_only(req, out);
         return respond_owned(req, rc, 200, out);
     }
     if (!q.filter) {

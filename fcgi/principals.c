@@ -1,8 +1,10 @@
 /* principals.c: /users and /organizations/{org}/clients (Chef's shapes; one code path, the
  * organization telling which), with the resource convention on the same routes (README
  * "Resources"): revisions as ETags, If-Match, merge patches, pages of envelopes when asked. */
+#include "auth.h"
 #include "auth/identity.h"
 #include "handlers.h"
+#include "policy/policy.h"
 
 #include <string.h>
 
@@ -80,13 +82,17 @@ int principal_list(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* A client made by a member limited to some policy groups gets its role limited to them. */
 int principal_create(struct request *req)
 {
+    const char *org = request_param(req, "org"), *limit = NULL;
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
+    if (!rc && org)
+        rc = auth_made_limit(req, identity_client_role(body), &limit);
     if (!rc)
-        rc = identity_principal_create(req->svc->store, request_param(req, "org"), body,
-                                       request_base_url(req), &out, &req->err);
+        rc = identity_principal_create(req->svc->store, org, body, limit, request_base_url(req),
+                                       &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -159,6 +165,31 @@ int key_list(struct request *req)
     return respond_owned(req, rc, 200, out);
 }
 
+/* A key of a client is a credential to sign as it: the caller gives one only to a client that
+ * reaches no further than the caller could make one (its roles' policy groups), and whose
+ * nodes, which the key could change, are in groups where the caller writes nodes. */
+static int client_within_caller(struct request *req, long long id)
+{
+    const char *client = request_param(req, "client");
+    const char *what = arena_sprintf(req->arena, "client '%s'", client);
+    struct group_reach reach;
+    struct store_rows groups;
+    int rc = client ? auth_made_within(req, id, what) : 0;
+    if (rc || !client)
+        return rc;
+    auth_group_reach(req, "write_node", &reach);
+    if (!reach.patterns)
+        return 0;
+    rc = policy_node_creator_groups(req->svc->store, req->arena, id, &groups, &req->err);
+    for (size_t i = 0; !rc && i < groups.count; i++)
+        if (!auth_group_reaches(&reach, store_cell(&groups, i, 0)))
+            rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                  "%.60s reaches further than you: it created a node in policy "
+                                  "group '%.60s', and your write_node holds only %.80s",
+                                  what, store_cell(&groups, i, 0), reach.patterns);
+    return rc;
+}
+
 int key_create(struct request *req)
 {
     json_t *body, *out = NULL;
@@ -166,6 +197,8 @@ int key_create(struct request *req)
     int rc = request_json(req, &body);
     if (!rc)
         rc = path_principal(req, &id);
+    if (!rc)
+        rc = client_within_caller(req, id);
     if (!rc)
         rc = identity_key_create(req->svc->store, id, body, collection_uri(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
@@ -189,6 +222,8 @@ int key_update(struct request *req)
     int rc = request_json(req, &body);
     if (!rc)
         rc = path_principal(req, &id);
+    if (!rc)
+        rc = client_within_caller(req, id);
     if (!rc)
         rc = identity_key_update(req->svc->store, req->arena, id, request_param(req, "key"), body,
                                  &out, &req->err);

@@ -263,7 +263,7 @@ static int cmd_create_user(const struct purser_config *cfg, int argc, char **arg
         return 1;
     body = json_pack("{s:s, s:s, s:s?}", "username", argv[optind], "email", email, "public_key",
                      public_pem);
-    rc = identity_principal_create(store, NULL, body, "", &created, &err);
+    rc = identity_principal_create(store, NULL, body, NULL, "", &created, &err);
     json_decref(body);
     free(public_pem);
     if (!rc && admin)

@@ -179,7 +179,12 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
                             const struct identity_list *narrow, const char *base, json_t **out,
                             struct purser_error *err);
 int identity_principal_create(struct store *store, const char *org, const json_t *body,
-                              const char *base, json_t **out, struct purser_error *err);
+                              const char *limit, const char *base, json_t **out,
+                              struct purser_error *err);
+/* The role a client created with body gets in its organization: "validator" when body's
+ * validator is true, else "node". create's limit (NULL: none) is that membership's policy
+ * group patterns ("dev*,staging"): what a member limited to them made reaches no further. */
+const char *identity_client_role(const json_t *body);
 int identity_principal_get(struct store *store, struct arena *arena, const char *org,
                            const char *name, json_t **out, const char **revision,
                            struct purser_error *err);
@@ -224,14 +229,15 @@ int identity_token_create(struct store *store, long long principal_id, const jso
 int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
                         const struct identity_list *narrow, json_t **out, struct purser_error *err);
 /* Inside the caller's transaction: the client `name` of organization org (made when missing,
- * with role) holds only public_key and one API token for bearer, replacing what it had; a
+ * with role, limited to the policy group patterns limit, NULL: none; a client made again gets
+ * that limit too) holds only public_key and one API token for bearer, replacing what it had; a
  * credential made again (a cluster's bootstrap token reset and redeemed). A client of that name
  * that is not own_id (the one made before; 0: none) is not taken over: PURSER_EEXISTS.
  * *client_id and token_id (the token's id) are set. */
 int identity_client_credential(struct store *store, const char *org, const char *name,
-                               const char *role, const char *public_key, const char *bearer,
-                               const char *description, long long own_id, long long *client_id,
-                               char token_id[17], struct purser_error *err);
+                               const char *role, const char *limit, const char *public_key,
+                               const char *bearer, const char *description, long long own_id,
+                               long long *client_id, char token_id[17], struct purser_error *err);
 
 /* Inside the caller's transaction: removes the client client_id of organization org_id (when
  * it is still there) with its keys, tokens and memberships, and appends the events of the

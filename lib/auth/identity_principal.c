@@ -53,10 +53,12 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
                         p, 2, NULL, NULL, err);
     }
     if (!rc && np->role) {
-        struct store_value p[] = {STORE_INT(oid), STORE_INT((long long)id), STORE_STR(np->role)};
+        struct store_value p[] = {STORE_INT(oid), STORE_INT((long long)id), STORE_STR(np->role),
+                                  np->limit ? STORE_STR(np->limit) : STORE_NULLV};
         rc = store_exec(store,
-                        "INSERT INTO memberships (org_id, principal_id, role) VALUES (?, ?, ?)", p,
-                        3, NULL, NULL, err);
+                        "INSERT INTO memberships (org_id, principal_id, role, policy_groups)"
+                        " VALUES (?, ?, ?, ?)",
+                        p, 4, NULL, NULL, err);
     }
     np->id = (long long)id;
     free(revision);
@@ -64,9 +66,9 @@ int identity_principal_insert(struct store *store, struct new_principal *np,
     return rc;
 }
 int identity_client_credential(struct store *store, const char *org, const char *name,
-                               const char *role, const char *public_key, const char *bearer,
-                               const char *description, long long own_id, long long *client_id,
-                               char token_id[17], struct purser_error *err)
+                               const char *role, const char *limit, const char *public_key,
+                               const char *bearer, const char *description, long long own_id,
+                               long long *client_id, char token_id[17], struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows rows;
@@ -79,7 +81,7 @@ int identity_client_credential(struct store *store, const char *org, const char 
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && rows.count == 0) { /* a new client with the key and the role */
         struct new_principal np = {
-            .org = org, .name = name, .public_key = public_key, .role = role};
+            .org = org, .name = name, .public_key = public_key, .role = role, .limit = limit};
         rc = identity_principal_insert(store, &np, err);
         *client_id = np.id;
     } else if (!rc && atoll(store_cell(&rows, 0, 0)) != own_id) {
@@ -103,11 +105,14 @@ int identity_client_credential(struct store *store, const char *org, const char 
                             q, 2, NULL, NULL, err);
         }
         if (!rc) {
-            struct store_value q[] = {p, STORE_STR(role), STORE_STR(org)};
+            /* the role limited as this credential's maker was (NULL: not) */
+            struct store_value q[] = {p, STORE_STR(role), limit ? STORE_STR(limit) : STORE_NULLV,
+                                      STORE_STR(org)};
             rc = store_exec(store,
-                            "INSERT IGNORE INTO memberships (org_id, principal_id, role) SELECT "
-                            "o.id, ?, ? FROM organizations o WHERE o.name = ?",
-                            q, 3, NULL, NULL, err);
+                            "INSERT INTO memberships (org_id, principal_id, role, policy_groups)"
+                            " SELECT o.id, ?, ?, ? FROM organizations o WHERE o.name = ?"
+                            " ON DUPLICATE KEY UPDATE policy_groups = VALUES(policy_groups)",
+                            q, 4, NULL, NULL, err);
         }
     }
     if (!rc)
@@ -293,8 +298,14 @@ static int key_material(const json_t *body, int default_create, const char **pub
     return 0;
 }
 
+const char *identity_client_role(const json_t *body)
+{
+    return json_is_true(json_object_get(body, "validator")) ? "validator" : "node";
+}
+
 int identity_principal_create(struct store *store, const char *org, const json_t *body,
-                              const char *base, json_t **out, struct purser_error *err)
+                              const char *limit, const char *base, json_t **out,
+                              struct purser_error *err)
 {
     struct new_principal np;
     struct principal_extras x;
@@ -321,7 +332,8 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     if (validator && !json_is_boolean(validator))
         return identity_invalid(err, "validator");
     np.validator = json_is_true(validator);
-    np.role = org ? (np.validator ? "validator" : "node") : NULL;
+    np.role = org ? identity_client_role(body) : NULL;
+    np.limit = org ? limit : NULL;
     if ((rc = identity_principal_extras(body, &x, err)))
         return rc;
     np.sub_kind = x.sub_kind;

@@ -14,6 +14,7 @@ struct new_principal {
     int validator;
     const char *public_key; /* the key to register, or NULL for none */
     const char *role;       /* a membership to add in org, or NULL */
+    const char *limit;      /* its policy group patterns ("dev*,staging"), or NULL: none */
     const char *labels;     /* compact JSON, or NULL */
     const char *sub_kind;   /* or NULL */
     char expires[20];       /* a DATETIME parameter, "" for none */

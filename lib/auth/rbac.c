@@ -7,6 +7,7 @@
 
 #include <fnmatch.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,14 @@ int rbac_role_allows(const struct rbac_policy *p, const char *role, const char *
     return def && list_has(json_object_get(def, "actions"), action);
 }
 
+/* 1 when the role holds action on everything or (`own`) on what its principal created. */
+static int role_holds(const struct rbac_policy *p, const char *role, const char *action)
+{
+    json_t *def = json_object_get(p->roles, role);
+    return rbac_role_allows(p, role, action) ||
+           (def && list_has(json_object_get(def, "own"), action));
+}
+
 json_t *rbac_roles(const struct rbac_policy *p)
 {
     json_t *out = json_object(), *def;
@@ -375,10 +384,10 @@ int rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
     if (s->server_admin || list_has(p->authenticated, action))
         return 0;
     for (size_t i = 0; i < s->grant_count; i++)
-        if (rbac_role_allows(p, s->grants[i].role, action) && !grant_limit(p, &s->grants[i]))
+        if (role_holds(p, s->grants[i].role, action) && !grant_limit(p, &s->grants[i]))
             return 0;
     for (size_t i = 0; i < s->grant_count; i++)
-        if (rbac_role_allows(p, s->grants[i].role, action) &&
+        if (role_holds(p, s->grants[i].role, action) &&
             buf_printf(&b, "%s%s", any++ ? "," : "", grant_limit(p, &s->grants[i]))) {
             buf_release(&b);
             return PURSER_EINTERNAL;
@@ -389,4 +398,116 @@ int rbac_group_limits(const struct rbac_policy *p, const struct rbac_subject *s,
     }
     buf_release(&b);
     return 0;
+}
+
+int rbac_group_within(const char *mine, const char *pattern)
+{
+    size_t n = strlen(pattern);
+    for (const char *p = mine; *p;) {
+        size_t len = strcspn(p, ",");
+        if ((len == n && !strncmp(p, pattern, n)) || (len == 1 && *p == '*'))
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return !strpbrk(pattern, "*?") && rbac_group_matches(mine, pattern);
+}
+
+/* Appends to b (comma-separated) each pattern of from that is within other. */
+static int keep_within(struct buf *b, const char *from, const char *other)
+{
+    char one[256];
+    for (const char *p = from; *p;) {
+        size_t n = strcspn(p, ",");
+        snprintf(one, sizeof(one), "%.*s", (int)n, p);
+        p += n + (p[n] == ',');
+        if (n < sizeof(one) && rbac_group_within(other, one) &&
+            !rbac_group_within(buf_cstr(b), one) && buf_printf(b, "%s%s", b->len ? "," : "", one))
+            return PURSER_EINTERNAL;
+    }
+    return 0;
+}
+
+/* Narrows *limit (malloc'd patterns; NULL: every group) to where the maker holds action, or,
+ * when it does not hold it, holds making (what it makes holds more than it does: a validator's
+ * node). What both reach is approximated from below: the patterns of each within the other. */
+static int narrow_to(const struct rbac_policy *p, const struct rbac_subject *maker,
+                     const char *action, const char *making, char **limit)
+{
+    struct buf b = BUF_INIT;
+    char *reach = NULL;
+    int held = list_has(p->authenticated, action);
+    int rc;
+    for (size_t i = 0; i < maker->grant_count; i++)
+        held |= role_holds(p, maker->grants[i].role, action);
+    if ((rc = rbac_group_limits(p, maker, held ? action : making, &reach)) || !reach)
+        return rc;
+    if (!*limit) {
+        *limit = reach;
+        return 0;
+    }
+    rc = keep_within(&b, *limit, reach);
+    if (!rc)
+        rc = keep_within(&b, reach, *limit);
+    free(reach);
+    free(*limit);
+    *limit = rc ? NULL : strdup(buf_cstr(&b));
+    buf_release(&b);
+    return rc || !*limit ? PURSER_EINTERNAL : 0;
+}
+
+int rbac_made_limit(const struct rbac_policy *p, const struct rbac_subject *maker, const char *role,
+                    const char *making, char **out, struct purser_error *err)
+{
+    json_t *def = json_object_get(p->roles, role), *item;
+    const char *lists[] = {"actions", "own"};
+    size_t i;
+    int rc = 0;
+    *out = NULL;
+    if (maker->server_admin)
+        return 0;
+    rc = narrow_to(p, maker, making, making, out);
+    for (size_t l = 0; l < 2; l++)
+        json_array_foreach (json_object_get(def, lists[l]), i, item)
+            if (!rc)
+                rc = narrow_to(p, maker, json_string_value(item), making, out);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (*out && !**out) {
+        free(*out);
+        *out = NULL;
+        return purser_error_set(err, PURSER_EDENIED,
+                                "the policy groups you hold %s on and those you hold a %s's "
+                                "actions on have none in common: what you make would reach none",
+                                making, role);
+    }
+    return 0;
+}
+
+int rbac_grant_within(const struct rbac_policy *p, const struct rbac_subject *maker,
+                      const struct rbac_grant *grant, const char *making, struct purser_error *err)
+{
+    const char *has = grant_limit(p, grant);
+    char *need = NULL, one[256];
+    int rc = rbac_made_limit(p, maker, grant->role, making, &need, err);
+    if (rc || !need)
+        return rc;
+    if (!has)
+        rc = purser_error_set(err, PURSER_EDENIED,
+                              "its role %s holds every policy group, and your %s only %.120s",
+                              grant->role, making, need);
+    for (const char *q = has; !rc && q && *q;) {
+        size_t n = strcspn(q, ",");
+        snprintf(one, sizeof(one), "%.*s", (int)n, q);
+        q += n + (q[n] == ',');
+        if (!rbac_group_within(need, one))
+            rc = purser_error_set(err, PURSER_EDENIED,
+                                  "its role %s holds policy groups '%.80s', beyond yours for "
+                                  "%s (%.120s)",
+                                  grant->role, one, making, need);
+    }
+    free(need);
+    return rc;
 }

@@ -95,11 +95,32 @@ int rbac_group_name_ok(const char *name);
 /* 1 when group matches one of the comma-separated patterns ("" matches none). */
 int rbac_group_matches(const char *patterns, const char *group);
 
-/* The policy groups the subject holds action on, when only limited grants hold it: *out gets
+/* The policy groups the subject holds action on (on everything or `own`), when only limited
+ * grants hold it: *out gets
  * their patterns joined by commas (the caller frees it); NULL when a grant holds it on every
  * group, or no grant holds it. PURSER_EINTERNAL when out of memory. */
 int rbac_group_limits(const struct rbac_policy *policy, const struct rbac_subject *subject,
                       const char *action, char **out);
+
+/* 1 when pattern is within mine (comma-separated patterns): one of them, a plain group name
+ * one of them matches, or anything when one of them is "*". */
+int rbac_group_within(const char *mine, const char *pattern);
+
+/* A limit binds what its holder makes (README "Grants by policy group"): the policy groups a
+ * grant of role, made by maker through the action making (create_client, write_cluster...),
+ * must be limited to. Each action the role holds (on everything or `own`), and making itself,
+ * narrows it to the groups the maker holds that action on (or, for an action the maker does
+ * not hold, making on). *out: the patterns joined by commas (the caller frees them), NULL when
+ * the maker is limited on none of them (no limit); PURSER_EDENIED naming why when what they
+ * have in common is no group. */
+int rbac_made_limit(const struct rbac_policy *policy, const struct rbac_subject *maker,
+                    const char *role, const char *making, char **out, struct purser_error *err);
+
+/* 0 when grant (another principal's) reaches no further than one maker could make through
+ * making (rbac_made_limit): so that maker may give that principal a credential.
+ * PURSER_EDENIED naming the role and the patterns beyond the maker's otherwise. */
+int rbac_grant_within(const struct rbac_policy *policy, const struct rbac_subject *maker,
+                      const struct rbac_grant *grant, const char *making, struct purser_error *err);
 
 /* How far an allowed action reaches: everything, or only the objects the subject created. */
 enum rbac_scope { RBAC_ALL, RBAC_OWN };

@@ -317,7 +317,7 @@ static int import_cluster(const struct resource_scope *s, const json_t *doc,
     const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
     json_t *body = json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec",
                              json_object_get(doc, "spec"));
-    int rc = cluster_create(s, body, in->token_ttl, in->base_url, out, err);
+    int rc = cluster_create(s, body, in->token_ttl, NULL, in->base_url, out, err);
     json_decref(body);
     if (!rc && facts) {
         json_decref(*out);
@@ -396,6 +396,7 @@ int cluster_id(struct arena *arena, const char *given, const char **out, struct 
 /* ---- bootstrap tokens ---- */
 
 struct token_write {
+    const char *limit; /* the policy groups of its maker's limit (NULL: none) */
     char hash[65];
     char expires_sql[32]; /* "YYYY-MM-DD HH:MM:SS" (UTC, as the connection) */
     char expires_iso[32];
@@ -418,11 +419,12 @@ static int token_new(struct token_write *t, long ttl, char **token, struct purse
 static int token_hook(struct store *store, long long id, void *ctx, struct purser_error *err)
 {
     struct token_write *t = ctx;
-    struct store_value p[] = {STORE_INT(id), STORE_STR(t->hash), STORE_STR(t->expires_sql)};
+    struct store_value p[] = {STORE_INT(id), STORE_STR(t->hash), STORE_STR(t->expires_sql),
+                              t->limit ? STORE_STR(t->limit) : STORE_NULLV};
     return store_exec(store,
                       "REPLACE INTO bootstrap_tokens (resource_id, token_sha256, expires_at, "
-                      "used_at) VALUES (?, ?, ?, NULL)",
-                      p, 3, NULL, NULL, err);
+                      "used_at, policy_groups) VALUES (?, ?, ?, NULL, ?)",
+                      p, 4, NULL, NULL, err);
 }
 
 /* The status members a new token gives the cluster (a new reference). */
@@ -439,13 +441,13 @@ static json_t *shown_token(const char *token, const struct token_write *t, const
                      "install_url", base, "/install/bootstrap.json?token=", token);
 }
 
-int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
+int cluster_create(const struct resource_scope *s, const json_t *body, long ttl, const char *limit,
                    const char *install_base, json_t **out, struct purser_error *err)
 {
     const char *given =
         json_string_value(json_object_get(json_object_get(body, "metadata"), "name"));
     const char *id;
-    struct token_write t = {0};
+    struct token_write t = {.limit = limit};
     char *token = NULL;
     json_t *copy, *state;
     int rc;
@@ -482,9 +484,10 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
 }
 
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
-                        const char *install_base, json_t **out, struct purser_error *err)
+                        const char *limit, const char *install_base, json_t **out,
+                        struct purser_error *err)
 {
-    struct token_write t = {0};
+    struct token_write t = {.limit = limit};
     char *token = NULL;
     json_t *state, *cluster = NULL;
     int rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err);
@@ -684,7 +687,8 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         "b.expires_at > NOW(6), " STORE_ISO_TIME("b.expires_at") ", " STORE_ISO_TIME(
             "NOW(6)") ", COALESCE(CAST(JSON_VALUE(r.status, '$.client_id') AS INTEGER), 0), "
                       "JSON_VALUE(r.spec, '$.api_endpoint'), JSON_VALUE(r.spec, "
-                      "'$.git_repo.type'), JSON_VALUE(r.spec, '$.git_repo.url') FROM "
+                      "'$.git_repo.type'), JSON_VALUE(r.spec, '$.git_repo.url'), b.policy_groups "
+                      "FROM "
                       "bootstrap_tokens b JOIN "
                       "resources r ON "
                       "r.id = b.resource_id JOIN organizations o ON o.id = r.org_id WHERE "
@@ -713,8 +717,8 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         rc = make_credential(r->cred, err);
     if (!rc)
         rc = identity_client_credential(
-            store, org, cluster, "cluster", r->cred->public_key, r->cred->bearer,
-            arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
+            store, org, cluster, "cluster", store_cell(&rows, 0, 11), r->cred->public_key,
+            r->cred->bearer, arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
             strtoll(store_cell(&rows, 0, 7), NULL, 10), &client_id, token_id, err);
     if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too */
         json_t *members = json_pack("{s:{s:s, s:s}, s:s, s:I}", "bootstrap_token", "expires_at",

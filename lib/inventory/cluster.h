@@ -21,16 +21,20 @@ int cluster_git_select_check(const json_t *select, struct purser_error *err);
 int cluster_id(struct arena *arena, const char *given, const char **out, struct purser_error *err);
 
 /* Creates a cluster from body (the convention's shape) with a bootstrap token valid for
- * ttl seconds. *out is the stored cluster plus "bootstrap_token": {token, expires_at,
- * install_url}: the only time the token is shown. install_base: the API's URL. */
-int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
+ * ttl seconds, limited to the policy groups limit (the patterns of its maker's limit, NULL:
+ * none), which the credential its redemption makes inherits. *out is the stored cluster plus
+ * "bootstrap_token": {token, expires_at, install_url}: the only time the token is shown.
+ * install_base: the API's URL. */
+int cluster_create(const struct resource_scope *s, const json_t *body, long ttl, const char *limit,
                    const char *install_base, json_t **out, struct purser_error *err);
 
-/* A new bootstrap token for the cluster (the old one stops working). *out is the cluster as a
+/* A new bootstrap token for the cluster (the old one stops working), limited as
+ * cluster_create's (its maker's limit, not the cluster's creator's). *out is the cluster as a
  * creation answers it: its status with the new token's expiry, and "bootstrap_token": {token,
  * expires_at, install_url}, the only time the token is shown. */
 int cluster_token_reset(const struct resource_scope *s, const char *name, long ttl,
-                        const char *install_base, json_t **out, struct purser_error *err);
+                        const char *limit, const char *install_base, json_t **out,
+                        struct purser_error *err);
 
 /* Records facts (any JSON object) as the cluster's status.dynamic_facts and as a new version
  * in its history (author s->actor), keeping the newest `keep`. owner: when nonzero, the
@@ -55,7 +59,8 @@ struct cluster_credential {
  * 401 "invalid token" when unknown, 401 "token already used or expired" after (of concurrent
  * redeems exactly one wins: the token's row is locked and marked in the transaction that
  * answers). The cluster's client (named after the cluster, role "cluster" in its
- * organization) gets a new key pair and bearer token, replacing any it had; *out is
+ * organization, limited to the token's policy groups) gets a new key pair and bearer token,
+ * replacing any it had; *out is
  * {cluster, organization, client: {name, id, private_key}, token}. */
 int cluster_redeem(struct store *store, struct arena *arena, const char *token, json_t **out,
                    struct purser_error *err);

@@ -130,6 +130,11 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
 int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
                        long long owner_only, json_t **out, struct purser_error *err);
 
+/* The policy groups of the nodes creator_id created (what a credential of it may change under
+ * the node role's `own`): rows of (group), distinct, in the arena. */
+int policy_node_creator_groups(struct store *store, struct arena *arena, long long creator_id,
+                               struct store_rows *out, struct purser_error *err);
+
 /* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
 int policy_group_nodes(struct store *store, struct arena *arena, const char *org, const char *group,
                        const char *name, const char *base, json_t **out, struct purser_error *err);

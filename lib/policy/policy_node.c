@@ -83,6 +83,16 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
     return 0;
 }
 
+int policy_node_creator_groups(struct store *store, struct arena *arena, long long creator_id,
+                               struct store_rows *out, struct purser_error *err)
+{
+    struct store_value p = STORE_INT(creator_id);
+    return store_query(store, arena, out,
+                       "SELECT DISTINCT policy_group FROM nodes WHERE creator_id = ? AND "
+                       "policy_group IS NOT NULL ORDER BY policy_group",
+                       &p, 1, err);
+}
+
 json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org)
 {
     json_t *out = json_object();

@@ -1,0 +1,236 @@
+#!/usr/bin/perl
+# 4010: a limit binds what its holder makes (issue 49 item 2). Every credential a member limited
+# to dev* can make reaches no further than its maker: a key added to a client (refused for a
+# client that reaches further: an unlimited node client, a validator, a client with a node in
+# prod), a new client (its node or validator role limited to dev*, and what that validator makes
+# too), a cluster's bootstrap token (made or reset: the credential its redemption makes holds the
+# cluster role on dev* only), the member's own token, and nodes. Each is used as it would be: a
+# bearer token, a Chef-signed request, git (a cluster's catalog) and the event feed, and each
+# reaches dev and not prod. And a reader limited to dev* sees in the nodes list no prod node's
+# revision_id (issue 49 item 3): the node is listed (read_node is not limited to groups), what
+# prod points at is not.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use PurserStack;
+
+my $s = PurserStack->new(workers => 2);
+my $org = $s->env('PURSER_ORG');
+my $base = "/organizations/$org";
+my $url = $s->url;
+my $work = tempdir('purser-made-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+my $json = JSON::PP->new->canonical;
+
+sub lock_for {
+    my ($rev) = @_;
+    return { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
+             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } };
+}
+sub admin { $s->api(@_) }
+sub status_of { ($s->api(@_))[0]{status} }
+sub err { PurserStack::error_message(@_) }
+sub keyfile {
+    my ($name, $pem) = @_;
+    my $file = "$work/$name.pem";
+    open my $fh, '>', $file or die "$file: $!";
+    print $fh $pem;
+    close $fh;
+    return $file;
+}
+# signed(NAME, KEYFILE, METHOD, PATH, BODY): a Chef-signed request; (status, decoded body).
+sub signed {
+    my ($name, $file, $method, $path, $body) = @_;
+    my $c = $s->chef(user => $name, key => $file, method => $method, path => $path,
+                     defined $body ? (body => $json->encode($body)) : ());
+    return ($c->{status}, $c->{json});
+}
+sub node { my ($name, $group) = @_; return { name => $name, policy_name => 'web', policy_group => $group } }
+
+# dev and prod point web at different revisions; a node of an unlimited client runs in prod.
+is status_of('PUT', "$base/policy_groups/dev/policies/web", lock_for('d1')), 201, 'dev points web at d1';
+is status_of('PUT', "$base/policy_groups/prod/policies/web", lock_for('p1')), 201, 'prod points web at p1';
+my ($r, $j) = admin('POST', "$base/clients", { name => 'prod-web1' });
+is $r->{status}, 201, 'an unlimited node client prod-web1 (as knife bootstrap makes one)';
+my $prod_web1_key = keyfile('prod-web1', $j->{private_key});
+my ($st, $d) = signed('prod-web1', $prod_web1_key, 'POST', "$base/nodes", node('prod-web1', 'prod'));
+is $st, 201, '  which registers its node in prod';
+is status_of('POST', "$base/clusters", { metadata => { name => 'c-prod' }, spec => { git_repo => { type => 'auto' } } }), 201,
+    "the admin's cluster c-prod";
+
+# ---- the limited members ----
+my (%token, %key);
+sub member {
+    my ($name, $role) = @_;
+    my ($res, $data) = admin('POST', '/users', { username => $name });
+    die "user $name: $res->{status}\n" unless $res->{status} == 201;
+    $key{$name} = keyfile($name, $data->{private_key});
+    ($res) = admin('POST', "$base/users", { username => $name, roles => [$role], policy_groups => { $role => ['dev*'] } });
+    is $res->{status}, 201, "$name: $role limited to dev*";
+    ($res, $data) = admin('POST', "/users/$name/tokens", {});
+    $token{$name} = $data->{token};
+}
+member('la', 'admin');
+member('lo', 'operator');
+member('lr', 'reader');
+
+# What a credential reaches: the dev lock and not prod's, dev nodes and not prod ones.
+# reach(LABEL, REQUEST) with REQUEST->(METHOD, PATH, BODY) answering (status, body).
+my $nodes = 0;
+sub reach {
+    my ($label, $request, %o) = @_;
+    my ($code, $body) = $request->('GET', "$base/policy_groups/dev/policies/web");
+    is $code, 200, "$label: fetches dev's lock";
+    ($code, $body) = $request->('GET', "$base/policy_groups/prod/policies/web");
+    is $code, 403, "$label: not prod's";
+    is_deeply $body, { error => ['missing read permission'] }, "  in Chef's words";
+    return unless $o{nodes};
+    my $name = 'n' . ++$nodes;
+    ($code) = $request->('POST', "$base/nodes", node($name, 'prod'));
+    is $code, 403, "$label: creates no node in prod";
+    ($code) = $request->('POST', "$base/nodes", node($name, 'dev'));
+    is $code, 201, "$label: creates one in dev";
+    ($code) = $request->('PUT', "$base/nodes/$name", node($name, 'prod'));
+    is $code, 403, "$label: may not move its own node to prod";
+    is +(admin('GET', "$base/nodes/$name"))[1]{policy_group}, 'dev', '  which stays in dev';
+    ($code) = $request->('PUT', "$base/nodes/$name", node($name, 'dev-2'));
+    is $code, 200, "$label: moves it within dev*";
+}
+sub as_signed { my ($name, $file) = @_; return sub { signed($name, $file, @_) } }
+sub as_bearer { my ($t) = @_; return sub { my ($res, $data) = $s->api(@_[0 .. 2], $t); ($res->{status}, $data) } }
+
+# ---- 1. a key on a client ----
+($r, $j) = admin('GET', "$base/clients/prod-web1/keys");
+my $keys_before = $json->encode($j);
+($r, $j) = $s->api('POST', "$base/clients/prod-web1/keys", { name => 'extra', create_key => JSON::PP::true, expiration_date => 'infinity' }, $token{la});
+is $r->{status}, 403, 'la may not add a key to the unlimited node client prod-web1 (bearer)';
+like err($j), qr/client 'prod-web1' reaches further than you: its role node holds every policy group/, '  saying why';
+($st, $d) = signed('la', $key{la}, 'POST', "$base/clients/prod-web1/keys", { name => 'extra', create_key => JSON::PP::true, expiration_date => 'infinity' });
+is $st, 403, '  nor signed as la';
+($st, $d) = signed('la', $key{la}, 'PUT', "$base/clients/prod-web1/keys/default", { name => 'default', expiration_date => 'infinity', public_key => do {
+    my ($res, $data) = admin('GET', "$base/clients/prod-web1/keys/default"); $data->{public_key} } });
+is $st, 403, '  nor replace its key';
+is $json->encode((admin('GET', "$base/clients/prod-web1/keys"))[1]), $keys_before, "  and prod-web1's keys are unchanged";
+is +(admin('GET', "$base/nodes/prod-web1"))[1]{policy_group}, 'prod', '  and its node stays in prod';
+($r, $j) = admin('POST', "$base/clients", { name => 'org-validator2', validator => JSON::PP::true });
+($r, $j) = $s->api('POST', "$base/clients/org-validator2/keys", { name => 'extra', create_key => JSON::PP::true, expiration_date => 'infinity' }, $token{la});
+is $r->{status}, 403, 'nor to an unlimited validator (what it registers would be unlimited)';
+like err($j), qr/its role validator holds every policy group/, '  saying why';
+
+# ---- 2. a new client ----
+($r, $j) = $s->api('POST', "$base/clients", { name => 'dev-web1' }, $token{la});
+is $r->{status}, 201, 'la creates the client dev-web1';
+my $dev_web1 = keyfile('dev-web1', $j->{private_key});
+($st, $d) = signed('dev-web1', $dev_web1, 'GET', "$base/permissions");
+is_deeply $d->{policy_groups}{read_policy_group}, ['dev*'], "  its node role is limited to la's dev*";
+reach('a client la made, signed', as_signed('dev-web1', $dev_web1), nodes => 1);
+($st) = signed('dev-web1', $dev_web1, 'GET', "$base/events"); # (signed: no query)
+is $st, 403, '  and it reads no event feed (the node role has no read_events)';
+($r, $j) = $s->api('POST', "$base/clients/dev-web1/keys", { name => 'second', create_key => JSON::PP::true, expiration_date => 'infinity' }, $token{la});
+is $r->{status}, 201, 'la adds a key to the client it made';
+my $dev_web1_second = keyfile('dev-web1-second', $j->{private_key});
+reach('signed with the added key', as_signed('dev-web1', $dev_web1_second));
+# a client within dev* whose node was moved to prod (by the admin) could move it back out
+is status_of('PUT', "$base/nodes/n1", node('n1', 'prod')), 200, "the admin moves dev-web1's node n1 to prod";
+($r, $j) = $s->api('POST', "$base/clients/dev-web1/keys", { name => 'third', create_key => JSON::PP::true, expiration_date => 'infinity' }, $token{la});
+is $r->{status}, 403, '  then la may not add a key to dev-web1';
+like err($j), qr/client 'dev-web1' reaches further than you: it created a node in policy group 'prod'/, '  saying why';
+
+($r, $j) = $s->api('POST', "$base/clients", { name => 'dev-validator', validator => JSON::PP::true }, $token{la});
+is $r->{status}, 201, 'la creates a validator client';
+my $dev_validator = keyfile('dev-validator', $j->{private_key});
+($st, $d) = signed('dev-validator', $dev_validator, 'POST', "$base/clients", { name => 'via-validator' });
+is $st, 201, '  which registers a client';
+my $via_validator = keyfile('via-validator', $d->{private_key});
+reach('a client registered by that validator, signed', as_signed('via-validator', $via_validator), nodes => 1);
+
+# a maker whose actions are limited to groups with nothing in common makes nothing
+($r) = admin('POST', '/users', { username => 'mixed' });
+($r) = admin('POST', "$base/users", { username => 'mixed', roles => ['validator', 'reader'],
+                                      policy_groups => { validator => ['qa'], reader => ['dev*'] } });
+is $r->{status}, 201, 'mixed: validator on qa, reader on dev*';
+($r, $j) = admin('POST', '/users/mixed/tokens', {});
+my $mixed = $j->{token};
+($r, $j) = $s->api('POST', "$base/clients", { name => 'by-mixed' }, $mixed);
+is $r->{status}, 403, '  the node client it would make holds read_policy_group (dev*) and create_node (qa): 403';
+like err($j), qr/none in common/, '  saying why';
+is status_of('GET', "$base/clients/by-mixed"), 404, '  and no client was made';
+
+# ---- 3. a cluster and the credential its bootstrap token makes ----
+($r, $j) = $s->api('POST', "$base/clusters", { metadata => { name => 'c-dev' }, spec => { git_repo => { type => 'auto' } } }, $token{lo});
+is $r->{status}, 201, 'lo registers the cluster c-dev';
+my ($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
+is $m->{status}, 200, '  and redeems its bootstrap token';
+reach("c-dev's credential, bearer", as_bearer($manifest->{token}));
+my $c_dev_key = keyfile('c-dev', $manifest->{client}{private_key});
+reach("c-dev's credential, signed", as_signed('c-dev', $c_dev_key));
+($r) = $s->api('GET', "$base/events?since=0", undef, $manifest->{token});
+is $r->{status}, 403, '  it reads no event feed (the cluster role has no read_events)';
+
+$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
+$ENV{GIT_TERMINAL_PROMPT} = 0;
+$ENV{GIT_CONFIG_NOSYSTEM} = 1;
+$ENV{HOME} = $work;
+sub git {
+    my ($t, @args) = @_;
+    my $pid = open(my $fh, '-|') // die "fork: $!";
+    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', '-c', "http.extraHeader=Authorization: Bearer $t", @args; exit 127 }
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    return ($? >> 8, $out);
+}
+my ($gst, $gout) = git($manifest->{token}, 'ls-remote', "$url/git/$org/catalogs/c-dev.git");
+is $gst, 0, "git: c-dev's credential fetches its own catalog" or diag $gout;
+($gst, $gout) = git($manifest->{token}, 'ls-remote', "$url/git/$org/catalogs/c-prod.git");
+isnt $gst, 0, "  and not c-prod's";
+
+# a reset by the limited operator: the new credential is the operator's making
+($r, $j) = $s->api('POST', "$base/clusters/c-prod/bootstrap-token", undef, $token{lo});
+is $r->{status}, 201, "lo resets the admin's cluster c-prod's bootstrap token";
+($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
+is $m->{status}, 200, '  and redeems it';
+reach("c-prod's credential made by lo, bearer", as_bearer($manifest->{token}));
+($r, $j) = admin('POST', "$base/clusters/c-prod/bootstrap-token");
+($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
+is status_of('GET', "$base/policy_groups/prod/policies/web", undef, $manifest->{token}), 200,
+    "  reset and redeemed again by the admin: it reads prod's lock (the limit is its maker's)";
+
+# ---- 4. the member's own token, and its own key ----
+($r, $j) = $s->api('POST', '/users/lo/tokens', { description => 'ci' }, $token{lo});
+is $r->{status}, 201, 'lo makes itself a token';
+my $lo_token = $j->{token};
+reach("lo's new token", as_bearer($lo_token), nodes => 1);
+reach("lo's key, signed", as_signed('lo', $key{lo}), nodes => 1);
+($r, $j) = $s->api('GET', "$base/events?since=0&page_size=1000", undef, $lo_token);
+is $r->{status}, 200, "  lo's token reads the event feed";
+my %groups = map { ($_->{name} =~ m{^([^/]+)})[0] => 1 }
+    grep { $_->{kind} =~ /^policy_group/ } @{ $j->{events} };
+ok $groups{dev} && !$groups{prod}, "  with dev's pointer events and none of prod's";
+($gst, $gout) = git($lo_token, 'ls-remote', "$url/git/$org.git");
+is $gst, 0, "git: lo's token fetches the document history as lo does (documents are not limited by policy group)" or diag $gout;
+
+# ---- 5. nodes ----
+is status_of('POST', "$base/nodes", node('la-prod', 'prod'), $token{la}), 403, 'la creates no node in prod';
+is status_of('POST', "$base/nodes", node('la-dev', 'dev'), $token{la}), 201, '  one in dev';
+is status_of('PUT', "$base/nodes/prod-web1", node('prod-web1', 'dev'), $token{la}), 403, "  and moves no prod node to dev";
+
+# ---- the nodes list of a reader limited to dev* ----
+($r, $j) = $s->api('GET', "$base/nodes?page_size=100", undef, $token{lr});
+is $r->{status}, 200, 'lr lists the nodes as pages';
+my %item = map { $_->{name} => $_ } @{ $j->{items} };
+ok $item{'prod-web1'}, '  prod-web1 is listed (read_node)';
+ok !exists $item{'prod-web1'}{revision_id}, "  without its revision_id: what prod points at";
+is $item{'la-dev'}{revision_id}, 'd1', "  a dev node with dev's revision";
+($r, $j) = admin('GET', "$base/nodes?page_size=100");
+%item = map { $_->{name} => $_ } @{ $j->{items} };
+is $item{'prod-web1'}{revision_id}, 'p1', "  (the admin sees prod's)";
+
+# ---- a refusal is logged ----
+ok scalar(grep { /access denied/ && /"principal":"la"/ && /"action":"update_client"/ } $s->log_lines('purser-fcgi.log')),
+    'a refused key is logged as a denial of update_client';
+
+PurserStack::finish();
