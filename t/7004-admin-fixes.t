@@ -44,12 +44,18 @@ ok $rev, "a revision with an encrypted document ($rev)";
 # a change by another user, for the events page's actor filter
 ok_call('user', 'POST', '/users', { username => 'ev-op' });
 ok_call('member', 'POST', "$base/users", { username => 'ev-op', roles => ['operator'] });
-my $op = ok_call('token', 'POST', '/users/ev-op/tokens', { description => 'events' })->{token};
+my $op_made = ok_call('token', 'POST', '/users/ev-op/tokens', { description => 'events' });
+my $op = $op_made->{token};
 my ($rop) = $s->call('PUT', "$base/policy_groups/qa/policies/web", lock_for('web', 'w1', { port => 80 }),
     authorization => "Bearer $op");
 is $rop->{status}, 201, 'ev-op points qa at web';
 # a token of admin's own, for the tab that revokes it
 my $own = ok_call('token', 'POST', '/users/admin/tokens', { description => 'this tab' });
+# a cluster and a node deleted since their events: the events page says so, no 404 page
+ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'gone' } });
+is +($s->call('DELETE', "$base/clusters/c-gone"))[0]{status}, 204, 'a cluster deleted after its event';
+ok_call('node', 'POST', "$base/nodes", { name => 'gone-node' });
+ok_call('node', 'DELETE', "$base/nodes/gone-node");
 # what the API says of a revision that does not exist
 my ($r404, $b404) = $s->call('GET', "$base/api/v1.0/revisions/99999/documents");
 my ($rd404, $bd404) = $s->call('GET', "$base/api/v1.0/revisions/99998/diff/99999");
@@ -80,6 +86,23 @@ like $group, qr/default_attributes\.tls/, '  and the attribute paths that change
 ok $seen{'events while loading'}{loading}, 'the events page says it is loading while its feed answers';
 is $seen{'events while loading'}{rows}, 0, '  (no rows yet)';
 ok !$seen{'events after loading'}{loading} && $seen{'events after loading'}{rows} > 0, '  then shows the rows, loading gone';
+
+# the events page's links (issue 50): only what is there and the admin's to open
+{
+    my @rows = @{ $seen{'events links'} // [] };
+    my $row = sub { my ($kind, $op, $name) = @_; (grep { $_->[0] eq $kind && $_->[1] eq $op && $_->[2] =~ /^\Q$name\E\b/ } @rows)[0] // [] };
+    is_deeply $row->('cluster', 'put', 'c-gone'), ['cluster', 'put', 'c-gone (deleted)', undef],
+        'an event of a cluster deleted since: "deleted", no link to a page that is gone';
+    is_deeply $row->('cluster', 'delete', 'c-gone'), ['cluster', 'delete', 'c-gone (deleted)', "#/o/$org/clusters"],
+        '  its delete: "deleted", linking the list';
+    is_deeply $row->('node', 'put', 'gone-node'), ['node', 'put', 'gone-node (deleted)', undef], '  a node deleted since, the same';
+    is_deeply $row->('cluster', 'put', 'c-timed'), ['cluster', 'put', 'c-timed', "#/o/$org/clusters/c-timed"],
+        '  a cluster still there links its page';
+    is_deeply $row->('token', 'put', $own->{id}), ['token', 'put', $own->{id}, "#/o/$org/tokens"],
+        '  a token of the signed-in user links "My tokens"';
+    is_deeply $row->('token', 'put', $op_made->{id}), ['token', 'put', $op_made->{id}, undef],
+        "  another user's token links nowhere";
+}
 
 # the events page's filters
 my $f = $seen{'events filtered'} // {};

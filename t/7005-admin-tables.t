@@ -201,9 +201,12 @@ is_deeply $s->must('keys', 'GET', "$base/clients/tb-keyed/keys"), [], '  the API
 my @asked = @{ $seen{'events asked'} // [] };
 like $asked[0] // '', qr/^last=200(&|$)/, 'the events page asks for the newest 200 first';
 ok !grep({ /since=0(&|$)/ } @asked), '  and never reads the log from its start';
-my %links = map { ("$_->[0] $_->[1]" => $_->[2]) } @{ $seen{'events links'} // [] };
-is $links{'cluster put'} // $links{'cluster delete'}, "#/o/$org/clusters" . ($links{'cluster put'} ? '/c-edit-me' : ''), 'an event links to its object';
-like $links{'token put'} // '', qr{#/o/\Q$org\E/tokens$}, '  a token event to the tokens';
+my @links = @{ $seen{'events links'} // [] };
+my $link_of = sub { my ($kind, $op, $name) = @_; my ($r) = grep { $_->[0] eq $kind && $_->[1] eq $op && $_->[3] =~ /^\Q$name\E\b/ } @links; $r ? $r->[2] : undef };
+is $link_of->('cluster', 'delete', 'c-edit-me'), "#/o/$org/clusters", 'a delete event links to its object\'s list';
+is $link_of->('cluster', 'put', 'c-edit-me'), '', '  the cluster\'s earlier events link nowhere: it was deleted since';
+my ($made) = ($seen{'token made'}{label} // '') =~ /Token ([0-9a-f]+)/;
+like $link_of->('token', 'put', $made // '?') // '', qr{#/o/\Q$org\E/tokens$}, '  a token event of the signed-in user to "My tokens"';
 is_deeply $seen{'admin problems'}, [], 'no console error, no CSP violation';
 
 # ---- comparisons and promote ----

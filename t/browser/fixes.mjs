@@ -54,6 +54,15 @@ try {
   }
   report('events filtered', filtered);
 
+  // each event's object linked only where it is there and the signed-in principal's to open
+  await visit(page, `/o/${o}/events`);
+  await page.waitForSelector('main tbody tr');
+  report('events links', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')]
+    .filter(tr => tr.cells.length > 5).map(tr => {
+      const a = tr.cells[3].querySelector('a');
+      return [tr.cells[2].textContent, tr.cells[4].textContent, tr.cells[3].textContent, a ? a.getAttribute('href') : null];
+    })));
+
   // bug 6: a page whose API call fails keeps its title, back link and filters
   const errors = {};
   for (const [name, hash] of cfg.error_pages) {

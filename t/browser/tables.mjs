@@ -190,7 +190,7 @@ try {
   await page.waitForSelector('main tbody tr');
   report('events asked', asked.slice());
   report('events links', await page.evaluate(() => [...document.querySelectorAll('main tbody tr')].slice(0, 40)
-    .map(tr => [tr.cells[2].textContent, tr.cells[4].textContent, (tr.cells[3].querySelector('a') || {}).hash || ''])));
+    .map(tr => [tr.cells[2].textContent, tr.cells[4].textContent, (tr.cells[3].querySelector('a') || {}).hash || '', tr.cells[3].textContent])));
   // ---- a group comparison, promote of one policy of two ----
   await visit(page, `/o/${o}/groups/prod?from=dev`);
   report('group compare', await page.evaluate(() => {
