@@ -4,6 +4,7 @@
 #include "auth.h"
 #include "handlers.h"
 #include "router.h"
+#include "url.h"
 
 #include "auth/identity.h"
 #include "config/config.h"
@@ -12,10 +13,14 @@
 
 #include <string.h>
 
-/* ?service=git-upload-pack (a fetch or clone); git-receive-pack (a push) is refused. */
+/* ?service=git-upload-pack (a fetch or clone); git-receive-pack (a push) is refused. The
+ * service is read as git-http-backend reads it: the last service= of the query, percent-decoded
+ * (name and value), so that no spelling of a push reaches git as anything but a push. */
 static int service_check(struct request *req)
 {
-    const char *service = request_query(req, "service");
+    const char **values;
+    size_t count = url_query_values(req->arena, req->query, "service", &values);
+    const char *service = count ? values[count - 1] : NULL;
     if (!service || !*service)
         return purser_error_set(&req->err, PURSER_EINVAL,
                                 "service: git-upload-pack or git-receive-pack is required");
