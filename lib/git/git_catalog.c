@@ -3,6 +3,7 @@
 #include "git/git_private.h"
 
 #include "base/hash.h"
+#include "base/metrics.h"
 #include "codec/yaml_codec.h"
 #include "docs/document.h"
 #include "inventory/cluster.h"
@@ -285,6 +286,14 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
                        p, 2, err);
 }
 
+/* 1 when rc is a revision's own failure to render (a layering or substitution error: 400; a
+ * missing source or LayeringPolicy: 409; a render past its bounds: 413), not the store's or the
+ * repository's, which a later fetch may not meet. */
+static int render_failed(int rc)
+{
+    return rc == PURSER_EINVAL || rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE;
+}
+
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
                          const char *cluster, long long cluster_id,
                          const struct gitrepo_selector *sel, struct gitrepo_sync *out,
@@ -311,9 +320,16 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         git_oid tree, before;
         char message[256];
         rc = catalog_tree(docs, h.repo, id, sel, &tree, err);
-        if (rc == PURSER_EINVAL) { /* a revision that does not render changes nothing */
+        if (render_failed(rc)) { /* a revision that does not render changes nothing */
+            out->failed = id;
+            snprintf(out->failure, sizeof(out->failure), "%s", err->message);
+            metrics_add(METRIC_CATALOG_RENDER_FAILED, 1);
             rc = 0;
             continue;
+        }
+        if (!rc) {
+            out->rendered = id;
+            out->failed = 0;
         }
         if (!rc && head_tree(h.repo, &at, &before) < 0)
             rc = git_fail(err, "the catalog's tree");
