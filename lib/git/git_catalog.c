@@ -286,12 +286,16 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
                        p, 2, err);
 }
 
-/* 1 when rc is a revision's own failure to render (a layering or substitution error: 400; a
- * missing source or LayeringPolicy: 409; a render past its bounds: 413), not the store's or the
- * repository's, which a later fetch may not meet. */
-static int render_failed(int rc)
+/* A revision that failed to render by its own fault (a layering or substitution error: 400; a
+ * source or LayeringPolicy missing: 409; past the render's bounds: 413; not the store's or the
+ * repository's, which a later fetch may not meet) is skipped: out says so, the metric counts
+ * it, and the sync goes on (0). */
+static int render_skipped(struct gitrepo_sync *out, long long id, const struct purser_error *err)
 {
-    return rc == PURSER_EINVAL || rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE;
+    out->failed = id;
+    snprintf(out->failure, sizeof(out->failure), "%s", err->message);
+    metrics_add(METRIC_CATALOG_RENDER_FAILED, 1);
+    return 0;
 }
 
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
@@ -320,11 +324,13 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         git_oid tree, before;
         char message[256];
         rc = catalog_tree(docs, h.repo, id, sel, &tree, err);
-        if (render_failed(rc)) { /* a revision that does not render changes nothing */
-            out->failed = id;
-            snprintf(out->failure, sizeof(out->failure), "%s", err->message);
-            metrics_add(METRIC_CATALOG_RENDER_FAILED, 1);
-            rc = 0;
+        if (rc == PURSER_EINVAL) { /* a revision that does not render changes nothing */
+            rc = render_skipped(out, id, err);
+            continue;
+        }
+        /* nor one that misses a source or a LayeringPolicy (409) or is past the bounds (413) */
+        if (rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE) {
+            rc = render_skipped(out, id, err);
             continue;
         }
         if (!rc) {
