@@ -1,10 +1,10 @@
 /* context.c: purserctl's contexts (~/.config/purser/config.yaml), login, config, bootstrap. */
 #include "ctl.h"
 
+#include "base/secret_file.h"
 #include "codec/yaml_codec.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,36 +77,30 @@ static void make_folders(struct ctl *ctl, const char *path)
     mkdir(dir, 0700);
 }
 
-/* Writes text to path (mode 600) through a temporary file; 0 or -1 (errno set). */
+/* Writes head, yaml and text (each may be NULL) to path (base/secret_file: a new file of mode
+ * 600 renamed over it, whatever was there); 0 or -1 (errno set). */
 static int write_private(struct ctl *ctl, const char *path, const char *head, const json_t *yaml,
                          const char *text)
 {
-    const char *tmp = ctl_printf(ctl, "%s.tmp", path);
-    FILE *f = NULL;
-    int fd, rc = -1;
+    char *data = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&data, &len);
+    int rc = f ? 0 : -1;
 
     make_folders(ctl, path);
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
-        goto cleanup;
-    if (!(f = fdopen(fd, "w"))) {
-        close(fd);
-        goto cleanup;
-    }
-    if (head)
-        fputs(head, f);
-    if (yaml && ctl_print_yaml(f, yaml))
-        goto cleanup;
-    if (text)
-        fputs(text, f);
-    rc = fclose(f);
-    f = NULL;
+    if (!rc && head)
+        rc = fputs(head, f) < 0 ? -1 : 0;
+    if (!rc && yaml)
+        rc = ctl_print_yaml(f, yaml) ? -1 : 0;
+    if (!rc && text)
+        rc = fputs(text, f) < 0 ? -1 : 0;
+    if (f && fclose(f) && !rc)
+        rc = -1;
     if (!rc)
-        rc = rename(tmp, path);
-cleanup:
-    if (f)
-        fclose(f);
-    if (rc)
-        unlink(tmp);
+        rc = secret_file_write(path, data, len);
+    if (data)
+        memset(data, 0, len);
+    free(data);
     return rc;
 }
 

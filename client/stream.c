@@ -2,6 +2,8 @@
  * organization as its YAML stream. */
 #include "ctl.h"
 
+#include "base/secret_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -321,20 +323,6 @@ static ssize_t counted_write(void *cookie, const char *data, size_t n)
     return (ssize_t)n;
 }
 
-/* FILE.tmp, made new with mode 600 (an older one is replaced). */
-static FILE *secret_open(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    FILE *file;
-    if (fd < 0)
-        return NULL;
-    if (fchmod(fd, 0600) || !(file = fdopen(fd, "wb"))) {
-        close(fd);
-        return NULL;
-    }
-    return file;
-}
-
 /* Streams the export to out, counting its bytes. */
 static int export_get(struct ctl *ctl, FILE *out, int secrets, size_t *bytes)
 {
@@ -360,24 +348,29 @@ static int export_get(struct ctl *ctl, FILE *out, int secrets, size_t *bytes)
     return rc;
 }
 
-/* The export into path: written to path.tmp, renamed only once whole and on disk. */
+/* The export into path (base/secret_file: a new file of mode 600 beside it, renamed only once
+ * whole and on disk, whatever was at either name). */
 static int export_to_file(struct ctl *ctl, const char *path, int secrets, size_t *bytes)
 {
-    const char *tmp = ctl_printf(ctl, "%s.tmp", path);
-    FILE *file = secret_open(tmp);
-    int rc;
+    struct secret_file f;
+    FILE *file = NULL;
+    int fd, rc;
 
-    if (!file)
-        return ctl_error(CTL_INVALID, "cannot write %s: %s", tmp, strerror(errno));
+    if (secret_file_begin(&f, path))
+        return ctl_error(CTL_INVALID, "cannot write %s: %s", path, strerror(errno));
+    if ((fd = dup(f.fd)) < 0 || !(file = fdopen(fd, "wb"))) {
+        if (fd >= 0)
+            close(fd);
+        secret_file_abort(&f);
+        return ctl_error(CTL_FAILED, "cannot write %s: %s", path, strerror(errno));
+    }
     rc = export_get(ctl, file, secrets, bytes);
-    if (!rc && (fflush(file) || fsync(fileno(file))))
-        rc = ctl_error(CTL_FAILED, "cannot write %s: %s", tmp, strerror(errno));
     if (fclose(file) && !rc)
-        rc = ctl_error(CTL_FAILED, "cannot write %s: %s", tmp, strerror(errno));
-    if (!rc && rename(tmp, path))
-        rc = ctl_error(CTL_FAILED, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        rc = ctl_error(CTL_FAILED, "cannot write %s: %s", f.tmp, strerror(errno));
     if (rc)
-        unlink(tmp);
+        secret_file_abort(&f);
+    else if (secret_file_commit(&f))
+        rc = ctl_error(CTL_FAILED, "cannot write %s: %s", path, strerror(errno));
     return rc;
 }
 

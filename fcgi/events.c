@@ -12,8 +12,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EVENTS_MAX_WAIT 60
+/* What a wait leaves before its credential's end, for nginx to take the reader over and answer */
+#define EVENTS_WAIT_MARGIN_MS 500
+
+/* The seconds a wait may last: no longer than the credential that asked for it is taken (issue
+ * 49), so that nothing committed after its end reaches the reader; 0: answer at once. */
+static long long wait_within_credential(const struct request *req, long long wait)
+{
+    struct timespec now;
+    long long left;
+    if (!req->who.expires_ms)
+        return wait;
+    clock_gettime(CLOCK_REALTIME, &now);
+    left = req->who.expires_ms - ((long long)now.tv_sec * 1000 + now.tv_nsec / 1000000) -
+           EVENTS_WAIT_MARGIN_MS;
+    return left <= 0 ? 0 : left / 1000 < wait ? left / 1000 : wait;
+}
 
 /* A reader whose read_policy_group is limited to some policy groups sees no event of the
  * others' pointers (a pointer event is named "group/policy", a group's "group"). */
@@ -77,6 +94,7 @@ int events_list(struct request *req)
     if (wait > EVENTS_MAX_WAIT)
         return purser_error_set(&req->err, PURSER_EINVAL, "wait: at most %d seconds (got %lld)",
                                 EVENTS_MAX_WAIT, wait);
+    wait = wait_within_credential(req, wait);
     /* before the organization, and long before a wait is handed to nginx */
     if ((rc = events_kinds_check(kinds, &req->err)))
         return unknown_kinds(req);

@@ -6,16 +6,21 @@
 #include "router.h"
 
 #include "auth/identity.h"
+#include "base/log.h"
 #include "config/config.h"
 #include "git/gitrepo.h"
 #include "inventory/cluster.h"
 
 #include <string.h>
 
-/* ?service=git-upload-pack (a fetch or clone); git-receive-pack (a push) is refused. */
+/* ?service=git-upload-pack (a fetch or clone); git-receive-pack (a push) is refused. The
+ * service is read as git-http-backend reads it: the last service= of the query, percent-decoded
+ * (name and value), so that no spelling of a push reaches git as anything but a push. */
 static int service_check(struct request *req)
 {
-    const char *service = request_query(req, "service");
+    const char **values;
+    size_t count = request_query_all(req, "service", &values);
+    const char *service = count ? values[count - 1] : NULL;
     if (!service || !*service)
         return purser_error_set(&req->err, PURSER_EINVAL,
                                 "service: git-upload-pack or git-receive-pack is required");
@@ -41,6 +46,21 @@ int git_access_history(struct request *req)
     if (!rc)
         rc = gitrepo_history_sync(&g, 0, &done, &req->err);
     return rc ? rc : respond_text(req, 204, "text/plain", "", 0, NULL);
+}
+
+/* What the catalog's sync found, in the cluster's status (gitrepo_catalog_report); a failure
+ * to write it is logged, and the fetch is served all the same. */
+static void catalog_report(struct request *req, const struct resource_scope *s, const char *id,
+                           const json_t *cluster, const struct gitrepo_sync *done)
+{
+    struct purser_error err = {0};
+    json_t *fields;
+    if (!gitrepo_catalog_report(s, id, json_object_get(cluster, "status"), done, &err))
+        return;
+    fields = json_pack("{s:s, s:s, s:s}", "request_id", req->request_id, "cluster", id, "error",
+                       err.message);
+    log_message("warning", "a catalog's status could not be written", fields);
+    json_decref(fields);
 }
 
 int git_access_catalog(struct request *req)
@@ -82,6 +102,8 @@ int git_access_catalog(struct request *req)
     if (!rc)
         rc = gitrepo_catalog_sync(&docs, req->svc->config->git_root, request_param(req, "org"), id,
                                   cluster_id, &sel, &done, &req->err);
+    if (!rc)
+        catalog_report(req, &s, id, cluster, &done);
     json_decref(cluster);
     return rc ? rc : respond_text(req, 204, "text/plain", "", 0, NULL);
 }

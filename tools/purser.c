@@ -3,6 +3,7 @@
 #include "auth/keyring.h"
 #include "auth/rbac.h"
 #include "base/crypto.h"
+#include "base/secret_file.h"
 #include "codec/yaml_codec.h"
 #include "config/config.h"
 #include "docs/docstore.h"
@@ -15,6 +16,7 @@
 #include "../fcgi/router.h"
 #include "purser.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <mysql.h>
@@ -139,19 +141,15 @@ static int cmd_check_config(const char *path, const struct purser_config *cfg)
     return 0;
 }
 
-/* Writes a secret to path, readable by its owner only. */
+/* Writes a secret to path, readable by its owner only (base/secret_file: a new file renamed
+ * over it, whatever was there). */
 static int write_secret(const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    size_t len = strlen(text);
-    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-        fprintf(stderr, "purser: cannot write %s\n", path);
-        if (fd >= 0)
-            close(fd);
+    if (secret_file_write(path, text, strlen(text))) {
+        fprintf(stderr, "purser: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fchmod(fd, 0600);
-    return close(fd);
+    return 0;
 }
 
 int open_store(struct store **store, const struct purser_config *cfg)

@@ -14,6 +14,7 @@
 #include "auth/keyring.h"
 #include "base/buf.h"
 #include "base/crypto.h"
+#include "base/secret_file.h"
 #include "store/migrate.h"
 
 #include <errno.h>
@@ -192,33 +193,34 @@ static int schema_version(const struct purser_config *cfg, int *version)
     return rc;
 }
 
-/* Copies the keyring at from to to (mode 600, written aside then renamed); when to exists,
- * its owner is kept. */
-static int copy_keyring(const char *from, const char *to)
+/* Copies the keyring at from to to (base/secret_file: mode 600, written aside then renamed);
+ * with keep_owner (the configured keyring, restored), the owner of the file that was there. */
+static int copy_keyring(const char *from, const char *to, int keep_owner)
 {
-    struct buf text = BUF_INIT, tmp = BUF_INIT;
+    struct buf text = BUF_INIT;
+    struct secret_file f;
     struct stat st;
-    int have_owner = stat(to, &st) == 0, fd, rc = 0;
+    int have_owner = keep_owner && lstat(to, &st) == 0 && S_ISREG(st.st_mode), rc;
 
     if (read_file(&text, from)) {
         fprintf(stderr, "purser: cannot read %s: %s\n", from, strerror(errno));
         buf_release(&text);
         return -1;
     }
-    buf_printf(&tmp, "%s.new", to);
-    fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, text.data, text.len) != (ssize_t)text.len || fsync(fd) ||
-        (have_owner && fchown(fd, st.st_uid, st.st_gid)) || close(fd) ||
-        rename(buf_cstr(&tmp), to)) {
+    rc = secret_file_begin(&f, to);
+    if (!rc)
+        rc = secret_file_put(&f, text.data, text.len);
+    if (!rc && have_owner)
+        rc = fchown(f.fd, st.st_uid, st.st_gid);
+    if (!rc)
+        rc = secret_file_commit(&f);
+    else
+        secret_file_abort(&f);
+    if (rc)
         fprintf(stderr, "purser: cannot write the keyring %s: %s\n", to, strerror(errno));
-        if (fd >= 0)
-            unlink(buf_cstr(&tmp));
-        rc = -1;
-    }
     if (text.data)
         memset(text.data, 0, text.len);
     buf_release(&text);
-    buf_release(&tmp);
     return rc;
 }
 
@@ -288,7 +290,7 @@ int cmd_backup(const struct purser_config *cfg, int argc, char **argv)
         goto cleanup;
     }
     fd = -1;
-    if (keyring_to && copy_keyring(cfg->keyring_file, keyring_to))
+    if (keyring_to && copy_keyring(cfg->keyring_file, keyring_to, 0))
         goto cleanup;
     stat(file, &st);
     printf("backed up database %s (schema %d) to %s: %lld bytes in %.1fs\n", cfg->db_name, version,
@@ -448,7 +450,7 @@ int cmd_restore(const struct purser_config *cfg, int argc, char **argv)
         }
     }
     if (keyring_from && strcmp(keyring_from, cfg->keyring_file) &&
-        copy_keyring(keyring_from, cfg->keyring_file))
+        copy_keyring(keyring_from, cfg->keyring_file, 1))
         goto cleanup;
     /* a backup of an older version: its schema brought to this one's */
     if (mysql_library_init(0, NULL, NULL) || store_new(&store, cfg, &err) ||

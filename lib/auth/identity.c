@@ -18,11 +18,25 @@
  * not cached: it must stop working on time). */
 #define PRINCIPAL_BY_NAME                                                                          \
     "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, p.expires_at IS NOT "     \
-    "NULL AND p.expires_at <= UTC_TIMESTAMP(6) + INTERVAL 1 HOUR FROM principals p"
+    "NULL AND p.expires_at <= UTC_TIMESTAMP(6) + INTERVAL 1 HOUR,"                                 \
+    " TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), p.expires_at) FROM principals p"
 /* an expired user or client is gone */
 #define PRINCIPAL_LIVE " AND (p.expires_at IS NULL OR p.expires_at > UTC_TIMESTAMP(6))"
 
 /* ---- small helpers ---------------------------------------------------------------------- */
+
+/* The nearer of end (ms of CLOCK_REALTIME, 0: none) and the end of left_us microseconds from now
+ * (the database's count; NULL: none), ignoring what is past the hour. */
+static long long credential_end(long long end, const char *left_us)
+{
+    struct timespec now;
+    long long left = left_us ? atoll(left_us) : 0, at;
+    if (!left_us || left > 3600000000LL)
+        return end;
+    clock_gettime(CLOCK_REALTIME, &now);
+    at = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 + left / 1000;
+    return end && end < at ? end : at;
+}
 
 int identity_name_ok(const char *name, int allow_upper_and_dot)
 {
@@ -194,6 +208,7 @@ void identity_principal_from_row(struct principal *out, const struct store_rows 
     out->org_id = atoll(store_cell(rows, r, 2));
     out->name = store_cell(rows, r, 3);
     out->server_admin = strcmp(store_cell(rows, r, 4), "1") == 0;
+    out->expires_ms = 0;
 }
 
 /* ---- authentication lookups, with the per-worker cache ------------------------------------ */
@@ -258,21 +273,24 @@ static int cache_get_principal(struct lru *cache, struct arena *arena, const cha
 /* The principal's keys that have not expired; *expiring is set when one of them expires within
  * the hour (such a list is not cached: the key must stop working on time). */
 static int keys_of(struct store *store, struct arena *arena, long long id, const char ***keys,
-                   size_t *count, int *expiring, struct purser_error *err)
+                   size_t *count, int *expiring, long long *end, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_INT(id);
     int rc = store_query(store, arena, &rows,
                          "SELECT public_key, expires_at IS NOT NULL AND expires_at <="
-                         " UTC_TIMESTAMP() + INTERVAL 1 HOUR FROM principal_keys WHERE"
+                         " UTC_TIMESTAMP() + INTERVAL 1 HOUR, TIMESTAMPDIFF(MICROSECOND,"
+                         " UTC_TIMESTAMP(6), expires_at) FROM principal_keys WHERE"
                          " principal_id = ? AND (expires_at IS NULL OR expires_at >"
                          " UTC_TIMESTAMP()) ORDER BY name",
                          &p, 1, err);
     if (rc)
         return rc;
     *expiring = 0;
-    for (size_t i = 0; i < rows.count; i++)
+    for (size_t i = 0; i < rows.count; i++) {
         *expiring |= strcmp(store_cell(&rows, i, 1), "1") == 0;
+        *end = credential_end(*end, store_cell(&rows, i, 2));
+    }
     *keys = arena_calloc(arena, rows.count + 1, sizeof(**keys));
     if (!*keys)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -292,6 +310,7 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     const char *key = arena_sprintf(arena, "requestor%c%s%c%s", FIELD, org ? org : "", FIELD, name);
     int rc = 0, expiring = 0;
 
+    out->expires_ms = 0; /* (a cached credential does not end within the hour) */
     if (key && cache_get_principal(cache, arena, key, out, keys, key_count))
         return 0;
     rows.count = 0;
@@ -311,7 +330,8 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
     identity_principal_from_row(out, &rows, 0);
-    rc = keys_of(store, arena, out->id, keys, key_count, &expiring, err);
+    out->expires_ms = credential_end(0, store_cell(&rows, 0, 6));
+    rc = keys_of(store, arena, out->id, keys, key_count, &expiring, &out->expires_ms, err);
     expiring |= strcmp(store_cell(&rows, 0, 5), "1") == 0;
     if (!rc && key && !expiring)
         cache_put_principal(cache, key, out, *keys, *key_count);
@@ -329,13 +349,14 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
 
     crypto_sha256_hex(hash, token, strlen(token));
     key = arena_concat(arena, "token" FIELD_TEXT, hash, (const char *)NULL);
+    out->expires_ms = 0; /* (a cached credential does not end within the hour) */
     if (key && cache_get_principal(cache, arena, key, out, NULL, NULL))
         return 0;
     p = (struct store_value)STORE_STR(hash);
     rc = store_query(store, arena, &rows,
                      "SELECT p.id, p.kind, COALESCE(p.org_id, 0), p.name, p.server_admin, t.id,"
                      " t.expires_at IS NOT NULL AND t.expires_at <= UTC_TIMESTAMP(),"
-                     " TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), LEAST(COALESCE(t.expires_at,"
+                     " TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), LEAST(COALESCE(t.expires_at,"
                      " p.expires_at), COALESCE(p.expires_at, t.expires_at))), t.active, p.active,"
                      " p.expires_at IS NOT NULL AND p.expires_at <= UTC_TIMESTAMP(6)"
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
@@ -354,6 +375,7 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
     if (strcmp(store_cell(&rows, 0, 10), "1") == 0)
         return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client has expired");
     identity_principal_from_row(out, &rows, 0);
+    out->expires_ms = credential_end(0, store_cell(&rows, 0, 7));
     {
         struct store_value id = STORE_STR(store_cell(&rows, 0, 5));
         struct purser_error ignored;
@@ -363,7 +385,7 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
                    &id, 1, NULL, NULL, &ignored);
     }
     /* A token (or its principal) about to expire is not cached: it must stop working on time. */
-    if (key && (!store_cell(&rows, 0, 7) || atoll(store_cell(&rows, 0, 7)) > 3600))
+    if (key && !out->expires_ms)
         cache_put_principal(cache, key, out, NULL, 0);
     return 0;
 }

@@ -79,6 +79,10 @@ struct principal {
     long long org_id; /* clients: their organization; users: 0 */
     const char *name;
     int server_admin;
+    /* When the credential that authenticated it stops being taken (a token's or the principal's
+     * expiry, the nearest of a Chef-signed request's keys), in ms of this host's CLOCK_REALTIME;
+     * 0 when not within the hour (what a long wait of the event feed must not outlive). */
+    long long expires_ms;
 };
 
 /* The lookups below take an optional per-worker cache (NULL: none). What they find is kept

@@ -2,6 +2,7 @@
 #include "auth/keyring.h"
 
 #include "base/crypto.h"
+#include "base/secret_file.h"
 #include "config/config.h"
 
 #include <errno.h>
@@ -244,26 +245,13 @@ int keyring_open(const struct keyring *ring, int key_id, const void *aad, size_t
     return 0;
 }
 
-/* Writes text to path atomically (a temporary file renamed over it), mode 0600. */
+/* Writes text to path atomically (a new file of mode 600 renamed over it: base/secret_file). */
 static int write_file(const char *path, const char *text, size_t len, struct purser_error *err)
 {
-    size_t tmp_len = strlen(path) + 8;
-    char *tmp = malloc(tmp_len);
-    int fd, rc = 0;
-
-    if (!tmp)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    snprintf(tmp, tmp_len, "%s.new", path);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0 || rename(tmp, path) != 0)
-        rc = purser_error_set(err, PURSER_EINTERNAL, "cannot write keyring %s: %s", path,
-                              strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    if (rc)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    if (secret_file_write(path, text, len))
+        return purser_error_set(err, PURSER_EINTERNAL, "cannot write keyring %s: %s", path,
+                                strerror(errno));
+    return 0;
 }
 
 /* The file's text for ring's slots. */

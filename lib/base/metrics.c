@@ -66,6 +66,10 @@ static const struct {
     {METRIC_AUTH_OTHER, NULL, NULL, NULL, "reason=\"bootstrap_token\""},
     {METRIC_RBAC_DENIED, "purser_rbac_denials_total", "counter",
      "Requests refused as not allowed (403): by the RBAC policy or a handler's own check", NULL},
+    {METRIC_CATALOG_RENDER_FAILED, "purser_catalog_render_failures_total", "counter",
+     "Revisions a cluster's catalog could not render (skipped: its fetches serve the last good "
+     "rendering; the cluster's status.catalog names the revision)",
+     NULL},
     {METRIC_AUTH_CHANGES, "purser_auth_changes_total", "counter",
      "Writes that changed credentials, memberships or grants (each empties every worker's "
      "authentication cache)",

@@ -44,6 +44,8 @@ enum metric {
     METRIC_AUTH_SIGNATURE,         /* a signature that no key of the principal verifies */
     METRIC_AUTH_OTHER,             /* another 401: a bootstrap token unknown, used or expired */
     METRIC_RBAC_DENIED,
+    /* revisions a cluster's catalog could not render (skipped: fetches serve the last good) */
+    METRIC_CATALOG_RENDER_FAILED,
     /* writes that changed who is who or who may do what: a worker that sees this move
      * empties its authentication cache before its next request (fcgi/worker.c) */
     METRIC_AUTH_CHANGES,

@@ -3,6 +3,7 @@
 #include "git/git_private.h"
 
 #include "base/hash.h"
+#include "base/metrics.h"
 #include "codec/yaml_codec.h"
 #include "docs/document.h"
 #include "inventory/cluster.h"
@@ -279,6 +280,18 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
                        p, 2, err);
 }
 
+/* A revision that failed to render by its own fault (a layering or substitution error: 400; a
+ * source or LayeringPolicy missing: 409; past the render's bounds: 413; not the store's or the
+ * repository's, which a later fetch may not meet) is skipped: out says so, the metric counts
+ * it, and the sync goes on (0). */
+static int render_skipped(struct gitrepo_sync *out, long long id, const struct purser_error *err)
+{
+    out->failed = id;
+    snprintf(out->failure, sizeof(out->failure), "%s", err->message);
+    metrics_add(METRIC_CATALOG_RENDER_FAILED, 1);
+    return 0;
+}
+
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
                          const char *cluster, long long cluster_id,
                          const struct gitrepo_selector *sel, struct gitrepo_sync *out,
@@ -308,8 +321,17 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         char message[256];
         rc = git_catalog_tree(docs, h.repo, id, sel, &tree, err);
         if (rc == PURSER_EINVAL) { /* a revision that does not render changes nothing */
-            rc = 0;
+            rc = render_skipped(out, id, err);
             continue;
+        }
+        /* nor one that misses a source or a LayeringPolicy (409) or is past the bounds (413) */
+        if (rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE) {
+            rc = render_skipped(out, id, err);
+            continue;
+        }
+        if (!rc) {
+            out->rendered = id;
+            out->failed = 0;
         }
         if (!rc && head_tree(h.repo, &at, &before) < 0)
             rc = git_fail(err, "the catalog's tree");

@@ -41,6 +41,11 @@ struct gitrepo_sync {
     long long revision; /* the revision the branch is at now (0: none) */
     long commits;       /* commits written by this call */
     char head[41];      /* the branch's commit id (hex), "" when the history is empty */
+    /* a catalog's: the newest revision this call rendered (0: none), and the newest that did not
+     * render, when no later one did (0: none), with why (render_error's message) */
+    long long rendered;
+    long long failed;
+    char failure[PURSER_ERROR_MESSAGE_SIZE];
 };
 
 /* Brings <root>/<org>.git up to the database: creates the repository when it is missing, then
@@ -104,10 +109,23 @@ char *gitrepo_catalog_path(struct arena *arena, const char *root, const char *or
 /* Brings the catalog of cluster (its row id cluster_id) up to the database, rendering with docs
  * (which must be allowed to read encrypted documents, so that what a secret went into is known and
  * left out; docs->arena holds the answers). out as gitrepo_history_sync's (revision: the branch's).
+ * A revision that does not render (400, 409, 413: its documents' fault, which no retry mends) is
+ * skipped, the branch staying at the last good rendering, and out->failed says so; a failure of
+ * the store or the repository is this call's error and skips nothing.
  */
 int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, const char *org,
                          const char *cluster, long long cluster_id,
                          const struct gitrepo_selector *sel, struct gitrepo_sync *out,
                          struct purser_error *err);
+
+/* Shows what a catalog sync (done) found in the cluster's status (status: its status now,
+ * borrowed): when a revision did not render, status.catalog = {revision: the branch's, the last
+ * good rendering, error: {revision, message}}, written with an event of kind "catalog" once per
+ * such revision; when a later revision rendered, the error goes the same way ({revision}).
+ * Nothing is written when status.catalog already says so. */
+struct resource_scope;
+int gitrepo_catalog_report(const struct resource_scope *s, const char *cluster,
+                           const json_t *status, const struct gitrepo_sync *done,
+                           struct purser_error *err);
 
 #endif

@@ -295,6 +295,8 @@ static const struct event_kind cluster_events[] = {
     {"cluster", "a cluster was registered, changed or deleted (name: the cluster)"},
     {"facts", "a cluster reported its dynamic facts (name: the cluster)"},
     {"bootstrap_token_reset", "a cluster's bootstrap token was reset (name: the cluster)"},
+    {"catalog", "a cluster's catalog could not render a revision, or rendered again after one "
+                "(name: the cluster; its status.catalog says which)"},
     {NULL, NULL},
 };
 
