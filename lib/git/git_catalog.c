@@ -320,12 +320,9 @@ int gitrepo_catalog_sync(const struct docstore_ctx *docs, const char *root, cons
         git_oid tree, before;
         char message[256];
         rc = git_catalog_tree(docs, h.repo, id, sel, &tree, err);
-        if (rc == PURSER_EINVAL) { /* a revision that does not render changes nothing */
-            rc = render_skipped(out, id, err);
-            continue;
-        }
-        /* nor one that misses a source or a LayeringPolicy (409) or is past the bounds (413) */
-        if (rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE) {
+        /* a revision that does not render (400: invalid; 409: a source or a LayeringPolicy
+         * missing; 413: past the bounds) changes nothing: the last good rendering stays */
+        if (rc == PURSER_EINVAL || rc == PURSER_EEXISTS || rc == PURSER_ETOOLARGE) {
             rc = render_skipped(out, id, err);
             continue;
         }

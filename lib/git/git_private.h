@@ -81,8 +81,9 @@ int git_pack_when_many(git_repository *repo, struct purser_error *err);
  * reach (nothing of a rewritten history stays on disk). */
 int git_pack_all(git_repository *repo, struct purser_error *err);
 
-/* The catalog's tree for revision id (git_catalog.c): *out; PURSER_EINVAL (or Deckhand's
- * 409, PURSER_EEXISTS) when the revision does not render, PURSER_ENOTFOUND when it is gone. */
+/* The catalog's tree for revision id (git_catalog.c): *out; PURSER_EINVAL, PURSER_EEXISTS
+ * (Deckhand's 409) or PURSER_ETOOLARGE when the revision does not render, PURSER_ENOTFOUND
+ * when it is gone. */
 int git_catalog_tree(const struct docstore_ctx *docs, git_repository *repo, long long id,
                      const struct gitrepo_selector *sel, git_oid *out, struct purser_error *err);
 

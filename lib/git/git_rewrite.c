@@ -118,7 +118,8 @@ static int write_again(const struct docstore_ctx *docs, git_repository *repo,
     for (size_t i = 0; !rc && i < count; i++) {
         rc = old[i].revision > 0 ? git_catalog_tree(docs, repo, old[i].revision, sel, &tree, err)
                                  : PURSER_ENOTFOUND;
-        if (rc == PURSER_EINVAL || rc == PURSER_ENOTFOUND || rc == PURSER_EEXISTS) {
+        if (rc == PURSER_EINVAL || rc == PURSER_ENOTFOUND || rc == PURSER_EEXISTS ||
+            rc == PURSER_ETOOLARGE) {
             rc = 0;
             continue;
         }
