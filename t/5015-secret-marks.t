@@ -234,7 +234,7 @@ is scalar(grep { length } split /\n/, $out), scalar @commits, '  a clone has the
 # ---- the write's schema validation quotes no secret (its entries a reader may read) ----
 my $checked = $layering
     . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Checked/v1\n"
-    . "data:\n  type: object\n  properties:\n    creds: {type: object, additionalProperties: false, properties: {user: {}}}\n"
+    . "data:\n  type: object\n  properties:\n    creds: {type: object, additionalProperties: false, properties: {user: {type: integer}}}\n"
     . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Vault/v1\n"
     . "data: {type: object, additionalProperties: false, properties: {user: {}}}\n"
     . "---\nschema: deckhand/DataSchema/v1\nmetadata:\n  schema: metadata/Control/v1\n  name: example/Hidden/v1\n"
@@ -267,5 +267,10 @@ my $entry = $s->request('GET', "/api/v1.0/revisions/$bad/validations/deckhand-sc
     { headers => { authorization => "Bearer $rita", accept => 'application/json' } });
 like $entry->{content}, qr/PLAIN-extra/, '  a failure of what came from no secret is still named';
 like $entry->{content}, qr/not shown: it would quote the secret/, '  the others say why they say less';
+my $errors = eval { decode_json($entry->{content})->{errors} } // [];
+is_deeply [ sort map { "$_->{name} $_->{path}" } grep { $_->{name} eq 'app' } @$errors ], ['app .data.creds', 'app .data.creds'],
+    '  a failure inside a secret is told where the secret starts, not below it';
+ok((grep { $_->{name} eq 'hid' && $_->{path} eq '.data' && !exists $_->{validation_schema} } @$errors),
+    '  one against an encrypted DataSchema tells nothing of the schema');
 
 PurserStack::finish();

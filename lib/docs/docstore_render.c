@@ -54,56 +54,94 @@ static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
                      json_loads(store_cell(&rows, 0, 2), JSON_DECODE_ANY, &jerr));
 }
 
-/* What is said of a failure that would quote a secret. */
-#define SECRET_FAILURE                                                                             \
-    "a value that came from an encrypted document, or its encrypted DataSchema, fails the "        \
-    "check (what fails is not shown: it would quote the secret)"
+/* What is said of a failure that would quote a secret: a value's, or its DataSchema's. */
+#define SECRET_VALUE                                                                               \
+    "a value that came from an encrypted document fails the check (what fails is not shown: "      \
+    "it would quote the secret)"
+#define SECRET_SCHEMA                                                                              \
+    "the document fails its encrypted DataSchema (what fails is not shown: it would quote the "    \
+    "schema)"
 
-static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against,
-                              int secret)
+static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against)
 {
     char message[PURSER_ERROR_MESSAGE_SIZE + 128];
     const json_t *meta = json_object_get(doc, "metadata");
-    if (secret)
-        snprintf(message, sizeof(message), "$ %s: %s", SECRET_FAILURE, against);
-    else
-        snprintf(message, sizeof(message), "%s %s: %s (schema %s, path %s)",
-                 str(json_object_get(failure, "path")), str(json_object_get(failure, "message")),
-                 against, str(json_object_get(failure, "schema_path")),
-                 str(json_object_get(failure, "path")));
+    snprintf(message, sizeof(message), "%s %s: %s (schema %s, path %s)",
+             str(json_object_get(failure, "path")), str(json_object_get(failure, "message")),
+             against, str(json_object_get(failure, "schema_path")),
+             str(json_object_get(failure, "path")));
     return document_message(
         "D002", message, str(json_object_get(doc, "schema")), str(json_object_get(meta, "name")),
         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
 }
 
 /* One failure found checking rendered documents: the document and either the schema's failure
- * ({path, schema_path, message}: jsonschema_validate's) or why its schema does not compile.
- * secret: what it would say quotes an encrypted document's bytes (secret_failure), so it says
- * nothing of the value or the schema. */
+ * ({path, schema_path, message}: jsonschema_validate's, as it may be told: told_failure) or why
+ * its schema does not compile. sealed: the DataSchema is encrypted (nothing of it is told). */
 struct found {
     const json_t *doc;
     const json_t *failure;
     const struct purser_error *compiling;
     const struct dataschema_match *match;
-    int secret;
+    int sealed;
 };
 
-/* 1 when a failure at path (jsonschema's "$.a[0]") of a document whose data mask marks (render.h)
- * would quote an encrypted document's bytes: the value there (or a key under it) came from
- * one, or the DataSchema is itself encrypted (sealed_schema). */
-static int secret_failure(const json_t *mask, const char *path, int sealed_schema)
+/* The steps of at a failure may name in a document whose data mask marks (render.h), as
+ * "$.a[0]" into out: down to the first value marked whole (its own key a redaction shows too,
+ * not those under it). 1 when steps were left out. */
+static int told_path(const json_t *mask, const struct jsonpath *at, struct buf *out)
 {
+    const json_t *m = mask;
+    int rc = buf_adds(out, "$");
+    for (size_t i = 0; !rc && i < jsonpath_length(at); i++) {
+        size_t index;
+        const char *key = jsonpath_step(at, i, &index);
+        char name[24];
+        if (json_is_true(m))
+            return 1;
+        snprintf(name, sizeof(name), "%zu", index);
+        rc = !key                      ? buf_printf(out, "[%zu]", index)
+             : !strpbrk(key, ".[]'\"") ? buf_printf(out, ".%s", key)
+             : strchr(key, '\'')       ? buf_printf(out, ".\"%s\"", key)
+                                       : buf_printf(out, ".'%s'", key);
+        m = json_is_object(m) ? json_object_get(m, key ? key : name) : NULL;
+    }
+    return 0;
+}
+
+/* failure as it may be told of a document whose data mask marks (render.h), against a
+ * DataSchema that is encrypted or not (sealed): a new reference. The validator quotes the
+ * schema and, for additionalProperties (a key) and uniqueItems, the value; never a secret's:
+ * its path stops where a secret starts (told_path), and its message is SECRET_VALUE when that
+ * cut the path or would name a marked value's key; against an encrypted DataSchema, nothing
+ * but SECRET_SCHEMA. */
+static json_t *told_failure(const json_t *failure, const json_t *mask, int sealed)
+{
+    const char *path = str(json_object_get(failure, "path"));
+    const char *schema_path = str(json_object_get(failure, "schema_path"));
+    const char *keyword = strrchr(schema_path, '/');
     struct jsonpath *at = NULL;
-    int secret;
-    if (sealed_schema || json_is_true(mask))
-        return 1;
+    struct buf told = BUF_INIT;
+    json_t *out;
+    int quiet;
+    if (sealed)
+        return json_pack("{s:s, s:s, s:s}", "path", "$", "schema_path", "", "message",
+                         SECRET_SCHEMA);
     if (!jsonmask_any(mask))
-        return 0;
-    if (jsonpath_compile(&at, path && *path ? path : "$", NULL))
-        return 1; /* (a path it cannot follow: nothing is quoted) */
-    secret = jsonmask_get(mask, at) != NULL;
+        return json_incref((json_t *)failure);
+    if (jsonpath_compile(&at, *path ? path : "$", NULL)) /* (one it cannot follow: not told) */
+        return json_pack("{s:s, s:s, s:s}", "path", "$", "schema_path", schema_path, "message",
+                         SECRET_VALUE);
+    keyword = keyword ? keyword + 1 : schema_path;
+    quiet = told_path(mask, at, &told) ||
+            ((!strcmp(keyword, "additionalProperties") || !strcmp(keyword, "uniqueItems")) &&
+             jsonmask_get(mask, at));
+    out = json_pack("{s:s, s:s, s:s}", "path", told.data ? buf_cstr(&told) : "$", "schema_path",
+                    schema_path, "message",
+                    quiet ? SECRET_VALUE : str(json_object_get(failure, "message")));
+    buf_release(&told);
     jsonpath_free(at);
-    return secret;
+    return out;
 }
 
 /* The mask of rendered document i (secrets: the render's, or NULL: documents as they are,
@@ -166,7 +204,7 @@ static int check_rendered(const json_t *sources, const json_t *rendered, const j
         purser_error_clear(&compiling);
         if (dataschema_set_find(set, str(json_object_get(doc, "schema")), &m, &compiling)) {
             f.compiling = &compiling;
-            f.secret = m.dataschema && json_object_get(sealed, m.dataschema);
+            f.sealed = m.dataschema && json_object_get(sealed, m.dataschema);
             rc = compiling.code == PURSER_EINTERNAL ? (*err = compiling, compiling.code)
                                                     : found(arg, &f, err);
             continue;
@@ -174,13 +212,14 @@ static int check_rendered(const json_t *sources, const json_t *rendered, const j
         json_array_clear(failures);
         if (m.compiled)
             jsonschema_validate(m.compiled, data ? data : json_null(), failures, 10);
+        f.sealed = m.dataschema && json_object_get(sealed, m.dataschema);
         json_array_foreach (failures, j, failure) {
-            f.failure = failure;
-            f.secret =
-                secret_failure(mask_of(secrets, i, doc), str(json_object_get(failure, "path")),
-                               m.dataschema && json_object_get(sealed, m.dataschema));
+            json_t *told = rc ? NULL : told_failure(failure, mask_of(secrets, i, doc), f.sealed);
+            f.failure = told;
             if (!rc)
-                rc = found(arg, &f, err);
+                rc = told ? found(arg, &f, err)
+                          : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+            json_decref(told);
         }
     }
     json_decref(failures);
@@ -196,9 +235,9 @@ static int found_d002(void *arg, const struct found *f, struct purser_error *err
     const char *schema = str(json_object_get(f->doc, "schema"));
     if (f->compiling)
         return purser_error_set(err, f->compiling->code, "the DataSchema for %s: %s", schema,
-                                f->secret ? "is encrypted, and does not compile"
+                                f->sealed ? "is encrypted, and does not compile"
                                           : f->compiling->message);
-    return json_array_append_new(arg, schema_message(f->doc, f->failure, schema, f->secret))
+    return json_array_append_new(arg, schema_message(f->doc, f->failure, schema))
                ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
                : 0;
 }
@@ -294,12 +333,12 @@ struct recorded {
 static json_t *failure_entry(struct arena *arena, const struct found *f)
 {
     const json_t *meta = json_object_get(f->doc, "metadata");
-    if (f->secret) /* (neither the value's path nor the schema: either may quote the secret) */
+    if (f->sealed) /* (nothing of the schema, nor where it fails) */
         return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema",
                          str(json_object_get(f->doc, "schema")), "name",
                          str(json_object_get(meta, "name")), "layer",
                          str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")),
-                         "path", ".data", "message", SECRET_FAILURE);
+                         "path", ".data", "message", SECRET_SCHEMA);
     return json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "schema", str(json_object_get(f->doc, "schema")),
         "name", str(json_object_get(meta, "name")), "layer",
@@ -316,7 +355,7 @@ static json_t *broken_entry(const struct found *f)
     snprintf(message, sizeof(message),
              "the DataSchema %s is no valid JSON schema (%s): the documents it names are not "
              "checked",
-             name, f->secret ? "it is encrypted: why is not shown" : f->compiling->message);
+             name, f->sealed ? "it is encrypted: why is not shown" : f->compiling->message);
     return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "deckhand/DataSchema/v1", "name", name,
                      "layer", "", "path", ".data", "message", message);
 }
