@@ -170,19 +170,8 @@ reach("c-dev's credential, signed", as_signed('c-dev', $c_dev_key));
 ($r) = $s->api('GET', "$base/events?since=0", undef, $manifest->{token});
 is $r->{status}, 403, '  it reads no event feed (the cluster role has no read_events)';
 
-$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
-$ENV{GIT_TERMINAL_PROMPT} = 0;
-$ENV{GIT_CONFIG_NOSYSTEM} = 1;
-$ENV{HOME} = $work;
-sub git {
-    my ($t, @args) = @_;
-    my $pid = open(my $fh, '-|') // die "fork: $!";
-    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', '-c', "http.extraHeader=Authorization: Bearer $t", @args; exit 127 }
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    return ($? >> 8, $out);
-}
+$s->git_env($work);
+sub git { PurserStack::git(@_) }
 my ($gst, $gout) = git($manifest->{token}, 'ls-remote', "$url/git/$org/catalogs/c-dev.git");
 is $gst, 0, "git: c-dev's credential fetches its own catalog" or diag $gout;
 ($gst, $gout) = git($manifest->{token}, 'ls-remote', "$url/git/$org/catalogs/c-prod.git");

@@ -23,21 +23,9 @@ my $org = $s->env('PURSER_ORG');
 my $url = $s->url;
 my $admin = $s->env('PURSER_ADMIN_TOKEN');
 my $work = tempdir('purser-marks-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
-$ENV{GIT_TERMINAL_PROMPT} = 0;
-$ENV{GIT_CONFIG_NOSYSTEM} = 1;
-$ENV{HOME} = $work;
+$s->git_env($work);
 
-sub git {
-    my ($token, @args) = @_;
-    my @auth = length $token ? ('-c', "http.extraHeader=Authorization: Bearer $token") : ();
-    my $pid = open(my $fh, '-|') // die "fork: $!";
-    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', @auth, @args; exit 127 }
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    return ($? >> 8, $out);
-}
+sub git { PurserStack::git(@_) }
 
 # ---- a reader without read_encrypted_document, and a cluster whose catalog is the bucket ----
 my (undef, $d) = $s->api('POST', '/users', { username => 'rita', email => 'rita@example.com' });

@@ -25,22 +25,9 @@ my $url = $s->url;
 my $admin = $s->env('PURSER_ADMIN_TOKEN');
 my $work = tempdir('purser-git-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $secret = 'hunter2-' . join '', map { ('a' .. 'z')[rand 26] } 1 .. 24;
-$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
-$ENV{GIT_TERMINAL_PROMPT} = 0;
-$ENV{GIT_CONFIG_NOSYSTEM} = 1;
-$ENV{HOME} = $work; # (no user configuration of git's)
+$s->git_env($work);
 
-# git(TOKEN, ARGS...): (exit status, output with stderr); TOKEN '' sends no credential.
-sub git {
-    my ($token, @args) = @_;
-    my @auth = length $token ? ('-c', "http.extraHeader=Authorization: Bearer $token") : ();
-    my $pid = open(my $fh, '-|') // die "fork: $!";
-    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', @auth, @args; exit 127 }
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    return ($? >> 8, $out);
-}
+sub git { PurserStack::git(@_) }
 sub git_in { my ($dir, $token, @args) = @_; return git($token, '-C', $dir, @args) }
 sub lines { my ($status, $out) = @_; return grep { length } split /\n/, $out }
 

@@ -17,10 +17,7 @@ my $s = PurserStack->new(workers => 2);
 my $org = $s->env('PURSER_ORG');
 my $admin = $s->env('PURSER_ADMIN_TOKEN');
 my $work = tempdir('purser-git-service-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
-$ENV{GIT_TERMINAL_PROMPT} = 0;
-$ENV{GIT_CONFIG_NOSYSTEM} = 1;
-$ENV{HOME} = $work;
+$s->git_env($work);
 
 my $layering = "---\nschema: deckhand/LayeringPolicy/v1\nmetadata:\n  schema: metadata/Control/v1\n"
     . "  name: layering\ndata:\n  layerOrder: [global]\n";

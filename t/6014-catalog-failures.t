@@ -19,20 +19,9 @@ my $org = $s->env('PURSER_ORG');
 my $url = $s->url;
 my $admin = $s->env('PURSER_ADMIN_TOKEN');
 my $work = tempdir('purser-catalog-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-$ENV{GIT_SSL_CAINFO} = $s->env('PURSER_CA');
-$ENV{GIT_TERMINAL_PROMPT} = 0;
-$ENV{GIT_CONFIG_NOSYSTEM} = 1;
-$ENV{HOME} = $work;
+$s->git_env($work);
 
-sub git {
-    my ($token, @args) = @_;
-    my $pid = open(my $fh, '-|') // die "fork: $!";
-    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', '-c', "http.extraHeader=Authorization: Bearer $token", @args; exit 127 }
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    return ($? >> 8, $out);
-}
+sub git { PurserStack::git(@_) }
 sub commits { my ($dir) = @_; my (undef, $out) = git('', '-C', $dir, 'rev-list', '--count', 'HEAD'); return $out =~ /(\d+)/ ? $1 : 0 }
 sub put_bucket {
     my ($o, $bucket, $yaml) = @_;

@@ -198,6 +198,30 @@ sub browser_run {
     return %seen;
 }
 
+# git_env(DIR): real git against the stack, as a client outside would run it: trusting the
+# stack's certificate, never prompting, without the system's or the user's configuration (its
+# HOME is DIR, a folder of the test's).
+sub git_env {
+    my ($self, $dir) = @_;
+    $ENV{GIT_SSL_CAINFO} = $self->env('PURSER_CA');
+    $ENV{GIT_TERMINAL_PROMPT} = 0;
+    $ENV{GIT_CONFIG_NOSYSTEM} = 1;
+    $ENV{HOME} = $dir;
+}
+
+# git(TOKEN, ARGS...): (exit status, output with stderr) of git ARGS sending TOKEN as a bearer
+# credential ('' sends none).
+sub git {
+    my ($token, @args) = @_;
+    my @auth = length $token ? ('-c', "http.extraHeader=Authorization: Bearer $token") : ();
+    my $pid = open(my $fh, '-|') // die "fork: $!";
+    if (!$pid) { open STDERR, '>&', \*STDOUT; exec 'git', @auth, @args; exit 127 }
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    return ($? >> 8, $out);
+}
+
 # Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
 # sees a revocation or a role change.
 sub wait_auth_cache { Time::HiRes::sleep(($_[0]{opt}{auth_ttl} // 1) + 0.2) }
