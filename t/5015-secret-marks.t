@@ -171,19 +171,7 @@ ok @commits >= 6, 'the catalog: a commit for each revision that changed it: ' . 
 ($st, $out) = git($rita, '-C', $cat, 'fetch', "$url/git/$org/catalogs/c-edge.git");
 is $st, 0, 'a reader fetches it too' or diag $out;
 
-sub objects_holding {
-    my ($what, @dirs) = @_;
-    my ($objects, $found) = (0, 0);
-    for my $git_dir (@dirs) {
-        open my $fh, '-|', 'git', '--git-dir', $git_dir, 'cat-file', '--batch-all-objects', '--batch' or die;
-        local $/;
-        my $all = <$fh> // '';
-        close $fh;
-        $objects += () = $all =~ /^[0-9a-f]{40} \w+ \d+$/mg;
-        $found++ if index($all, $what) >= 0;
-    }
-    return ($objects, $found);
-}
+sub objects_holding { my ($what, @dirs) = @_; return PurserStack::git_objects_holding([$what], @dirs) }
 my @repos = ((map { s{/objects$}{}r } split /\n/, `find ${\ $s->dir}/git -type d -name objects`), "$cat/.git");
 my ($objects, $holding) = objects_holding('S3CRET', @repos);
 ok $objects > 50, "objects read in " . scalar(@repos) . " repositories: $objects";

@@ -353,15 +353,7 @@ is scalar(grep { /old-secret-plan/ } split /\n/, `git --git-dir='${\ $s->dir}/gi
 # ---- the encrypted value is in no object of any repository ----
 my @repos = ((map { s{/objects$}{}r } split /\n/, `find ${\ $s->dir}/git -type d -name objects`), "$clone/.git", "$cat/.git", "$cat2/.git");
 ok @repos >= 6, 'repositories to search: ' . scalar @repos;
-my ($objects, $found) = (0, 0);
-for my $git_dir (@repos) {
-    open my $fh, '-|', 'git', '--git-dir', $git_dir, 'cat-file', '--batch-all-objects', '--batch' or die;
-    local $/;
-    my $all = <$fh> // '';
-    close $fh;
-    $objects += () = $all =~ /^[0-9a-f]{40} \w+ \d+$/mg;
-    $found++ if index($all, $secret) >= 0 || index($all, 'hunter2') >= 0;
-}
+my ($objects, $found) = PurserStack::git_objects_holding([$secret, 'hunter2'], @repos);
 ok $objects > 20, "objects read ($objects)";
 is $found, 0, 'the encrypted document\'s value is in none of them';
 

@@ -1,6 +1,8 @@
 /* secret_file.c: files that hold a secret, written aside and renamed (secret_file.h). */
 #include "base/secret_file.h"
 
+#include "base/io.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,17 +48,7 @@ int secret_file_begin(struct secret_file *f, const char *path)
 
 int secret_file_put(struct secret_file *f, const void *data, size_t len)
 {
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(f->fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return io_write_all(f->fd, data, len);
 }
 
 int secret_file_commit(struct secret_file *f)

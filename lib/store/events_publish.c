@@ -1,5 +1,6 @@
 /* events_publish.c: committed events posted to nginx's nchan publisher (events.h), so that
  * readers waiting with wait= are held by nginx, not by a purser worker. */
+#include "base/io.h"
 #include "base/json_text.h"
 #include "base/log.h"
 #include "store/events.h"
@@ -18,20 +19,6 @@
 /* A wake-up carrying more than this many bytes of events carries none: the reader reads
  * them from the log (nchan keeps each message in shared memory for a minute). */
 #define PUBLISH_MAX_BODY 65536
-
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 /* One POST to the publisher location /<where>/<channel>; 0 when nchan answered 2xx. */
 static int post(const char *socket_path, const char *where, const char *channel, const char *body)
@@ -53,7 +40,7 @@ static int post(const char *socket_path, const char *where, const char *channel,
              "Content-Length: %zu\r\n\r\n",
              where, channel, len);
     if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr)) &&
-        !write_all(fd, head, strlen(head)) && !write_all(fd, body, len)) {
+        !io_write_all(fd, head, strlen(head)) && !io_write_all(fd, body, len)) {
         ssize_t n = read(fd, status, sizeof(status) - 1); /* "HTTP/1.1 201 Created" */
         if (n > 12)
             status[n] = 0, rc = status[9] == '2' ? 0 : -1;

@@ -222,6 +222,24 @@ sub git {
     return ($? >> 8, $out);
 }
 
+# git_objects_holding(TEXTS, GIT_DIRS...): (objects read, how many of the repositories hold
+# any of TEXTS, an array reference, in any object: every object, reachable or not, loose or
+# packed). What no secret may be in.
+sub git_objects_holding {
+    my ($texts, @dirs) = @_;
+    my ($objects, $found) = (0, 0);
+    for my $git_dir (@dirs) {
+        open my $fh, '-|', 'git', '--git-dir', $git_dir, 'cat-file', '--batch-all-objects', '--batch'
+            or die "git cat-file: $!";
+        local $/;
+        my $all = <$fh> // '';
+        close $fh;
+        $objects += () = $all =~ /^[0-9a-f]{40} \w+ \d+$/mg;
+        $found++ if grep { index($all, $_) >= 0 } @$texts;
+    }
+    return ($objects, $found);
+}
+
 # Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
 # sees a revocation or a role change.
 sub wait_auth_cache { Time::HiRes::sleep(($_[0]{opt}{auth_ttl} // 1) + 0.2) }
