@@ -209,10 +209,17 @@ int member_add(struct request *req)
     return respond_owned(req, rc, 201, out);
 }
 
+/* A member manager limited to some policy groups removes only a member it could have granted
+ * as much (auth_made_within): not one that holds groups it does not (who holds prod). */
 int member_remove(struct request *req)
 {
     const char *user = request_param(req, "user");
-    int rc = identity_member_remove(req->svc->store, request_param(req, "org"), user, &req->err);
+    long long id = 0;
+    int rc = identity_principal_id(req->svc->store, req->arena, NULL, user, &id, &req->err);
+    if (!rc)
+        rc = auth_made_within(req, id, arena_sprintf(req->arena, "member '%s'", user));
+    if (!rc)
+        rc = identity_member_remove(req->svc->store, request_param(req, "org"), user, &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }
 
@@ -266,6 +273,11 @@ int org_export(struct request *req)
     c.secrets = secrets && !strcmp(secrets, "true");
     if (c.secrets) /* the data of encrypted documents: only for who may read it */
         rc = auth_require(req, "read_encrypted_document");
+    /* every policy group is in it (what each points at): not for one whose reads are limited */
+    if (!rc && auth_group_limited(req, "read_policy_group"))
+        rc = purser_error_set(&req->err, PURSER_EDENIED,
+                              "an export holds every policy group, and you read only some "
+                              "(read_policy_group is limited to policy groups for you)");
     if (!rc)
         rc = transfer_export(&c, &out, &req->err);
     if (!rc) /* a stream: one YAML document per resource */

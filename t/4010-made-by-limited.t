@@ -218,6 +218,24 @@ is $item{'la-dev'}{revision_id}, 'd1', "  a dev node with dev's revision";
 %item = map { $_->{name} => $_ } @{ $j->{items} };
 is $item{'prod-web1'}{revision_id}, 'p1', "  (the admin sees prod's)";
 
+# ---- what a limited admin may not undo: an unlimited member, an export of every group ----
+is status_of('POST', '/users', { username => 'boss' }), 201, 'a user boss';
+is status_of('POST', "$base/users", { username => 'boss', roles => ['admin'] }), 201, '  an unlimited admin of the organization';
+($r, $j) = $s->api('DELETE', "$base/users/boss", undef, $token{la});
+is $r->{status}, 403, 'la removes no member who holds more than it could grant (who holds prod)';
+like err($j), qr/member 'boss' reaches further than you/, '  saying why';
+($r, $j) = admin('GET', "$base/users");
+ok((grep { ($_->{user}{username} // '') eq 'boss' } @{ ref $j eq 'ARRAY' ? $j : [] }), '  boss is still a member')
+    or diag explain $j;
+is status_of('POST', '/users', { username => 'dev-hand' }), 201, 'a user dev-hand';
+is status_of('POST', "$base/users", { username => 'dev-hand', roles => ['operator'], policy_groups => { operator => ['dev*'] } }), 201,
+    '  an operator of dev*';
+is status_of('DELETE', "$base/users/dev-hand", undef, $token{la}), 200, '  whom la may remove';
+($r, $j) = $s->api('GET', "$base/export", undef, $token{la});
+is $r->{status}, 403, 'la exports nothing: an export holds every group (prod\'s pointer among them)';
+unlike $r->{content} // '', qr/p1/, '  nothing of prod in the refusal';
+is status_of('GET', "$base/export"), 200, '  (an unlimited admin exports)';
+
 # ---- a refusal is logged ----
 ok scalar(grep { /access denied/ && /"principal":"la"/ && /"action":"update_client"/ } $s->log_lines('purser-fcgi.log')),
     'a refused key is logged as a denial of update_client';
