@@ -105,6 +105,34 @@ int principal_get(struct request *req)
     return respond_revision(req, rc, 200, out, revision);
 }
 
+/* A user's update of itself (one who is not a server admin holds update_user on its own path
+ * alone: the policy's self) leaves as they are what a server admin sets on a user: whether it
+ * is active and when it expires (a user that lifted its own expiry would outlive it). */
+static int own_limits_kept(struct request *req, const json_t *body)
+{
+    static const char *const kept[] = {"active", "expires"};
+    const char *revision = NULL;
+    json_t *current = NULL;
+    int rc = 0, touched = 0;
+    if (request_param(req, "org") || req->who.server_admin)
+        return 0;
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        touched |= json_object_get(body, kept[i]) != NULL;
+    if (touched)
+        rc = identity_principal_get(req->svc->store, req->arena, NULL, principal_name(req),
+                                    &current, &revision, &req->err);
+    for (size_t i = 0; touched && !rc && i < sizeof(kept) / sizeof(kept[0]); i++) {
+        const json_t *want = json_object_get(body, kept[i]),
+                     *have = json_object_get(current, kept[i]);
+        if (want && !json_equal((json_t *)want, (json_t *)(have ? have : json_null())))
+            rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                  "%s: a user does not change its own; a server admin does",
+                                  kept[i]);
+    }
+    json_decref(current);
+    return rc;
+}
+
 /* PUT (the fields given) or, merge, PATCH (a merge patch, RFC 7396, of what GET answers);
  * If-Match, when sent, must name the current revision. */
 static int principal_write(struct request *req, int merge)
@@ -114,6 +142,8 @@ static int principal_write(struct request *req, int merge)
     int rc = merge ? merge_patch_type(req) : 0;
     if (!rc)
         rc = request_json(req, &body);
+    if (!rc)
+        rc = own_limits_kept(req, body);
     if (!rc)
         rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
                                        principal_name(req), body, &cond, &out, &req->err);

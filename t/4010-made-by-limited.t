@@ -236,6 +236,27 @@ is $r->{status}, 403, 'la exports nothing: an export holds every group (prod\'s 
 unlike $r->{content} // '', qr/p1/, '  nothing of prod in the refusal';
 is status_of('GET', "$base/export"), 200, '  (an unlimited admin exports)';
 
+# ---- a user keeps what a server admin set on it (its expiry, whether it is active) ----
+is status_of('POST', '/users', { username => 'temp' }), 201, 'a user temp';
+my (undef, $tj) = admin('POST', '/users/temp/tokens', { description => 'its own' });
+my $temp = $tj->{token};
+my @t = gmtime(time + 7200);
+my $soon = sprintf '%04d-%02d-%02dT%02d:%02d:%02dZ', $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0];
+my %patch = ('content-type' => 'application/merge-patch+json');
+($r) = $s->call('PATCH', '/users/temp', { expires => $soon }, %patch);
+is $r->{status}, 200, 'the server admin makes temp expire in two hours';
+for my $change ({ expires => undef }, { expires => '2099-01-01T00:00:00Z' }, { active => JSON::PP::false }) {
+    my $what = $json->encode($change);
+    ($r, $j) = $s->call('PATCH', '/users/temp', $change, %patch, authorization => "Bearer $temp");
+    is $r->{status}, 403, "temp's own PATCH $what: 403";
+    like err($j), qr/a user does not change its own; a server admin does/, '  saying who does';
+}
+($r, $j) = admin('GET', '/users/temp');
+ok defined $j->{expires} && $j->{expires} =~ /^\Q${\ substr($soon, 0, 16)}/, '  its expiry as the admin set it' or diag explain $j;
+($r) = $s->call('PATCH', '/users/temp', { display_name => 'Temp', expires => $j->{expires} }, %patch,
+    authorization => "Bearer $temp");
+is $r->{status}, 200, '  what is its own it still changes (the expiry given as it is)';
+
 # ---- a refusal is logged ----
 ok scalar(grep { /access denied/ && /"principal":"la"/ && /"action":"update_client"/ } $s->log_lines('purser-fcgi.log')),
     'a refused key is logged as a denial of update_client';
