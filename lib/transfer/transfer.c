@@ -435,6 +435,9 @@ static int import_client(struct import *im, const json_t *doc, const char *name,
         json_object_set_new(profile, "active", json_false());
     rc = import_principal(im->c, im->c->org, name, spec, profile, err);
     json_decref(profile);
+    if (!rc && json_object_get(spec, "roles")) /* its roles and their limits as exported */
+        rc = identity_client_roles_set(im->c->store, im->c->org, name, spec, im->c->valid_role,
+                                       im->c->role_ctx, err);
     return rc;
 }
 
