@@ -49,34 +49,6 @@ static void lifetime_add(json_t *principal, const struct store_rows *rows, size_
         json_object_set_new(principal, "expires", json_string(expires));
 }
 
-/* "role,role" (NULL: none) as [roles] (a new reference). */
-static json_t *role_list(struct arena *arena, const char *text)
-{
-    json_t *roles = json_array();
-    char *list = arena_strdup(arena, text), *save = NULL;
-    for (char *r = list ? strtok_r(list, ",", &save) : NULL; r; r = strtok_r(NULL, ",", &save))
-        json_array_append_new(roles, json_string(r));
-    return roles;
-}
-
-/* "role=patterns;role=patterns" (NULL: none) as {role: [patterns]}, or NULL. */
-static json_t *limited_roles(const char *text)
-{
-    json_t *out = NULL;
-    for (const char *p = text; p && *p;) {
-        size_t n = strcspn(p, ";"), role = strcspn(p, "=");
-        if (role < n) {
-            char *joined = strndup(p + role + 1, n - role - 1);
-            if (!out)
-                out = json_object();
-            json_object_setn_new(out, p, role, identity_split_groups(joined));
-            free(joined);
-        }
-        p += n + (p[n] == ';');
-    }
-    return out;
-}
-
 int identity_org_principals(struct store *store, struct arena *arena, const char *org,
                             json_t **members, json_t **clients, struct purser_error *err)
 {
@@ -106,10 +78,10 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
     for (size_t i = 0; !rc && i < users.count; i++) {
         json_t *member = json_pack(
             "{s:s, s:o, s:o*, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
-            store_cell(&users, i, 1), "roles", role_list(arena, store_cell(&users, i, 8)),
-            "policy_groups", limited_roles(store_cell(&users, i, 9)), "user", "display_name",
-            store_cell(&users, i, 2), "first_name", store_cell(&users, i, 3), "last_name",
-            store_cell(&users, i, 4), "email", store_cell(&users, i, 5), "labels",
+            store_cell(&users, i, 1), "roles", identity_split_groups(store_cell(&users, i, 8)),
+            "policy_groups", identity_limited_roles(store_cell(&users, i, 9)), "user",
+            "display_name", store_cell(&users, i, 2), "first_name", store_cell(&users, i, 3),
+            "last_name", store_cell(&users, i, 4), "email", store_cell(&users, i, 5), "labels",
             identity_labels_value(store_cell(&users, i, 6)), "active",
             strcmp(store_cell(&users, i, 7), "1") == 0, "keys",
             keys_of(keys, store_cell(&users, i, 0)));
@@ -137,8 +109,8 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
                       identity_labels_value(store_cell(&rows, i, 3)), "active",
                       strcmp(store_cell(&rows, i, 4), "1") == 0, "keys",
                       keys_of(keys, store_cell(&rows, i, 0)), "roles",
-                      role_list(arena, store_cell(&rows, i, 7)), "policy_groups",
-                      limited_roles(store_cell(&rows, i, 8)));
+                      identity_split_groups(store_cell(&rows, i, 7)), "policy_groups",
+                      identity_limited_roles(store_cell(&rows, i, 8)));
         lifetime_add(client, &rows, i, 5);
         json_array_append_new(*clients, client);
     }
