@@ -139,7 +139,11 @@ yaml_put("$docs/revisions/$rev/tags/golden", "note: good\n", 'POST');
 yaml_put("$docs/revisions/$rev/validations/promenade-site-validation",
     "status: success\nvalidator: {name: promenade, version: 1.1.2}\n", 'POST');
 ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'east', labels => { env => 'prod' }, annotations => { owner => 'ops' } }, spec => { display_name => 'East', facts => { region => 'us-east' } } });
-ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'west' } });
+my $west = ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'west' } });
+{ # its bootstrap token redeemed: the client c-west, role cluster
+    my ($m) = $s->call('GET', "/install/bootstrap.json?token=$west->{bootstrap_token}{token}", undef, authorization => '');
+    die "redeem: $m->{status}" unless $m->{status} == 200;
+}
 ok_call('facts', 'PUT', "$base/clusters/c-east/facts", { kernel => '6.1', nodes => 3 });
 
 # ---- export ----
@@ -155,7 +159,7 @@ is_deeply \@kinds, [ sort { $order{$a} <=> $order{$b} } @kinds ], '  in dependen
 is $docs[0]{metadata}{name}, $src, '  the organization first';
 my %count;
 $count{$_}++ for @kinds;
-is_deeply \%count, { Organization => 1, Member => 3, Client => 3, PolicyRevision => 3, PolicyGroup => 2,
+is_deeply \%count, { Organization => 1, Member => 3, Client => 4, PolicyRevision => 3, PolicyGroup => 2,
                      Node => 1, CookbookArtifact => 1, DocumentBucket => 2, RevisionTag => 1, Validation => 1,
                      Cluster => 2 }, '  every resource once (the validator client left out)';
 ok !grep({ ($_->{version} // '') ne 'v1' || !defined $_->{metadata}{name} } @docs), '  each in the envelope';
@@ -169,9 +173,11 @@ is_deeply [ @{ $bot->{spec} }{qw(sub_kind expires)} ], [ 'ci-runner', '2098-05-0
 is_deeply [ @{ $member->{spec}{user} }{qw(sub_kind expires)} ], [ 'contractor', '2099-01-02T03:04:05Z' ], '  a member\'s user with hers';
 ok !exists $exported_client->{spec}{sub_kind} && !exists $exported_client->{spec}{expires}, '  neither when not set';
 my ($limited) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'exstaging' } @docs;
-is_deeply [ @{ $limited->{spec} }{qw(roles policy_groups)} ], [ ['node'], { node => ['staging'] } ], '  a client with its role and its limit';
-is_deeply $exported_client->{spec}{roles}, ['node'], '  an unlimited one with its role';
-ok !exists $exported_client->{spec}{policy_groups}, '  and no limit';
+is_deeply $limited->{spec}{policy_groups}, { node => ['staging'] }, '  a client with its limit';
+ok !exists $limited->{spec}{roles}, '  (its role the one its creation gives, node: not written)';
+ok !exists $exported_client->{spec}{policy_groups}, '  an unlimited one without';
+my ($credential) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'c-west' } @docs;
+is_deeply $credential->{spec}{roles}, ['cluster'], '  a role other than its creation gives (a cluster\'s credential) written';
 is_deeply [ map { $_->{name} } @{ $exported_client->{spec}{keys} } ], ['default'], '  a client with its own key, not a member\'s';
 my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
 is scalar(keys %{ $artifact->{spec}{files} }), 2, '  an artifact with its files';
@@ -236,7 +242,7 @@ $bad[$client_index]{spec}{roles} = ['node', 'no-such-role'];
 ($ir, $id) = import_into('exdst', YAML::XS::Dump(@bad));
 is $ir->{status}, 400, 'a client with an unknown role: 400';
 like PurserStack::error_message($id), qr/^document @{[ $client_index + 1 ]} \(Client exstaging\): Field 'roles\[1\]': unknown role no-such-role/, '  naming the document and the field';
-$bad[$client_index]{spec}{roles} = ['node'];
+delete $bad[$client_index]{spec}{roles};
 $bad[$client_index]{spec}{policy_groups} = { validator => ['dev'] };
 ($ir, $id) = import_into('exdst', YAML::XS::Dump(@bad));
 is $ir->{status}, 400, 'a client limited in a role it does not hold: 400';
@@ -285,6 +291,13 @@ $r = export_of('exdst', 'secrets=true');
 my $again = $r->{content};
 is $again, $expected, 'export, import, export: the streams are equal apart from the organization\'s name'
     or do { open my $fa, '>', '/tmp/6007-a.yaml'; print $fa $expected; open my $fb, '>', '/tmp/6007-b.yaml'; print $fb $again; diag 'see /tmp/6007-a.yaml and -b' };
+{
+    my (undef, $page) = call('GET', '/organizations/exdst/clients?page_size=100');
+    my %st = map { $_->{metadata}{name} => $_->{status} } @{ $page->{items} };
+    is_deeply [ @st{qw(c-west exstaging exclient)} ],
+        [ { roles => ['cluster'], policy_groups => {} }, { roles => ['node'], policy_groups => { node => ['staging'] } },
+          { roles => ['node'], policy_groups => {} } ], 'the imported clients hold the roles and limits they held';
+}
 is exstaging_reads('exdst', 'staging'), 200, "the imported limited client, signed with its key, reads staging's lock";
 is exstaging_reads('exdst', 'prod'), 403, '  and not prod\'s (its limit came along)';
 my (undef, $fetched) = call('GET', '/organizations/exdst/policy_groups/prod/policies/web');

@@ -103,14 +103,18 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
             p, 2, err);
     }
     for (size_t i = 0; !rc && i < rows.count; i++) {
-        json_t *client =
-            json_pack("{s:s, s:b, s:o, s:b, s:o, s:o, s:o*}", "name", store_cell(&rows, i, 1),
-                      "validator", strcmp(store_cell(&rows, i, 2), "1") == 0, "labels",
-                      identity_labels_value(store_cell(&rows, i, 3)), "active",
-                      strcmp(store_cell(&rows, i, 4), "1") == 0, "keys",
-                      keys_of(keys, store_cell(&rows, i, 0)), "roles",
-                      identity_split_groups(store_cell(&rows, i, 7)), "policy_groups",
-                      identity_limited_roles(store_cell(&rows, i, 8)));
+        int validator = strcmp(store_cell(&rows, i, 2), "1") == 0;
+        const char *roles = store_cell(&rows, i, 7);
+        json_t *client = json_pack("{s:s, s:b, s:o, s:b, s:o, s:o*}", "name",
+                                   store_cell(&rows, i, 1), "validator", validator, "labels",
+                                   identity_labels_value(store_cell(&rows, i, 3)), "active",
+                                   strcmp(store_cell(&rows, i, 4), "1") == 0, "keys",
+                                   keys_of(keys, store_cell(&rows, i, 0)), "policy_groups",
+                                   identity_limited_roles(store_cell(&rows, i, 8)));
+        /* its roles when they are not the one its creation gives (validator or node), so that
+         * an export of clients made as Chef makes them reads as before */
+        if (!roles || strcmp(roles, validator ? "validator" : "node"))
+            json_object_set_new(client, "roles", identity_split_groups(roles));
         lifetime_add(client, &rows, i, 5);
         json_array_append_new(*clients, client);
     }
