@@ -151,61 +151,128 @@ static int role_known(const char *role, void *ctx)
     return rbac_role_exists(ctx, role);
 }
 
-/* A member manager whose own policy group actions are limited grants no more than it holds:
- * nothing to itself, and a role that holds such an action only with policy_groups within its
- * own (issue 32: a limit is not lifted by the one it limits). */
-static int grant_within_own(struct request *req, const json_t *body)
+/* A member whose own policy group actions are limited changes no membership of its own (issue
+ * 32: a limit is not lifted by the one it limits). */
+static int not_own_membership(struct request *req, const char *user)
 {
-    const json_t *roles = json_object_get(body, "roles"), *role, *description;
-    const char *user = json_string_value(json_object_get(body, "username")), *action;
-    int rc = 0;
-    if (req->who.server_admin)
+    const json_t *description;
+    const char *action;
+    if (!req->who.is_user || !user || strcmp(user, req->who.name))
         return 0;
     json_object_foreach ((json_t *)rbac_actions(req->svc->policy), action, description) {
         struct group_reach reach;
-        const char *mine;
-        size_t i;
-        if (rc || !auth_group_action(action))
+        if (!auth_group_action(action))
             continue;
         auth_group_reach(req, action, &reach);
-        if (!(mine = reach.patterns))
-            continue;
-        if (req->who.is_user && user && !strcmp(user, req->who.name))
-            rc = purser_error_set(&req->err, PURSER_EDENIED,
-                                  "a member whose policy group actions are limited may not "
-                                  "change its own membership");
-        json_array_foreach (roles, i, role) {
-            const char *name = json_string_value(role);
-            const json_t *given = json_object_get(json_object_get(body, "policy_groups"), name);
-            const json_t *p;
-            size_t j;
-            if (rc || !name || !rbac_role_allows(req->svc->policy, name, action))
-                continue;
-            if (!json_is_array(given))
-                rc = purser_error_set(&req->err, PURSER_EDENIED,
-                                      "Field 'policy_groups.%.64s': your %s is limited to policy "
-                                      "groups %.120s: grant %.64s within them",
-                                      name, action, mine, name);
-            json_array_foreach (given, j, p)
-                if (!rc && json_is_string(p) && !rbac_group_within(mine, json_string_value(p)))
-                    rc = purser_error_set(&req->err, PURSER_EDENIED,
-                                          "Field 'policy_groups.%.64s': '%.80s' is beyond your "
-                                          "own policy groups (%.120s)",
-                                          name, json_string_value(p), mine);
-        }
+        if (reach.patterns)
+            return purser_error_set(&req->err, PURSER_EDENIED,
+                                    "a member whose policy group actions are limited may not "
+                                    "change its own membership");
     }
+    return 0;
+}
+
+/* The patterns user holds role with now in the request's organization (*out NULL: not held, or
+ * held on every group). */
+static int held_limit(struct request *req, const char *user, const char *role, const char **out)
+{
+    struct rbac_grant *grants = NULL;
+    size_t count = 0;
+    long long id;
+    int rc = identity_principal_id(req->svc->store, req->arena, NULL, user, &id, &req->err);
+    *out = NULL;
+    if (rc == PURSER_ENOTFOUND) /* the add says so */
+        return 0;
+    if (!rc)
+        rc = identity_roles(req->svc->store, req->svc->auth_cache, req->arena, id,
+                            request_param(req, "org"), &grants, &count, &req->err);
+    for (size_t i = 0; !rc && i < count; i++)
+        if (!strcmp(grants[i].role, role))
+            *out = grants[i].policy_groups;
+    return rc;
+}
+
+/* A limit binds what its holder makes, a grant of a role too (README "Grants by policy
+ * group"): the caller grants role limited as a credential it made would be (auth_made_limit;
+ * nothing to do when that is no limit). A limit the request gives must be within it, and null
+ * (lifting the one held) is refused; without one, the limit held (or none) is narrowed to it and
+ * written into groups, the request's {role: [patterns]}. */
+static int grant_narrowed(struct request *req, const char *user, const char *role, json_t *groups)
+{
+    const json_t *given = json_object_get(groups, role), *pattern;
+    const char *made = NULL, *held = NULL;
+    char *narrowed = NULL;
+    size_t i;
+    int rc = auth_made_limit(req, role, &made);
+    if (rc || !made)
+        return rc;
+    if (given && json_is_null(given))
+        return purser_error_set(&req->err, PURSER_EDENIED,
+                                "Field 'policy_groups.%.64s': a %.64s you grant reaches only "
+                                "policy groups %.120s, as you do: its limit may not be lifted",
+                                role, role, made);
+    json_array_foreach (given, i, pattern)
+        if (!rc && json_is_string(pattern) && !rbac_group_within(made, json_string_value(pattern)))
+            rc = purser_error_set(&req->err, PURSER_EDENIED,
+                                  "Field 'policy_groups.%.64s': '%.80s' is beyond your own "
+                                  "policy groups (%.120s)",
+                                  role, json_string_value(pattern), made);
+    if (rc || given)
+        return rc;
+    rc = held_limit(req, user, role, &held);
+    if (!rc && rbac_group_common(held, made, &narrowed))
+        rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && !*narrowed)
+        rc = purser_error_set(&req->err, PURSER_EDENIED,
+                              "Field 'roles': %.64s holds %.64s on policy groups %.100s, and a "
+                              "%.64s you grant reaches only %.100s: none in common",
+                              user, role, held ? held : "", role, made);
+    if (!rc)
+        json_object_set_new(groups, role, identity_split_groups(narrowed));
+    free(narrowed);
+    return rc;
+}
+
+/* The membership the caller may grant (*out: body, its policy_groups narrowed as
+ * grant_narrowed says; a new reference). A server admin grants what it asks. */
+static int grants_narrowed(struct request *req, json_t *body, json_t **out)
+{
+    const char *user = json_string_value(json_object_get(body, "username"));
+    json_t *roles = json_object_get(body, "roles"),
+           *groups = json_object_get(body, "policy_groups");
+    json_t *role;
+    size_t i;
+    int rc = 0;
+    *out = json_incref(body);
+    if (req->who.server_admin || !user || !json_is_array(roles) ||
+        (groups && !json_is_null(groups) && !json_is_object(groups)))
+        return 0; /* (the add refuses what is malformed, naming the field) */
+    groups = json_is_object(groups) ? json_copy(groups) : json_object();
+    rc = not_own_membership(req, user);
+    json_array_foreach (roles, i, role)
+        if (!rc && json_is_string(role) &&
+            rbac_role_exists(req->svc->policy, json_string_value(role)))
+            rc = grant_narrowed(req, user, json_string_value(role), groups);
+    if (!rc && json_object_size(groups)) {
+        json_decref(*out);
+        *out = json_copy(body);
+        json_object_set(*out, "policy_groups", groups);
+    }
+    json_decref(groups);
     return rc;
 }
 
 int member_add(struct request *req)
 {
-    json_t *body, *out = NULL;
+    json_t *body, *granted = NULL, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc && json_is_object(body))
-        rc = grant_within_own(req, body);
+        rc = grants_narrowed(req, body, &granted);
     if (!rc)
-        rc = identity_member_add(req->svc->store, request_param(req, "org"), body, role_known,
-                                 (void *)req->svc->policy, &out, &req->err);
+        rc = identity_member_add(req->svc->store, request_param(req, "org"),
+                                 granted ? granted : body, role_known, (void *)req->svc->policy,
+                                 &out, &req->err);
+    json_decref(granted);
     return respond_owned(req, rc, 201, out);
 }
 

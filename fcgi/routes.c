@@ -134,7 +134,7 @@ const struct route routes[] = {
     {"GET", "/organizations/{org}/clients", "read_clients", H(principal_list), CHEF,
      "List clients: Chef's {name: uri}, or with page_size, page_token or sort a page of Client "
      "envelopes (labels and filter: validator, active, name, sub_kind)",
-     .answer = "NameToUriOrPage", .query = PAGED},
+     .answer = "ClientsOrPage", .query = PAGED},
     {"POST", "/organizations/{org}/clients", "create_client", H(principal_create),
      CHEF | ROUTE_AUTH_CHANGE,
      "Create a client (a key pair is generated unless a public key is given)",

@@ -8,7 +8,9 @@
 # bearer token, a Chef-signed request, git (a cluster's catalog) and the event feed, and each
 # reaches dev and not prod. And a reader limited to dev* sees in the nodes list no prod node's
 # revision_id (issue 49 item 3): the node is listed (read_node is not limited to groups), what
-# prod points at is not.
+# prod points at is not. What an operator sees of it: a client's limits (its GET, beyond Chef's
+# fields when it has some), its roles and limits (its envelope's status), neither changed by a
+# PATCH or PUT of it, and a cluster's bootstrap token's limit in the cluster's status.
 use strict;
 use warnings;
 use FindBin;
@@ -126,6 +128,30 @@ is $r->{status}, 201, 'la creates the client dev-web1';
 my $dev_web1 = keyfile('dev-web1', $j->{private_key});
 ($st, $d) = signed('dev-web1', $dev_web1, 'GET', "$base/permissions");
 is_deeply $d->{policy_groups}{read_policy_group}, ['dev*'], "  its node role is limited to la's dev*";
+# what an operator sees of it: its limited roles (GET), its roles and their limits (the envelope's status)
+($r, $j) = admin('GET', "$base/clients/dev-web1");
+is_deeply $j->{policy_groups}, { node => ['dev*'] }, "  GET .../clients/dev-web1 shows its limited role and la's limit";
+is $j->{json_class}, 'Chef::ApiClient', "  in Chef's client (whose tools ignore what they do not know)";
+($r, $j) = admin('GET', "$base/clients/prod-web1");
+is_deeply [ sort keys %$j ], [qw(chef_type clientname json_class name orgname validator)], "  an unlimited client: Chef's shape, nothing more";
+($r, $j) = admin('GET', "$base/clients?page_size=100");
+my %client_item = map { $_->{metadata}{name} => $_ } @{ $j->{items} };
+is_deeply $client_item{'dev-web1'}{status}, { roles => ['node'], policy_groups => { node => ['dev*'] } }, '  and so does the page of Client envelopes, in status';
+is_deeply $client_item{'prod-web1'}{status}, { roles => ['node'], policy_groups => {} }, '  (prod-web1: none)';
+($r, $j) = admin('GET', "$base/clients/dev-web1");
+my $client_etag = $r->{headers}{etag};
+($r, $j) = $s->api('PATCH', "$base/clients/dev-web1", { policy_groups => undef });
+is $r->{status}, 400, '  a merge patch may not lift the limit it shows';
+like err($j), qr/Field 'policy_groups' cannot be changed/, '  naming the field';
+($r, $j) = $s->api('PATCH', "$base/clients/dev-web1", { roles => ['validator'] });
+is $r->{status}, 400, '  nor change its roles';
+($r, $j) = admin('GET', "$base/clients/dev-web1");
+is_deeply [ $r->{headers}{etag}, $j->{policy_groups} ], [ $client_etag, { node => ['dev*'] } ], '  and the client is unchanged';
+($r, $j) = $s->api('PATCH', "$base/clients/dev-web1", { labels => { tier => 'web' } });
+is $r->{status}, 200, '  a merge patch of its labels is accepted (what GET showed of roles is left as it was)';
+($r, $j) = $s->api('PUT', "$base/clients/dev-web1", { name => 'dev-web1', validator => JSON::PP::false, roles => ['admin'], policy_groups => undef });
+is $r->{status}, 200, "  a PUT of Chef's client (as knife edit sends back what it read) is accepted";
+is_deeply $j->{policy_groups}, { node => ['dev*'] }, '  and the limit is not its to change';
 reach('a client la made, signed', as_signed('dev-web1', $dev_web1), nodes => 1);
 ($st) = signed('dev-web1', $dev_web1, 'GET', "$base/events"); # (signed: no query)
 is $st, 403, '  and it reads no event feed (the node role has no read_events)';
@@ -162,8 +188,19 @@ is status_of('GET', "$base/clients/by-mixed"), 404, '  and no client was made';
 # ---- 3. a cluster and the credential its bootstrap token makes ----
 ($r, $j) = $s->api('POST', "$base/clusters", { metadata => { name => 'c-dev' }, spec => { git_repo => { type => 'auto' } } }, $token{lo});
 is $r->{status}, 201, 'lo registers the cluster c-dev';
-my ($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
+is_deeply $j->{status}{bootstrap_token}{policy_groups}, ['dev*'], "  its status shows the pending token's limit (lo's)";
+my $c_dev_token = $j->{bootstrap_token}{token};
+($r, $j) = admin('GET', "$base/clusters/c-dev");
+is_deeply $j->{status}{bootstrap_token}{policy_groups}, ['dev*'], '  so does GET .../clusters/c-dev';
+($r, $j) = admin('GET', "$base/clusters/c-prod");
+ok !exists $j->{status}{bootstrap_token}{policy_groups}, "  and the admin's cluster c-prod has no limit";
+my ($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$c_dev_token", undef, authorization => '');
 is $m->{status}, 200, '  and redeems its bootstrap token';
+($r, $j) = admin('GET', "$base/clusters/c-dev");
+is_deeply [ defined $j->{status}{bootstrap_token}{redeemed_at}, $j->{status}{bootstrap_token}{policy_groups} ], [ 1, ['dev*'] ],
+    '  redeemed, its status still says which groups the credential it made holds';
+($r, $j) = admin('GET', "$base/clients/c-dev");
+is_deeply $j->{policy_groups}, { cluster => ['dev*'] }, '  as the client c-dev shows';
 reach("c-dev's credential, bearer", as_bearer($manifest->{token}));
 my $c_dev_key = keyfile('c-dev', $manifest->{client}{private_key});
 reach("c-dev's credential, signed", as_signed('c-dev', $c_dev_key));
@@ -180,13 +217,21 @@ isnt $gst, 0, "  and not c-prod's";
 # a reset by the limited operator: the new credential is the operator's making
 ($r, $j) = $s->api('POST', "$base/clusters/c-prod/bootstrap-token", undef, $token{lo});
 is $r->{status}, 201, "lo resets the admin's cluster c-prod's bootstrap token";
+is_deeply $j->{status}{bootstrap_token}{policy_groups}, ['dev*'], "  its status now shows lo's limit";
 ($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
 is $m->{status}, 200, '  and redeems it';
 reach("c-prod's credential made by lo, bearer", as_bearer($manifest->{token}));
+($r, $j) = admin('GET', "$base/clients/c-prod");
+my $c_prod_etag = $r->{headers}{etag};
+is_deeply $j->{policy_groups}, { cluster => ['dev*'] }, '  the client c-prod shows the limit';
 ($r, $j) = admin('POST', "$base/clusters/c-prod/bootstrap-token");
+ok !exists $j->{status}{bootstrap_token}{policy_groups}, '  reset by the admin: no limit in its status';
 ($m, $manifest) = $s->call('GET', "/install/bootstrap.json?token=$j->{bootstrap_token}{token}", undef, authorization => '');
 is status_of('GET', "$base/policy_groups/prod/policies/web", undef, $manifest->{token}), 200,
     "  reset and redeemed again by the admin: it reads prod's lock (the limit is its maker's)";
+($r, $j) = admin('GET', "$base/clients/c-prod");
+ok !exists $j->{policy_groups}, '  and the client c-prod shows none';
+isnt $r->{headers}{etag}, $c_prod_etag, '  under a new ETag (a GET with the old one is not 304)';
 
 # ---- 4. the member's own token, and its own key ----
 ($r, $j) = $s->api('POST', '/users/lo/tokens', { description => 'ci' }, $token{lo});

@@ -57,6 +57,21 @@ ok_call('member', 'POST', "$base/users", { username => 'admin', roles => ['admin
 my $client = ok_call('client', 'POST', "$base/clients", { name => 'exclient' });
 my $client_private = $client->{chef_key}{private_key} // $client->{private_key} // '';
 ok_call('client', 'POST', "$base/clients", { name => 'exbot', sub_kind => 'ci-runner', expires => '2098-05-06T07:08:09Z' });
+# a client made by a member limited to staging holds its node role on staging only (README
+# "Grants by policy group"); its roles and that limit go through the export and the import
+ok_call('user', 'POST', '/users', { username => 'exlim' });
+ok_call('member', 'POST', "$base/users", { username => 'exlim', roles => ['admin'], policy_groups => { admin => ['staging'] } });
+my $exlim_token = ok_call('token', 'POST', '/users/exlim/tokens', { description => 't' })->{token};
+my ($lr, $lj) = $s->api('POST', "$base/clients", { name => 'exstaging' }, $exlim_token);
+is $lr->{status}, 201, 'exlim, an admin limited to staging, makes the client exstaging';
+my $keydir = tempdir(CLEANUP => 1);
+my $exstaging_key = "$keydir/exstaging.pem";
+{ open my $kf, '>', $exstaging_key or die; print $kf $lj->{private_key}; close $kf }
+sub exstaging_reads {
+    my ($org, $group) = @_;
+    return $s->chef(user => 'exstaging', key => $exstaging_key, method => 'GET',
+                    path => "/organizations/$org/policy_groups/$group/policies/web")->{status};
+}
 sub lock_for {
     my ($name, $rev) = @_;
     return { revision_id => $rev, name => $name, run_list => ['recipe[base::default]'],
@@ -67,6 +82,7 @@ ok_call('lock', 'PUT', "$base/policy_groups/staging/policies/web", lock_for('web
 ok_call('lock', 'PUT', "$base/policy_groups/staging/policies/web", lock_for('web', 'w2'));
 ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/web", lock_for('web', 'w1'));
 ok_call('lock', 'PUT', "$base/policy_groups/prod/policies/db", lock_for('db', 'd1'));
+is exstaging_reads($src, 'staging') . ' ' . exstaging_reads($src, 'prod'), '200 403', 'exstaging reads staging\'s lock and not prod\'s';
 ok_call('node', 'POST', "$base/nodes", { name => 'web1', policy_name => 'web', policy_group => 'prod', normal => { role => 'web' } });
 {
     my %files = ('recipes/default.rb' => "package 'x'\n", 'files/blob.bin' => join('', map { chr($_ % 256) } 0 .. 1023));
@@ -123,7 +139,11 @@ yaml_put("$docs/revisions/$rev/tags/golden", "note: good\n", 'POST');
 yaml_put("$docs/revisions/$rev/validations/promenade-site-validation",
     "status: success\nvalidator: {name: promenade, version: 1.1.2}\n", 'POST');
 ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'east', labels => { env => 'prod' }, annotations => { owner => 'ops' } }, spec => { display_name => 'East', facts => { region => 'us-east' } } });
-ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'west' } });
+my $west = ok_call('cluster', 'POST', "$base/clusters", { metadata => { name => 'west' } });
+{ # its bootstrap token redeemed: the client c-west, role cluster
+    my ($m) = $s->call('GET', "/install/bootstrap.json?token=$west->{bootstrap_token}{token}", undef, authorization => '');
+    die "redeem: $m->{status}" unless $m->{status} == 200;
+}
 ok_call('facts', 'PUT', "$base/clusters/c-east/facts", { kernel => '6.1', nodes => 3 });
 
 # ---- export ----
@@ -139,7 +159,7 @@ is_deeply \@kinds, [ sort { $order{$a} <=> $order{$b} } @kinds ], '  in dependen
 is $docs[0]{metadata}{name}, $src, '  the organization first';
 my %count;
 $count{$_}++ for @kinds;
-is_deeply \%count, { Organization => 1, Member => 2, Client => 2, PolicyRevision => 3, PolicyGroup => 2,
+is_deeply \%count, { Organization => 1, Member => 3, Client => 4, PolicyRevision => 3, PolicyGroup => 2,
                      Node => 1, CookbookArtifact => 1, DocumentBucket => 2, RevisionTag => 1, Validation => 1,
                      Cluster => 2 }, '  every resource once (the validator client left out)';
 ok !grep({ ($_->{version} // '') ne 'v1' || !defined $_->{metadata}{name} } @docs), '  each in the envelope';
@@ -152,6 +172,12 @@ my ($bot) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'exbot' } @
 is_deeply [ @{ $bot->{spec} }{qw(sub_kind expires)} ], [ 'ci-runner', '2098-05-06T07:08:09Z' ], '  a client with its sub_kind and expiry';
 is_deeply [ @{ $member->{spec}{user} }{qw(sub_kind expires)} ], [ 'contractor', '2099-01-02T03:04:05Z' ], '  a member\'s user with hers';
 ok !exists $exported_client->{spec}{sub_kind} && !exists $exported_client->{spec}{expires}, '  neither when not set';
+my ($limited) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'exstaging' } @docs;
+is_deeply $limited->{spec}{policy_groups}, { node => ['staging'] }, '  a client with its limit';
+ok !exists $limited->{spec}{roles}, '  (its role the one its creation gives, node: not written)';
+ok !exists $exported_client->{spec}{policy_groups}, '  an unlimited one without';
+my ($credential) = grep { $_->{kind} eq 'Client' && $_->{metadata}{name} eq 'c-west' } @docs;
+is_deeply $credential->{spec}{roles}, ['cluster'], '  a role other than its creation gives (a cluster\'s credential) written';
 is_deeply [ map { $_->{name} } @{ $exported_client->{spec}{keys} } ], ['default'], '  a client with its own key, not a member\'s';
 my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
 is scalar(keys %{ $artifact->{spec}{files} }), 2, '  an artifact with its files';
@@ -210,6 +236,19 @@ $bad[$node_index]{spec}{name} = 'not a node name!';
 is $ir->{status}, 400, 'a stream with a bad node: 400';
 like PurserStack::error_message($id), qr/^document @{[ $node_index + 1 ]} \(Node web1\): /, '  naming the document';
 is table_counts('exdst'), $before, '  and nothing of the stream was written (all or nothing)';
+@bad = YAML::XS::Load($full);
+my ($client_index) = grep { $bad[$_]{kind} eq 'Client' && $bad[$_]{metadata}{name} eq 'exstaging' } 0 .. $#bad;
+$bad[$client_index]{spec}{roles} = ['node', 'no-such-role'];
+($ir, $id) = import_into('exdst', YAML::XS::Dump(@bad));
+is $ir->{status}, 400, 'a client with an unknown role: 400';
+like PurserStack::error_message($id), qr/^document @{[ $client_index + 1 ]} \(Client exstaging\): Field 'roles\[1\]': unknown role no-such-role/, '  naming the document and the field';
+delete $bad[$client_index]{spec}{roles};
+$bad[$client_index]{spec}{policy_groups} = { validator => ['dev'] };
+($ir, $id) = import_into('exdst', YAML::XS::Dump(@bad));
+is $ir->{status}, 400, 'a client limited in a role it does not hold: 400';
+like PurserStack::error_message($id), qr/\(Client exstaging\): Field 'policy_groups\.validator' invalid/, '  naming the field';
+is table_counts('exdst') . ' ' . sql1("SELECT COUNT(*) FROM principals WHERE kind = 'client' AND org_id = (SELECT id FROM organizations WHERE name = 'exdst')"),
+    "$before 1", '  and nothing was written (no client but its validator)';
 my @dup = (YAML::XS::Load($full), (grep { $_->{kind} eq 'Cluster' } YAML::XS::Load($full))[0]);
 ($ir, $id) = import_into('exdst', YAML::XS::Dump(@dup));
 is $ir->{status}, 400, 'a duplicate: 400';
@@ -252,6 +291,15 @@ $r = export_of('exdst', 'secrets=true');
 my $again = $r->{content};
 is $again, $expected, 'export, import, export: the streams are equal apart from the organization\'s name'
     or do { open my $fa, '>', '/tmp/6007-a.yaml'; print $fa $expected; open my $fb, '>', '/tmp/6007-b.yaml'; print $fb $again; diag 'see /tmp/6007-a.yaml and -b' };
+{
+    my (undef, $page) = call('GET', '/organizations/exdst/clients?page_size=100');
+    my %st = map { $_->{metadata}{name} => $_->{status} } @{ $page->{items} };
+    is_deeply [ @st{qw(c-west exstaging exclient)} ],
+        [ { roles => ['cluster'], policy_groups => {} }, { roles => ['node'], policy_groups => { node => ['staging'] } },
+          { roles => ['node'], policy_groups => {} } ], 'the imported clients hold the roles and limits they held';
+}
+is exstaging_reads('exdst', 'staging'), 200, "the imported limited client, signed with its key, reads staging's lock";
+is exstaging_reads('exdst', 'prod'), 403, '  and not prod\'s (its limit came along)';
 my (undef, $fetched) = call('GET', '/organizations/exdst/policy_groups/prod/policies/web');
 is $fetched->{revision_id}, 'w1', 'the imported group serves its lock';
 my $rendered = $s->request('GET', '/organizations/exdst/api/v1.0/revisions/' . sql1("SELECT MAX(id) FROM doc_revisions WHERE org_id = (SELECT id FROM organizations WHERE name = 'exdst')") . '/rendered-documents?metadata.name=child',

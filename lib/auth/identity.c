@@ -98,6 +98,23 @@ json_t *identity_split_groups(const char *joined)
     return out;
 }
 
+json_t *identity_limited_roles(const char *text)
+{
+    json_t *out = NULL;
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, ";"), role = strcspn(p, "=");
+        if (role < n) {
+            char *joined = strndup(p + role + 1, n - role - 1);
+            if (!out)
+                out = json_object();
+            json_object_setn_new(out, p, role, identity_split_groups(joined));
+            free(joined);
+        }
+        p += n + (p[n] == ';');
+    }
+    return out;
+}
+
 char *identity_join_groups(const json_t *patterns)
 {
     struct buf b = BUF_INIT;

@@ -264,6 +264,12 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
 int identity_member_add(struct store *store, const char *org, const json_t *body,
                         int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
                         struct purser_error *err);
+/* A client's roles in its organization set to body's {roles: [names], policy_groups?: {role:
+ * [patterns] or null}} as an export wrote them (roles checked against valid_role, patterns as
+ * a member's), replacing those it had; PURSER_EINVAL naming the field. */
+int identity_client_roles_set(struct store *store, const char *org, const char *name,
+                              const json_t *body, int (*valid_role)(const char *role, void *ctx),
+                              void *ctx, struct purser_error *err);
 int identity_member_remove(struct store *store, const char *org, const char *user,
                            struct purser_error *err);
 

@@ -38,7 +38,6 @@ static json_t *keys_of(const json_t *keys, const char *id)
     return list ? json_incref(list) : json_array();
 }
 
-/* "role=patterns;role=patterns" (NULL: none) as {role: [patterns]}, or NULL. */
 /* sub_kind and expires (columns col, col + 1) into principal, when set (an export of a
  * principal without them reads as before). */
 static void lifetime_add(json_t *principal, const struct store_rows *rows, size_t i, size_t col)
@@ -48,23 +47,6 @@ static void lifetime_add(json_t *principal, const struct store_rows *rows, size_
         json_object_set_new(principal, "sub_kind", json_string(sub_kind));
     if (expires)
         json_object_set_new(principal, "expires", json_string(expires));
-}
-
-static json_t *limited_roles(const char *text)
-{
-    json_t *out = NULL;
-    for (const char *p = text; p && *p;) {
-        size_t n = strcspn(p, ";"), role = strcspn(p, "=");
-        if (role < n) {
-            char *joined = strndup(p + role + 1, n - role - 1);
-            if (!out)
-                out = json_object();
-            json_object_setn_new(out, p, role, identity_split_groups(joined));
-            free(joined);
-        }
-        p += n + (p[n] == ';');
-    }
-    return out;
 }
 
 int identity_org_principals(struct store *store, struct arena *arena, const char *org,
@@ -94,19 +76,15 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
             &id, 1, err);
     }
     for (size_t i = 0; !rc && i < users.count; i++) {
-        json_t *roles = json_array();
-        char *list = arena_strdup(arena, store_cell(&users, i, 8)), *save = NULL;
-        for (char *r = list ? strtok_r(list, ",", &save) : NULL; r; r = strtok_r(NULL, ",", &save))
-            json_array_append_new(roles, json_string(r));
-        json_t *member =
-            json_pack("{s:s, s:o, s:o*, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
-                      store_cell(&users, i, 1), "roles", roles, "policy_groups",
-                      limited_roles(store_cell(&users, i, 9)), "user", "display_name",
-                      store_cell(&users, i, 2), "first_name", store_cell(&users, i, 3), "last_name",
-                      store_cell(&users, i, 4), "email", store_cell(&users, i, 5), "labels",
-                      identity_labels_value(store_cell(&users, i, 6)), "active",
-                      strcmp(store_cell(&users, i, 7), "1") == 0, "keys",
-                      keys_of(keys, store_cell(&users, i, 0)));
+        json_t *member = json_pack(
+            "{s:s, s:o, s:o*, s:{s:s, s:s, s:s, s:s, s:o, s:b, s:o}}", "name",
+            store_cell(&users, i, 1), "roles", identity_split_groups(store_cell(&users, i, 8)),
+            "policy_groups", identity_limited_roles(store_cell(&users, i, 9)), "user",
+            "display_name", store_cell(&users, i, 2), "first_name", store_cell(&users, i, 3),
+            "last_name", store_cell(&users, i, 4), "email", store_cell(&users, i, 5), "labels",
+            identity_labels_value(store_cell(&users, i, 6)), "active",
+            strcmp(store_cell(&users, i, 7), "1") == 0, "keys",
+            keys_of(keys, store_cell(&users, i, 0)));
         lifetime_add(json_object_get(member, "user"), &users, i, 10);
         json_array_append_new(*members, member);
     }
@@ -115,18 +93,28 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
             STORE_INT(oid), STORE_STR(arena_concat(arena, org, "-validator", (const char *)NULL))};
         rc = store_query(
             store, arena, &rows,
-            "SELECT id, name, validator, labels, active, sub_kind, " STORE_ISO_TIME(
-                "expires_at") " FROM principals WHERE kind = "
-                              "'client' AND org_id = ? AND name <> ? AND (expires_at IS NULL OR "
-                              "expires_at > NOW(6)) ORDER BY name",
+            "SELECT p.id, p.name, p.validator, p.labels, p.active, p.sub_kind, " STORE_ISO_TIME(
+                "p.expires_at") ", GROUP_CONCAT(m.role ORDER BY m.role SEPARATOR ','), "
+                                "GROUP_CONCAT(CONCAT(m.role, '=', m.policy_groups) ORDER BY m.role "
+                                "SEPARATOR ';') FROM principals p LEFT JOIN memberships m ON "
+                                "m.principal_id = p.id AND m.org_id = p.org_id WHERE p.kind = "
+                                "'client' AND p.org_id = ? AND p.name <> ? AND (p.expires_at IS "
+                                "NULL OR p.expires_at > NOW(6)) GROUP BY p.id ORDER BY p.name",
             p, 2, err);
     }
     for (size_t i = 0; !rc && i < rows.count; i++) {
-        json_t *client = json_pack("{s:s, s:b, s:o, s:b, s:o}", "name", store_cell(&rows, i, 1),
-                                   "validator", strcmp(store_cell(&rows, i, 2), "1") == 0, "labels",
+        int validator = strcmp(store_cell(&rows, i, 2), "1") == 0;
+        const char *roles = store_cell(&rows, i, 7);
+        json_t *client = json_pack("{s:s, s:b, s:o, s:b, s:o, s:o*}", "name",
+                                   store_cell(&rows, i, 1), "validator", validator, "labels",
                                    identity_labels_value(store_cell(&rows, i, 3)), "active",
                                    strcmp(store_cell(&rows, i, 4), "1") == 0, "keys",
-                                   keys_of(keys, store_cell(&rows, i, 0)));
+                                   keys_of(keys, store_cell(&rows, i, 0)), "policy_groups",
+                                   identity_limited_roles(store_cell(&rows, i, 8)));
+        /* its roles when they are not the one its creation gives (validator or node), so that
+         * an export of clients made as Chef makes them reads as before */
+        if (!roles || strcmp(roles, validator ? "validator" : "node"))
+            json_object_set_new(client, "roles", identity_split_groups(roles));
         lifetime_add(client, &rows, i, 5);
         json_array_append_new(*clients, client);
     }

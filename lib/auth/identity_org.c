@@ -677,6 +677,64 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
     return rc;
 }
 
+struct client_roles {
+    const char *org, *name;
+    const json_t *roles;
+    const json_t *groups; /* {role: "patterns,joined" or null} */
+};
+
+static int txn_client_roles(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct client_roles *c = ctx;
+    struct arena *arena = arena_new();
+    long long oid = 0, cid = 0;
+    size_t i;
+    json_t *role;
+    int rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        rc = identity_org_id(store, arena, c->org, &oid, err);
+    if (!rc)
+        rc = identity_principal_id(store, arena, c->org, c->name, &cid, err);
+    if (!rc)
+        rc = store_exec(store, "DELETE FROM memberships WHERE org_id = ? AND principal_id = ?",
+                        (struct store_value[]){STORE_INT(oid), STORE_INT(cid)}, 2, NULL, NULL, err);
+    json_array_foreach (c->roles, i, role) {
+        const json_t *given = json_object_get(c->groups, json_string_value(role));
+        struct store_value p[] = {
+            STORE_INT(oid), STORE_INT(cid), STORE_STR(json_string_value(role)),
+            json_is_string(given) ? STORE_STR(json_string_value(given)) : STORE_NULLV};
+        if (!rc)
+            rc = store_exec(store,
+                            "INSERT INTO memberships (org_id, principal_id, role, policy_groups)"
+                            " VALUES (?, ?, ?, ?)",
+                            p, 4, NULL, NULL, err);
+    }
+    arena_free(arena);
+    return rc;
+}
+
+int identity_client_roles_set(struct store *store, const char *org, const char *name,
+                              const json_t *body, int (*valid_role)(const char *role, void *ctx),
+                              void *ctx, struct purser_error *err)
+{
+    struct client_roles c = {.org = org, .name = name, .roles = json_object_get(body, "roles")};
+    json_t *groups = NULL, *role;
+    size_t i;
+    int rc = json_is_array(c.roles) ? 0 : identity_invalid(err, "roles");
+    json_array_foreach (c.roles, i, role)
+        if (!rc && (!json_is_string(role) || !valid_role(json_string_value(role), ctx)))
+            rc =
+                purser_error_set(err, PURSER_EINVAL, "Field 'roles[%zu]': unknown role %.64s", i,
+                                 json_is_string(role) ? json_string_value(role) : "(not a string)");
+    if (!rc)
+        rc = member_groups(body, c.roles, &groups, err);
+    c.groups = groups;
+    if (!rc)
+        rc = store_txn(store, 0, txn_client_roles, &c, err);
+    json_decref(groups);
+    return rc;
+}
+
 int identity_member_remove(struct store *store, const char *org, const char *user,
                            struct purser_error *err)
 {

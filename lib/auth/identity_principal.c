@@ -114,6 +114,10 @@ int identity_client_credential(struct store *store, const char *org, const char 
                             " ON DUPLICATE KEY UPDATE policy_groups = VALUES(policy_groups)",
                             q, 4, NULL, NULL, err);
         }
+        if (!rc) { /* what its GET shows (its roles' limits) may have changed: a new ETag */
+            struct identity_row row = {.table = IDENTITY_ROW_PRINCIPAL, .key = {p}};
+            rc = identity_revision_bump(store, &row, err);
+        }
     }
     if (!rc)
         rc = identity_token_insert(store, *client_id, bearer, description, 0, token_id, err);
@@ -182,7 +186,8 @@ enum {
     P_ACTIVE,
     P_REVISION,
     P_SUB_KIND,
-    P_EXPIRES
+    P_EXPIRES,
+    P_LIMITS /* a client's limited roles in its organization, "role=patterns;..." */
 };
 
 static const char *principal_select(const char *org)
@@ -190,12 +195,15 @@ static const char *principal_select(const char *org)
     return org ? "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
                  " p.validator, o.name, p.labels, p.active, p.revision, "
                  "p.sub_kind, " STORE_ISO_TIME(
-                     "p.expires_at") " FROM principals p JOIN organizations o ON o.id ="
+                     "p.expires_at") ", (SELECT GROUP_CONCAT(CONCAT(m.role, '=', "
+                                     "m.policy_groups) ORDER BY m.role SEPARATOR ';') FROM "
+                                     "memberships m WHERE m.principal_id = p.id AND m.org_id = "
+                                     "p.org_id) FROM principals p JOIN organizations o ON o.id ="
                                      " p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name "
                                      "= ?" LIVE
                : "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
                  " p.validator, '', p.labels, p.active, p.revision, p.sub_kind, " STORE_ISO_TIME(
-                     "p.expires_at") " FROM principals p WHERE p.kind = 'user' AND"
+                     "p.expires_at") ", NULL FROM principals p WHERE p.kind = 'user' AND"
                                      " p.name = ?" LIVE;
 }
 
@@ -404,6 +412,9 @@ int identity_principal_shape(struct store *store, struct arena *arena, const cha
         json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, P_SUB_KIND)));
     if (store_cell(&rows, 0, P_EXPIRES))
         json_object_set_new(*out, "expires", json_string(store_cell(&rows, 0, P_EXPIRES)));
+    if (store_cell(&rows, 0, P_LIMITS)) /* a client's limited roles, when it has some */
+        json_object_set_new(*out, "policy_groups",
+                            identity_limited_roles(store_cell(&rows, 0, P_LIMITS)));
     if (revision)
         *revision = store_cell(&rows, 0, P_REVISION);
     return 0;

@@ -131,13 +131,14 @@ static int principal_write(struct store *store, struct arena *arena, const char 
 }
 
 /* A merge patch of what GET shows (with labels and active): what it removes is emptied or
- * back to its default; the name and Chef's fixed fields stay. */
+ * back to its default; the name, Chef's fixed fields and a client's roles stay. */
 static int principal_target(const json_t *current, const json_t *patch, const char *org,
                             json_t **out, struct purser_error *err)
 {
     static const char *const fixed[] = {"username", "name",       "clientname",
                                         "orgname",  "json_class", "chef_type"};
     static const char *const texts[] = {"display_name", "first_name", "last_name", "email"};
+    static const char *const shown[] = {"roles", "policy_groups"}; /* a client's, shown only */
     json_t *target = merge_patch(current, patch);
     if (!(*out = target))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -145,6 +146,15 @@ static int principal_target(const json_t *current, const json_t *patch, const ch
         if (!json_equal(json_object_get(target, fixed[i]), json_object_get(current, fixed[i])) &&
             json_object_get(current, fixed[i]))
             return purser_error_set(err, PURSER_EINVAL, "Field '%s' cannot be changed", fixed[i]);
+    for (size_t i = 0; org && i < sizeof(shown) / sizeof(shown[0]); i++) {
+        const json_t *now = json_object_get(current, shown[i]),
+                     *then = json_object_get(target, shown[i]);
+        if ((now || then) && !(now && then && json_equal(now, then)))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "Field '%s' cannot be changed: a client's roles are those it "
+                                    "was made with",
+                                    shown[i]);
+    }
     for (size_t i = 0; !org && i < 4; i++)
         if (!json_object_get(target, texts[i]))
             json_object_set_new(target, texts[i], json_string(""));

@@ -21,6 +21,11 @@ struct new_principal {
     long long id;           /* out */
 };
 
+/* A principal's roles in an organization, as SQL's GROUP_CONCAT of "role=patterns" joined by
+ * ";" gives them (NULL: none), as {role: [patterns]} (a new reference), or NULL when none is
+ * limited. */
+json_t *identity_limited_roles(const char *text);
+
 /* Chef's "Field 'X' missing" / "Field 'X' invalid" as PURSER_EINVAL in err. */
 int identity_missing(struct purser_error *err, const char *field);
 int identity_invalid(struct purser_error *err, const char *field);

@@ -65,10 +65,16 @@ static const struct resource_field client_filters[] = {
     {"active", ACTIVE_IS},
 };
 
+#define CLIENT_ROLES "FROM memberships m WHERE m.principal_id = r.id AND m.org_id = r.org_id"
+/* a client: spec what its writer sets, status its roles (and their policy group limits) */
 /* clang-format off */
 static const char client_select[] = HEAD
     "JSON_OBJECT('validator', " JSON_BOOL("r.validator") ","
-    " 'active', " JSON_BOOL("r.active") "), '{}', "
+    " 'active', " JSON_BOOL("r.active") "),"
+    " JSON_OBJECT('roles', COALESCE((SELECT JSON_ARRAYAGG(m.role ORDER BY m.role) " CLIENT_ROLES
+    "), JSON_ARRAY()), 'policy_groups', COALESCE((SELECT JSON_OBJECTAGG(m.role,"
+    " JSON_EXTRACT(CONCAT('[\"', REPLACE(m.policy_groups, ',', '\",\"'), '\"]'), '$')) "
+    CLIENT_ROLES " AND m.policy_groups IS NOT NULL), JSON_OBJECT())), "
     TIMES("''", "r.expires_at")
     " FROM principals r WHERE r.kind = 'client' AND r.org_id = ?";
 /* clang-format on */

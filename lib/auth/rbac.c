@@ -427,13 +427,40 @@ static int keep_within(struct buf *b, const char *from, const char *other)
     return 0;
 }
 
+int rbac_group_common(const char *a, const char *b, char **out)
+{
+    struct buf common = BUF_INIT;
+    int rc = 0;
+    *out = NULL;
+    if (!a || !b) {
+        const char *one = a ? a : b;
+        return one && !(*out = strdup(one)) ? PURSER_EINTERNAL : 0;
+    }
+    rc = keep_within(&common, a, b);
+    if (!rc)
+        rc = keep_within(&common, b, a);
+    if (!rc && !(*out = strdup(buf_cstr(&common))))
+        rc = PURSER_EINTERNAL;
+    buf_release(&common);
+    return rc;
+}
+
+/* *limit (malloc'd) narrowed to what it has in common with patterns. */
+static int narrow_within(const char *patterns, char **limit)
+{
+    char *common = NULL;
+    int rc = rbac_group_common(*limit, patterns, &common);
+    free(*limit);
+    *limit = common;
+    return rc;
+}
+
 /* Narrows *limit (malloc'd patterns; NULL: every group) to where the maker holds action, or,
  * when it does not hold it, holds making (what it makes holds more than it does: a validator's
- * node). What both reach is approximated from below: the patterns of each within the other. */
+ * node). */
 static int narrow_to(const struct rbac_policy *p, const struct rbac_subject *maker,
                      const char *action, const char *making, char **limit)
 {
-    struct buf b = BUF_INIT;
     char *reach = NULL;
     int held = list_has(p->authenticated, action);
     int rc;
@@ -441,25 +468,16 @@ static int narrow_to(const struct rbac_policy *p, const struct rbac_subject *mak
         held |= role_holds(p, maker->grants[i].role, action);
     if ((rc = rbac_group_limits(p, maker, held ? action : making, &reach)) || !reach)
         return rc;
-    if (!*limit) {
-        *limit = reach;
-        return 0;
-    }
-    rc = keep_within(&b, *limit, reach);
-    if (!rc)
-        rc = keep_within(&b, reach, *limit);
+    rc = narrow_within(reach, limit);
     free(reach);
-    free(*limit);
-    *limit = rc ? NULL : strdup(buf_cstr(&b));
-    buf_release(&b);
-    return rc || !*limit ? PURSER_EINTERNAL : 0;
+    return rc;
 }
 
 int rbac_made_limit(const struct rbac_policy *p, const struct rbac_subject *maker, const char *role,
                     const char *making, char **out, struct purser_error *err)
 {
     json_t *def = json_object_get(p->roles, role), *item;
-    const char *lists[] = {"actions", "own"};
+    const char *lists[] = {"actions", "own"}, *own = rbac_role_groups(p, role);
     size_t i;
     int rc = 0;
     *out = NULL;
@@ -470,6 +488,8 @@ int rbac_made_limit(const struct rbac_policy *p, const struct rbac_subject *make
         json_array_foreach (json_object_get(def, lists[l]), i, item)
             if (!rc)
                 rc = narrow_to(p, maker, json_string_value(item), making, out);
+    if (!rc && *out && own) /* and within the role's own groups */
+        rc = narrow_within(own, out);
     if (rc) {
         free(*out);
         *out = NULL;
@@ -480,8 +500,10 @@ int rbac_made_limit(const struct rbac_policy *p, const struct rbac_subject *make
         *out = NULL;
         return purser_error_set(err, PURSER_EDENIED,
                                 "the policy groups you hold %s on and those you hold a %s's "
-                                "actions on have none in common: what you make would reach none",
-                                making, role);
+                                "actions on%s%.100s%s have none in common: what you make would "
+                                "reach none",
+                                making, role, own ? " (and its own, " : "", own ? own : "",
+                                own ? ")" : "");
     }
     return 0;
 }

@@ -106,6 +106,11 @@ int rbac_group_limits(const struct rbac_policy *policy, const struct rbac_subjec
  * one of them matches, or anything when one of them is "*". */
 int rbac_group_within(const char *mine, const char *pattern);
 
+/* What patterns a and b (comma-separated; NULL: every group) have in common, approximated from
+ * below (the patterns of each within the other): *out (the caller frees it; "" when none, NULL
+ * when both are NULL). PURSER_EINTERNAL when out of memory. */
+int rbac_group_common(const char *a, const char *b, char **out);
+
 /* A limit binds what its holder makes (README "Grants by policy group"): the policy groups a
  * grant of role, made by maker through the action making (create_client, write_cluster...),
  * must be limited to. Each action the role holds (on everything or `own`), and making itself,

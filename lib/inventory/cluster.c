@@ -429,11 +429,13 @@ static int token_hook(struct store *store, long long id, void *ctx, struct purse
                       p, 4, NULL, NULL, err);
 }
 
-/* The status members a new token gives the cluster (a new reference). */
+/* The status members a new token gives the cluster (a new reference): its expiry and, when its
+ * maker was limited, the policy groups the credential it makes will hold. */
 static json_t *token_state(const struct token_write *t)
 {
-    return json_pack("{s:{s:s, s:n}}", "bootstrap_token", "expires_at", t->expires_iso,
-                     "redeemed_at");
+    return json_pack("{s:{s:s, s:n, s:o*}}", "bootstrap_token", "expires_at", t->expires_iso,
+                     "redeemed_at", "policy_groups",
+                     t->limit ? identity_split_groups(t->limit) : NULL);
 }
 
 /* What the answer shows of a new token, once: {token, expires_at, install_url}. */
@@ -723,9 +725,12 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
             r->cred->bearer, arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
             strtoll(store_cell(&rows, 0, 7), NULL, 10), &client_id, token_id, err);
     if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too */
-        json_t *members = json_pack("{s:{s:s, s:s}, s:s, s:I}", "bootstrap_token", "expires_at",
-                                    store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),
-                                    "client", cluster, "client_id", (json_int_t)client_id);
+        const char *limit = store_cell(&rows, 0, 11);
+        json_t *members =
+            json_pack("{s:{s:s, s:s, s:o*}, s:s, s:I}", "bootstrap_token", "expires_at",
+                      store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),
+                      "policy_groups", limit ? identity_split_groups(limit) : NULL, "client",
+                      cluster, "client_id", (json_int_t)client_id);
         rc = resource_set_status_in(&cluster_kind, &scope, cluster, members, NULL, err);
         json_decref(members);
     }

@@ -421,6 +421,22 @@ static int import_member(struct import *im, const json_t *doc, const char *name,
     return rc;
 }
 
+/* A client's roles and their limits as exported: roles when not the one its creation gives
+ * (validator or node), policy_groups for the limited ones. */
+static int client_roles(struct import *im, const char *name, const json_t *spec,
+                        struct purser_error *err)
+{
+    json_t *body = json_pack("{s:O*, s:O*}", "roles", json_object_get(spec, "roles"),
+                             "policy_groups", json_object_get(spec, "policy_groups"));
+    int rc;
+    if (!json_object_get(body, "roles"))
+        json_object_set_new(body, "roles", json_pack("[s]", identity_client_role(spec)));
+    rc = identity_client_roles_set(im->c->store, im->c->org, name, body, im->c->valid_role,
+                                   im->c->role_ctx, err);
+    json_decref(body);
+    return rc;
+}
+
 static int import_client(struct import *im, const json_t *doc, const char *name, const json_t *spec,
                          json_t **out, struct purser_error *err)
 {
@@ -435,6 +451,8 @@ static int import_client(struct import *im, const json_t *doc, const char *name,
         json_object_set_new(profile, "active", json_false());
     rc = import_principal(im->c, im->c->org, name, spec, profile, err);
     json_decref(profile);
+    if (!rc && (json_object_get(spec, "roles") || json_object_get(spec, "policy_groups")))
+        rc = client_roles(im, name, spec, err);
     return rc;
 }
 
