@@ -277,36 +277,54 @@ int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error
 int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
                            struct purser_error *err);
 
-/* ---- Deckhand's own validations of a revision being written (docstore_checks.c, and
- * docstore_render_check in docstore_render.c) ---- */
+/* ---- rendering (docstore_render.c), which Deckhand's own validations of a revision being
+ * written (docstore_checks.c) use, never the other way ---- */
 
 #define DOCSTORE_CHECK_MAX_ERRORS 100 /* the error entries a validation records, and a note */
 
+/* What is said of a failure that would quote a secret. */
+#define DOCSTORE_SECRET_FAILURE                                                                    \
+    "a value that came from an encrypted document, or its encrypted DataSchema, fails the "        \
+    "check (what fails is not shown: it would quote the secret)"
+
+/* Releases value with the request's arena, after the answer is out (large renders take a
+ * while to free). */
+void docstore_release_later(const struct docstore_ctx *ctx, json_t *value);
+
+/* A revision's documents as rendering reads them (*docs: with their stored YAML heads when
+ * asked), and the LayeringPolicy of an earlier revision when it has none (*fallback, or NULL). */
+int docstore_render_load(const struct docstore_ctx *ctx, long long id, int with_yaml_head,
+                         json_t **docs, json_t **fallback, struct purser_error *err);
+
+/* One failure found checking rendered documents: the document and either the schema's failure
+ * ({path, schema_path, message}: jsonschema_validate's) or why its schema does not compile.
+ * secret: what it would say quotes an encrypted document's bytes, so it says nothing of the
+ * value or the schema. */
+struct dataschema_match;
+struct docstore_found {
+    const json_t *doc;
+    const json_t *failure;
+    const struct purser_error *compiling;
+    const struct dataschema_match *match;
+    int secret;
+};
+
+typedef int (*docstore_found_fn)(void *arg, const struct docstore_found *f,
+                                 struct purser_error *err);
+
+/* Checks every rendered document's data (rendered, each with its mask in secrets, or NULL:
+ * documents as they are, an encrypted one marked whole) against its schema: the built-in ones
+ * and the DataSchemas of sources. Tells found of each failure. */
+int docstore_check_rendered(const json_t *sources, const json_t *rendered, const json_t *secrets,
+                            docstore_found_fn found, void *arg, struct purser_error *err);
+
 /* Records the new revision w->revision's deckhand-schema-validation and
  * deckhand-policy-validation (entry 0 of each, success or failure with Deckhand's error
- * entries). Its documents: the payload's items [0, item_count) (Tombstones are skipped) and the
- * entries carried (each with its member), all already written. Errors: the store's only; what
- * the documents get wrong is recorded, never refused. */
+ * entries; docstore_checks.c). Its documents: the payload's items [0, item_count) (Tombstones
+ * are skipped) and the entries carried (each with its member), all already written. Errors:
+ * the store's only; what the documents get wrong is recorded, never refused. */
 int docstore_record_checks(struct write *w, struct item *const *items, size_t item_count,
                            const struct entry *carried, size_t carried_count,
                            struct purser_error *err);
-
-/* deckhand-schema-validation's errors of revision id, whose concrete documents of schemas
- * (schema_count distinct names) have a schema to pass (dataschema.h): *errors a new array of
- * Deckhand's entries {schema, name, layer, path, schema_path, message, validation_schema},
- * empty when all pass. Those documents are read as ctx may read them and checked as they are
- * when none of them needs rendering (a parent, a substitution, a replacement); otherwise (and
- * at once when schemas is NULL) the revision is rendered and each concrete document checked
- * as rendered, and a revision that does not render gets one entry saying why. Errors: the
- * store's, and running out of memory. */
-int docstore_render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
-                          size_t schema_count, json_t **errors, struct purser_error *err);
-
-/* Appends to errors the entry {schema, name, layer, path, message}. */
-int docstore_check_error(json_t *errors, const char *schema, const char *name, const char *layer,
-                         const char *path, const char *message, struct purser_error *err);
-
-/* Appends to errors, when more is not 0, the note that more failures were not listed. */
-int docstore_check_more(json_t *errors, size_t more, struct purser_error *err);
 
 #endif
