@@ -1,7 +1,8 @@
 /* docstore.c: writing the document store: a write's transaction (the revision's contents and
- * rows, its answer), writes of documents already parsed, and deletes. The threaded feed of a
- * parsed stream is docstore_feed.c, the revision's planning docstore_plan.c, purge and rollback
- * docstore_purge.c. */
+ * rows, its answer), writes of documents already parsed, and deletes. The writer takes the
+ * payload from the feed (docstore_feed.c), which a parsed stream fills (docstore_stream.c,
+ * which calls this file; this file never calls it); the revision's planning docstore_plan.c, purge
+ * and rollback docstore_purge.c. */
 #include "docs/docstore_private.h"
 #include "store/events.h"
 
@@ -11,7 +12,6 @@
 #include "base/json_text.h"
 #include "codec/yaml_codec.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,11 +501,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     if ((rc = docstore_written(w, docstore_insert_revision(w, err), err)))
         return rc;
-    if (w->feed->threaded) { /* (for the parser's answer, written while this one ends) */
-        pthread_mutex_lock(&w->feed->lock);
-        w->feed->revision = w->revision;
-        pthread_mutex_unlock(&w->feed->lock);
-    }
+    docstore_feed_set_revision(w->feed, w->revision); /* (for the parser's answer, written while
+                                                         this one ends) */
     /* the payload as the parser hands it over: each document hashed at once (its JSON then
      * goes; by the preparer when there is one), its rows stored FEED_BATCH at a time (the
      * statements then have one shape, which the store keeps prepared; only the payload's last ones
@@ -595,10 +592,11 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
                    const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err)
 {
-    struct feed feed = {.state = FEED_DONE};
+    struct feed feed;
     struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
     int rc = document_name_check("bucket name", bucket, err);
 
+    docstore_feed_init(&feed, 0);
     for (size_t i = 0; !rc && i < count; i++)
         rc = docstore_keyring_check(ctx, &docs[i], err);
     for (size_t i = 0; !rc && i < count; i++) {
@@ -608,20 +606,23 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
         it->doc = &docs[i];
         if (docstore_item_fill(ctx->arena, it, err))
             return err->code;
-        feed.ready = ++feed.count;
+        docstore_feed_filled(&feed);
     }
+    docstore_feed_publish(&feed, FEED_DONE);
     return rc ? rc : docstore_run_write(&w, err);
 }
 
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,
                              struct buf *out, struct purser_error *err)
 {
-    struct feed feed = {.state = FEED_DONE};
+    struct feed feed;
     struct write w = {.ctx = ctx,
                       .mode = DOCSTORE_POST,
                       .feed = &feed,
                       .delete_schema = schema,
                       .delete_name = name,
                       .out = out};
+    docstore_feed_init(&feed, 0);
+    docstore_feed_publish(&feed, FEED_DONE);
     return docstore_run_write(&w, err);
 }

@@ -148,10 +148,12 @@ struct item {
  * writer to seal). */
 enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
 struct feed {
+    int synced; /* the lock and conditions were made (docstore_feed_init, threaded) */
     pthread_mutex_t lock;
     pthread_cond_t more;
     pthread_cond_t done; /* hashed moved on, or a thread ended (ended, prepared_ended) */
-    int threaded;        /* a thread runs: the lock is taken */
+    int threaded;        /* a thread runs: the lock is taken (the stream sets it, and
+                            prepared, before a thread starts) */
     int prepared;        /* a preparer thread runs */
     int ended;           /* the writer ended */
     int prepared_ended;  /* the preparer ended: every item published is hashed, or it failed */
@@ -195,21 +197,50 @@ struct write {
     const char *second_schema, *second_layer, *second_name; /* a second one */
 };
 
-/* -- defined in docstore_feed.c -- */
+/* -- the feed (docstore_feed.c), the one interface between the threads of a write: it calls
+ * nothing of the store. The producer (the parser, or docstore_write) fills items with
+ * docstore_feed_next and docstore_feed_filled and publishes them; the preparer waits for
+ * published items (docstore_feed_wait_published), the writer for what it may store
+ * (docstore_feed_wait), and whoever hashes items says so (docstore_feed_hashed). -- */
+
+/* An empty feed, FEED_OPEN; threaded: with its lock (released by docstore_feed_release). */
+void docstore_feed_init(struct feed *f, int threaded);
+void docstore_feed_release(struct feed *f);
 
 /* The feed's item i. */
 struct item *docstore_feed_item(struct item *const *blocks, size_t i);
 
-/* Waits until items from `from` on are published, or the feed ends: with a preparer thread,
- * until they are hashed, or every item is. */
+/* The producer's: the next item to fill (arena memory; NULL when out of memory), then
+ * docstore_feed_filled once it is; docstore_feed_publish hands the items filled so far to the
+ * consumers, and ends the feed when state is not FEED_OPEN. */
+struct item *docstore_feed_next(struct feed *f, struct arena *arena);
+void docstore_feed_filled(struct feed *f);
+void docstore_feed_publish(struct feed *f, enum feed_state state);
+
+/* The preparer's: waits until items from `from` on are published, or the feed ends; *until:
+ * the items published, *blocks the block table to read them through. */
+enum feed_state docstore_feed_wait_published(struct feed *f, size_t from, size_t *until,
+                                             struct item *const **blocks);
+
+/* The writer's: waits until items from `from` on are published, or the feed ends: with a
+ * preparer thread, until they are hashed, or every item is. */
 enum feed_state docstore_feed_wait(struct feed *f, size_t from, size_t *until,
                                    struct item *const **blocks);
 
-/* The next item to fill (arena memory); NULL when out of memory. */
-struct item *docstore_feed_next(struct feed *f, struct arena *arena);
-
-/* Items below `to` are hashed (their JSON may go). */
+/* Items below `to` are hashed (their JSON may go); how many are (the parser's reading). */
 void docstore_feed_hashed(struct feed *f, size_t to);
+size_t docstore_feed_hashed_count(struct feed *f);
+
+/* The writer's revision, once its row is in (for the answer the parser writes meanwhile). */
+void docstore_feed_set_revision(struct feed *f, long long revision);
+
+/* Waits until every item is hashed or a thread ended: the writer's revision, or -1 when it
+ * has none yet or a thread ended first (threaded feeds only). */
+long long docstore_feed_wait_all_hashed(struct feed *f);
+
+/* A thread of the write ended: the writer, or the preparer. */
+void docstore_feed_writer_ended(struct feed *f);
+void docstore_feed_preparer_ended(struct feed *f);
 
 /* -- defined in docstore_plan.c -- */
 
