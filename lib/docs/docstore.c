@@ -526,12 +526,13 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
               arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1, sizeof(*carried))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     docstore_plan_carried(w, carried, &n);
-    for (size_t i = 0; i < w->member_count && !w->ctx->write_encrypted; i++)
-        if (w->members[i].drop && w->members[i].encrypted && !w->members[i].kept)
-            return purser_error_set(err, PURSER_EDENIED,
-                                    "changing or deleting the encrypted document [%s, %s] %s "
-                                    "needs write_encrypted_document",
-                                    w->members[i].schema, w->members[i].layer, w->members[i].name);
+    for (size_t i = 0; i < w->member_count; i++) {
+        const struct member *m = &w->members[i];
+        if (m->drop && m->encrypted && !m->kept &&
+            (rc = docstore_encrypted_check(w->ctx, "changing or deleting", m->schema, m->layer,
+                                           m->name, err)))
+            return rc;
+    }
     if ((rc = docstore_check_singleton(w, err)))
         return rc;
     if (!w->changed) { /* no revision: the transaction is rolled back */
@@ -586,6 +587,17 @@ int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document
                                 "stored encrypted",
                                 d->schema, d->name);
     return 0;
+}
+
+/* The one place the right is read: the caller decided it once (ctx->write_encrypted). */
+int docstore_encrypted_check(const struct docstore_ctx *ctx, const char *doing, const char *schema,
+                             const char *layer, const char *name, struct purser_error *err)
+{
+    if (ctx->write_encrypted)
+        return 0;
+    return purser_error_set(err, PURSER_EDENIED,
+                            "%s the encrypted document [%s, %s] %s needs write_encrypted_document",
+                            doing, schema, layer, name);
 }
 
 int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,

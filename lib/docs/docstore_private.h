@@ -304,6 +304,13 @@ int docstore_prepare_items(struct feed *f, struct arena *arena, struct item *con
 /* Fills the item's labels from its document. */
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
 
+/* 0 when ctx may write encrypted documents (ctx->write_encrypted, which the caller decides
+ * once and passes down: the writer, the stream and rollback ask this, never anything else);
+ * PURSER_EDENIED "<doing> the encrypted document [schema, layer] name needs
+ * write_encrypted_document" otherwise. */
+int docstore_encrypted_check(const struct docstore_ctx *ctx, const char *doing, const char *schema,
+                             const char *layer, const char *name, struct purser_error *err);
+
 /* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
 int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
                            struct purser_error *err);

@@ -20,7 +20,8 @@ struct parser {
     struct arena *arena; /* the parser's own: the writer allocates in ctx->arena */
     json_t *faults;
     int stopped;       /* the writer was told to stop (the payload failed) */
-    int sealed_denied; /* an encrypted document, without write_encrypted */
+    int sealed_denied; /* an encrypted document, without write_encrypted (denied says which) */
+    struct purser_error denied;
     struct purser_error err;
     json_t *sealed;  /* the documents to seal, kept whole for the writer */
     size_t released; /* items whose JSON the parser has released */
@@ -102,7 +103,8 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
         return 0;
     if ((dup = seen_before(p, d)) < 0)
         return PURSER_EINTERNAL;
-    if (d->encrypted && !p->w->ctx->write_encrypted)
+    if (d->encrypted && !p->sealed_denied &&
+        docstore_encrypted_check(p->w->ctx, "writing", d->schema, d->layer, d->name, &p->denied))
         p->sealed_denied = 1;
     if (dup || p->sealed_denied || docstore_keyring_check(p->w->ctx, d, &p->err)) {
         parser_stop(p);
@@ -178,8 +180,8 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
         return err->code;
     if (p->sealed_denied) {
         s->needs_write_encrypted = 1;
-        return purser_error_set(err, PURSER_EDENIED,
-                                "writing an encrypted document needs write_encrypted_document");
+        *err = p->denied;
+        return err->code;
     }
     if (document_name_check("bucket name", p->w->bucket, err))
         return err->code;
