@@ -1,9 +1,17 @@
 /* docstore_private.h: the document store's internals, shared by its files (docstore.c,
- * docstore_feed.c, docstore_plan.c, docstore_checks.c and docstore_purge.c write; docstore_read.c,
- * docstore_documents.c, docstore_render.c, docstore_keys.c), which include this header and never
- * each other. Defined in docstore_common.c, except docstore_sort_json (docstore_documents.c,
- * beside the filters it shares its comparisons with) and the writer's (below: each names its
- * file). */
+ * docstore_feed.c, docstore_stream.c, docstore_plan.c, docstore_checks.c and docstore_purge.c
+ * write; docstore_read.c, docstore_documents.c, docstore_render.c, docstore_keys.c), which
+ * include this header and never each other. Defined in docstore_common.c, except
+ * docstore_sort_json (docstore_documents.c, beside the filters it shares its comparisons with)
+ * and the writer's and the rendering's (below: each names its file).
+ *
+ * The calls of lib/docs go one way, never back: fcgi -> docstore_stream.c (a parsed write) ->
+ * docstore.c (the writer) -> docstore_feed.c (the feed, which calls nothing of the store);
+ * docstore_purge.c -> docstore.c; docstore.c and docstore_purge.c -> docstore_checks.c ->
+ * docstore_render.c -> render*.c (the engine) -> document.c and dataschema.c (the model,
+ * which calls no engine: the engine reads the model's tables, as document_actions). The
+ * right to write encrypted documents is decided by the caller (ctx->write_encrypted) and read
+ * only by docstore_encrypted_check. */
 #ifndef PURSER_DOCSTORE_PRIVATE_H
 #define PURSER_DOCSTORE_PRIVATE_H
 
