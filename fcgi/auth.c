@@ -346,6 +346,12 @@ int auth_require(struct request *req, const char *action)
     return auth_require_group(req, action, NULL);
 }
 
+int auth_refused(struct request *req, const char *action)
+{
+    log_denial(req, action, NULL);
+    return purser_error_set(&req->err, PURSER_EDENIED, "missing permission: action '%s'", action);
+}
+
 int auth_require_group(struct request *req, const char *action, const char *group)
 {
     /* on a route whose handler limits it to what the caller created (req->owner_only), holding

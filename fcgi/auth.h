@@ -31,6 +31,10 @@ int auth_allows(struct request *req, const char *action);
 /* 0 when the principal holds action (on group); PURSER_EDENIED (logged, req->err filled)
  * otherwise, in Chef's words ("missing update permission") on a Chef route about a group. */
 int auth_require(struct request *req, const char *action);
+
+/* PURSER_EDENIED for action, logged and said as auth_require says it, for a handler that
+ * decided once (auth_allows) and learns later that the request needed it. */
+int auth_refused(struct request *req, const char *action);
 int auth_require_group(struct request *req, const char *action, const char *group);
 
 /* Which policy groups the caller holds action on, read once for the many groups of one answer:

@@ -25,6 +25,8 @@ static int doc_context(struct request *req, struct docstore_ctx *ctx)
     ctx->keyring = req->svc->keyring;
     ctx->principal = req->principal;
     ctx->read_encrypted = auth_allows(req, "read_encrypted_document");
+    /* the one decision of the right to write encrypted documents: the store reads it, never
+     * asks again */
     ctx->write_encrypted = auth_allows(req, "write_encrypted_document");
     ctx->render_limits = req->svc->render_limits;
     ctx->base_url = param_org ? arena_sprintf(req->arena, "%s/organizations/%s/api/v1.0",
@@ -76,9 +78,8 @@ static int write_documents(struct request *req, const char *bucket, enum docstor
     req->error_details = s.messages;
     if (rc && s.parse_failed)
         rc = request_yaml_failed(req, &err);
-    else if (rc && s.needs_write_encrypted &&
-             (rc = auth_require(req, "write_encrypted_document")) == 0)
-        rc = purser_error_set(&req->err, PURSER_EDENIED, "%s", err.message);
+    else if (rc && s.needs_write_encrypted) /* (refused by ctx.write_encrypted, decided once) */
+        rc = auth_refused(req, "write_encrypted_document");
     else if (rc)
         req->err = err;
     else

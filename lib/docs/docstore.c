@@ -1,7 +1,8 @@
 /* docstore.c: writing the document store: a write's transaction (the revision's contents and
- * rows, its answer), writes of documents already parsed, and deletes. The threaded feed of a
- * parsed stream is docstore_feed.c, the revision's planning docstore_plan.c, purge and rollback
- * docstore_purge.c. */
+ * rows, its answer), writes of documents already parsed, and deletes. The writer takes the
+ * payload from the feed (docstore_feed.c), which a parsed stream fills (docstore_stream.c,
+ * which calls this file; this file never calls it); the revision's planning docstore_plan.c, purge
+ * and rollback docstore_purge.c. */
 #include "docs/docstore_private.h"
 #include "store/events.h"
 
@@ -11,7 +12,6 @@
 #include "base/json_text.h"
 #include "codec/yaml_codec.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,11 +501,8 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     if ((rc = docstore_written(w, docstore_insert_revision(w, err), err)))
         return rc;
-    if (w->feed->threaded) { /* (for the parser's answer, written while this one ends) */
-        pthread_mutex_lock(&w->feed->lock);
-        w->feed->revision = w->revision;
-        pthread_mutex_unlock(&w->feed->lock);
-    }
+    docstore_feed_set_revision(w->feed, w->revision); /* (for the parser's answer, written while
+                                                         this one ends) */
     /* the payload as the parser hands it over: each document hashed at once (its JSON then
      * goes; by the preparer when there is one), its rows stored FEED_BATCH at a time (the
      * statements then have one shape, which the store keeps prepared; only the payload's last ones
@@ -529,12 +526,13 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
               arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1, sizeof(*carried))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     docstore_plan_carried(w, carried, &n);
-    for (size_t i = 0; i < w->member_count && !w->ctx->write_encrypted; i++)
-        if (w->members[i].drop && w->members[i].encrypted && !w->members[i].kept)
-            return purser_error_set(err, PURSER_EDENIED,
-                                    "changing or deleting the encrypted document [%s, %s] %s "
-                                    "needs write_encrypted_document",
-                                    w->members[i].schema, w->members[i].layer, w->members[i].name);
+    for (size_t i = 0; i < w->member_count; i++) {
+        const struct member *m = &w->members[i];
+        if (m->drop && m->encrypted && !m->kept &&
+            (rc = docstore_encrypted_check(w->ctx, "changing or deleting", m->schema, m->layer,
+                                           m->name, err)))
+            return rc;
+    }
     if ((rc = docstore_check_singleton(w, err)))
         return rc;
     if (!w->changed) { /* no revision: the transaction is rolled back */
@@ -591,14 +589,26 @@ int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document
     return 0;
 }
 
+/* The one place the right is read: the caller decided it once (ctx->write_encrypted). */
+int docstore_encrypted_check(const struct docstore_ctx *ctx, const char *doing, const char *schema,
+                             const char *layer, const char *name, struct purser_error *err)
+{
+    if (ctx->write_encrypted)
+        return 0;
+    return purser_error_set(err, PURSER_EDENIED,
+                            "%s the encrypted document [%s, %s] %s needs write_encrypted_document",
+                            doing, schema, layer, name);
+}
+
 int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docstore_mode mode,
                    const struct document *docs, size_t count, struct buf *out,
                    struct purser_error *err)
 {
-    struct feed feed = {.state = FEED_DONE};
+    struct feed feed;
     struct write w = {.ctx = ctx, .bucket = bucket, .mode = mode, .feed = &feed, .out = out};
     int rc = document_name_check("bucket name", bucket, err);
 
+    docstore_feed_init(&feed, 0);
     for (size_t i = 0; !rc && i < count; i++)
         rc = docstore_keyring_check(ctx, &docs[i], err);
     for (size_t i = 0; !rc && i < count; i++) {
@@ -608,20 +618,23 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
         it->doc = &docs[i];
         if (docstore_item_fill(ctx->arena, it, err))
             return err->code;
-        feed.ready = ++feed.count;
+        docstore_feed_filled(&feed);
     }
+    docstore_feed_publish(&feed, FEED_DONE);
     return rc ? rc : docstore_run_write(&w, err);
 }
 
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,
                              struct buf *out, struct purser_error *err)
 {
-    struct feed feed = {.state = FEED_DONE};
+    struct feed feed;
     struct write w = {.ctx = ctx,
                       .mode = DOCSTORE_POST,
                       .feed = &feed,
                       .delete_schema = schema,
                       .delete_name = name,
                       .out = out};
+    docstore_feed_init(&feed, 0);
+    docstore_feed_publish(&feed, FEED_DONE);
     return docstore_run_write(&w, err);
 }

@@ -8,6 +8,7 @@
 
 #include "base/json_text.h"
 #include "docs/dataschema.h"
+#include "docs/render.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +48,29 @@ static struct checked *gather(struct arena *arena, struct item *const *items, si
     return out;
 }
 
-int docstore_check_error(json_t *errors, const char *schema, const char *name, const char *layer,
-                         const char *path, const char *message, struct purser_error *err)
+static const char *str(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* Appends to errors the entry {schema, name, layer, path, message}. */
+static int check_error(json_t *errors, const char *schema, const char *name, const char *layer,
+                       const char *path, const char *message, struct purser_error *err)
 {
     json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", schema, "name", name, "layer",
                           layer, "path", path, "message", message ? message : "");
     return json_array_append_new(errors, e) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
 }
 
-int docstore_check_more(json_t *errors, size_t more, struct purser_error *err)
+/* Appends to errors, when more is not 0, the note that more failures were not listed. */
+static int check_more(json_t *errors, size_t more, struct purser_error *err)
 {
     char message[128];
     if (!more)
         return 0;
     snprintf(message, sizeof(message), "%zu more failures are not listed (the first %d are)", more,
              DOCSTORE_CHECK_MAX_ERRORS);
-    return docstore_check_error(errors, "", "", "", ".", message, err);
+    return check_error(errors, "", "", "", ".", message, err);
 }
 
 /* ---- deckhand-policy-validation ---- */
@@ -158,12 +166,197 @@ static int check_layers(struct write *w, const struct checked *docs, size_t n, j
                                   "[%s] %s names the layer '%s', and no LayeringPolicy orders "
                                   "it.",
                                   d->schema, d->name, d->layer);
-        rc = docstore_check_error(errors, d->schema, d->name, d->layer,
-                                  ".metadata.layeringDefinition.layer", message, err);
+        rc = check_error(errors, d->schema, d->name, d->layer, ".metadata.layeringDefinition.layer",
+                         message, err);
     }
     if (!rc)
-        rc = docstore_check_more(errors, count > i ? count - i : 0, err);
+        rc = check_more(errors, count > i ? count - i : 0, err);
     json_decref(order);
+    return rc;
+}
+
+/* ---- deckhand-schema-validation: the revision's documents, rendered when they must be ---- */
+
+/* "$.a[0]" (jsonschema's path into data) as Deckhand writes a path into the document:
+ * ".data.a[0]"; "#/properties/a" (a schema path) as ".properties.a". In arena. */
+static const char *deckhand_path(struct arena *arena, const char *prefix, const char *path)
+{
+    char *out =
+        arena_concat(arena, prefix, path + (*path == '$' || *path == '#'), (const char *)NULL);
+    for (char *c = out && *prefix == '\0' ? out : NULL; c && *c; c++)
+        if (*c == '/')
+            *c = '.';
+    return out ? out : "";
+}
+
+/* What a write records of the failures: Deckhand's error entries (errors), each DataSchema
+ * that does not compile once (broken), and how many failures were past the limit (more). */
+struct recorded {
+    struct arena *arena;
+    json_t *errors, *broken;
+    size_t more;
+};
+
+static json_t *failure_entry(struct arena *arena, const struct docstore_found *f)
+{
+    const json_t *meta = json_object_get(f->doc, "metadata");
+    if (f->sealed) /* (nothing of the schema, nor where it fails) */
+        return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema",
+                         str(json_object_get(f->doc, "schema")), "name",
+                         str(json_object_get(meta, "name")), "layer",
+                         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")),
+                         "path", ".data", "message", DOCSTORE_SECRET_SCHEMA);
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "schema", str(json_object_get(f->doc, "schema")),
+        "name", str(json_object_get(meta, "name")), "layer",
+        str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")), "path",
+        deckhand_path(arena, ".data", str(json_object_get(f->failure, "path"))), "schema_path",
+        deckhand_path(arena, "", str(json_object_get(f->failure, "schema_path"))), "message",
+        str(json_object_get(f->failure, "message")), "validation_schema", f->match->source);
+}
+
+static json_t *broken_entry(const struct docstore_found *f)
+{
+    const char *name = f->match->dataschema;
+    char message[PURSER_ERROR_MESSAGE_SIZE + 128];
+    snprintf(message, sizeof(message),
+             "the DataSchema %s is no valid JSON schema (%s): the documents it names are not "
+             "checked",
+             name, f->sealed ? "it is encrypted: why is not shown" : f->compiling->message);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "deckhand/DataSchema/v1", "name", name,
+                     "layer", "", "path", ".data", "message", message);
+}
+
+static int found_entry(void *arg, const struct docstore_found *f, struct purser_error *err)
+{
+    struct recorded *r = arg;
+    json_t *e;
+    if (f->compiling) { /* (a built-in schema always compiles) */
+        if (!f->match->dataschema || json_object_get(r->broken, f->match->dataschema))
+            return 0;
+        json_object_set_new_nocheck(r->broken, f->match->dataschema, json_true());
+    }
+    if (json_array_size(r->errors) >= DOCSTORE_CHECK_MAX_ERRORS) {
+        r->more++;
+        return 0;
+    }
+    e = f->compiling ? broken_entry(f) : failure_entry(r->arena, f);
+    return json_array_append_new(r->errors, e) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
+}
+
+/* The concrete documents that render as they are (no parent to look for, no substitution, no
+ * replacement): what can still be checked of a revision that does not render. */
+static json_t *as_they_are(const json_t *docs)
+{
+    json_t *out = json_array();
+    const json_t *d;
+    size_t i;
+    json_array_foreach (docs, i, d) {
+        const json_t *meta = json_object_get(d, "metadata");
+        const json_t *ld = json_object_get(meta, "layeringDefinition");
+        if (!json_is_true(json_object_get(ld, "abstract")) &&
+            !json_object_size(json_object_get(ld, "parentSelector")) &&
+            !json_array_size(json_object_get(meta, "substitutions")) &&
+            !json_is_true(json_object_get(meta, "replacement")))
+            json_array_append(out, (json_t *)d);
+    }
+    return out;
+}
+
+/* Checks revision id rendered whole; a revision that does not render gets an entry saying
+ * why, and its documents that render as they are are checked as they are. */
+static int check_rendering(const struct docstore_ctx *ctx, long long id, struct recorded *r,
+                           struct purser_error *err)
+{
+    json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
+    struct purser_error why;
+    int rc = docstore_render_load(ctx, id, 0, &docs, &fallback, err);
+
+    purser_error_clear(&why);
+    if (!rc && render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, &why)) {
+        if (why.code == PURSER_EINTERNAL)
+            rc = purser_error_set(err, why.code, "%s", why.message);
+        else
+            rc = check_error(r->errors, "", "", "", ".",
+                             arena_sprintf(ctx->arena,
+                                           "the revision does not render, so only its "
+                                           "documents that need no rendering are "
+                                           "checked: %s",
+                                           why.message),
+                             err);
+        if (!rc && !(rendered = as_they_are(docs)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc) /* (a rendering that failed: its documents as they are, encrypted ones marked) */
+        rc =
+            docstore_check_rendered(docs, rendered, why.code ? NULL : secrets, found_entry, r, err);
+    /* a big revision takes a while to free: after the answer, not in the write's transaction */
+    docstore_release_later(ctx, rendered);
+    docstore_release_later(ctx, docs);
+    json_decref(secrets);
+    json_decref(fallback);
+    return rc;
+}
+
+#define NARROW_SCHEMAS 100 /* schemas read by name (two bound values each), at most */
+
+/* The revision's documents of schemas and its DataSchemas checked as they are, when every
+ * concrete one of them renders as it is (*done: the whole check, without rendering). */
+static int check_as_they_are(const struct docstore_ctx *ctx, long long id, const char **schemas,
+                             size_t n, struct recorded *r, int *done, struct purser_error *err)
+{
+    const char **names =
+        n <= NARROW_SCHEMAS ? arena_alloc(ctx->arena, (n + 1) * sizeof(*names)) : NULL;
+    struct docstore_filter f = {
+        .schemas = names, .schema_count = n + 1, .abstract = -1, .limit = -1, .shared_values = 1};
+    json_t *docs = NULL, *plain = NULL;
+    const json_t *d;
+    size_t i, concrete = 0;
+    int rc;
+
+    *done = 0;
+    if (!schemas || !names)
+        return 0;
+    memcpy(names, schemas, n * sizeof(*names));
+    names[n] = "deckhand/DataSchema";
+    if ((rc = docstore_documents(ctx, id, &f, &docs, err)))
+        return rc;
+    json_array_foreach (docs, i, d)
+        concrete += !json_is_true(json_object_get(
+            json_object_get(json_object_get(d, "metadata"), "layeringDefinition"), "abstract"));
+    if (!(plain = as_they_are(docs)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    else if ((*done = json_array_size(plain) == concrete))
+        rc = docstore_check_rendered(docs, plain, NULL, found_entry, r, err);
+    docstore_release_later(ctx, plain);
+    docstore_release_later(ctx, docs);
+    return rc;
+}
+
+/* deckhand-schema-validation's errors of revision id, whose concrete documents of schemas
+ * (schema_count distinct names) have a schema to pass (dataschema.h): *errors a new array of
+ * Deckhand's entries {schema, name, layer, path, schema_path, message, validation_schema},
+ * empty when all pass. Those documents are read as ctx may read them and checked as they are
+ * when none of them needs rendering (a parent, a substitution, a replacement); otherwise (and
+ * at once when schemas is NULL) the revision is rendered and each concrete document checked
+ * as rendered, and a revision that does not render gets one entry saying why. Errors: the
+ * store's, and running out of memory. */
+static int render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
+                        size_t schema_count, json_t **errors, struct purser_error *err)
+{
+    struct recorded r = {.arena = ctx->arena, .errors = json_array(), .broken = json_object()};
+    int done = 0;
+    int rc = r.errors && r.broken
+                 ? check_as_they_are(ctx, id, schemas, schema_count, &r, &done, err)
+                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && !done)
+        rc = check_rendering(ctx, id, &r, err);
+    if (!rc)
+        rc = check_more(r.errors, r.more, err);
+    json_decref(r.broken);
+    *errors = rc ? NULL : r.errors;
+    if (rc)
+        json_decref(r.errors);
     return rc;
 }
 
@@ -214,8 +407,8 @@ static int check_schemas(struct write *w, const struct checked *docs, size_t n, 
     reader.read_encrypted = reader.keyring != NULL;
     /* when most of the revision is to be checked, some of it surely needs rendering: it is read
      * once, whole, rather than its checked part first */
-    return docstore_render_check(&reader, w->revision, 4 * documents <= n ? schemas : NULL, count,
-                                 errors, err);
+    return render_check(&reader, w->revision, 4 * documents <= n ? schemas : NULL, count, errors,
+                        err);
 }
 
 /* ---- recording ---- */

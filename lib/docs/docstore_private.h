@@ -1,9 +1,17 @@
 /* docstore_private.h: the document store's internals, shared by its files (docstore.c,
- * docstore_feed.c, docstore_plan.c, docstore_checks.c and docstore_purge.c write; docstore_read.c,
- * docstore_documents.c, docstore_render.c, docstore_keys.c), which include this header and never
- * each other. Defined in docstore_common.c, except docstore_sort_json (docstore_documents.c,
- * beside the filters it shares its comparisons with) and the writer's (below: each names its
- * file). */
+ * docstore_feed.c, docstore_stream.c, docstore_plan.c, docstore_checks.c and docstore_purge.c
+ * write; docstore_read.c, docstore_documents.c, docstore_render.c, docstore_keys.c), which
+ * include this header and never each other. Defined in docstore_common.c, except
+ * docstore_sort_json (docstore_documents.c, beside the filters it shares its comparisons with)
+ * and the writer's and the rendering's (below: each names its file).
+ *
+ * The calls of lib/docs go one way, never back: fcgi -> docstore_stream.c (a parsed write) ->
+ * docstore.c (the writer) -> docstore_feed.c (the feed, which calls nothing of the store);
+ * docstore_purge.c -> docstore.c; docstore.c and docstore_purge.c -> docstore_checks.c ->
+ * docstore_render.c -> render*.c (the engine) -> document.c and dataschema.c (the model,
+ * which calls no engine: the engine reads the model's tables, as document_actions). The
+ * right to write encrypted documents is decided by the caller (ctx->write_encrypted) and read
+ * only by docstore_encrypted_check. */
 #ifndef PURSER_DOCSTORE_PRIVATE_H
 #define PURSER_DOCSTORE_PRIVATE_H
 
@@ -148,10 +156,12 @@ struct item {
  * writer to seal). */
 enum feed_state { FEED_OPEN, FEED_DONE, FEED_FAILED };
 struct feed {
+    int synced; /* the lock and conditions were made (docstore_feed_init, threaded) */
     pthread_mutex_t lock;
     pthread_cond_t more;
     pthread_cond_t done; /* hashed moved on, or a thread ended (ended, prepared_ended) */
-    int threaded;        /* a thread runs: the lock is taken */
+    int threaded;        /* a thread runs: the lock is taken (the stream sets it, and
+                            prepared, before a thread starts) */
     int prepared;        /* a preparer thread runs */
     int ended;           /* the writer ended */
     int prepared_ended;  /* the preparer ended: every item published is hashed, or it failed */
@@ -195,21 +205,50 @@ struct write {
     const char *second_schema, *second_layer, *second_name; /* a second one */
 };
 
-/* -- defined in docstore_feed.c -- */
+/* -- the feed (docstore_feed.c), the one interface between the threads of a write: it calls
+ * nothing of the store. The producer (the parser, or docstore_write) fills items with
+ * docstore_feed_next and docstore_feed_filled and publishes them; the preparer waits for
+ * published items (docstore_feed_wait_published), the writer for what it may store
+ * (docstore_feed_wait), and whoever hashes items says so (docstore_feed_hashed). -- */
+
+/* An empty feed, FEED_OPEN; threaded: with its lock (released by docstore_feed_release). */
+void docstore_feed_init(struct feed *f, int threaded);
+void docstore_feed_release(struct feed *f);
 
 /* The feed's item i. */
 struct item *docstore_feed_item(struct item *const *blocks, size_t i);
 
-/* Waits until items from `from` on are published, or the feed ends: with a preparer thread,
- * until they are hashed, or every item is. */
+/* The producer's: the next item to fill (arena memory; NULL when out of memory), then
+ * docstore_feed_filled once it is; docstore_feed_publish hands the items filled so far to the
+ * consumers, and ends the feed when state is not FEED_OPEN. */
+struct item *docstore_feed_next(struct feed *f, struct arena *arena);
+void docstore_feed_filled(struct feed *f);
+void docstore_feed_publish(struct feed *f, enum feed_state state);
+
+/* The preparer's: waits until items from `from` on are published, or the feed ends; *until:
+ * the items published, *blocks the block table to read them through. */
+enum feed_state docstore_feed_wait_published(struct feed *f, size_t from, size_t *until,
+                                             struct item *const **blocks);
+
+/* The writer's: waits until items from `from` on are published, or the feed ends: with a
+ * preparer thread, until they are hashed, or every item is. */
 enum feed_state docstore_feed_wait(struct feed *f, size_t from, size_t *until,
                                    struct item *const **blocks);
 
-/* The next item to fill (arena memory); NULL when out of memory. */
-struct item *docstore_feed_next(struct feed *f, struct arena *arena);
-
-/* Items below `to` are hashed (their JSON may go). */
+/* Items below `to` are hashed (their JSON may go); how many are (the parser's reading). */
 void docstore_feed_hashed(struct feed *f, size_t to);
+size_t docstore_feed_hashed_count(struct feed *f);
+
+/* The writer's revision, once its row is in (for the answer the parser writes meanwhile). */
+void docstore_feed_set_revision(struct feed *f, long long revision);
+
+/* Waits until every item is hashed or a thread ended: the writer's revision, or -1 when it
+ * has none yet or a thread ended first (threaded feeds only). */
+long long docstore_feed_wait_all_hashed(struct feed *f);
+
+/* A thread of the write ended: the writer, or the preparer. */
+void docstore_feed_writer_ended(struct feed *f);
+void docstore_feed_preparer_ended(struct feed *f);
 
 /* -- defined in docstore_plan.c -- */
 
@@ -273,40 +312,68 @@ int docstore_prepare_items(struct feed *f, struct arena *arena, struct item *con
 /* Fills the item's labels from its document. */
 int docstore_item_fill(struct arena *arena, struct item *it, struct purser_error *err);
 
+/* 0 when ctx may write encrypted documents (ctx->write_encrypted, which the caller decides
+ * once and passes down: the writer, the stream and rollback ask this, never anything else);
+ * PURSER_EDENIED "<doing> the encrypted document [schema, layer] name needs
+ * write_encrypted_document" otherwise. */
+int docstore_encrypted_check(const struct docstore_ctx *ctx, const char *doing, const char *schema,
+                             const char *layer, const char *name, struct purser_error *err);
+
 /* PURSER_EUNAVAIL when d is to be sealed and no keyring is configured. */
 int docstore_keyring_check(const struct docstore_ctx *ctx, const struct document *d,
                            struct purser_error *err);
 
-/* ---- Deckhand's own validations of a revision being written (docstore_checks.c, and
- * docstore_render_check in docstore_render.c) ---- */
+/* ---- rendering (docstore_render.c), which Deckhand's own validations of a revision being
+ * written (docstore_checks.c) use, never the other way ---- */
 
 #define DOCSTORE_CHECK_MAX_ERRORS 100 /* the error entries a validation records, and a note */
 
+/* What schema validation says of a failure that would quote a secret: a value's, or its
+ * DataSchema's (docstore_render.c's told_failure). */
+#define DOCSTORE_SECRET_VALUE                                                                      \
+    "a value that came from an encrypted document fails the check (what fails is not shown: "      \
+    "it would quote the secret)"
+#define DOCSTORE_SECRET_SCHEMA                                                                     \
+    "the document fails its encrypted DataSchema (what fails is not shown: it would quote the "    \
+    "schema)"
+
+/* Releases value with the request's arena, after the answer is out (large renders take a
+ * while to free). */
+void docstore_release_later(const struct docstore_ctx *ctx, json_t *value);
+
+/* A revision's documents as rendering reads them (*docs: with their stored YAML heads when
+ * asked), and the LayeringPolicy of an earlier revision when it has none (*fallback, or NULL). */
+int docstore_render_load(const struct docstore_ctx *ctx, long long id, int with_yaml_head,
+                         json_t **docs, json_t **fallback, struct purser_error *err);
+
+/* One failure found checking rendered documents: the document and either the schema's failure
+ * ({path, schema_path, message}: jsonschema_validate's, as it may be told: docstore_render.c's
+ * told_failure quotes no secret) or why its schema does not compile. */
+struct dataschema_match;
+struct docstore_found {
+    const json_t *doc;
+    const json_t *failure;
+    const struct purser_error *compiling;
+    const struct dataschema_match *match;
+    int sealed; /* the DataSchema is encrypted: nothing of it is told */
+};
+
+typedef int (*docstore_found_fn)(void *arg, const struct docstore_found *f,
+                                 struct purser_error *err);
+
+/* Checks every rendered document's data (rendered, each with its mask in secrets, or NULL:
+ * documents as they are, an encrypted one marked whole) against its schema: the built-in ones
+ * and the DataSchemas of sources. Tells found of each failure. */
+int docstore_check_rendered(const json_t *sources, const json_t *rendered, const json_t *secrets,
+                            docstore_found_fn found, void *arg, struct purser_error *err);
+
 /* Records the new revision w->revision's deckhand-schema-validation and
  * deckhand-policy-validation (entry 0 of each, success or failure with Deckhand's error
- * entries). Its documents: the payload's items [0, item_count) (Tombstones are skipped) and the
- * entries carried (each with its member), all already written. Errors: the store's only; what
- * the documents get wrong is recorded, never refused. */
+ * entries; docstore_checks.c). Its documents: the payload's items [0, item_count) (Tombstones
+ * are skipped) and the entries carried (each with its member), all already written. Errors:
+ * the store's only; what the documents get wrong is recorded, never refused. */
 int docstore_record_checks(struct write *w, struct item *const *items, size_t item_count,
                            const struct entry *carried, size_t carried_count,
                            struct purser_error *err);
-
-/* deckhand-schema-validation's errors of revision id, whose concrete documents of schemas
- * (schema_count distinct names) have a schema to pass (dataschema.h): *errors a new array of
- * Deckhand's entries {schema, name, layer, path, schema_path, message, validation_schema},
- * empty when all pass. Those documents are read as ctx may read them and checked as they are
- * when none of them needs rendering (a parent, a substitution, a replacement); otherwise (and
- * at once when schemas is NULL) the revision is rendered and each concrete document checked
- * as rendered, and a revision that does not render gets one entry saying why. Errors: the
- * store's, and running out of memory. */
-int docstore_render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
-                          size_t schema_count, json_t **errors, struct purser_error *err);
-
-/* Appends to errors the entry {schema, name, layer, path, message}. */
-int docstore_check_error(json_t *errors, const char *schema, const char *name, const char *layer,
-                         const char *path, const char *message, struct purser_error *err);
-
-/* Appends to errors, when more is not 0, the note that more failures were not listed. */
-int docstore_check_more(json_t *errors, size_t more, struct purser_error *err);
 
 #endif

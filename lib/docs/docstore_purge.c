@@ -46,21 +46,19 @@ static int rollback_encrypted_check(struct write *w, const struct member *target
         const struct member *now =
             docstore_find_member(w, target[i].schema, target[i].layer, target[i].name);
         if (target[i].encrypted && (!now || now->content_id != target[i].content_id))
-            return purser_error_set(err, PURSER_EDENIED,
-                                    "rolling back the encrypted document [%s, %s] %s needs "
-                                    "write_encrypted_document",
-                                    target[i].schema, target[i].layer, target[i].name);
+            return docstore_encrypted_check(w->ctx, "rolling back", target[i].schema,
+                                            target[i].layer, target[i].name, err);
     }
     for (size_t j = 0; j < w->member_count; j++) {
         const struct member *m = &w->members[j];
         int kept = 0;
+        if (!m->encrypted)
+            continue;
         for (size_t i = 0; i < n && !kept; i++)
             kept = target[i].content_id == m->content_id;
-        if (m->encrypted && !kept)
-            return purser_error_set(err, PURSER_EDENIED,
-                                    "rolling back removes the encrypted document [%s, %s] %s, "
-                                    "which needs write_encrypted_document",
-                                    m->schema, m->layer, m->name);
+        if (!kept)
+            return docstore_encrypted_check(w->ctx, "removing, by a rollback,", m->schema, m->layer,
+                                            m->name, err);
     }
     return 0;
 }
@@ -97,7 +95,7 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
         if (entries[i].goes_on)
             now->kept = 1;
     }
-    if (!w->ctx->write_encrypted && (rc = rollback_encrypted_check(w, target, n, err)))
+    if ((rc = rollback_encrypted_check(w, target, n, err)))
         return rc;
     w->any_payload = 0;
     if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)) &&

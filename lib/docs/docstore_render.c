@@ -21,9 +21,7 @@ static void decref_cleanup(void *value)
     json_decref(value);
 }
 
-/* Releases value with the request's arena, after the answer is out (large renders take a
- * while to free). */
-static void release_later(const struct docstore_ctx *ctx, json_t *value)
+void docstore_release_later(const struct docstore_ctx *ctx, json_t *value)
 {
     if (value && arena_add_cleanup(ctx->arena, decref_cleanup, value))
         json_decref(value);
@@ -54,14 +52,6 @@ static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
                      json_loads(store_cell(&rows, 0, 2), JSON_DECODE_ANY, &jerr));
 }
 
-/* What is said of a failure that would quote a secret: a value's, or its DataSchema's. */
-#define SECRET_VALUE                                                                               \
-    "a value that came from an encrypted document fails the check (what fails is not shown: "      \
-    "it would quote the secret)"
-#define SECRET_SCHEMA                                                                              \
-    "the document fails its encrypted DataSchema (what fails is not shown: it would quote the "    \
-    "schema)"
-
 static json_t *schema_message(const json_t *doc, const json_t *failure, const char *against)
 {
     char message[PURSER_ERROR_MESSAGE_SIZE + 128];
@@ -74,17 +64,6 @@ static json_t *schema_message(const json_t *doc, const json_t *failure, const ch
         "D002", message, str(json_object_get(doc, "schema")), str(json_object_get(meta, "name")),
         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")));
 }
-
-/* One failure found checking rendered documents: the document and either the schema's failure
- * ({path, schema_path, message}: jsonschema_validate's, as it may be told: told_failure) or why
- * its schema does not compile. sealed: the DataSchema is encrypted (nothing of it is told). */
-struct found {
-    const json_t *doc;
-    const json_t *failure;
-    const struct purser_error *compiling;
-    const struct dataschema_match *match;
-    int sealed;
-};
 
 /* The steps of at a failure may name in a document whose data mask marks (render.h), as
  * "$.a[0]" into out: down to the first value marked whole (its own key a redaction shows too,
@@ -112,9 +91,9 @@ static int told_path(const json_t *mask, const struct jsonpath *at, struct buf *
 /* failure as it may be told of a document whose data mask marks (render.h), against a
  * DataSchema that is encrypted or not (sealed): a new reference. The validator quotes the
  * schema and, for additionalProperties (a key) and uniqueItems, the value; never a secret's:
- * its path stops where a secret starts (told_path), and its message is SECRET_VALUE when that
- * cut the path or would name a marked value's key; against an encrypted DataSchema, nothing
- * but SECRET_SCHEMA. */
+ * its path stops where a secret starts (told_path), and its message is DOCSTORE_SECRET_VALUE when
+ * that cut the path or would name a marked value's key; against an encrypted DataSchema, nothing
+ * but DOCSTORE_SECRET_SCHEMA. */
 static json_t *told_failure(const json_t *failure, const json_t *mask, int sealed)
 {
     const char *path = str(json_object_get(failure, "path"));
@@ -126,19 +105,19 @@ static json_t *told_failure(const json_t *failure, const json_t *mask, int seale
     int quiet;
     if (sealed)
         return json_pack("{s:s, s:s, s:s}", "path", "$", "schema_path", "", "message",
-                         SECRET_SCHEMA);
+                         DOCSTORE_SECRET_SCHEMA);
     if (!jsonmask_any(mask))
         return json_incref((json_t *)failure);
     if (jsonpath_compile(&at, *path ? path : "$", NULL)) /* (one it cannot follow: not told) */
         return json_pack("{s:s, s:s, s:s}", "path", "$", "schema_path", schema_path, "message",
-                         SECRET_VALUE);
+                         DOCSTORE_SECRET_VALUE);
     keyword = keyword ? keyword + 1 : schema_path;
     quiet = told_path(mask, at, &told) ||
             ((!strcmp(keyword, "additionalProperties") || !strcmp(keyword, "uniqueItems")) &&
              jsonmask_get(mask, at));
     out = json_pack("{s:s, s:s, s:s}", "path", told.data ? buf_cstr(&told) : "$", "schema_path",
                     schema_path, "message",
-                    quiet ? SECRET_VALUE : str(json_object_get(failure, "message")));
+                    quiet ? DOCSTORE_SECRET_VALUE : str(json_object_get(failure, "message")));
     buf_release(&told);
     jsonpath_free(at);
     return out;
@@ -153,8 +132,6 @@ static const json_t *mask_of(const json_t *secrets, size_t i, const json_t *doc)
         return json_array_get(secrets, i);
     return strcmp(policy, "encrypted") == 0 ? json_true() : NULL;
 }
-
-typedef int (*found_fn)(void *arg, const struct found *f, struct purser_error *err);
 
 /* The schemas of a revision: the built-in ones and its DataSchemas (sources); *sealed: the
  * names of the encrypted ones (a new object). */
@@ -180,11 +157,10 @@ static struct dataschema_set *schemas_of(const json_t *sources, json_t **sealed)
     return set;
 }
 
-/* Checks every rendered document's data against its schema, telling found of each failure.
- * Metadata is not checked again: rendering never changes it, and every document's metadata
+/* Metadata is not checked again: rendering never changes it, and every document's metadata
  * passed the metadata schemas (D001) when it was written. */
-static int check_rendered(const json_t *sources, const json_t *rendered, const json_t *secrets,
-                          found_fn found, void *arg, struct purser_error *err)
+int docstore_check_rendered(const json_t *sources, const json_t *rendered, const json_t *secrets,
+                            docstore_found_fn found, void *arg, struct purser_error *err)
 {
     json_t *sealed = NULL;
     struct dataschema_set *set = schemas_of(sources, &sealed);
@@ -196,7 +172,7 @@ static int check_rendered(const json_t *sources, const json_t *rendered, const j
     json_array_foreach (rendered, i, doc) {
         struct dataschema_match m;
         struct purser_error compiling;
-        struct found f = {.doc = doc, .match = &m};
+        struct docstore_found f = {.doc = doc, .match = &m};
         const json_t *data = json_object_get(doc, "data"), *failure;
         size_t j;
         if (rc)
@@ -230,7 +206,7 @@ static int check_rendered(const json_t *sources, const json_t *rendered, const j
 
 /* What rendered-documents answers for failures: D002 messages, or the first schema that does
  * not compile. */
-static int found_d002(void *arg, const struct found *f, struct purser_error *err)
+static int found_d002(void *arg, const struct docstore_found *f, struct purser_error *err)
 {
     const char *schema = str(json_object_get(f->doc, "schema"));
     if (f->compiling)
@@ -248,7 +224,7 @@ static int validate(const json_t *sources, const json_t *rendered, const json_t 
                     json_t **messages, struct purser_error *err)
 {
     json_t *found = json_array();
-    int rc = found ? check_rendered(sources, rendered, secrets, found_d002, found, err)
+    int rc = found ? docstore_check_rendered(sources, rendered, secrets, found_d002, found, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && json_array_size(found)) {
         rc = purser_error_set(
@@ -260,9 +236,7 @@ static int validate(const json_t *sources, const json_t *rendered, const json_t 
     return rc;
 }
 
-/* A revision's documents as rendering reads them (*docs: with their stored YAML heads when
- * asked), and the LayeringPolicy of an earlier revision when it has none (*fallback, or NULL). */
-static int load_revision(const struct docstore_ctx *ctx, long long id, int with_yaml_head,
+int docstore_render_load(const struct docstore_ctx *ctx, long long id, int with_yaml_head,
                          json_t **docs, json_t **fallback, struct purser_error *err)
 {
     struct docstore_filter all = {.abstract = -1,
@@ -289,7 +263,7 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
                            json_t **messages, struct purser_error *err)
 {
     json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
-    int rc = load_revision(ctx, id, 1, &docs, &fallback, err);
+    int rc = docstore_render_load(ctx, id, 1, &docs, &fallback, err);
 
     *out = NULL;
     if (rc)
@@ -304,183 +278,7 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
         json_decref(secrets);
     }
     json_decref(fallback);
-    release_later(ctx, docs);
-    return rc;
-}
-
-/* ---- deckhand-schema-validation, when a revision is written ---- */
-
-/* "$.a[0]" (jsonschema's path into data) as Deckhand writes a path into the document:
- * ".data.a[0]"; "#/properties/a" (a schema path) as ".properties.a". In arena. */
-static const char *deckhand_path(struct arena *arena, const char *prefix, const char *path)
-{
-    char *out =
-        arena_concat(arena, prefix, path + (*path == '$' || *path == '#'), (const char *)NULL);
-    for (char *c = out && *prefix == '\0' ? out : NULL; c && *c; c++)
-        if (*c == '/')
-            *c = '.';
-    return out ? out : "";
-}
-
-/* What a write records of the failures: Deckhand's error entries (errors), each DataSchema
- * that does not compile once (broken), and how many failures were past the limit (more). */
-struct recorded {
-    struct arena *arena;
-    json_t *errors, *broken;
-    size_t more;
-};
-
-static json_t *failure_entry(struct arena *arena, const struct found *f)
-{
-    const json_t *meta = json_object_get(f->doc, "metadata");
-    if (f->sealed) /* (nothing of the schema, nor where it fails) */
-        return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema",
-                         str(json_object_get(f->doc, "schema")), "name",
-                         str(json_object_get(meta, "name")), "layer",
-                         str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")),
-                         "path", ".data", "message", SECRET_SCHEMA);
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "schema", str(json_object_get(f->doc, "schema")),
-        "name", str(json_object_get(meta, "name")), "layer",
-        str(json_object_get(json_object_get(meta, "layeringDefinition"), "layer")), "path",
-        deckhand_path(arena, ".data", str(json_object_get(f->failure, "path"))), "schema_path",
-        deckhand_path(arena, "", str(json_object_get(f->failure, "schema_path"))), "message",
-        str(json_object_get(f->failure, "message")), "validation_schema", f->match->source);
-}
-
-static json_t *broken_entry(const struct found *f)
-{
-    const char *name = f->match->dataschema;
-    char message[PURSER_ERROR_MESSAGE_SIZE + 128];
-    snprintf(message, sizeof(message),
-             "the DataSchema %s is no valid JSON schema (%s): the documents it names are not "
-             "checked",
-             name, f->sealed ? "it is encrypted: why is not shown" : f->compiling->message);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "deckhand/DataSchema/v1", "name", name,
-                     "layer", "", "path", ".data", "message", message);
-}
-
-static int found_entry(void *arg, const struct found *f, struct purser_error *err)
-{
-    struct recorded *r = arg;
-    json_t *e;
-    if (f->compiling) { /* (a built-in schema always compiles) */
-        if (!f->match->dataschema || json_object_get(r->broken, f->match->dataschema))
-            return 0;
-        json_object_set_new_nocheck(r->broken, f->match->dataschema, json_true());
-    }
-    if (json_array_size(r->errors) >= DOCSTORE_CHECK_MAX_ERRORS) {
-        r->more++;
-        return 0;
-    }
-    e = f->compiling ? broken_entry(f) : failure_entry(r->arena, f);
-    return json_array_append_new(r->errors, e) ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
-}
-
-/* The concrete documents that render as they are (no parent to look for, no substitution, no
- * replacement): what can still be checked of a revision that does not render. */
-static json_t *as_they_are(const json_t *docs)
-{
-    json_t *out = json_array();
-    const json_t *d;
-    size_t i;
-    json_array_foreach (docs, i, d) {
-        const json_t *meta = json_object_get(d, "metadata");
-        const json_t *ld = json_object_get(meta, "layeringDefinition");
-        if (!json_is_true(json_object_get(ld, "abstract")) &&
-            !json_object_size(json_object_get(ld, "parentSelector")) &&
-            !json_array_size(json_object_get(meta, "substitutions")) &&
-            !json_is_true(json_object_get(meta, "replacement")))
-            json_array_append(out, (json_t *)d);
-    }
-    return out;
-}
-
-/* Checks revision id rendered whole; a revision that does not render gets an entry saying
- * why, and its documents that render as they are are checked as they are. */
-static int check_rendering(const struct docstore_ctx *ctx, long long id, struct recorded *r,
-                           struct purser_error *err)
-{
-    json_t *docs = NULL, *rendered = NULL, *secrets = NULL, *fallback = NULL;
-    struct purser_error why;
-    int rc = load_revision(ctx, id, 0, &docs, &fallback, err);
-
-    purser_error_clear(&why);
-    if (!rc && render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, &why)) {
-        if (why.code == PURSER_EINTERNAL)
-            rc = purser_error_set(err, why.code, "%s", why.message);
-        else
-            rc = docstore_check_error(r->errors, "", "", "", ".",
-                                      arena_sprintf(ctx->arena,
-                                                    "the revision does not render, so only its "
-                                                    "documents that need no rendering are "
-                                                    "checked: %s",
-                                                    why.message),
-                                      err);
-        if (!rc && !(rendered = as_they_are(docs)))
-            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    }
-    if (!rc) /* (a rendering that failed: its documents as they are, encrypted ones marked) */
-        rc = check_rendered(docs, rendered, why.code ? NULL : secrets, found_entry, r, err);
-    /* a big revision takes a while to free: after the answer, not in the write's transaction */
-    release_later(ctx, rendered);
-    release_later(ctx, docs);
-    json_decref(secrets);
-    json_decref(fallback);
-    return rc;
-}
-
-#define NARROW_SCHEMAS 100 /* schemas read by name (two bound values each), at most */
-
-/* The revision's documents of schemas and its DataSchemas checked as they are, when every
- * concrete one of them renders as it is (*done: the whole check, without rendering). */
-static int check_as_they_are(const struct docstore_ctx *ctx, long long id, const char **schemas,
-                             size_t n, struct recorded *r, int *done, struct purser_error *err)
-{
-    const char **names =
-        n <= NARROW_SCHEMAS ? arena_alloc(ctx->arena, (n + 1) * sizeof(*names)) : NULL;
-    struct docstore_filter f = {
-        .schemas = names, .schema_count = n + 1, .abstract = -1, .limit = -1, .shared_values = 1};
-    json_t *docs = NULL, *plain = NULL;
-    const json_t *d;
-    size_t i, concrete = 0;
-    int rc;
-
-    *done = 0;
-    if (!schemas || !names)
-        return 0;
-    memcpy(names, schemas, n * sizeof(*names));
-    names[n] = "deckhand/DataSchema";
-    if ((rc = docstore_documents(ctx, id, &f, &docs, err)))
-        return rc;
-    json_array_foreach (docs, i, d)
-        concrete += !json_is_true(json_object_get(
-            json_object_get(json_object_get(d, "metadata"), "layeringDefinition"), "abstract"));
-    if (!(plain = as_they_are(docs)))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    else if ((*done = json_array_size(plain) == concrete))
-        rc = check_rendered(docs, plain, NULL, found_entry, r, err);
-    release_later(ctx, plain);
-    release_later(ctx, docs);
-    return rc;
-}
-
-int docstore_render_check(const struct docstore_ctx *ctx, long long id, const char **schemas,
-                          size_t schema_count, json_t **errors, struct purser_error *err)
-{
-    struct recorded r = {.arena = ctx->arena, .errors = json_array(), .broken = json_object()};
-    int done = 0;
-    int rc = r.errors && r.broken
-                 ? check_as_they_are(ctx, id, schemas, schema_count, &r, &done, err)
-                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!rc && !done)
-        rc = check_rendering(ctx, id, &r, err);
-    if (!rc)
-        rc = docstore_check_more(r.errors, r.more, err);
-    json_decref(r.broken);
-    *errors = rc ? NULL : r.errors;
-    if (rc)
-        json_decref(r.errors);
+    docstore_release_later(ctx, docs);
     return rc;
 }
 
@@ -650,13 +448,13 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (rc) {
         rc = emit_rendered(out, selected, err);
-        release_later(ctx, selected);
+        docstore_release_later(ctx, selected);
         return rc;
     }
     if ((rc = docstore_rendering(ctx, id, key, !whole_key, &rendered, messages, err)))
         return rc;
     selected = select_rendered(rendered, f, NULL);
-    release_later(ctx, rendered);
+    docstore_release_later(ctx, rendered);
     if (!selected || docstore_sort_json(selected, f) ||
         (f->page && docstore_page_slice(selected, f->page)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
@@ -664,7 +462,7 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         rc = emit_rendered(out, selected, err);
     if (!rc && whole_key)
         lru_put(ctx->render_cache, whole_key, out->data ? out->data : "", out->len, time(NULL));
-    release_later(ctx, selected);
+    docstore_release_later(ctx, selected);
     return rc;
 }
 

@@ -7,7 +7,6 @@
 #include "base/utf8.h"
 #include "codec/yaml_codec.h"
 #include "docs/dataschema.h"
-#include "docs/render.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
@@ -145,6 +144,31 @@ static void check_type(struct check *c, const json_t *v, json_type type, const c
         fault(c, "%s must be %s", where, names[type]);
 }
 
+const char *const document_actions[DOCUMENT_ACTION_COUNT] = {
+    [DOCUMENT_MERGE] = "merge",
+    [DOCUMENT_REPLACE] = "replace",
+    [DOCUMENT_DELETE] = "delete",
+};
+
+int document_action_find(const char *method)
+{
+    for (int i = 0; i < DOCUMENT_ACTION_COUNT; i++)
+        if (strcmp(document_actions[i], method) == 0)
+            return i;
+    return -1;
+}
+
+void document_action_names(char *out, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    for (size_t i = 0; i < DOCUMENT_ACTION_COUNT && used < size; i++) {
+        const char *before = i == 0 ? "" : i + 1 < DOCUMENT_ACTION_COUNT ? ", " : " or ";
+        used += (size_t)snprintf(out + used, size - used, "%s%s", before, document_actions[i]);
+    }
+}
+
 static void check_actions(struct check *c, const json_t *actions)
 {
     size_t i;
@@ -160,9 +184,9 @@ static void check_actions(struct check *c, const json_t *actions)
         }
         method = string_field(c, a, "method", where, 1);
         string_field(c, a, "path", where, 1);
-        if (method && !render_action_find(method)) {
+        if (method && document_action_find(method) < 0) {
             char methods[64];
-            render_action_names(methods, sizeof(methods));
+            document_action_names(methods, sizeof(methods));
             fault(c, "%smethod must be %s, not '%s'", where, methods, method);
         }
     }

@@ -95,6 +95,19 @@ int document_identity_compare(const char *schema_a, const char *name_a, const ch
 /* 1 when schema names the kind: "deckhand/LayeringPolicy" matches deckhand/LayeringPolicy/v1. */
 int document_schema_is(const char *schema, const char *kind);
 
+/* The layering actions (metadata.layeringDefinition.actions[].method), one table in the order
+ * messages list them: document_check checks a method against it, and the renderer
+ * (render_layer.c) applies each by its index. */
+enum document_action { DOCUMENT_MERGE, DOCUMENT_REPLACE, DOCUMENT_DELETE, DOCUMENT_ACTION_COUNT };
+extern const char *const document_actions[DOCUMENT_ACTION_COUNT];
+
+/* The action whose method is method, or -1 when there is none. */
+int document_action_find(const char *method);
+
+/* The methods as a message lists them ("merge, replace or delete") into out, size bytes (cut
+ * to fit, always terminated when size is not 0). */
+void document_action_names(char *out, size_t size);
+
 /* Parses an ISO 8601 duration (PnYnMnWnDTnHnMnS, years 365 days, months 30) into seconds.
  * -1 when malformed. */
 long long document_duration_seconds(const char *text);

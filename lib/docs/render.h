@@ -48,15 +48,4 @@ int render_documents(const json_t *docs, const json_t *fallback_policy,
                      const struct render_limits *limits, json_t **out, json_t **secrets,
                      struct purser_error *err);
 
-/* A layering action (metadata.layeringDefinition.actions[].method). They are one table, in
- * render_layer.c: the render applies them and document_check checks a method against them. */
-struct render_action;
-
-/* The action whose method is method, or NULL when there is none. */
-const struct render_action *render_action_find(const char *method);
-
-/* The methods as a message lists them ("merge, replace or delete") into out, size bytes (cut
- * to fit, always terminated when size is not 0). */
-void render_action_names(char *out, size_t size);
-
 #endif

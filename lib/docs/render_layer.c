@@ -1,18 +1,15 @@
 /* render_layer.c: Deckhand's layering: a document's actions applied in order to its parent's
- * rendered data. The actions (merge, replace, delete) are one table, render_actions, which
- * document_check reads too (render_action_find). */
+ * rendered data. The actions (merge, replace, delete) are the model's table (document.h's
+ * document_actions); here each has how it applies, by the same index. */
 #include "docs/render_private.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* A layering action: its method, and how it applies at path, from d's own data onto *rendered
- * (the data layered so far, shared: it makes its own only what it changes). */
-struct render_action {
-    const char *method;
-    int (*apply)(struct render *r, struct rdoc *d, const struct raction *action,
-                 const struct jsonpath *path, json_t **rendered);
-};
+/* How a layering action applies at path, from d's own data onto *rendered (the data layered so
+ * far, shared: it makes its own only what it changes). */
+typedef int (*apply_fn)(struct render *r, struct rdoc *d, const struct raction *action,
+                        const struct jsonpath *path, json_t **rendered);
 
 static int out_of_memory(struct render *r)
 {
@@ -154,44 +151,23 @@ static int apply_merge(struct render *r, struct rdoc *d, const struct raction *a
     return merge_marked(r, d, path, from_child, *rendered);
 }
 
-/* Every layering action, in the order messages list them. */
-static const struct render_action render_actions[] = {
-    {"merge", apply_merge},
-    {"replace", apply_replace},
-    {"delete", apply_delete},
+/* How each of the model's actions applies (document_actions, by index). */
+static const apply_fn appliers[DOCUMENT_ACTION_COUNT] = {
+    [DOCUMENT_MERGE] = apply_merge,
+    [DOCUMENT_REPLACE] = apply_replace,
+    [DOCUMENT_DELETE] = apply_delete,
 };
-
-#define RENDER_ACTION_COUNT (sizeof(render_actions) / sizeof(render_actions[0]))
-
-const struct render_action *render_action_find(const char *method)
-{
-    for (size_t i = 0; i < RENDER_ACTION_COUNT; i++)
-        if (strcmp(render_actions[i].method, method) == 0)
-            return &render_actions[i];
-    return NULL;
-}
-
-void render_action_names(char *out, size_t size)
-{
-    size_t used = 0;
-    if (size)
-        out[0] = '\0';
-    for (size_t i = 0; i < RENDER_ACTION_COUNT && used < size; i++) {
-        const char *before = i == 0 ? "" : i + 1 < RENDER_ACTION_COUNT ? ", " : " or ";
-        used += (size_t)snprintf(out + used, size - used, "%s%s", before, render_actions[i].method);
-    }
-}
 
 static int apply_action(struct render *r, struct rdoc *d, const struct raction *action,
                         json_t **rendered)
 {
     const struct jsonpath *path = jsonpath_cached(r->paths, action->path, r->err);
-    const struct render_action *how = render_action_find(action->method);
+    int how = document_action_find(action->method);
 
     if (!path)
         return r->err->code;
-    if (how)
-        return how->apply(r, d, action, path, rendered);
+    if (how >= 0)
+        return appliers[how](r, d, action, path, rendered);
     /* (a path the child's data lacks is named first, as for a known method) */
     if (!jsonpath_get(path, (json_t *)d->original))
         return missing_key(r, d, action->method, action->path);
