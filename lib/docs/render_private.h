@@ -115,6 +115,16 @@ int render_layer(struct render *r, struct rdoc *d);
  * its own what it changes: jsonpath_unshare). */
 int render_own_data(struct render *r, struct rdoc *d);
 
+/* d's data before the render: its own, shared (render.c). */
+json_t *render_starting_data(const struct rdoc *d);
+
+/* Renders every document after what it depends on (render_order.c): depth first, or in
+ * identity order (canonical) so that the first error met is the one reported. */
+int render_in_order(struct render *r, int canonical);
+
+/* Undoes a render that stopped at an error, so that it can run again in canonical order. */
+void render_reset(struct render *r);
+
 /* Frees the patterns compiled during the render. */
 void render_free_regexes(struct render *r);
 
