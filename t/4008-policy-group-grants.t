@@ -21,11 +21,7 @@ my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org";
 my @groups = qw(dev dev-2 staging prod);
 
-sub lock_for {
-    my ($rev) = @_;
-    return { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
-             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } };
-}
+sub lock_for { PurserStack::lock_for(@_) }
 sub admin { $s->api(@_) }
 sub status_of { ($s->api(@_))[0]{status} }
 # The group's pointer for web as the admin sees it: its revision, or the status.

@@ -27,29 +27,12 @@ my $url = $s->url;
 my $work = tempdir('purser-made-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $json = JSON::PP->new->canonical;
 
-sub lock_for {
-    my ($rev) = @_;
-    return { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
-             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } };
-}
+sub lock_for { PurserStack::lock_for(@_) }
 sub admin { $s->api(@_) }
 sub status_of { ($s->api(@_))[0]{status} }
 sub err { PurserStack::error_message(@_) }
-sub keyfile {
-    my ($name, $pem) = @_;
-    my $file = "$work/$name.pem";
-    open my $fh, '>', $file or die "$file: $!";
-    print $fh $pem;
-    close $fh;
-    return $file;
-}
-# signed(NAME, KEYFILE, METHOD, PATH, BODY): a Chef-signed request; (status, decoded body).
-sub signed {
-    my ($name, $file, $method, $path, $body) = @_;
-    my $c = $s->chef(user => $name, key => $file, method => $method, path => $path,
-                     defined $body ? (body => $json->encode($body)) : ());
-    return ($c->{status}, $c->{json});
-}
+sub keyfile { $s->key_file(@_) }
+sub signed { $s->signed(@_) }
 sub node { my ($name, $group) = @_; return { name => $name, policy_name => 'web', policy_group => $group } }
 
 # dev and prod point web at different revisions; a node of an unlimited client runs in prod.

@@ -13,38 +13,20 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
-use File::Temp qw(tempdir);
 use JSON::PP;
 use PurserStack;
 
 my $s = PurserStack->new(workers => 2);
 my $org = $s->env('PURSER_ORG');
 my $base = "/organizations/$org";
-my $work = tempdir('purser-granted-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $json = JSON::PP->new->canonical;
 
-sub lock_for {
-    my ($rev) = @_;
-    return { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
-             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } };
-}
+sub lock_for { PurserStack::lock_for(@_) }
 sub admin { $s->api(@_) }
 sub status_of { ($s->api(@_))[0]{status} }
 sub err { PurserStack::error_message(@_) }
-sub keyfile {
-    my ($name, $pem) = @_;
-    my $file = "$work/$name.pem";
-    open my $fh, '>', $file or die "$file: $!";
-    print $fh $pem;
-    close $fh;
-    return $file;
-}
-sub signed {
-    my ($name, $file, $method, $path, $body) = @_;
-    my $c = $s->chef(user => $name, key => $file, method => $method, path => $path,
-                     defined $body ? (body => $json->encode($body)) : ());
-    return ($c->{status}, $c->{json});
-}
+sub keyfile { $s->key_file(@_) }
+sub signed { $s->signed(@_) }
 sub as_signed { my ($name, $file) = @_; return sub { signed($name, $file, @_) } }
 sub as_bearer { my ($t) = @_; return sub { my ($res, $data) = $s->api(@_[0 .. 2], $t); ($res->{status}, $data) } }
 # The member's limits as the member list shows them: {role: [patterns]}.

@@ -240,6 +240,34 @@ sub git_objects_holding {
     return ($objects, $found);
 }
 
+# lock_for(REV): a Policyfile lock of policy web at revision REV (one cookbook), as the group
+# tests point their groups at.
+sub lock_for {
+    my ($rev) = @_;
+    return { revision_id => $rev, name => 'web', run_list => ['recipe[base::default]'],
+             cookbook_locks => { base => { version => '1.0.0', identifier => "id-$rev" } } };
+}
+
+# key_file(NAME, PEM): PEM written to NAME.pem in the stack's folder (a private key the API gave
+# once), for Chef signing; returns the file.
+sub key_file {
+    my ($self, $name, $pem) = @_;
+    my $file = "$self->{dir}/$name.pem";
+    open my $fh, '>', $file or die "$file: $!";
+    print $fh $pem;
+    close $fh;
+    return $file;
+}
+
+# signed(NAME, KEYFILE, METHOD, PATH, BODY): a request Chef-signed as NAME (BODY a reference,
+# JSON-encoded); (status, decoded body).
+sub signed {
+    my ($self, $name, $file, $method, $path, $body) = @_;
+    my $c = $self->chef(user => $name, key => $file, method => $method, path => $path,
+                        defined $body ? (body => JSON::PP->new->canonical->encode($body)) : ());
+    return ($c->{status}, $c->{json});
+}
+
 # Waits out the authentication cache (cache.auth_ttl, 1 s in tests): after it, every worker
 # sees a revocation or a role change.
 sub wait_auth_cache { Time::HiRes::sleep(($_[0]{opt}{auth_ttl} // 1) + 0.2) }
