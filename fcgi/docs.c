@@ -2,6 +2,7 @@
  * fcgi/openapi.yaml (embedded at build as openapi_components). */
 #include "codec/yaml_codec.h"
 #include "handlers.h"
+#include "registry/registry.h"
 #include "router.h"
 
 #include <ctype.h>
@@ -244,13 +245,15 @@ static int document(struct request *req, json_t **doc)
         method[n] = '\0';
         json_object_set_new(item, method, operation(&routes[i]));
     }
-    *doc = json_pack("{s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:[{s:s, s:s}], s:o, s:o}", "openapi",
+    /* x-purser-kinds: the registry of kinds, which the admin pages walk (navigation, event
+     * links, the reference's areas) */
+    *doc = json_pack("{s:s, s:{s:s, s:s, s:s, s:{s:s}}, s:[{s:s, s:s}], s:o, s:o, s:o}", "openapi",
                      "3.0.3", "info", "title", "purser", "version", "1", "description",
                      "A configuration ledger for fleets: Chef's Policyfile API, Deckhand's "
                      "document API, an inventory of clusters and an event feed",
                      "license", "name", "see the purser package's copyright file", "servers", "url",
                      "/", "description", "the server that serves this document", "paths", paths,
-                     "components", parts);
+                     "components", parts, "x-purser-kinds", registry_json());
     return 0;
 }
 

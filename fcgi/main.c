@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "config/config.h"
+#include "registry/registry.h"
 #include "resource/resource.h"
 #include "router.h"
 #include "worker.h"
@@ -330,7 +331,11 @@ int main(int argc, char **argv)
     }
     { /* the resource kinds' events, before the workers that write them are forked */
         const struct resource_kind *kinds[16];
-        if (resource_kinds_register(kinds, route_kinds(kinds, 16))) {
+        if (routes_init()) {
+            fprintf(stderr, "purser-fcgi: out of memory for the route table\n");
+            return 1;
+        }
+        if (resource_kinds_register(kinds, registry_resources(kinds, 16, 0))) {
             fprintf(stderr, "purser-fcgi: too many resource kinds' event kinds\n");
             return 1;
         }

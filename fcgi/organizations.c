@@ -4,6 +4,7 @@
 #include "auth/rbac.h"
 #include "base/log.h"
 #include "git/gitrepo.h"
+#include "registry/registry.h"
 #include "handlers.h"
 #include "router.h"
 #include "transfer/transfer.h"
@@ -312,7 +313,7 @@ int org_permissions(struct request *req)
 
 static void transfer_context(struct request *req, struct transfer_ctx *c)
 {
-    static const struct resource_kind *kinds[16]; /* the route table's, as it lists them */
+    static const struct resource_kind *kinds[16]; /* the registry's, as it lists them */
     memset(c, 0, sizeof(*c));
     c->store = req->svc->store;
     c->arena = req->arena;
@@ -324,7 +325,7 @@ static void transfer_context(struct request *req, struct transfer_ctx *c)
     c->valid_role = role_known;
     c->role_ctx = (void *)req->svc->policy;
     c->kinds = kinds;
-    c->kind_count = route_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]));
+    c->kind_count = registry_resources(kinds, sizeof(kinds) / sizeof(kinds[0]), 1);
 }
 
 int org_export(struct request *req)

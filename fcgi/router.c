@@ -6,8 +6,10 @@
 
 #include "auth/rbac.h"
 #include "base/buf.h"
+#include "registry/registry.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Matches path against pattern; on a match fills names/values (when req is not NULL).
@@ -168,18 +170,80 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
             actions[n++] =
                 (struct rbac_use){routes[i].action, (routes[i].flags & ROUTE_OWNED) != 0};
     }
+    for (size_t i = 0; i < registry_kind_count; i++) { /* the registry's actions too */
+        const char *used[] = {registry_kinds[i].read, registry_kinds[i].write,
+                              registry_kinds[i].remove};
+        for (size_t a = 0; a < 3; a++)
+            if (used[a] && !json_object_get(rbac_actions(policy), used[a]))
+                return purser_error_set(err, PURSER_EINVAL,
+                                        "policy: the registry's kind %s uses action '%s', which "
+                                        "the policy does not declare",
+                                        registry_kinds[i].name, used[a]);
+    }
     return rbac_policy_validate(policy, actions, n, err);
 }
 
-size_t route_kinds(const struct resource_kind **out, size_t max)
+const struct route *routes = route_rows;
+size_t route_count = 0;
+
+/* text with its first "%s" (if any) replaced by fill, then rest appended, in memory the
+ * process keeps. */
+static char *route_text(const char *text, const char *fill, const char *rest)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < route_count; i++) {
-        int seen = !routes[i].kind;
-        for (size_t j = 0; !seen && j < n; j++)
-            seen = out[j] == routes[i].kind;
-        if (!seen && n < max)
-            out[n++] = routes[i].kind;
+    const char *at = strstr(text, "%s");
+    size_t head = at ? (size_t)(at - text) : strlen(text);
+    char *out = NULL;
+    if (asprintf(&out, "%.*s%s%s%s", (int)head, text, at ? fill : "", at ? at + 2 : "",
+                 rest ? rest : "") < 0)
+        return NULL;
+    return out;
+}
+
+/* The generic routes of kind k, at rows (route_resource_row_count of them). */
+static int resource_routes(const struct registry_kind *k, struct route *rows)
+{
+    char *item = route_text(k->list, NULL, "/{id}");
+    int rc = item && k->item && !strcmp(item, k->item) ? 0 : -1;
+    free(item);
+    for (size_t t = 0; !rc && t < route_resource_row_count; t++) {
+        const struct route *template = &route_resource_rows[t];
+        rows[t] = *template;
+        rows[t].pattern = route_text(k->list, NULL, template->pattern);
+        rows[t].summary = route_text(template->summary, k->name, NULL);
+        rows[t].action = !strcmp(template->action, "read")    ? k->read
+                         : !strcmp(template->action, "write") ? k->write
+                                                              : k->remove;
+        rows[t].kind = k->resource;
+        if (!rows[t].pattern || !rows[t].summary)
+            rc = -1;
     }
-    return n;
+    return rc;
+}
+
+int routes_init(void)
+{
+    size_t generic = 0, n = 0;
+    struct route *table;
+    int rc = 0;
+    if (route_count)
+        return 0;
+    for (size_t i = 0; i < registry_kind_count; i++)
+        generic += registry_kinds[i].generic && registry_kinds[i].resource;
+    table = calloc(route_row_count + generic * route_resource_row_count, sizeof(*table));
+    if (!table)
+        return -1;
+    for (size_t i = 0; !rc && i < route_row_count; i++) {
+        if (route_rows[i].method)
+            table[n++] = route_rows[i];
+        for (size_t j = 0; !route_rows[i].method && !rc && j < registry_kind_count; j++)
+            if (registry_kinds[j].generic && registry_kinds[j].resource) {
+                rc = resource_routes(&registry_kinds[j], &table[n]);
+                n += route_resource_row_count;
+            }
+    }
+    if (rc)
+        return -1; /* the process stops: what was made is not worth freeing */
+    routes = table;
+    route_count = n;
+    return 0;
 }

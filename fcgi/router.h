@@ -43,14 +43,24 @@ struct route {
     const struct resource_kind *kind; /* the resource convention's routes: the kind they serve */
 };
 
-extern const struct route routes[];
-extern const size_t route_count;
+/* The table as routes.c writes it: its one row {NULL} is where the registry's kinds' generic
+ * routes go (route_resource_rows, once for each kind lib/registry marks generic). */
+extern const struct route route_rows[];
+extern const size_t route_row_count;
+/* The generic routes of one kind (routes.c): .pattern the suffix of the kind's list path,
+ * .action which of its actions ("read", "write" or "delete"), %s in .summary its name. */
+extern const struct route route_resource_rows[];
+extern const size_t route_resource_row_count;
+
+/* The table served: route_rows with each generic kind's routes in place (routes_init). */
+extern const struct route *routes;
+extern size_t route_count;
+
+/* Builds routes from route_rows and the registry, once per process before any other call of
+ * this header: 0, or -1 (out of memory, or a generic kind whose item is not its list/{id}). */
+int routes_init(void);
 
 struct rbac_policy;
-
-/* The kinds of the resource convention the route table serves (each RESOURCE() row's), each
- * once, in table order: at most max into out; returns how many. */
-size_t route_kinds(const struct resource_kind **out, size_t max);
 
 /* Holds the route table and the RBAC policy to each other: every route that is not open names
  * an action, the policy declares every action used, and a role's `own` actions are used only

@@ -37,31 +37,34 @@
             summary, __VA_ARGS__                                                                   \
     }
 
-/* The resource convention's routes of a kind (README "Resources"; a registry row of the
- * kinds): its collection at path, listed, shown, replaced, merge-patched and deleted by the
- * generic handlers of resources.c, the RBAC actions to read, write and delete, and the noun of
- * its summaries. Creation is the kind's own route. A delete may take a credential with it
- * (the kind's on_delete): the workers' authentication caches are emptied. */
-/* clang-format off */
-#define RESOURCE(path, k, noun, read, write, delete)                                             \
-    {"GET", path, read, H(resources_list), OWNED,                                               \
-     "List " noun "s (page_size, page_token, labels, filter, sort)", .answer = "ResourcePage",   \
-     .query = "page_size page_token labels filter sort", .kind = &k},                            \
-    {"GET", path "/{id}", read, H(resource_show), OWNED,                                         \
-     "Show a " noun " (ETag; If-None-Match gives 304)", .answer = "Resource", .kind = &k},        \
-    {"PUT", path "/{id}", write, H(resource_put), 0,                                             \
-     "Replace a " noun "'s labels, annotations, description and spec (If-Match or "              \
-     "metadata.revision)", .body = "ResourceWrite", .answer = "Resource", .kind = &k},           \
-    {"PATCH", path "/{id}", write, H(resource_merge), 0,                                         \
-     "Merge-patch a " noun " (RFC 7396; If-Match or metadata.revision)", .body = "AnyObject",    \
-     .answer = "Resource", .kind = &k},                                                          \
-    {"DELETE", path "/{id}", delete, H(resource_remove), ROUTE_AUTH_CHANGE,                      \
-     "Delete a " noun " (If-Match when given) with what it owns (a cluster: the client its "     \
-     "bootstrap token made, that client's keys and tokens, an unredeemed bootstrap token)",      \
-     .status = "204", .kind = &k}
-/* clang-format on */
+/* The resource convention's routes of a kind (README "Resources"), added by routes_init for
+ * every kind of the registry (lib/registry) that its generic handlers serve, at the {NULL} row
+ * of route_rows: its collection at its list path, listed, shown, replaced, merge-patched and
+ * deleted by the handlers of resources.c, with the kind's RBAC actions to read, write and
+ * delete, and its name as the noun of the summaries. Creation is the kind's own route. A
+ * delete may take a credential with it (the kind's on_delete): the workers' authentication
+ * caches are emptied. */
+const struct route route_resource_rows[] = {
+    {"GET", "", "read", H(resources_list), OWNED,
+     "List %ss (page_size, page_token, labels, filter, sort)", .answer = "ResourcePage",
+     .query = "page_size page_token labels filter sort"},
+    {"GET", "/{id}", "read", H(resource_show), OWNED,
+     "Show a %s (ETag; If-None-Match gives 304)", .answer = "Resource"},
+    {"PUT", "/{id}", "write", H(resource_put), 0,
+     "Replace a %s's labels, annotations, description and spec (If-Match or metadata.revision)",
+     .body = "ResourceWrite", .answer = "Resource"},
+    {"PATCH", "/{id}", "write", H(resource_merge), 0,
+     "Merge-patch a %s (RFC 7396; If-Match or metadata.revision)", .body = "AnyObject",
+     .answer = "Resource"},
+    {"DELETE", "/{id}", "delete", H(resource_remove), ROUTE_AUTH_CHANGE,
+     "Delete a %s (If-Match when given) with what it owns (a cluster: the client its "
+     "bootstrap token made, that client's keys and tokens, an unredeemed bootstrap token)",
+     .status = "204"},
+};
+const size_t route_resource_row_count =
+    sizeof(route_resource_rows) / sizeof(route_resource_rows[0]);
 
-const struct route routes[] = {
+const struct route route_rows[] = {
     /* health and the API description: open */
     {"GET", "/healthz", NULL, H(health_live), ROUTE_OPEN, "Liveness: the process answers",
      .answer = "Text"},
@@ -282,9 +285,9 @@ const struct route routes[] = {
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
      "Delete a node", .answer = "Node"},
 
-    /* the inventory: clusters (the resource convention, README "Resources") */
-    RESOURCE("/organizations/{org}/clusters", cluster_kind, "cluster", "read_cluster",
-             "write_cluster", "delete_cluster"),
+    /* the registry's kinds of the resource convention (clusters, ...): their generic routes */
+    {NULL},
+    /* the inventory: clusters (README "Resources") */
     {"POST", "/organizations/{org}/clusters", "write_cluster", H(clusters_create), 0,
      "Register a cluster; the answer shows its bootstrap token once", .body = "ClusterWrite",
      .answer = "ClusterWithToken", .status = "201"},
@@ -461,4 +464,4 @@ const struct route routes[] = {
          H(validation_entry), 0, "One validation entry in full", .answer = "AnyObject"),
 };
 
-const size_t route_count = sizeof(routes) / sizeof(routes[0]);
+const size_t route_row_count = sizeof(route_rows) / sizeof(route_rows[0]);

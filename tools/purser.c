@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "docs/docstore.h"
 #include "policy/policy.h"
+#include "registry/registry.h"
 #include "resource/resource.h"
 #include "store/events.h"
 #include "store/migrate.h"
@@ -536,7 +537,7 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
     c.store = store;
     c.secrets = secrets;
     c.kinds = kinds;
-    c.kind_count = route_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]));
+    c.kind_count = registry_resources(kinds, sizeof(kinds) / sizeof(kinds[0]), 1);
     if (!rc && import) {
         FILE *in = fopen(file, "rb");
         char chunk[65536];
@@ -681,9 +682,13 @@ int main(int argc, char **argv)
     }
     if (!path)
         path = "/etc/purser/purser.yaml";
-    { /* the resource kinds' events, which its writes (import) append */
+    { /* the route table, and the resource kinds' events, which its writes (import) append */
         const struct resource_kind *kinds[16];
-        resource_kinds_register(kinds, route_kinds(kinds, 16));
+        if (routes_init()) {
+            fprintf(stderr, "purser: out of memory\n");
+            return 1;
+        }
+        resource_kinds_register(kinds, registry_resources(kinds, 16, 0));
     }
     if (strcmp(command, "config-defaults") == 0) {
         struct buf out = BUF_INIT;

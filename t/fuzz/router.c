@@ -10,8 +10,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size), *target, *q;
     struct request req;
     const char **values = NULL;
-    if (!text)
+    if (!text || routes_init()) {
+        free(text);
         return 0;
+    }
     memset(&req, 0, sizeof(req));
     req.method = fuzz_line(text, &target);
     if (!(req.arena = arena_new())) {

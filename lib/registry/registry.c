@@ -1,0 +1,274 @@
+/* registry.c: the one list of the kinds purser serves, one row each (registry.h). */
+#include "registry/registry.h"
+
+#include "auth/identity.h"
+#include "inventory/cluster.h"
+#include "resource/resource.h"
+
+#include <string.h>
+
+#define ORG "/organizations/{org}"
+#define EVENTS(...) ((const struct registry_event[]){__VA_ARGS__, {.kind = NULL}})
+#define OWN REGISTRY_EVENT_OWN
+
+/* In the admin pages' order (their navigation, the reference's areas). */
+const struct registry_kind registry_kinds[] = {
+    {.name = "policy",
+     .plural = "policies",
+     .envelope = "PolicyRevision",
+     .title = "Policies & policy groups",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/policies",
+     .item = ORG "/policies/{name}",
+     .read = "read_policy",
+     .write = "write_policy",
+     .remove = "delete_policy",
+     .areas = "policies policy_groups collect_policies",
+     .nav = "policies Policies",
+     .events = EVENTS({.kind = "policy", .list = "policies"},
+                      {.kind = "policy_revision", .key = "policy_revision:{0}/{1}", .page = "policies/{0}/{1}",
+                       .list = "policies/{0}", .parent = "policy:{0}", .flags = OWN})},
+    {.name = "policy-group",
+     .plural = "policy-groups",
+     .envelope = "PolicyGroup",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/policy_groups",
+     .item = ORG "/policy_groups/{group}",
+     .read = "read_policy_group",
+     .write = "write_policy_group",
+     .remove = "write_policy_group",
+     .nav = "groups Policy groups",
+     .events = EVENTS({.kind = "policy_group", .list = "groups"},
+                      {.kind = "policy_group_pointer", .list = "groups/{0}"})},
+    {.name = "node",
+     .plural = "nodes",
+     .envelope = "Node",
+     .title = "Nodes & cookbooks",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/nodes",
+     .item = ORG "/nodes/{node}",
+     .read = "read_node",
+     .write = "write_node",
+     .remove = "write_node",
+     .areas = "nodes sandboxes file_store cookbook_artifacts",
+     .nav = "nodes Nodes",
+     .events = EVENTS({.kind = "node", .key = "node:{name}", .page = "nodes/{name}", .list = "nodes",
+                       .flags = OWN})},
+    {.name = "cookbook",
+     .plural = "cookbooks",
+     .envelope = "CookbookArtifact",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/cookbook_artifacts",
+     .item = ORG "/cookbook_artifacts/{name}",
+     .read = "read_cookbooks",
+     .write = "write_cookbooks",
+     .remove = "write_cookbooks",
+     .events = EVENTS({.kind = "cookbook_artifact"})},
+    {.name = "revision",
+     .plural = "revisions",
+     .envelope = "DocumentBucket",
+     .title = "Documents (Deckhand, /api/v1.0) & their git history",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = "/api/v1.0/revisions",
+     .item = "/api/v1.0/revisions/{id}",
+     .read = "read_revision",
+     .write = "write_cleartext_document",
+     .remove = "delete_revisions",
+     .areas = "api versions git-access",
+     .nav = "documents Documents",
+     .events = EVENTS({.kind = "document_revision", .key = "document_revision:{0}",
+                       .page = "documents/{0}", .list = "documents",
+                       .parent = "document_revision:*", .flags = OWN | REGISTRY_EVENT_ALL},
+                      {.kind = "tag", .key = "document_revision:{0}", .page = "documents/{0}",
+                       .list = "documents", .parent = "document_revision:*"},
+                      {.kind = "validation", .key = "document_revision:{0}", .page = "documents/{0}",
+                       .list = "documents", .parent = "document_revision:*"})},
+    {.name = "cluster",
+     .plural = "clusters",
+     .envelope = "Cluster",
+     .title = "Clusters",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/clusters",
+     .item = ORG "/clusters/{id}",
+     .read = "read_cluster",
+     .write = "write_cluster",
+     .remove = "delete_cluster",
+     .areas = "clusters install",
+     .nav = "clusters Clusters",
+     .events = EVENTS({.kind = "cluster", .key = "cluster:{0}", .page = "clusters/{0}", .list = "clusters",
+                       .flags = OWN},
+                      {.kind = "facts", .key = "cluster:{0}", .page = "clusters/{0}", .list = "clusters"},
+                      {.kind = "bootstrap_token_reset", .key = "cluster:{0}", .page = "clusters/{0}",
+                       .list = "clusters"}),
+     .resource = &cluster_kind,
+     .generic = 1},
+    {.name = "member",
+     .plural = "members",
+     .envelope = "Member",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/users",
+     .item = ORG "/users/{user}",
+     .read = "read_members",
+     .write = "write_members",
+     .remove = "write_members",
+     .nav = "members Users & clients",
+     .events = EVENTS({.kind = "member", .list = "members"}),
+     .resource = &identity_member_kind},
+    {.name = "client",
+     .plural = "clients",
+     .envelope = "Client",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/clients",
+     .item = ORG "/clients/{client}",
+     .read = "read_clients",
+     .write = "update_client",
+     .remove = "delete_client",
+     .events = EVENTS({.kind = "client", .key = "client:{name}", .page = "clients/{name}",
+                       .list = "members", .flags = OWN}),
+     .resource = &identity_client_kind},
+    {.name = "user",
+     .plural = "users",
+     .envelope = "User",
+     .title = "Users, clients & tokens",
+     .scope = REGISTRY_SERVER,
+     .list = "/users",
+     .item = "/users/{user}",
+     .read = "read_user",
+     .write = "update_user",
+     .remove = "delete_user",
+     .areas = "users clients principals",
+     .events = EVENTS({.kind = "user", .key = "user:{name}", .page = "users/{name}", .action = "",
+                       .flags = OWN | REGISTRY_EVENT_SELF}),
+     .resource = &identity_user_kind},
+    {.name = "token",
+     .plural = "tokens",
+     .envelope = "Token",
+     .scope = REGISTRY_USER,
+     .list = "/users/{user}/tokens",
+     .item = "/users/{user}/tokens/{id}",
+     .read = "read_user",
+     .write = "update_user",
+     .remove = "update_user",
+     .nav = "tokens My tokens",
+     .events = EVENTS({.kind = "token", .key = "token:{name}", .page = "tokens", .action = "",
+                       .flags = OWN | REGISTRY_EVENT_MINE}),
+     .resource = &identity_token_kind},
+    {.name = "event",
+     .plural = "events",
+     .title = "Events",
+     .scope = REGISTRY_ORGANIZATION,
+     .list = ORG "/events",
+     .read = "read_events",
+     .areas = "events",
+     .nav = "events Recent changes"},
+    {.name = "organization",
+     .plural = "organizations",
+     .envelope = "Organization",
+     .title = "Organizations",
+     .scope = REGISTRY_SERVER,
+     .list = "/organizations",
+     .item = ORG,
+     .read = "read_organization",
+     .write = "update_organization",
+     .remove = "delete_organization",
+     .areas = "organizations . permissions export import",
+     .nav = "organization Organization",
+     .events = EVENTS({.kind = "organization"}),
+     .resource = &identity_org_kind},
+};
+const size_t registry_kind_count = sizeof(registry_kinds) / sizeof(registry_kinds[0]);
+
+const struct registry_kind *registry_find(const char *name)
+{
+    for (size_t i = 0; name && i < registry_kind_count; i++)
+        if (!strcmp(registry_kinds[i].name, name) || !strcmp(registry_kinds[i].plural, name))
+            return &registry_kinds[i];
+    return NULL;
+}
+
+const struct registry_kind *registry_find_envelope(const char *envelope)
+{
+    for (size_t i = 0; envelope && i < registry_kind_count; i++)
+        if (registry_kinds[i].envelope && !strcmp(registry_kinds[i].envelope, envelope))
+            return &registry_kinds[i];
+    return NULL;
+}
+
+size_t registry_resources(const struct resource_kind **out, size_t max, int export_only)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < registry_kind_count && n < max; i++) {
+        const struct resource_kind *k = registry_kinds[i].resource;
+        if (k && (!export_only || (k->export_doc && k->import_doc)))
+            out[n++] = k;
+    }
+    return n;
+}
+
+static const char *const scopes[] = {"server", "organization", "user"};
+
+static json_t *event_json(const struct registry_event *e)
+{
+    json_t *out = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind", e->kind, "key", e->key,
+                            "page", e->page, "list", e->list, "parent", e->parent, "action",
+                            e->action);
+    static const struct {
+        unsigned flag;
+        const char *name;
+    } flags[] = {{REGISTRY_EVENT_OWN, "own"},
+                 {REGISTRY_EVENT_MINE, "mine"},
+                 {REGISTRY_EVENT_SELF, "self"},
+                 {REGISTRY_EVENT_ALL, "all"}};
+    for (size_t i = 0; out && i < sizeof(flags) / sizeof(flags[0]); i++)
+        if (e->flags & flags[i].flag)
+            json_object_set_new(out, flags[i].name, json_true());
+    return out;
+}
+
+/* "clusters Clusters" as {path, title}. */
+static json_t *nav_json(const char *nav)
+{
+    const char *space = strchr(nav, ' ');
+    return space ? json_pack("{s:s%, s:s}", "path", nav, (size_t)(space - nav), "title", space + 1)
+                 : json_pack("{s:s, s:s}", "path", nav, "title", nav);
+}
+
+static json_t *areas_json(const char *areas)
+{
+    json_t *out = json_array();
+    while (out && areas && *areas) {
+        size_t n = strcspn(areas, " ");
+        /* "." is the organization itself (/organizations/{org}: no segment after it) */
+        json_array_append_new(out, json_stringn(areas, n == 1 && *areas == '.' ? 0 : n));
+        areas += n + (areas[n] == ' ');
+    }
+    return out;
+}
+
+static json_t *kind_json(const struct registry_kind *k)
+{
+    json_t *out = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "name",
+                            k->name, "plural", k->plural, "envelope", k->envelope, "title",
+                            k->title, "scope", scopes[k->scope], "list", k->list, "item", k->item,
+                            "read", k->read, "write", k->write, "delete", k->remove);
+    json_t *events = json_array();
+    for (const struct registry_event *e = k->events; e && e->kind; e++)
+        json_array_append_new(events, event_json(e));
+    if (out && k->areas)
+        json_object_set_new(out, "areas", areas_json(k->areas));
+    if (out && k->nav)
+        json_object_set_new(out, "nav", nav_json(k->nav));
+    if (out)
+        json_object_set_new(out, "events", events);
+    else
+        json_decref(events);
+    return out;
+}
+
+json_t *registry_json(void)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < registry_kind_count; i++)
+        json_array_append_new(out, kind_json(&registry_kinds[i]));
+    return out;
+}
