@@ -15,6 +15,7 @@
 const struct registry_kind registry_kinds[] = {
     {.name = "policy",
      .plural = "policies",
+     .page = "policy",
      .envelope = "PolicyRevision",
      .title = "Policies & policy groups",
      .scope = REGISTRY_ORGANIZATION,
@@ -30,6 +31,7 @@ const struct registry_kind registry_kinds[] = {
                        .list = "policies/{0}", .parent = "policy:{0}", .flags = OWN})},
     {.name = "policy-group",
      .plural = "policy-groups",
+     .page = "policy",
      .envelope = "PolicyGroup",
      .scope = REGISTRY_ORGANIZATION,
      .list = ORG "/policy_groups",
@@ -42,6 +44,7 @@ const struct registry_kind registry_kinds[] = {
                       {.kind = "policy_group_pointer", .list = "groups/{0}"})},
     {.name = "node",
      .plural = "nodes",
+     .page = "policy",
      .envelope = "Node",
      .title = "Nodes & cookbooks",
      .scope = REGISTRY_ORGANIZATION,
@@ -66,6 +69,7 @@ const struct registry_kind registry_kinds[] = {
      .events = EVENTS({.kind = "cookbook_artifact"})},
     {.name = "revision",
      .plural = "revisions",
+     .page = "docs",
      .envelope = "DocumentBucket",
      .title = "Documents (Deckhand, /api/v1.0) & their git history",
      .scope = REGISTRY_ORGANIZATION,
@@ -85,6 +89,7 @@ const struct registry_kind registry_kinds[] = {
                        .list = "documents", .parent = "document_revision:*"})},
     {.name = "cluster",
      .plural = "clusters",
+     .page = "inventory",
      .envelope = "Cluster",
      .title = "Clusters",
      .scope = REGISTRY_ORGANIZATION,
@@ -104,6 +109,7 @@ const struct registry_kind registry_kinds[] = {
      .generic = 1},
     {.name = "member",
      .plural = "members",
+     .page = "identity",
      .envelope = "Member",
      .scope = REGISTRY_ORGANIZATION,
      .list = ORG "/users",
@@ -116,6 +122,7 @@ const struct registry_kind registry_kinds[] = {
      .resource = &identity_member_kind},
     {.name = "client",
      .plural = "clients",
+     .page = "identity",
      .envelope = "Client",
      .scope = REGISTRY_ORGANIZATION,
      .list = ORG "/clients",
@@ -128,6 +135,7 @@ const struct registry_kind registry_kinds[] = {
      .resource = &identity_client_kind},
     {.name = "user",
      .plural = "users",
+     .page = "server",
      .envelope = "User",
      .title = "Users, clients & tokens",
      .scope = REGISTRY_SERVER,
@@ -142,6 +150,7 @@ const struct registry_kind registry_kinds[] = {
      .resource = &identity_user_kind},
     {.name = "token",
      .plural = "tokens",
+     .page = "identity",
      .envelope = "Token",
      .scope = REGISTRY_USER,
      .list = "/users/{user}/tokens",
@@ -155,6 +164,7 @@ const struct registry_kind registry_kinds[] = {
      .resource = &identity_token_kind},
     {.name = "event",
      .plural = "events",
+     .page = "events",
      .title = "Events",
      .scope = REGISTRY_ORGANIZATION,
      .list = ORG "/events",
@@ -163,6 +173,7 @@ const struct registry_kind registry_kinds[] = {
      .nav = "events Recent changes"},
     {.name = "organization",
      .plural = "organizations",
+     .page = "server",
      .envelope = "Organization",
      .title = "Organizations",
      .scope = REGISTRY_SERVER,
@@ -247,10 +258,11 @@ static json_t *areas_json(const char *areas)
 
 static json_t *kind_json(const struct registry_kind *k)
 {
-    json_t *out = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "name",
-                            k->name, "plural", k->plural, "envelope", k->envelope, "title",
+    json_t *out = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?}",
+                            "name", k->name, "plural", k->plural, "envelope", k->envelope, "title",
                             k->title, "scope", scopes[k->scope], "list", k->list, "item", k->item,
-                            "read", k->read, "write", k->write, "delete", k->remove);
+                            "read", k->read, "write", k->write, "delete", k->remove, "page",
+                            k->page);
     json_t *events = json_array();
     for (const struct registry_event *e = k->events; e && e->kind; e++)
         json_array_append_new(events, event_json(e));

@@ -53,6 +53,8 @@ struct registry_kind {
                           the routes it gathers, space-separated */
     const char *nav;   /* the admin pages' section (#/o/ORG/<nav>) and its title, "clusters
                           Clusters" (NULL: none) */
+    const char *page; /* the admin pages' module that serves its pages: "inventory"
+                         (nginx/admin/pages/inventory.js, whose `pages` lists them) */
     const struct registry_event *events; /* ended by {NULL}; NULL: none */
     /* The resource convention: the descriptor (lib/resource/resource.h; NULL: none), and 1 when
      * the generic handlers (fcgi/resources.c) serve its list, show, replace, merge-patch and
@@ -76,7 +78,7 @@ const struct registry_kind *registry_find_envelope(const char *envelope);
 size_t registry_resources(const struct resource_kind **out, size_t max, int export_only);
 
 /* The table as JSON, a new reference: [{name, plural, envelope, title, scope, list, item, read,
- * write, delete, areas, nav: {path, title}, events: [{kind, key, page, list, parent, action,
+ * write, delete, page, areas, nav: {path, title}, events: [{kind, key, page, list, parent, action,
  * own, mine, self, all}]}] (absent members: none). /docs serves it as x-purser-kinds. */
 json_t *registry_json(void);
 

@@ -48,6 +48,19 @@ export async function api(method, path, body, options = {}) {
 
 export const enc = encodeURIComponent;
 
+let registry = null;
+/** The kinds purser serves: its registry (lib/registry), as GET /docs (open) publishes it in
+ *  x-purser-kinds: [{name, plural, list, item, read, nav, page, areas, events, ...}], read once. */
+export function kinds() {
+  if (!registry) registry = api('GET', '/docs').then(doc => doc['x-purser-kinds'] || [], err => { registry = null; throw err; });
+  return registry;
+}
+
+/** A path template of the registry with its {names} filled from values, encoded:
+ *  fill('/organizations/{org}', { org: 'acme' }) is '/organizations/acme'. */
+export const fill = (template, values) =>
+  template.replace(/\{(\w+)\}/g, (whole, name) => (values[name] === undefined ? whole : enc(values[name])));
+
 /** A YAML stream from the API (an export) as text; throws ApiError as api() does. */
 export async function yamlText(path) {
   const t = token.get();

@@ -2,36 +2,24 @@
 // router. Every page's address is its hash (#/o/ORG/policies?q=web): reload keeps it, back
 // and forward work, a link can be shared (the token is not in it: whoever opens the link
 // signs in first).
-import { api, token, enc } from './api.js';
+import { api, token, enc, kinds, fill } from './api.js';
 import { h, show, spinner, failure } from './dom.js';
-import * as policy from './pages/policy.js';
-import * as docs from './pages/docs.js';
-import * as inventory from './pages/inventory.js';
-import * as identity from './pages/identity.js';
-import * as events from './pages/events.js';
-import * as server from './pages/server.js';
 
-const sections = [
-  ['policies', 'Policies'], ['groups', 'Policy groups'], ['nodes', 'Nodes'],
-  ['documents', 'Documents'], ['clusters', 'Clusters'], ['members', 'Users & clients'],
-  ['tokens', 'My tokens'], ['events', 'Recent changes'], ['organization', 'Organization'],
-];
-
-// path pattern -> page(ctx); ctx: {org, params, query, perms, can(action, group?), go(path)}
-const routes = [
-  ['/o/:org/policies', policy.policies], ['/o/:org/policies/:name', policy.policyPage],
-  ['/o/:org/policies/:name/:rev', policy.revisionPage],
-  ['/o/:org/policies/:name/compare/:a/:b', policy.comparePage], ['/o/:org/groups', policy.groups],
-  ['/o/:org/groups/:group', policy.groupPage], ['/o/:org/nodes', policy.nodes],
-  ['/o/:org/nodes/:node', policy.nodePage],
-  ['/o/:org/documents', docs.revisions], ['/o/:org/documents/:rev', docs.revisionPage],
-  ['/o/:org/diff/:a/:b', docs.diffPage], ['/o/:org/clusters', inventory.clusters],
-  ['/o/:org/clusters/:id', inventory.clusterPage], ['/o/:org/members', identity.members],
-  ['/o/:org/users/:name', ctx => identity.principal(ctx, 'users')],
-  ['/o/:org/clients/:name', ctx => identity.principal(ctx, 'clients')],
-  ['/o/:org/tokens', identity.tokens], ['/o/:org/events', events.live],
-  ['/o/:org/organization', server.organization], ['/orgs', identity.organizations], ['/users', server.users],
-];
+// The kinds purser serves come from its registry (lib/registry, GET /docs' x-purser-kinds), read
+// once: the navigation's sections are theirs, and the page modules they name serve the pages
+// (each module's `pages`: path pattern -> page(ctx); ctx: {org, params, query, perms,
+// can(action, group?), go(path)}). None is listed here.
+let sections = [], routes = null, organizationKind = null;
+async function registry() {
+  if (routes) return;
+  const all = await kinds();
+  // the kind that is the {org} of the others: the switcher's list, the permissions' path
+  organizationKind = all.find(k => k.item && k.item.endsWith('/{org}'));
+  sections = all.filter(k => k.nav).map(k => [k.nav.path, k.nav.title]);
+  const modules = await Promise.all([...new Set(all.map(k => k.page).filter(Boolean))]
+    .map(name => import(`./pages/${name}.js`)));
+  routes = modules.flatMap(m => m.pages || []);
+}
 
 let current = { org: null, perms: null, principal: null, stop: null };
 let organizations = null; // the switcher's first page, read once per sign-in
@@ -71,7 +59,8 @@ function signIn(message) {
     e.preventDefault();
     token.set(input.value.trim());
     try {
-      await api('GET', '/organizations?page_size=1', undefined, { signingIn: true });
+      await registry();
+      await api('GET', `${organizationKind.list}?page_size=1`, undefined, { signingIn: true });
       const back = sessionStorage.getItem('purser.after') || '/orgs';
       sessionStorage.removeItem('purser.after');
       go(back === '/signin' ? '/orgs' : back);
@@ -106,12 +95,12 @@ async function shell(org) {
   if (org !== current.org) {
     current = { org, perms: null, principal: null };
     if (org) {
-      current.perms = await api('GET', `/organizations/${enc(org)}/permissions`);
+      current.perms = await api('GET', `${fill(organizationKind.item, { org })}/permissions`);
       current.principal = current.perms.principal;
     }
   }
   const orgs = organizations ||
-    (organizations = await api('GET', `/organizations?page_size=${SWITCHER_PAGE}&sort=name`));
+    (organizations = await api('GET', `${organizationKind.list}?page_size=${SWITCHER_PAGE}&sort=name`));
   const names = (orgs.items || []).map(o => o.metadata.name);
   select.replaceChildren(...names.map(name =>
     h('option', { value: name, selected: name === org }, name)));
@@ -157,6 +146,10 @@ async function route() {
   }
   if (path === '/') return go('/orgs');
   const mine = ++navigation;
+  try { await registry(); } catch (err) {
+    if (err.status === 401) return signedOut();
+    return show(failure(err));
+  }
   for (const [pattern, page] of routes) {
     const params = match(pattern, path);
     if (!params) continue;
@@ -191,8 +184,8 @@ document.addEventListener('DOMContentLoaded', () => {
   });
   document.getElementById('org-switch').addEventListener('change', e => {
     if (!e.target.value) return go('/orgs'); // (past the first page: the organizations' list)
-    const rest = (parseHash().path.split('/')[3]) || 'policies';
-    const section = sections.some(([p]) => p === rest) ? rest : 'policies';
+    const rest = parseHash().path.split('/')[3];
+    const section = sections.some(([p]) => p === rest) ? rest : sections[0][0];
     go(`/o/${enc(e.target.value)}/${section}`);
   });
   const toggle = document.getElementById('menu-toggle'), nav = document.getElementById('nav');

@@ -209,3 +209,8 @@ export async function diffPage(ctx) {
     table([{ title: 'Bucket', cell: r => r[0] }, { title: 'Change', cell: r => String(r[1]) }], Object.entries(diff || {})),
     h('h2', {}, `Documents (${docs.length} changed)`), docs.length ? modes : h('p', {}, 'No document changed.'), views);
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [
+  ['/o/:org/documents', revisions], ['/o/:org/documents/:rev', revisionPage], ['/o/:org/diff/:a/:b', diffPage],
+];

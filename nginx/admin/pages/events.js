@@ -3,13 +3,13 @@
 // and by actor (the API's actor=), both kept in the page's address; it opens at the newest
 // events (last=) without reading the log, and links each event to its object's page where that
 // is there and the signed-in principal may open it ("deleted" when a later event deleted it).
-import { api, enc } from '../api.js';
+import { api, enc, fill, kinds as registryKinds } from '../api.js';
 import { h, table, link, failure, spinner, when } from '../dom.js';
 
 const KEEP = 200;
 
 // The filter form: kinds (comma-separated, as the API takes them) and actor.
-function filters(ctx, kinds, actor) {
+function filters(ctx, kinds, actor, example) {
   return h('form.filters', { onsubmit: e => {
     e.preventDefault();
     const q = new URLSearchParams();
@@ -17,35 +17,35 @@ function filters(ctx, kinds, actor) {
     if (e.target.actor.value.trim()) q.set('actor', e.target.actor.value.trim());
     ctx.go(`/o/${enc(ctx.org)}/events${q.toString() ? '?' + q : ''}`);
   } },
-    h('label', { for: 'ev-kinds' }, 'Kinds'), h('input', { id: 'ev-kinds', name: 'kinds', value: kinds, placeholder: 'cluster,policy_group' }),
+    h('label', { for: 'ev-kinds' }, 'Kinds'), h('input', { id: 'ev-kinds', name: 'kinds', value: kinds, placeholder: example }),
     h('label', { for: 'ev-actor' }, 'By'), h('input', { id: 'ev-actor', name: 'actor', value: actor }),
     h('button', { type: 'submit' }, 'Filter'));
 }
 
-// An event's object: the key its later events share (a cluster's facts are the cluster's, a
-// revision's tags and validations the revision's), the page it has while it is there, the
-// action that opens it, and where a delete of it leaves the reader (its list).
+// An event's object, as the registry's kinds say of their events (x-purser-kinds: lib/registry):
+// the key its later events share (a cluster's facts are the cluster's, a revision's tags and
+// validations the revision's), the page it has while it is there, the action that opens it,
+// and where a delete of it leaves the reader (its list). {0} and {1} in a template are the
+// name's parts (split at '/'), {name} the whole.
+let eventKinds = new Map(); // event kind -> {kind, event}
 function objectOf(ctx, e) {
-  const o = `/o/${enc(ctx.org)}`, [x, y] = String(e.name || '').split('/'), n = enc(e.name);
-  const me = ctx.perms.principal, admin = ctx.perms.server_admin;
-  const cluster = { key: `cluster:${x}`, page: `${o}/clusters/${enc(x)}`, action: 'read_cluster', list: `${o}/clusters` };
-  const revision = { key: `document_revision:${x}`, page: `${o}/documents/${enc(x)}`, action: 'read_revision', list: `${o}/documents` };
-  return {
-    cluster: { ...cluster, own: true }, facts: cluster, bootstrap_token_reset: cluster,
-    node: { key: `node:${e.name}`, own: true, page: `${o}/nodes/${n}`, action: 'read_node', list: `${o}/nodes` },
-    policy: { list: `${o}/policies`, action: 'read_policy' }, policy_group: { list: `${o}/groups`, action: 'read_policy_group' },
-    policy_revision: { key: `policy_revision:${x}/${y}`, own: true, parent: `policy:${x}`, page: `${o}/policies/${enc(x)}/${enc(y)}`,
-      action: 'read_policy', list: `${o}/policies/${enc(x)}` },
-    policy_group_pointer: { list: `${o}/groups/${enc(x)}`, action: 'read_policy_group' },
-    document_revision: e.name === '*' ? { list: `${o}/documents`, action: 'read_revision' } : { ...revision, own: true, parent: 'document_revision:*' },
-    tag: { ...revision, parent: 'document_revision:*' }, validation: { ...revision, parent: 'document_revision:*' },
-    member: { list: `${o}/members`, action: 'read_members' },
-    // a user's page opens for a server admin and the user itself (as the members list links it)
-    user: { key: `user:${e.name}`, own: true, page: `${o}/users/${n}`, mayOpen: admin || e.name === me },
-    client: { key: `client:${e.name}`, own: true, page: `${o}/clients/${n}`, action: 'read_clients', list: `${o}/members` },
-    // "My tokens" lists the signed-in user's own: another user's token links nowhere
-    token: { key: `token:${e.name}`, own: true, page: `${o}/tokens`, mine: true },
-  }[e.kind] || {};
+  const found = eventKinds.get(e.kind);
+  if (!found) return {};
+  const { kind, event } = found, o = `/o/${enc(ctx.org)}`;
+  const name = String(e.name || ''), parts = name.split('/');
+  const fillIn = (template, code) => template.replace(/\{(\d|name)\}/g, (whole, i) => code(i === 'name' ? name : parts[+i] || ''));
+  const action = event.action === undefined ? kind.read : event.action || undefined;
+  if (event.all && name === '*') return { list: event.list && `${o}/${fillIn(event.list, enc)}`, action };
+  const t = { action };
+  if (event.key) t.key = fillIn(event.key, v => v);
+  if (event.page) t.page = `${o}/${fillIn(event.page, enc)}`;
+  if (event.list) t.list = `${o}/${fillIn(event.list, enc)}`;
+  if (event.parent) t.parent = fillIn(event.parent, v => v);
+  if (event.own) t.own = true;
+  if (event.mine) t.mine = true; // opens only for the signed-in user's own (its tokens)
+  // opens for a server admin and the object itself (a user's page, as the members list links it)
+  if (event.self) t.mayOpen = ctx.perms.server_admin || name === ctx.perms.principal;
+  return t;
 }
 
 // What happened to each object within the events read (newest first): its key -> the op of
@@ -78,10 +78,13 @@ function objectLink(ctx, e, seen, mine) {
 
 export async function live(ctx) {
   const kinds = ctx.query.get('kinds') || '', actor = ctx.query.get('actor') || '';
-  const rows = [];
-  // the signed-in user's own tokens (a token's event links "My tokens" only for one of them)
-  const mine = new Set(await api('GET', `/users/${enc(ctx.perms.principal)}/tokens?page_size=1000`)
-    .then(p => (p.items || []).map(t => t.metadata.name), () => []));
+  const rows = [], registry = await registryKinds();
+  eventKinds = new Map(registry.flatMap(kind => (kind.events || []).map(event => [event.kind, { kind, event }])));
+  // the signed-in user's own of the kind whose events open only for them (its tokens: a
+  // token's event links "My tokens" only for one of them)
+  const own = registry.find(k => (k.events || []).some(ev => ev.mine));
+  const mine = new Set(own ? await api('GET', `${fill(own.list, { user: ctx.perms.principal })}?page_size=1000`)
+    .then(p => (p.items || []).map(t => t.metadata.name), () => []) : []);
   // with an actor filter the rows lack others' deletes: what happened last is read without it
   let context = [];
   const keep = events => {
@@ -96,12 +99,12 @@ export async function live(ctx) {
     { title: 'Kind', cell: e => e.kind }, { title: 'Name', cell: e => objectLink(ctx, e, seen, mine) },
     { title: 'Op', cell: e => e.op }, { title: 'By', cell: e => e.actor },
   ], rows, `the latest ${KEEP} changes${what ? ` (${what})` : ''}, newest first`)); };
-  const title = h('h1', {}, 'Recent changes'), form = filters(ctx, kinds, actor);
+  const title = h('h1', {}, 'Recent changes'), form = filters(ctx, kinds, actor, [...eventKinds.keys()].slice(0, 2).join(','));
   ctx.context(title, form);
   ctx.show(title, form, status, holder);
   const controller = new AbortController();
   ctx.onLeave(() => controller.abort());
-  const path = `/organizations/${enc(ctx.org)}/events`;
+  const path = fill(registry.find(k => k.name === 'event').list, { org: ctx.org });
   const extra = (kinds ? `&kinds=${enc(kinds)}` : '') + (actor ? `&actor=${enc(actor)}` : '');
   const read = (since, rest) => api('GET', `${path}?since=${since}${extra}${rest}`, undefined, { signal: controller.signal });
   // the newest events in one request (last=), then followed from the seq it ends at
@@ -130,3 +133,6 @@ async function follow(read, getSince, setSince, keep, render, status, holder, co
     }
   }
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [['/o/:org/events', live]];

@@ -257,3 +257,10 @@ export async function tokens(ctx) {
   ctx.show(h('h1', {}, `Tokens of ${me}`), form, fresh, list);
   await list.ready;
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [
+  ['/o/:org/members', members], ['/o/:org/users/:name', ctx => principal(ctx, 'users')],
+  ['/o/:org/clients/:name', ctx => principal(ctx, 'clients')], ['/o/:org/tokens', tokens],
+  ['/orgs', organizations],
+];

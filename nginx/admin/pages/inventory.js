@@ -144,3 +144,6 @@ export async function clusterPage(ctx) {
     }, columns: [{ title: 'Version', cell: v => String(v.version) }, { title: 'When', cell: v => when(v.created_at) },
       { title: 'By', cell: v => v.author || '' }, { title: 'Facts', cell: v => h('pre.yaml', {}, yaml(v.facts)) }] }));
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [['/o/:org/clusters', clusters], ['/o/:org/clusters/:id', clusterPage]];

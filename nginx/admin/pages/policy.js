@@ -441,3 +441,11 @@ export async function nodePage(ctx) {
     } }, 'Delete node') : null,
     result);
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [
+  ['/o/:org/policies', policies], ['/o/:org/policies/:name', policyPage],
+  ['/o/:org/policies/:name/:rev', revisionPage], ['/o/:org/policies/:name/compare/:a/:b', comparePage],
+  ['/o/:org/groups', groups], ['/o/:org/groups/:group', groupPage],
+  ['/o/:org/nodes', nodes], ['/o/:org/nodes/:node', nodePage],
+];

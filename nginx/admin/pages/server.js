@@ -158,3 +158,6 @@ export async function organization(ctx) {
     h('p', {}, org.full_name ? `Full name: ${org.full_name}` : ''),
     exporter, importer, deleter, !exporter && !importer && !deleter ? h('p', {}, 'Nothing here is yours to change.') : null);
 }
+
+// The pages this module serves (app.js routes them; lib/registry names this module as theirs).
+export const pages = [['/o/:org/organization', organization], ['/users', users]];

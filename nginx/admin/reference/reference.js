@@ -4,18 +4,12 @@
 // document says goes in as text (dom.js's h()), never as HTML.
 import { h, failure } from '/admin/dom.js';
 
-// Areas by a path's first segment after /organizations/{org} ('' is the organization itself).
-// An operation under a segment not listed here lands in "Other": none is ever left out.
-const areas = [
-  ['organizations', 'Organizations', ['organizations', '', 'permissions', 'export', 'import']],
-  ['users', 'Users, clients & tokens', ['users', 'clients', 'principals']],
-  ['policies', 'Policies & policy groups', ['policies', 'policy_groups', 'collect_policies']],
-  ['nodes', 'Nodes & cookbooks', ['nodes', 'sandboxes', 'file_store', 'cookbook_artifacts']],
-  ['clusters', 'Clusters', ['clusters', 'install']],
-  ['events', 'Events', ['events']],
-  ['documents', 'Documents (Deckhand, /api/v1.0) & their git history', ['api', 'versions', 'git-access']],
-  ['service', 'Health & docs', ['healthz', 'docs', 'docs.yaml', 'metrics']],
-];
+// Areas by a path's first segment after /organizations/{org} ('' is the organization itself):
+// one for each kind of the registry that has a title (the document's x-purser-kinds, from
+// lib/registry: its areas), then the service's own routes. An operation under a segment none
+// names lands in "Other": none is ever left out.
+let areas = [];
+const service = ['service', 'Health & docs', ['healthz', 'docs', 'docs.yaml', 'metrics']];
 const methods = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
 const boundWords = [
   ['minimum', v => `≥ ${v}`], ['maximum', v => `≤ ${v}`], ['minLength', v => `length ≥ ${v}`],
@@ -225,6 +219,7 @@ try {
   const res = await fetch('/docs', { headers: { Accept: 'application/json' }, cache: 'no-cache' });
   if (!res.ok) throw Object.assign(new Error(`GET /docs answered ${res.status}`), { status: res.status });
   doc = await res.json();
+  areas = [...(doc['x-purser-kinds'] || []).filter(k => k.title && k.areas).map(k => [k.plural, k.title, k.areas]), service];
   render();
 } catch (err) {
   document.getElementById('main').replaceChildren(h('h1', {}, 'purser API reference'), failure(err));
