@@ -2,6 +2,8 @@
 #include "apply.h"
 
 #include "codec/yaml_codec.h"
+#include "registry/registry.h"
+#include "resource/resource.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -339,15 +341,17 @@ static int text_in(const json_t *list, const char *text)
     return 0;
 }
 
-/* A cluster's writable part, with the values the server keeps for what is left out. */
-static json_t *cluster_plain(const json_t *doc, const json_t *base, const char *id)
+/* The writable part of a kind of the resource convention (a cluster), with the values the
+ * server keeps for what is left out. */
+static json_t *envelope_plain(const json_t *doc, const json_t *base, const char *id)
 {
     const json_t *metadata = json_object_get(doc, "metadata");
     json_t *labels = json_object_get(metadata, "labels"), *spec = json_object_get(doc, "spec");
     json_t *annotations = json_object_get(metadata, "annotations");
     json_t *description = json_object_get(metadata, "description");
     (void)base; /* a PUT replaces labels, annotations, description and spec whole */
-    return json_pack("{s:s, s:s, s:{s:s, s:o, s:o, s:o}, s:o}", "kind", "Cluster", "version", "v1",
+    return json_pack("{s:s?, s:s, s:{s:s, s:o, s:o, s:o}, s:o}", "kind", apply_text(doc, "kind"),
+                     "version", "v1",
                      "metadata", "name", id, "labels",
                      labels ? apply_sorted(labels) : json_object(), "annotations",
                      annotations ? apply_sorted(annotations) : json_object(), "description",
@@ -508,8 +512,9 @@ static int member_apply(struct ctl *ctl, const struct apply_kind *k, const json_
     return rc;
 }
 
-/* In the order of an export: an organization's, then its members, then what is in it. */
-static const struct apply_kind kinds[] = {
+/* In the order of an export: an organization's, then its members, then what is in it; the
+ * {.kind = NULL} row is where the registry's generic kinds go (kinds_bind). */
+static const struct apply_kind kinds_written[] = {
     {.kind = "Organization",
      .noun = "organization",
      .item = "/organizations/{name}",
@@ -525,16 +530,7 @@ static const struct apply_kind kinds[] = {
      .create = ORG "/users",
      .apply = member_apply,
      .lacks = member_lacks},
-    {.kind = "Cluster",
-     .noun = "cluster",
-     .item = ORG "/clusters/{id}",
-     .create = ORG "/clusters",
-     .prefix = "c-",
-     .shape = cluster_plain,
-     .wanted = cluster_plain,
-     .shown_once = "bootstrap_token.install_url",
-     .shown_what = "its bootstrap install URL",
-     .diffable = 1},
+    {.kind = NULL}, /* the registry's kinds of the resource convention (clusters, ...) */
     {.kind = "Node",
      .noun = "node",
      .item = ORG "/nodes/{node}",
@@ -542,7 +538,42 @@ static const struct apply_kind kinds[] = {
      .wanted = node_wanted,
      .diffable = 1},
 };
-#define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
+#define KINDS_WRITTEN (sizeof(kinds_written) / sizeof(kinds_written[0]))
+
+static struct apply_kind kinds[32];
+static size_t kind_count;
+
+/* The registry's kinds of the resource convention (lib/registry), applied alike: a GET of the
+ * item, then a POST to the list or a PUT of the item with the revision it read. */
+static struct apply_kind generic_apply(const struct registry_kind *r)
+{
+    return (struct apply_kind){.kind = r->envelope,
+                               .noun = r->name,
+                               .item = r->item,
+                               .create = r->list,
+                               .prefix = r->resource ? r->resource->id_prefix : NULL,
+                               .shape = envelope_plain,
+                               .wanted = envelope_plain,
+                               .shown_once = r->shown_once,
+                               .shown_what = r->shown_what,
+                               .diffable = 1};
+}
+
+/* kinds: the rows written, the registry's generic kinds in place of the {NULL} row; once. */
+static void kinds_bind(void)
+{
+    const size_t max = sizeof(kinds) / sizeof(kinds[0]);
+    if (kind_count)
+        return;
+    for (size_t i = 0; i < KINDS_WRITTEN && kind_count < max; i++) {
+        if (kinds_written[i].kind)
+            kinds[kind_count++] = kinds_written[i];
+        for (size_t j = 0; !kinds_written[i].kind && j < registry_kind_count && kind_count < max; j++)
+            if (registry_kinds[j].generic && registry_kinds[j].envelope)
+                kinds[kind_count++] = generic_apply(&registry_kinds[j]);
+    }
+}
+#define KIND_COUNT (kinds_bind(), kind_count)
 
 /* The documents of FILE: a YAML stream, or one JSON value (an array: its elements). */
 static int read_documents(json_t **out, const char *path)

@@ -2,6 +2,9 @@
  * the operations they call, and finding a kind, its parents and names from a command line. */
 #include "kinds.h"
 
+#include "registry/registry.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +13,9 @@
     (&(const struct ctl_view){kind, rows, keys, name, COLUMNS(__VA_ARGS__)})
 #define KEYED(kind) (&(const struct ctl_view){kind, NULL, 1, "@key", NULL})
 
-static const struct kind kinds[] = {
+/* The rows as written; a path beginning with @ is under its parent kind's item (the
+ * registry's), and the {NULL} row is where the registry's generic kinds go (kinds_bind). */
+static const struct kind kinds_written[] = {
     {"organization", "organizations", NULL, 1, "/organizations", "/organizations/{name}",
      "/organizations", K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE,
      "name", KEYED("organization"), NULL, "labels", "filter sort page-size"},
@@ -82,17 +87,9 @@ static const struct kind kinds[] = {
     {"cookbook-artifact", "cookbook-artifacts", NULL, 2, NULL,
      ORG "/cookbook_artifacts/{name}/{identifier}", NULL, K_GET | K_REPLACE | K_DELETE, PAGE_NONE,
      NULL, NULL, NULL, NULL, NULL},
-    {"cluster", "clusters", NULL, 1, ORG "/clusters", ORG "/clusters/{id}", ORG "/clusters",
-     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE | K_CONDITIONAL, PAGE_TOKEN,
-     "metadata.name",
-     VIEW("cluster", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
-          {"LABELS", "metadata.labels", COL_TEXT},
-          {"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", COL_TIME},
-          {"FACTS", "status.dynamic_facts", COL_COUNT},
-          {"UPDATED", "metadata.updated_at", COL_TIME}),
-     "facts", "labels", "filter sort page-size"},
-    {"facts", "facts", "cluster", 0, ORG "/clusters/{id}/facts/history", NULL,
-     ORG "/clusters/{id}/facts", K_LIST, PAGE_TOKEN, NULL,
+    /* the registry's kinds of the resource convention (clusters, ...): rows made from it */
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
+    {"facts", "facts", "cluster", 0, "@/facts/history", NULL, "@/facts", K_LIST, PAGE_TOKEN, NULL,
      VIEW("facts", "items", 0, "version", {"VERSION", "version", COL_TEXT},
           {"AUTHOR", "author", COL_TEXT}, {"REPORTED", "created_at", COL_TIME},
           {"FACTS", "facts", COL_COUNT}),
@@ -138,17 +135,7 @@ static const struct kind kinds[] = {
      DOCS "/revisions/{id}/validations/{name}/entries/{entry}", NULL, K_GET, PAGE_NONE, NULL, NULL,
      NULL, NULL, NULL},
 };
-#define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
-
-static const struct kind_all all_lists[] = {
-    {"clusters", "/clusters",
-     VIEW("cluster", "items", 0, "metadata.name",
-          {"ORGANIZATION", "metadata.organization", COL_TEXT}, {"NAME", "metadata.name", COL_TEXT},
-          {"LABELS", "metadata.labels", COL_TEXT},
-          {"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", COL_TIME},
-          {"FACTS", "status.dynamic_facts", COL_COUNT},
-          {"UPDATED", "metadata.updated_at", COL_TIME})},
-};
+#define KINDS_WRITTEN (sizeof(kinds_written) / sizeof(kinds_written[0]))
 
 /* The identity kinds answer Chef's shape (which -l and --filter narrow) until a page is asked
  * for: with --page-size or --sort, the resource convention's pages of envelopes (README
@@ -193,6 +180,99 @@ static const struct {
           {"LABELS", "metadata.labels", COL_TEXT}, {"EXPIRES", "metadata.expires", COL_TIME})},
 };
 
+/* ---- the rows, with the registry's (lib/registry) -------------------------------------------- */
+
+#define KINDS_MAX 64
+static struct kind kinds[KINDS_MAX];
+static size_t kind_count;
+static struct kind_all all_lists[8];
+static size_t all_count;
+
+static const enum ctl_column_kind column_kinds[] = {
+    [REGISTRY_TEXT] = COL_TEXT, [REGISTRY_TIME] = COL_TIME, [REGISTRY_COUNT] = COL_COUNT,
+    [REGISTRY_LIST] = COL_LIST};
+
+/* A generic kind's table: (ORGANIZATION,) NAME, LABELS, then the registry's columns. */
+static const struct ctl_view *generic_view(const struct registry_kind *r, int all)
+{
+    size_t n = 0, more = 0;
+    struct ctl_view *view = calloc(1, sizeof(*view));
+    struct ctl_column *columns;
+    while (r->columns && r->columns[more].title)
+        more++;
+    columns = calloc(more + 4, sizeof(*columns));
+    if (!view || !columns) {
+        fputs("purserctl: out of memory\n", stderr);
+        exit(1);
+    }
+    if (all)
+        columns[n++] = (struct ctl_column){"ORGANIZATION", "metadata.organization", COL_TEXT};
+    columns[n++] = (struct ctl_column){"NAME", "metadata.name", COL_TEXT};
+    columns[n++] = (struct ctl_column){"LABELS", "metadata.labels", COL_TEXT};
+    for (size_t i = 0; i < more; i++)
+        columns[n++] = (struct ctl_column){r->columns[i].title, r->columns[i].path,
+                                           column_kinds[r->columns[i].type]};
+    *view = (struct ctl_view){r->name, "items", 0, "metadata.name", columns};
+    return view;
+}
+
+/* The row of a generic kind of the registry: every verb, conditional writes, keyset pages. */
+static struct kind generic_kind(const struct registry_kind *r)
+{
+    return (struct kind){r->name, r->plural, NULL, 1, r->list, r->item, r->list,
+                         K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE |
+                             K_CONDITIONAL,
+                         PAGE_TOKEN, "metadata.name", generic_view(r, 0), NULL, "labels",
+                         "filter sort page-size"};
+}
+
+/* A path beginning with @: under the parent kind's item. */
+static const char *under_parent(const char *parents, const char *path)
+{
+    const struct registry_kind *r = path && path[0] == '@' ? registry_find(parents) : NULL;
+    char *out;
+    if (!r || !r->item || asprintf(&out, "%s%s", r->item, path + 1) < 0)
+        return path;
+    return out;
+}
+
+/* describe KIND also lists the kinds whose parent it is. */
+static const char *related_of(const char *name)
+{
+    struct buf names = BUF_INIT;
+    for (size_t i = 0; i < KINDS_WRITTEN; i++)
+        if (kinds_written[i].parents && !strcmp(kinds_written[i].parents, name))
+            buf_printf(&names, "%s%s", names.len ? " " : "", kinds_written[i].name);
+    return names.len ? buf_cstr(&names) : NULL; /* kept for the process */
+}
+
+/* kinds: the rows written, the registry's generic kinds in place of the {NULL} row (each with
+ * its list of every organization's, when it has one); once. */
+static void kinds_bind(void)
+{
+    if (kind_count)
+        return;
+    for (size_t i = 0; i < KINDS_WRITTEN && kind_count < KINDS_MAX; i++) {
+        struct kind k = kinds_written[i];
+        if (k.name) {
+            k.list = under_parent(k.parents, k.list);
+            k.item = under_parent(k.parents, k.item);
+            k.create = under_parent(k.parents, k.create);
+            kinds[kind_count++] = k;
+        }
+        for (size_t j = 0; !k.name && j < registry_kind_count && kind_count < KINDS_MAX; j++) {
+            const struct registry_kind *r = &registry_kinds[j];
+            if (!r->generic)
+                continue;
+            kinds[kind_count] = generic_kind(r);
+            kinds[kind_count++].related = related_of(r->name);
+            if (r->all_organizations && all_count < sizeof(all_lists) / sizeof(all_lists[0]))
+                all_lists[all_count++] =
+                    (struct kind_all){r->plural, r->all_organizations, generic_view(r, 1)};
+        }
+    }
+}
+
 const struct ctl_view *kind_page_view(const struct kind *k)
 {
     for (size_t i = 0; k->list && i < sizeof(paged_lists) / sizeof(paged_lists[0]); i++)
@@ -203,7 +283,8 @@ const struct ctl_view *kind_page_view(const struct kind *k)
 
 const struct kind_all *kind_all_organizations(const struct kind *k)
 {
-    for (size_t i = 0; i < sizeof(all_lists) / sizeof(all_lists[0]); i++)
+    kinds_bind();
+    for (size_t i = 0; i < all_count; i++)
         if (!strcmp(all_lists[i].plural, k->plural) && (k->verbs & K_LIST) && !k->parents)
             return &all_lists[i];
     return NULL;
@@ -211,7 +292,8 @@ const struct kind_all *kind_all_organizations(const struct kind *k)
 
 const char *ctl_kind_plural(size_t i)
 {
-    for (size_t k = 0; k < KIND_COUNT; k++) {
+    kinds_bind();
+    for (size_t k = 0; k < kind_count; k++) {
         size_t j = 0;
         while (j < k && strcmp(kinds[j].plural, kinds[k].plural))
             j++;
@@ -242,7 +324,8 @@ void ctl_kind_operations(void (*each)(void *ctx, const char *method, const char 
                                       const char *command, const char *query),
                          void *ctx)
 {
-    for (size_t i = 0; i < KIND_COUNT; i++) {
+    kinds_bind();
+    for (size_t i = 0; i < kind_count; i++) {
         const struct kind *k = &kinds[i];
         char command[96], query[160];
 #define EACH(verb, method, path, format, noun, q)                                                  \
@@ -292,7 +375,8 @@ const struct kind *kind_find(const char *typed, const char *const *given, unsign
 {
     const struct kind *named = NULL, *best = NULL;
     int best_score = -1;
-    for (size_t i = 0; i < KIND_COUNT; i++) {
+    kinds_bind();
+    for (size_t i = 0; i < kind_count; i++) {
         const struct kind *k = &kinds[i];
         int score = 0, missing = 0;
         char parents[64];

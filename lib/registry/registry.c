@@ -10,6 +10,7 @@
 #define ORG "/organizations/{org}"
 #define EVENTS(...) ((const struct registry_event[]){__VA_ARGS__, {.kind = NULL}})
 #define OWN REGISTRY_EVENT_OWN
+#define COLUMNS(...) ((const struct registry_column[]){__VA_ARGS__, {NULL, NULL, REGISTRY_TEXT}})
 
 /* In the admin pages' order (their navigation, the reference's areas). */
 const struct registry_kind registry_kinds[] = {
@@ -106,7 +107,13 @@ const struct registry_kind registry_kinds[] = {
                       {.kind = "bootstrap_token_reset", .key = "cluster:{0}", .page = "clusters/{0}",
                        .list = "clusters"}),
      .resource = &cluster_kind,
-     .generic = 1},
+     .generic = 1,
+     .columns = COLUMNS({"BOOTSTRAPPED", "status.bootstrap_token.redeemed_at", REGISTRY_TIME},
+                        {"FACTS", "status.dynamic_facts", REGISTRY_COUNT},
+                        {"UPDATED", "metadata.updated_at", REGISTRY_TIME}),
+     .all_organizations = "/clusters",
+     .shown_once = "bootstrap_token.install_url",
+     .shown_what = "its bootstrap install URL"},
     {.name = "member",
      .plural = "members",
      .page = "identity",

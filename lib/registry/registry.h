@@ -39,6 +39,15 @@ struct registry_event {
     unsigned flags;
 };
 
+/* A column of a list of a kind, as purserctl's tables show it: a title, the dotted path in an
+ * item, and how its value reads. */
+enum registry_column_type { REGISTRY_TEXT, REGISTRY_TIME, REGISTRY_COUNT, REGISTRY_LIST };
+struct registry_column {
+    const char *title; /* "UPDATED" */
+    const char *path;  /* "metadata.updated_at" */
+    enum registry_column_type type;
+};
+
 struct registry_kind {
     const char *name;     /* singular, as purserctl takes it: "cluster" */
     const char *plural;   /* "clusters" */
@@ -62,6 +71,13 @@ struct registry_kind {
      * kinds keep Chef's routes and handlers of their own. */
     const struct resource_kind *resource;
     int generic;
+    /* Of a generic kind, for its clients (purserctl's get, apply): the columns its lists show
+     * after NAME and LABELS (ended by {NULL}; NULL: only those and UPDATED), the list of every
+     * organization's (server admins; NULL: none), and the secret its creation answers once
+     * (a dotted path) and what that is. */
+    const struct registry_column *columns;
+    const char *all_organizations;
+    const char *shown_once, *shown_what;
 };
 
 extern const struct registry_kind registry_kinds[];
