@@ -1,0 +1,99 @@
+# lib/registry: the one list of the kinds. Fails when a list elsewhere names a kind: the route
+# table's generic rows, the admin pages' navigation, event links and reference areas, purserctl's
+# kinds and apply, and export and import walk the registry instead (README "Adding a kind").
+# The registry is read from its source, lib/registry/registry.c. ROOT (default .) is the tree.
+use strict;
+use warnings;
+use Test::More;
+
+my $root = $ENV{ROOT} // '.';
+
+sub slurp {
+    my ($path) = @_;
+    open my $fh, '<', "$root/$path" or die "$path: $!";
+    local $/;
+    return <$fh>;
+}
+
+# ---- the registry's rows ---------------------------------------------------------------------
+my $source = slurp('lib/registry/registry.c');
+my ($table) = $source =~ /registry_kinds\[\] = \{(.*?)\n\};/s or die 'no registry_kinds[] table';
+my @kinds;
+for my $row (split /\n    \{(?=\.name = )/, $table) {
+    my %k;
+    ($k{name}) = $row =~ /\.name = "([^"]+)"/ or next;
+    ($k{plural}) = $row =~ /\.plural = "([^"]+)"/;
+    ($k{envelope}) = $row =~ /\.envelope = "([^"]+)"/;
+    ($k{list}) = $row =~ /\.list = (?:ORG )?"([^"]+)"/;
+    $k{generic} = $row =~ /\.generic = 1/ ? 1 : 0;
+    $k{events} = [$row =~ /\{\.kind = "([^"]+)"/g];
+    ($k{segment}) = ($k{list} // '') =~ m{/([^/{}]+)$};
+    push @kinds, \%k;
+}
+ok scalar(@kinds) >= 10, 'the registry lists the kinds (' . join(' ', map { $_->{name} } @kinds) . ')';
+my ($cluster) = grep { $_->{name} eq 'cluster' } @kinds;
+ok $cluster && $cluster->{generic} && $cluster->{segment} eq 'clusters',
+    'clusters are a generic kind of it, at .../clusters';
+for my $identity (qw(organization user client member token)) {
+    ok((grep { $_->{name} eq $identity } @kinds), "the identity kind $identity is a row of it");
+}
+
+# What names kind k in a file: its path (the list's last segment after a quote, a backquote or
+# the } of ${...}: "/clusters", ORG "/clusters", `${o}/clusters`), and, with words, its name,
+# plural, envelope and event kinds as a quoted string.
+sub offences {
+    my ($text, $k, $words) = @_;
+    my @found;
+    my $s = quotemeta($k->{segment} // '');
+    my $before = qr/["'`\}]\s*/;
+    push @found, "path /$k->{segment}" if length $s && $text =~ /$before\/$s(?![\w-])/;
+    my @names = grep { defined } ($k->{envelope}, ($words ? ($k->{name}, $k->{plural}, @{ $k->{events} }) : ($k->{plural})));
+    for my $name (@names) {
+        my $n = quotemeta $name;
+        # (an element's id or label target is not a kind: the sign-in's field is #token)
+        push @found, "'$name'" if $text =~ /(?<!id: )(?<!for: )(["'`])$n\1/;
+    }
+    return @found;
+}
+
+# ---- the route table: the generic routes come from the registry, not a row per kind ----------
+my $routes = slurp('fcgi/routes.c');
+for my $handler (qw(resources_list resource_show resource_put resource_merge resource_remove)) {
+    my $count = () = $routes =~ /H\($handler\)/g;
+    is $count, 1, "fcgi/routes.c names the generic handler $handler once (its template row)";
+}
+unlike $routes, qr/^\s*RESOURCE\(/m, 'fcgi/routes.c has no RESOURCE() row: a kind is a registry row';
+
+# ---- the admin pages' shell, event links and reference: no kind named at all -----------------
+my %own = ('nginx/admin/pages/events.js' => 'event'); # the event feed's own page names its kind
+for my $file (qw(nginx/admin/app.js nginx/admin/pages/events.js nginx/admin/reference/reference.js)) {
+    my $text = slurp($file);
+    my @found = map { my $k = $_; map { "$k->{name}: $_" } offences($text, $k, 1) }
+        grep { !$own{$file} || $_->{name} ne $own{$file} } @kinds;
+    is_deeply \@found, [], "$file names no kind (it reads them from /docs' x-purser-kinds)"
+        or diag explain \@found;
+}
+
+# ---- purserctl, export and import, the web layer: no kind of the convention named ------------
+# (a new kind of the convention is one registry row: it needs no line in these files; the kind's
+# own handlers, fcgi/<plural>.c, and its own routes in fcgi/routes.c are its own)
+my @files = (qw(client/kinds.c client/apply.c), map { s{^\Q$root\E/}{}r } glob("$root/lib/transfer/*.c"),
+    map { s{^\Q$root\E/}{}r } glob("$root/fcgi/*.c"));
+for my $file (@files) {
+    next if $file eq 'fcgi/routes.c';
+    my $text = slurp($file);
+    my @found = map { my $k = $_; map { "$k->{name}: $_" } offences($text, $k, 0) }
+        grep { $_->{generic} && $file ne "fcgi/$_->{plural}.c" } @kinds;
+    is_deeply \@found, [], "$file names no kind of the resource convention"
+        or diag explain \@found;
+}
+
+# ---- the check can fail: a list that names a kind is found --------------------------------------
+is_deeply [offences(q{const sections = [['clusters', 'Clusters']];}, $cluster, 1)], ["'clusters'"],
+    'a navigation entry naming clusters is found';
+is_deeply [offences(q{{"cluster", "clusters", NULL, 1, ORG "/clusters", ...}}, $cluster, 0)],
+    ['path /clusters', "'clusters'"], "a purserctl row naming clusters' path is found";
+is_deeply [offences(q{{.kind = "Cluster", .item = ORG "/clusters/{id}"}}, $cluster, 0)],
+    ['path /clusters', "'Cluster'"], 'an apply row naming the envelope is found';
+
+done_testing;
