@@ -351,8 +351,7 @@ static json_t *envelope_plain(const json_t *doc, const json_t *base, const char 
     json_t *description = json_object_get(metadata, "description");
     (void)base; /* a PUT replaces labels, annotations, description and spec whole */
     return json_pack("{s:s?, s:s, s:{s:s, s:o, s:o, s:o}, s:o}", "kind", apply_text(doc, "kind"),
-                     "version", "v1",
-                     "metadata", "name", id, "labels",
+                     "version", "v1", "metadata", "name", id, "labels",
                      labels ? apply_sorted(labels) : json_object(), "annotations",
                      annotations ? apply_sorted(annotations) : json_object(), "description",
                      description ? json_incref(description) : json_string(""), "spec",
@@ -568,7 +567,8 @@ static void kinds_bind(void)
     for (size_t i = 0; i < KINDS_WRITTEN && kind_count < max; i++) {
         if (kinds_written[i].kind)
             kinds[kind_count++] = kinds_written[i];
-        for (size_t j = 0; !kinds_written[i].kind && j < registry_kind_count && kind_count < max; j++)
+        for (size_t j = 0; !kinds_written[i].kind && j < registry_kind_count && kind_count < max;
+             j++)
             if (registry_kinds[j].generic && registry_kinds[j].envelope)
                 kinds[kind_count++] = generic_apply(&registry_kinds[j]);
     }

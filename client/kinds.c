@@ -188,9 +188,10 @@ static size_t kind_count;
 static struct kind_all all_lists[8];
 static size_t all_count;
 
-static const enum ctl_column_kind column_kinds[] = {
-    [REGISTRY_TEXT] = COL_TEXT, [REGISTRY_TIME] = COL_TIME, [REGISTRY_COUNT] = COL_COUNT,
-    [REGISTRY_LIST] = COL_LIST};
+static const enum ctl_column_kind column_kinds[] = {[REGISTRY_TEXT] = COL_TEXT,
+                                                    [REGISTRY_TIME] = COL_TIME,
+                                                    [REGISTRY_COUNT] = COL_COUNT,
+                                                    [REGISTRY_LIST] = COL_LIST};
 
 /* A generic kind's table: (ORGANIZATION,) NAME, LABELS, then the registry's columns. */
 static const struct ctl_view *generic_view(const struct registry_kind *r, int all)
@@ -219,11 +220,19 @@ static const struct ctl_view *generic_view(const struct registry_kind *r, int al
 /* The row of a generic kind of the registry: every verb, conditional writes, keyset pages. */
 static struct kind generic_kind(const struct registry_kind *r)
 {
-    return (struct kind){r->name, r->plural, NULL, 1, r->list, r->item, r->list,
-                         K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE |
-                             K_CONDITIONAL,
-                         PAGE_TOKEN, "metadata.name", generic_view(r, 0), NULL, "labels",
-                         "filter sort page-size"};
+    return (struct kind){.name = r->name,
+                         .plural = r->plural,
+                         .args = 1,
+                         .list = r->list,
+                         .item = r->item,
+                         .create = r->list,
+                         .verbs = K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE |
+                                  K_CONDITIONAL,
+                         .paging = PAGE_TOKEN,
+                         .name_field = "metadata.name",
+                         .view = generic_view(r, 0),
+                         .selector = "labels",
+                         .options = "filter sort page-size"};
 }
 
 /* A path beginning with @: under the parent kind's item. */

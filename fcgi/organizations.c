@@ -4,8 +4,8 @@
 #include "auth/rbac.h"
 #include "base/log.h"
 #include "git/gitrepo.h"
-#include "registry/registry.h"
 #include "handlers.h"
+#include "registry/registry.h"
 #include "router.h"
 #include "transfer/transfer.h"
 #include <stdlib.h>

@@ -62,8 +62,8 @@ struct registry_kind {
                           the routes it gathers, space-separated */
     const char *nav;   /* the admin pages' section (#/o/ORG/<nav>) and its title, "clusters
                           Clusters" (NULL: none) */
-    const char *page; /* the admin pages' module that serves its pages: "inventory"
-                         (nginx/admin/pages/inventory.js, whose `pages` lists them) */
+    const char *page;  /* the admin pages' module that serves its pages: "inventory"
+                          (nginx/admin/pages/inventory.js, whose `pages` lists them) */
     const struct registry_event *events; /* ended by {NULL}; NULL: none */
     /* The resource convention: the descriptor (lib/resource/resource.h; NULL: none), and 1 when
      * the generic handlers (fcgi/resources.c) serve its list, show, replace, merge-patch and
