@@ -313,7 +313,6 @@ int org_permissions(struct request *req)
 
 static void transfer_context(struct request *req, struct transfer_ctx *c)
 {
-    static const struct resource_kind *kinds[16]; /* the registry's, as it lists them */
     memset(c, 0, sizeof(*c));
     c->store = req->svc->store;
     c->arena = req->arena;
@@ -324,8 +323,6 @@ static void transfer_context(struct request *req, struct transfer_ctx *c)
     c->bootstrap_ttl = req->svc->config->bootstrap_ttl;
     c->valid_role = role_known;
     c->role_ctx = (void *)req->svc->policy;
-    c->kinds = kinds;
-    c->kind_count = registry_resources(kinds, sizeof(kinds) / sizeof(kinds[0]), 1);
 }
 
 int org_export(struct request *req)

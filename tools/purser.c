@@ -506,7 +506,6 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
     int import = strcmp(argv[0], "import") == 0, secrets = 0, rc;
     const char *org = NULL, *file = NULL;
     struct transfer_ctx c;
-    const struct resource_kind *kinds[16];
     struct keyring *ring = NULL;
     struct rbac_policy *policy = NULL;
     struct store *store = NULL;
@@ -536,8 +535,6 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
         rc = purser_error_set(&err, PURSER_EUNAVAIL, "the database cannot be reached");
     c.store = store;
     c.secrets = secrets;
-    c.kinds = kinds;
-    c.kind_count = registry_resources(kinds, sizeof(kinds) / sizeof(kinds[0]), 1);
     if (!rc && import) {
         FILE *in = fopen(file, "rb");
         char chunk[65536];

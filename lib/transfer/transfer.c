@@ -410,7 +410,7 @@ static int import_validation(struct import *im, const json_t *doc, const char *n
 /* The kinds of an export, in the order they are written (each refers only to kinds before
  * it; the Organization first): a document's check beyond the envelope (NULL: none) and its
  * import. A kind of the core is a row here and a writer in exports[]; the resource kinds come
- * after them, as the transfer_ctx lists them. */
+ * after them, as the registry lists them (transfer_resource_kinds). */
 static const struct transfer_kind transfer_kinds[] = {
     {"Organization", NULL, import_organization},
     {"Member", NULL, import_member},
@@ -425,25 +425,40 @@ static const struct transfer_kind transfer_kinds[] = {
 };
 #define KIND_COUNT (sizeof(transfer_kinds) / sizeof(transfer_kinds[0]))
 
-/* A document kind's index: the core's in their table, then the context's resource kinds. */
-static int kind_index(const struct transfer_ctx *c, const char *kind)
+size_t transfer_resource_kinds(const struct resource_kind **out, size_t max)
 {
+    return registry_resources(out, max, 1);
+}
+
+/* The registry's kinds of the resource convention after the core's: the one at k. */
+static const struct resource_kind *resource_kind_at(int k)
+{
+    const struct resource_kind *kinds[16];
+    size_t count = transfer_resource_kinds(kinds, 16);
+    return k >= (int)KIND_COUNT && (size_t)k - KIND_COUNT < count ? kinds[k - KIND_COUNT] : NULL;
+}
+
+/* A document kind's index: the core's in their table, then the registry's resource kinds. */
+static int kind_index(const char *kind)
+{
+    const struct resource_kind *kinds[16];
+    size_t count = transfer_resource_kinds(kinds, 16);
     for (size_t i = 0; kind && i < KIND_COUNT; i++)
         if (!strcmp(transfer_kinds[i].kind, kind))
             return (int)i;
-    for (size_t i = 0; kind && i < c->kind_count; i++)
-        if (!strcmp(c->kinds[i]->export_kind, kind))
+    for (size_t i = 0; kind && i < count; i++)
+        if (!strcmp(kinds[i]->export_kind, kind))
             return (int)(KIND_COUNT + i);
     return -1;
 }
 
-static const char *kind_name(const struct transfer_ctx *c, int k)
+static const char *kind_name(int k)
 {
-    return (size_t)k < KIND_COUNT ? transfer_kinds[k].kind : c->kinds[k - KIND_COUNT]->export_kind;
+    return (size_t)k < KIND_COUNT ? transfer_kinds[k].kind : resource_kind_at(k)->export_kind;
 }
 
 /* The whole stream before anything is written. */
-static int check_stream(const struct transfer_ctx *c, const json_t *docs, struct purser_error *err)
+static int check_stream(const json_t *docs, struct purser_error *err)
 {
     json_t *seen = json_object(), *doc;
     size_t i;
@@ -453,7 +468,7 @@ static int check_stream(const struct transfer_ctx *c, const json_t *docs, struct
     json_array_foreach (docs, i, doc) {
         const char *kind = json_string_value(json_object_get(doc, "kind"));
         const char *name = transfer_meta_name(doc);
-        int k = kind_index(c, kind);
+        int k = kind_index(kind);
         if (!json_is_object(doc))
             rc = invalid(err, i, doc, "not a mapping");
         else if (k < 0)
@@ -502,7 +517,7 @@ static int import_one(struct import *im, int k, const json_t *doc, json_t **out,
     if ((size_t)k < KIND_COUNT)
         return transfer_kinds[k].import(im, doc, transfer_meta_name(doc),
                                         json_object_get(doc, "spec"), out, err);
-    return c->kinds[k - KIND_COUNT]->import_doc(&s, doc, &in, out, err);
+    return resource_kind_at(k)->import_doc(&s, doc, &in, out, err);
 }
 
 static int import_txn(struct store *store, void *ctx, struct purser_error *err)
@@ -515,8 +530,8 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
     json_object_clear(im->summary);
     json_array_clear(im->left_out);
     json_array_foreach (im->docs, i, doc) {
-        int k = kind_index(im->c, json_string_value(json_object_get(doc, "kind")));
-        const char *kind = kind_name(im->c, k);
+        int k = kind_index(json_string_value(json_object_get(doc, "kind")));
+        const char *kind = kind_name(k);
         json_t *n, *out = NULL;
         if (rc)
             break;
@@ -536,7 +551,7 @@ int transfer_import(const struct transfer_ctx *c, const json_t *docs, json_t **s
                     struct purser_error *err)
 {
     struct import im = {.c = c, .docs = docs, .summary = json_object(), .left_out = json_array()};
-    int rc = check_stream(c, docs, err);
+    int rc = check_stream(docs, err);
     if (!rc)
         rc = transfer_org_id(c, &im.oid, err);
     if (!rc)

@@ -8,8 +8,10 @@
  * every organization gets when made), PolicyRevision ("<policy>/<revision id>", the lock),
  * PolicyGroup (its pointers), Node, CookbookArtifact ("<name>/<identifier>", the manifest and
  * every file's content in base64), DocumentBucket (the latest revision's documents of that
- * bucket), RevisionTag and Validation (of the latest revision), Cluster (with its dynamic
- * facts). No times, no revision ids of the store, no secret: token and private keys never;
+ * bucket), RevisionTag and Validation (of the latest revision), then each kind of the resource
+ * convention the registry (lib/registry) lists with export and import hooks, in its order:
+ * Cluster (with its dynamic facts). No times, no revision ids of the store, no secret: token
+ * and private keys never;
  * encrypted documents' data only with secrets (else their names are listed as redacted, and
  * such a stream cannot be imported).
  */
@@ -33,10 +35,6 @@ struct transfer_ctx {
     const struct keyring *keyring; /* encrypted documents (NULL: none can be read or written) */
     int secrets;                   /* export: encrypted documents' data in clear */
     long bootstrap_ttl;            /* import: an imported cluster's new bootstrap token */
-    /* the kinds of the resource convention (the route table's), written after the rest in
-     * this order, each through its own export_doc and import_doc */
-    const struct resource_kind *const *kinds;
-    size_t kind_count;
     int (*valid_role)(const char *role, void *ctx); /* import: the RBAC policy's roles */
     void *role_ctx;
     /* progress (may be NULL): called after each document with its index and kind */

@@ -268,8 +268,10 @@ int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_er
     *out = json_array();
     for (size_t i = 0; !rc && i < sizeof(exports) / sizeof(exports[0]); i++)
         rc = exports[i](c, oid, *out, err);
-    for (size_t i = 0; !rc && i < c->kind_count; i++)
-        rc = export_resources(c, oid, c->kinds[i], *out, err);
+    const struct resource_kind *kinds[16];
+    size_t kind_count = transfer_resource_kinds(kinds, 16);
+    for (size_t i = 0; !rc && i < kind_count; i++)
+        rc = export_resources(c, oid, kinds[i], *out, err);
     if (rc) {
         json_decref(*out);
         *out = NULL;
