@@ -7,6 +7,7 @@
 #include "auth/rbac.h"
 #include "base/buf.h"
 #include "registry/registry.h"
+#include "store/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,9 +171,15 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
             actions[n++] =
                 (struct rbac_use){routes[i].action, (routes[i].flags & ROUTE_OWNED) != 0};
     }
-    for (size_t i = 0; i < registry_kind_count; i++) { /* the registry's actions too */
+    for (size_t i = 0; i < registry_kind_count; i++) { /* the registry's actions and events too */
         const char *used[] = {registry_kinds[i].read, registry_kinds[i].write,
                               registry_kinds[i].remove};
+        for (const struct registry_event *e = registry_kinds[i].events; e && e->kind; e++)
+            if (!event_kind_known(e->kind))
+                return purser_error_set(err, PURSER_EINVAL,
+                                        "the registry's kind %s links events of kind '%s', which "
+                                        "the event log does not know",
+                                        registry_kinds[i].name, e->kind);
         for (size_t a = 0; a < 3; a++)
             if (used[a] && !json_object_get(rbac_actions(policy), used[a]))
                 return purser_error_set(err, PURSER_EINVAL,

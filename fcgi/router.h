@@ -63,8 +63,9 @@ int routes_init(void);
 struct rbac_policy;
 
 /* Holds the route table and the RBAC policy to each other: every route that is not open names
- * an action, the policy declares every action used, and a role's `own` actions are used only
- * by ROUTE_OWNED routes (rbac_policy_validate). */
+ * an action, the policy declares every action used (the registry's kinds' too), and a role's
+ * `own` actions are used only by ROUTE_OWNED routes (rbac_policy_validate); and the registry's
+ * event kinds to the event log (after the resource kinds registered theirs). */
 int routes_check(const struct rbac_policy *policy, struct purser_error *err);
 
 /* Finds the route for req->method and req->path, filling req->route and the path parameters.
