@@ -158,20 +158,11 @@ const char *router_allowed(struct arena *arena, const char *path)
     return out ? out : "";
 }
 
-int routes_check(const struct rbac_policy *policy, struct purser_error *err)
+/* The registry's kinds (lib/registry) against the policy and the event log: the actions they
+ * name are declared, the events they link are kinds the log knows. */
+static int registry_check(const struct rbac_policy *policy, struct purser_error *err)
 {
-    struct rbac_use actions[512];
-    size_t n = 0;
-    for (size_t i = 0; i < route_count && n < 512; i++) {
-        if (!routes[i].action && !(routes[i].flags & ROUTE_OPEN))
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "route %s %s names no action and is not open", routes[i].method,
-                                    routes[i].pattern);
-        if (routes[i].action)
-            actions[n++] =
-                (struct rbac_use){routes[i].action, (routes[i].flags & ROUTE_OWNED) != 0};
-    }
-    for (size_t i = 0; i < registry_kind_count; i++) { /* the registry's actions and events too */
+    for (size_t i = 0; i < registry_kind_count; i++) {
         const char *used[] = {registry_kinds[i].read, registry_kinds[i].write,
                               registry_kinds[i].remove};
         for (const struct registry_event *e = registry_kinds[i].events; e && e->kind; e++)
@@ -187,7 +178,26 @@ int routes_check(const struct rbac_policy *policy, struct purser_error *err)
                                         "the policy does not declare",
                                         registry_kinds[i].name, used[a]);
     }
-    return rbac_policy_validate(policy, actions, n, err);
+    return 0;
+}
+
+int routes_check(const struct rbac_policy *policy, struct purser_error *err)
+{
+    struct rbac_use actions[512];
+    size_t n = 0;
+    for (size_t i = 0; i < route_count && n < 512; i++) {
+        if (!routes[i].action && !(routes[i].flags & ROUTE_OPEN))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "route %s %s names no action and is not open", routes[i].method,
+                                    routes[i].pattern);
+        if (routes[i].action)
+            actions[n++] =
+                (struct rbac_use){routes[i].action, (routes[i].flags & ROUTE_OWNED) != 0};
+    }
+    int rc = rbac_policy_validate(policy, actions, n, err);
+    if (!rc)
+        rc = registry_check(policy, err);
+    return rc;
 }
 
 const struct route *routes = route_rows;
