@@ -220,7 +220,8 @@ static char *route_text(const char *text, const char *fill, const char *rest)
 static int resource_routes(const struct registry_kind *k, struct route *rows)
 {
     char *item = route_text(k->list, NULL, "/{id}");
-    int rc = item && k->item && !strcmp(item, k->item) ? 0 : -1;
+    int rc =
+        item && k->item && !strcmp(item, k->item) && k->scope == REGISTRY_ORGANIZATION ? 0 : -1;
     free(item);
     for (size_t t = 0; !rc && t < route_resource_row_count; t++) {
         const struct route *template = &route_resource_rows[t];

@@ -57,7 +57,8 @@ extern const struct route *routes;
 extern size_t route_count;
 
 /* Builds routes from route_rows and the registry, once per process before any other call of
- * this header: 0, or -1 (out of memory, or a generic kind whose item is not its list/{id}). */
+ * this header: 0, or -1 (out of memory, or a generic kind whose item is not its list/{id} or
+ * that is not an organization's). */
 int routes_init(void);
 
 struct rbac_policy;

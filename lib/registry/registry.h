@@ -6,8 +6,9 @@
  * instead of keeping a list of its own: the route table adds the generic routes of a kind
  * whose descriptor they serve (fcgi/router.c), the event log registers its events, export and
  * import take its descriptor's hooks, /docs publishes the table (x-purser-kinds) for the admin
- * pages' navigation, event links and API reference, and purserctl's verbs and apply take the
- * names and paths from it. t/0013-one-registry.t fails when a list elsewhere names a kind.
+ * pages' navigation, event links and API reference, and purserctl makes its rows of the
+ * convention's kinds (get, describe, apply, diff) from it. t/0013-one-registry.t fails when a
+ * list elsewhere names a kind.
  */
 #ifndef PURSER_REGISTRY_H
 #define PURSER_REGISTRY_H
@@ -67,14 +68,15 @@ struct registry_kind {
     const struct registry_event *events; /* ended by {NULL}; NULL: none */
     /* The resource convention: the descriptor (lib/resource/resource.h; NULL: none), and 1 when
      * the generic handlers (fcgi/resources.c) serve its list, show, replace, merge-patch and
-     * delete at list and item (the route table adds those routes, fcgi/router.c); the identity
-     * kinds keep Chef's routes and handlers of their own. */
+     * delete at list and item, which must be list/{id} (the route table adds those routes,
+     * fcgi/router.c; the handlers read the organization from {org}, so such a kind is an
+     * organization's); the identity kinds keep Chef's routes and handlers of their own. */
     const struct resource_kind *resource;
     int generic;
     /* Of a generic kind, for its clients (purserctl's get, apply): the columns its lists show
-     * after NAME and LABELS (ended by {NULL}; NULL: only those and UPDATED), the list of every
+     * after NAME and LABELS (ended by {NULL}; NULL: none more), the path of the list of every
      * organization's (server admins; NULL: none), and the secret its creation answers once
-     * (a dotted path) and what that is. */
+     * (a dotted path) and what that is (NULL: none). */
     const struct registry_column *columns;
     const char *all_organizations;
     const char *shown_once, *shown_what;
