@@ -14,6 +14,7 @@
 #include "base/json_pool.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "events_publish.h"
 #include "handlers.h"
 #include "request.h"
 #include "router.h"

@@ -197,7 +197,7 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
         if (rc == PURSER_EEXISTS) /* a number the counter's lock should have made ours */
             rc = store_conflict(store, "an event number was taken already", err);
     }
-    if (!rc) /* published once the transaction commits (events_publish) */
+    if (!rc) /* handed to the commit hook once the transaction commits */
         store_notice(store, json_pack("{s:I, s:I, s:o}", "org", (json_int_t)org_id, "seq",
                                       (json_int_t)seq, "event",
                                       event_object((long long)seq, kind, name, op, revision,

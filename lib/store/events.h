@@ -76,17 +76,6 @@ int events_read(struct store *store, struct arena *arena, long long org_id,
                 const struct events_query *q, json_t **out, long long *gone, long long *last,
                 struct purser_error *err);
 
-/* The commit hook (store_set_commit_hook) that posts each committed transaction's events to
- * nginx's nchan publisher at the unix socket `socket_path` (a string that must outlive the
- * store): per organization and transaction, channel "e<org>.<seq before>" gets
- * {events, next} and "w<org>.<seq before>" gets {events: [], next: seq before} (readers
- * with a kinds filter wake there and read again). Each goes to /pub/ (shared between hosts
- * when nchan keeps it in Redis) or, when that fails, to this host's /pub-local/. Failures
- * are logged and dropped: the log
- * in the database stays the truth, and a waiter that missed a wake-up times out and asks
- * again with since. */
-void events_publish(void *socket_path, const struct json_t *notices);
-
 /* Deletes the events older than `days` days (keeping each organization's newest event, so
  * that seq never starts again); *deleted gets how many. */
 int events_prune(struct store *store, long days, unsigned long long *deleted,
