@@ -319,6 +319,7 @@ static void transfer_context(struct request *req, struct transfer_ctx *c)
     c->org = request_param(req, "org");
     c->actor = req->principal;
     c->base_url = request_base_url(req);
+    c->links = request_links(req);
     c->keyring = req->svc->keyring;
     c->bootstrap_ttl = req->svc->config->bootstrap_ttl;
     c->valid_role = role_known;

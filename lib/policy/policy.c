@@ -91,8 +91,8 @@ static json_t *revisions_by_policy(const struct store_rows *rows)
     return by_policy;
 }
 
-int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                json_t **out, struct purser_error *err)
+int policy_list(struct store *store, struct arena *arena, const char *org,
+                const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
@@ -107,8 +107,7 @@ int policy_list(struct store *store, struct arena *arena, const char *org, const
         return rc;
     *out = revisions_by_policy(&rows);
     json_object_foreach (*out, name, entry) {
-        json_object_set_new(entry, "uri",
-                            json_sprintf("%s/organizations/%s/policies/%s", base, org, name));
+        json_object_set_new(entry, "uri", link_url(links, LINK_POLICY, org, name, NULL));
     }
     return 0;
 }
@@ -330,7 +329,8 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
                         " WHERE o.name = ? AND p.name = ? ORDER BY r.created_at, r.id, g.name"
 
 int policy_revision_list(struct store *store, struct arena *arena, const char *org,
-                         const char *name, const char *base, json_t **out, struct purser_error *err)
+                         const char *name, const struct links *links, json_t **out,
+                         struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
     struct store_rows rows;
@@ -345,8 +345,7 @@ int policy_revision_list(struct store *store, struct arena *arena, const char *o
         json_t *entry = revision ? json_object_get(*out, revision) : NULL;
         if (revision && !entry) {
             entry = json_pack("{s:o, s:s, s:s, s:[]}", "uri",
-                              json_sprintf("%s/organizations/%s/policies/%s/revisions/%s", base,
-                                           org, name, revision),
+                              link_url(links, LINK_POLICY_REVISION, org, name, revision),
                               "created_at", store_cell(&rows, i, 1), "created_by",
                               store_cell(&rows, i, 2), "policy_group_list");
             json_object_set_new(*out, revision, entry);

@@ -65,8 +65,8 @@ static struct store_value optional_string_value(const json_t *node, const char *
                              : (struct store_value)STORE_NULLV;
 }
 
-int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                     json_t **out, struct purser_error *err)
+int policy_node_list(struct store *store, struct arena *arena, const char *org,
+                     const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p;
@@ -79,7 +79,7 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
                      &p, 1, err);
     if (rc)
         return rc;
-    *out = policy_node_uris(&rows, base, org);
+    *out = policy_node_uris(&rows, links, org);
     return 0;
 }
 
@@ -93,18 +93,17 @@ int policy_node_creator_groups(struct store *store, struct arena *arena, long lo
                        &p, 1, err);
 }
 
-json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org)
+json_t *policy_node_uris(const struct store_rows *rows, const struct links *links, const char *org)
 {
     json_t *out = json_object();
     for (size_t i = 0; i < rows->count; i++)
-        json_object_set_new(
-            out, store_cell(rows, i, 0),
-            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(rows, i, 0)));
+        json_object_set_new(out, store_cell(rows, i, 0),
+                            link_url(links, LINK_NODE, org, store_cell(rows, i, 0), NULL));
     return out;
 }
 
 int policy_node_create(struct store *store, const char *org, const json_t *body,
-                       long long creator_id, const char *base, json_t **out,
+                       long long creator_id, const struct links *links, json_t **out,
                        struct purser_error *err)
 {
     json_t *node = NULL;
@@ -133,8 +132,7 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
         if (!rc)
-            *out = json_pack("{s:o}", "uri",
-                             json_sprintf("%s/organizations/%s/nodes/%s", base, org, name));
+            *out = json_pack("{s:o}", "uri", link_url(links, LINK_NODE, org, name, NULL));
     }
     free(text);
     json_decref(node);

@@ -26,7 +26,7 @@ json_t *policy_parse_stored(const char *text);
 int policy_not_found(struct purser_error *err, const char *what, const char *name);
 
 /* {name: uri} of the node names in the first column of rows (Chef's node listing). */
-json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org);
+json_t *policy_node_uris(const struct store_rows *rows, const struct links *links, const char *org);
 
 /* When rc is 0, runs the DELETE sql with p and keeps *out (read before it) as the answer;
  * otherwise releases *out. Returns the first failure. */

@@ -256,7 +256,7 @@ static int import_node(struct import *im, const json_t *doc, const char *name, c
 {
     (void)doc;
     (void)name;
-    return policy_node_create(im->c->store, im->c->org, spec, 0, im->c->base_url, out, err);
+    return policy_node_create(im->c->store, im->c->org, spec, 0, im->c->links, out, err);
 }
 
 /* CookbookArtifact: every file's content is in the stream. */
