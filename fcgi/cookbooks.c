@@ -81,8 +81,8 @@ int artifacts_delete(struct request *req)
     int rc =
         artifact_users_check(req, request_param(req, "name"), request_param(req, "identifier"));
     if (!rc)
-        rc = cookbook_artifact_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                      request_param(req, "name"), request_param(req, "identifier"),
-                                      &out, &req->err);
+        rc = cookbook_artifact_delete(req->svc->store, req->principal, req->arena,
+                                      request_param(req, "org"), request_param(req, "name"),
+                                      request_param(req, "identifier"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

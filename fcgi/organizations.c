@@ -32,7 +32,8 @@ int org_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_create(req->svc->store, body, request_base_url(req), &out, &req->err);
+        rc = identity_org_create(req->svc->store, req->principal, body, request_base_url(req), &out,
+                                 &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -55,8 +56,8 @@ static int org_write(struct request *req, int merge)
     if (!rc)
         rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body,
-                                 &cond, &out, &req->err);
+        rc = identity_org_update(req->svc->store, req->principal, req->arena,
+                                 request_param(req, "org"), body, &cond, &out, &req->err);
     return respond_revision(req, rc, 200, out, cond.revision);
 }
 
@@ -269,7 +270,7 @@ int member_add(struct request *req)
     if (!rc && json_is_object(body))
         rc = grants_narrowed(req, body, &granted);
     if (!rc)
-        rc = identity_member_add(req->svc->store, request_param(req, "org"),
+        rc = identity_member_add(req->svc->store, req->principal, request_param(req, "org"),
                                  granted ? granted : body, role_known, (void *)req->svc->policy,
                                  &out, &req->err);
     json_decref(granted);
@@ -286,7 +287,8 @@ int member_remove(struct request *req)
     if (!rc)
         rc = auth_made_within(req, id, arena_sprintf(req->arena, "member '%s'", user));
     if (!rc)
-        rc = identity_member_remove(req->svc->store, request_param(req, "org"), user, &req->err);
+        rc = identity_member_remove(req->svc->store, req->principal, request_param(req, "org"),
+                                    user, &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }
 

@@ -189,7 +189,7 @@ int policies_delete(struct request *req)
         checked = joined(req, groups);
     json_decref(groups);
     if (!rc)
-        rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"),
+        rc = policy_delete(req->svc->store, req->principal, req->arena, request_param(req, "org"),
                            request_param(req, "name"), checked, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -261,9 +261,9 @@ int revisions_delete(struct request *req)
     json_decref(out);
     out = NULL;
     if (!rc)
-        rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                    request_param(req, "name"), request_param(req, "rev"), checked,
-                                    &out, &req->err);
+        rc = policy_revision_delete(req->svc->store, req->principal, req->arena,
+                                    request_param(req, "org"), request_param(req, "name"),
+                                    request_param(req, "rev"), checked, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -310,8 +310,9 @@ int groups_get(struct request *req)
 int groups_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                 request_param(req, "group"), request_links(req), &out, &req->err);
+    int rc =
+        policy_group_delete(req->svc->store, req->principal, req->arena, request_param(req, "org"),
+                            request_param(req, "group"), request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -348,9 +349,9 @@ int group_policy_put(struct request *req)
 int group_policy_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_policy_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                        request_param(req, "group"), request_param(req, "name"),
-                                        &out, &req->err);
+    int rc = policy_group_policy_delete(req->svc->store, req->principal, req->arena,
+                                        request_param(req, "org"), request_param(req, "group"),
+                                        request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -413,8 +414,8 @@ int nodes_create(struct request *req)
     if (!rc)
         rc = node_groups_check(req, body);
     if (!rc)
-        rc = policy_node_create(req->svc->store, request_param(req, "org"), body, req->who.id,
-                                request_links(req), &out, &req->err);
+        rc = policy_node_create(req->svc->store, req->principal, request_param(req, "org"), body,
+                                req->who.id, request_links(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -433,8 +434,9 @@ int nodes_update(struct request *req)
     if (!rc)
         rc = node_groups_check(req, body);
     if (!rc)
-        rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"),
-                                request_param(req, "node"), body, req->owner_only, &out, &req->err);
+        rc = policy_node_update(req->svc->store, req->principal, req->arena,
+                                request_param(req, "org"), request_param(req, "node"), body,
+                                req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -443,8 +445,9 @@ int nodes_delete(struct request *req)
     json_t *out = NULL;
     int rc = node_groups_check(req, NULL);
     if (!rc)
-        rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                request_param(req, "node"), req->owner_only, &out, &req->err);
+        rc = policy_node_delete(req->svc->store, req->principal, req->arena,
+                                request_param(req, "org"), request_param(req, "node"),
+                                req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -525,6 +528,7 @@ int policies_collect(struct request *req)
     if (!rc)
         rc = policy_collect_parse(body, &options, &req->err);
     if (!rc)
-        rc = policy_collect(req->svc->store, request_param(req, "org"), &options, &out, &req->err);
+        rc = policy_collect(req->svc->store, req->principal, request_param(req, "org"), &options,
+                            &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

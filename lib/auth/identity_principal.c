@@ -125,8 +125,8 @@ int identity_client_credential(struct store *store, const char *org, const char 
     return rc;
 }
 
-int identity_client_remove(struct store *store, long long org_id, long long client_id,
-                           struct purser_error *err)
+int identity_client_remove(struct store *store, const char *actor, long long org_id,
+                           long long client_id, struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows client, tokens;
@@ -142,11 +142,11 @@ int identity_client_remove(struct store *store, long long org_id, long long clie
     if (!rc && client.count == 1) /* its keys, tokens and memberships go with it (cascades) */
         rc = store_exec(store, "DELETE FROM principals WHERE id = ?", p, 1, NULL, NULL, err);
     if (!rc && client.count == 1)
-        rc = event_append(store, org_id, "client", store_cell(&client, 0, 0), "delete", NULL, NULL,
-                          err);
+        rc = event_append(store, actor, org_id, "client", store_cell(&client, 0, 0), "delete", NULL,
+                          NULL, err);
     for (size_t i = 0; !rc && client.count == 1 && i < tokens.count; i++)
-        rc = event_append(store, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL, NULL,
-                          err);
+        rc = event_append(store, actor, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL,
+                          NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -277,8 +277,8 @@ static int txn_insert_principal(struct store *store, void *ctx, struct purser_er
     struct new_principal *np = ctx;
     int rc = identity_principal_insert(store, np, err);
     return rc ? rc
-              : identity_principal_events(store, np->id, np->org ? "client" : "user", np->name,
-                                          "put", err);
+              : identity_principal_events(store, np->actor, np->id, np->org ? "client" : "user",
+                                          np->name, "put", err);
 }
 
 /* Reads public_key / create_key of a create or key body: *public_pem is the key to store
@@ -311,8 +311,8 @@ const char *identity_client_role(const json_t *body)
     return json_is_true(json_object_get(body, "validator")) ? "validator" : "node";
 }
 
-int identity_principal_create(struct store *store, const char *org, const json_t *body,
-                              const char *limit, const char *base, json_t **out,
+int identity_principal_create(struct store *store, const char *actor, const char *org,
+                              const json_t *body, const char *limit, const char *base, json_t **out,
                               struct purser_error *err)
 {
     struct new_principal np;
@@ -323,6 +323,7 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     int rc;
 
     memset(&np, 0, sizeof(np));
+    np.actor = actor;
     np.org = org;
     if ((rc = identity_require_object(body, err)) ||
         (rc = identity_field_string(body, org ? "name" : "username", &np.name, err)) ||
@@ -505,8 +506,9 @@ int identity_key_get(struct store *store, struct arena *arena, long long princip
     return 0;
 }
 
-int identity_key_create(struct store *store, long long principal_id, const json_t *body,
-                        const char *keys_uri, json_t **out, struct purser_error *err)
+int identity_key_create(struct store *store, const char *actor, long long principal_id,
+                        const json_t *body, const char *keys_uri, json_t **out,
+                        struct purser_error *err)
 {
     const char *name, *expiration, *public_pem = NULL;
     char *generated = NULL, *private_pem = NULL, when[20];
@@ -529,8 +531,12 @@ int identity_key_create(struct store *store, long long principal_id, const json_
         return purser_error_set(err, PURSER_EINVAL,
                                 "Field 'public_key' identity_missing (or set create_key)");
     {
-        struct identity_batch batch = {
-            .principal_id = principal_id, .kind = "key", .name = name, .op = "put", .qualify = 1};
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = principal_id,
+                                       .kind = "key",
+                                       .name = name,
+                                       .op = "put",
+                                       .qualify = 1};
         identity_batch_add(&batch,
                            "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
                            " VALUES (?, ?, ?, ?)",
@@ -552,8 +558,9 @@ int identity_key_create(struct store *store, long long principal_id, const json_
     return rc;
 }
 
-int identity_key_update(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, const json_t *body, json_t **out, struct purser_error *err)
+int identity_key_update(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, const json_t *body, json_t **out,
+                        struct purser_error *err)
 {
     const char *name, *expiration, *public_pem = NULL;
     char *generated = NULL, *private_pem = NULL, when[20];
@@ -574,7 +581,8 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
         return rc;
     {
         /* one transaction; the event names the key as it is after the write */
-        struct identity_batch batch = {.principal_id = principal_id,
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = principal_id,
                                        .kind = "key",
                                        .name = name ? name : key,
                                        .op = "put",
@@ -611,11 +619,16 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
     return rc;
 }
 
-int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, json_t **out, struct purser_error *err)
+int identity_key_delete(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, json_t **out,
+                        struct purser_error *err)
 {
-    struct identity_batch batch = {
-        .principal_id = principal_id, .kind = "key", .name = key, .op = "delete", .qualify = 1};
+    struct identity_batch batch = {.actor = actor,
+                                   .principal_id = principal_id,
+                                   .kind = "key",
+                                   .name = key,
+                                   .op = "delete",
+                                   .qualify = 1};
     int rc = identity_key_get(store, arena, principal_id, key, out, err);
     identity_batch_add(&batch, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?",
                        (struct store_value[]){STORE_INT(principal_id), STORE_STR(key)}, 2);

@@ -401,7 +401,7 @@ static int txn_artifact(struct store *store, void *ctx, struct purser_error *err
                                   STORE_STR(w->sha),
                                   STORE_STR(w->text),
                                   STORE_STR(w->who)};
-        rc = event_exec(store, w->oid, NULL,
+        rc = event_exec(store, w->who, w->oid, NULL,
                         "INSERT INTO cookbook_artifacts (org_id, name, identifier, version,"
                         " content_sha256, body, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         p, 7, NULL, "cookbook_artifact",
@@ -483,9 +483,9 @@ int cookbook_artifact_get(struct store *store, struct arena *arena, const char *
     return 0;
 }
 
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
-                             const char *name, const char *identifier, json_t **out,
-                             struct purser_error *err)
+int cookbook_artifact_delete(struct store *store, const char *actor, struct arena *arena,
+                             const char *org, const char *name, const char *identifier,
+                             json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
@@ -493,8 +493,8 @@ int cookbook_artifact_delete(struct store *store, struct arena *arena, const cha
         return rc;
     {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
-        rc = event_exec(store, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL,
-                        "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),
+        rc = event_exec(store, actor, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1,
+                        NULL, "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),
                         "delete", err);
     }
     if (!rc)

@@ -50,9 +50,9 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
 int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org,
                           const char *name, const char *identifier, const struct links *links,
                           json_t **out, struct purser_error *err);
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
-                             const char *name, const char *identifier, json_t **out,
-                             struct purser_error *err);
+int cookbook_artifact_delete(struct store *store, const char *actor, struct arena *arena,
+                             const char *org, const char *name, const char *identifier,
+                             json_t **out, struct purser_error *err);
 
 /* Adds the checksum of every file a manifest lists (all_files, or API v0/v1's segments) as a
  * key of the object set. */

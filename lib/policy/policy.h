@@ -1,7 +1,8 @@
 /* policy.h: the Policyfile API's storage: policies, immutable revisions, policy groups and
  * their pointers, and nodes, answering in the Chef Infra Server's JSON shapes.
  *
- * As identity.h: answers through `json_t **out` (new references), `links` makes their links
+ * As identity.h: answers through `json_t **out` (new references), a write's `actor` (or `who`,
+ * also recorded as the writer) is who makes it, named by its events, `links` makes their links
  * (base/links.h: the caller's, who owns the API's paths; NULL: null links), bodies are borrowed,
  * errors carry Chef's messages. Locks are validated by policy_lock_validate() first; they are
  * stored as received (key order kept) without the "policy_group" field. A revision_id already
@@ -42,8 +43,8 @@ int policy_get(struct store *store, struct arena *arena, const char *org, const 
 /* groups (comma-separated, NULL: any): the only policy groups whose pointers the delete may
  * take with it, as the caller checked them; a pointer of another group, even one made since,
  * keeps everything (PURSER_EEXISTS, nothing deleted): the check and the delete are one. */
-int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                  const char *groups, json_t **out, struct purser_error *err);
+int policy_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                  const char *name, const char *groups, json_t **out, struct purser_error *err);
 
 /* POST policies/{name}/revisions: the lock back (201); 409 if the revision exists. */
 int policy_revision_create(struct store *store, const char *org, const char *name,
@@ -64,9 +65,9 @@ int policy_revision_page(struct store *store, struct arena *arena, const char *o
 /* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
                         const char *revision, json_t **out, struct purser_error *err);
-int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *revision, const char *groups, json_t **out,
-                           struct purser_error *err);
+int policy_revision_delete(struct store *store, const char *actor, struct arena *arena,
+                           const char *org, const char *name, const char *revision,
+                           const char *groups, json_t **out, struct purser_error *err);
 
 /* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}} (a group without
  * policies without the key, as Chef lists it); a group's own GET and DELETE answer {uri,
@@ -82,8 +83,8 @@ int policy_group_page(struct store *store, struct arena *arena, const char *org,
                       struct purser_error *err);
 int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
                      const struct links *links, json_t **out, struct purser_error *err);
-int policy_group_delete(struct store *store, struct arena *arena, const char *org,
-                        const char *group, const struct links *links, json_t **out,
+int policy_group_delete(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const char *group, const struct links *links, json_t **out,
                         struct purser_error *err);
 
 /* GET policy_groups/{group}/policies/{name}: the lock the group points at. */
@@ -104,8 +105,8 @@ int policy_group_policy_fetch(struct store *store, struct lru *cache, struct are
 int policy_group_policy_put(struct store *store, const char *org, const char *group,
                             const char *name, const json_t *lock, const char *who, int *created,
                             json_t **out, struct purser_error *err);
-int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
-                               const char *group, const char *name, json_t **out,
+int policy_group_policy_delete(struct store *store, const char *actor, struct arena *arena,
+                               const char *org, const char *group, const char *name, json_t **out,
                                struct purser_error *err);
 
 /* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
@@ -121,16 +122,17 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org,
  * by position: a node added or removed before a page's start shifts it by one. */
 int policy_node_page(struct store *store, struct arena *arena, const char *org,
                      const struct page_query *q, json_t **out, struct purser_error *err);
-int policy_node_create(struct store *store, const char *org, const json_t *body,
+int policy_node_create(struct store *store, const char *actor, const char *org, const json_t *body,
                        long long creator_id, const struct links *links, json_t **out,
                        struct purser_error *err);
 int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
                     json_t **out, struct purser_error *err);
-int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                       const json_t *body, long long owner_only, json_t **out,
+int policy_node_update(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, const json_t *body, long long owner_only, json_t **out,
                        struct purser_error *err);
-int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                       long long owner_only, json_t **out, struct purser_error *err);
+int policy_node_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, long long owner_only, json_t **out,
+                       struct purser_error *err);
 
 /* The policy groups of the nodes creator_id created (what a credential of it may change under
  * the node role's `own`): rows of (group), distinct, in the arena. */
@@ -180,9 +182,10 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
  * artifacts; files have none). A policy of opts->policies that does not exist is
  * PURSER_ENOTFOUND and nothing goes. *out (new): {keep, dry_run, revisions: [{policy,
  * revision_id}], cookbook_artifacts: [{name, identifier}], files: [checksum]}, what went (or,
- * with dry_run, what would go). */
-int policy_collect(struct store *store, const char *org, const struct policy_collect_options *opts,
-                   json_t **out, struct purser_error *err);
+ * with dry_run, what would go). actor: who collects (the events'). */
+int policy_collect(struct store *store, const char *actor, const char *org,
+                   const struct policy_collect_options *opts, json_t **out,
+                   struct purser_error *err);
 
 /* The names of every organization, in order (`purser gc-policies` without --org). */
 int policy_collect_organizations(struct store *store, struct arena *arena, struct store_rows *out,

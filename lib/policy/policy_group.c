@@ -77,14 +77,14 @@ int policy_group_get(struct store *store, struct arena *arena, const char *org, 
     return 0;
 }
 
-int policy_group_delete(struct store *store, struct arena *arena, const char *org,
-                        const char *group, const struct links *links, json_t **out,
+int policy_group_delete(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const char *group, const struct links *links, json_t **out,
                         struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
     int rc = policy_group_get(store, arena, org, group, links, out, err);
     return policy_delete_read(
-        store, rc,
+        store, actor, rc,
         "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
         " WHERE o.name = ? AND g.name = ?",
         p, 2, org, "policy_group", group, out, err);
@@ -231,8 +231,8 @@ int policy_group_point(struct store *store, struct arena *arena, const char *org
     return rc;
 }
 
-int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
-                               const char *group, const char *name, json_t **out,
+int policy_group_policy_delete(struct store *store, const char *actor, struct arena *arena,
+                               const char *org, const char *group, const char *name, json_t **out,
                                struct purser_error *err)
 {
     struct store_rows rows;
@@ -245,8 +245,8 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
         key[1] = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 2)));
     }
     return policy_delete_read(
-        store, rc, "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?", key, 2,
-        org, "policy_group_pointer", arena_sprintf(arena, "%s/%s", group, name), out, err);
+        store, actor, rc, "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?",
+        key, 2, org, "policy_group_pointer", arena_sprintf(arena, "%s/%s", group, name), out, err);
 }
 
 /* ---- beyond Chef: nodes of a group, promotion, diff, retention -------------------------- */
@@ -336,7 +336,7 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
                             " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
                             p, 4, &affected, NULL, err);
             if (!rc && affected) /* one event per pointer that changed, in this transaction */
-                rc = event_append(store, oid, "policy_group_pointer",
+                rc = event_append(store, pr->who, oid, "policy_group_pointer",
                                   arena_sprintf(arena, "%s/%s", pr->group, store_cell(&rows, r, 0)),
                                   "put", store_cell(&rows, r, 3), NULL, err);
         }

@@ -102,7 +102,7 @@ json_t *policy_node_uris(const struct store_rows *rows, const struct links *link
     return out;
 }
 
-int policy_node_create(struct store *store, const char *org, const json_t *body,
+int policy_node_create(struct store *store, const char *actor, const char *org, const json_t *body,
                        long long creator_id, const struct links *links, json_t **out,
                        struct purser_error *err)
 {
@@ -125,7 +125,7 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
                                   STORE_STR(text),
                                   creator_id > 0 ? (struct store_value)STORE_INT(creator_id)
                                                  : (struct store_value)STORE_NULLV};
-        rc = event_exec(store, oid, NULL,
+        rc = event_exec(store, actor, oid, NULL,
                         "INSERT INTO nodes (org_id, name, policy_name, policy_group, body,"
                         " creator_id) VALUES (?, ?, ?, ?, ?, ?)",
                         p, 6, NULL, "node", name, "put", err);
@@ -173,8 +173,8 @@ int policy_node_get(struct store *store, struct arena *arena, const char *org, c
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
 }
 
-int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                       const json_t *body, long long owner_only, json_t **out,
+int policy_node_update(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, const json_t *body, long long owner_only, json_t **out,
                        struct purser_error *err)
 {
     struct store_rows rows;
@@ -189,7 +189,7 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
         struct store_value p[] = {optional_string_value(node, "policy_name"),
                                   optional_string_value(node, "policy_group"), STORE_STR(text),
                                   STORE_INT(atoll(store_cell(&rows, 0, 0)))};
-        rc = event_exec(store, 0, org,
+        rc = event_exec(store, actor, 0, org,
                         "UPDATE nodes SET policy_name = ?, policy_group = ?, body = ? WHERE id = ?",
                         p, 4, NULL, "node", name, "put", err);
     }
@@ -200,8 +200,9 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
     return rc;
 }
 
-int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                       long long owner_only, json_t **out, struct purser_error *err)
+int policy_node_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, long long owner_only, json_t **out,
+                       struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value id;
@@ -211,6 +212,6 @@ int policy_node_delete(struct store *store, struct arena *arena, const char *org
     if (!(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
         return purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
     id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
-    return policy_delete_read(store, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org, "node", name,
-                              out, err);
+    return policy_delete_read(store, actor, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org,
+                              "node", name, out, err);
 }

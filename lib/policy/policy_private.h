@@ -30,9 +30,9 @@ json_t *policy_node_uris(const struct store_rows *rows, const struct links *link
 
 /* When rc is 0, runs the DELETE sql with p and keeps *out (read before it) as the answer;
  * otherwise releases *out. Returns the first failure. */
-int policy_delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
-                       size_t n, const char *org, const char *kind, const char *name, json_t **out,
-                       struct purser_error *err);
+int policy_delete_read(struct store *store, const char *actor, int rc, const char *sql,
+                       const struct store_value *p, size_t n, const char *org, const char *kind,
+                       const char *name, json_t **out, struct purser_error *err);
 
 /* The pointer row of policy name in group (group id, policy id, revision id, revision text),
  * by names: rows empty when there is none. */

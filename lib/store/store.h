@@ -96,13 +96,6 @@ int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err);
 
-/* Who the writes made through this store now are by (the authenticated principal of the
- * request being served): the event log records it. The string is borrowed and must live until
- * it is set again (the worker sets it for each handler and clears it after). store_actor is
- * "-" when none is set. */
-void store_set_actor(struct store *store, const char *actor);
-const char *store_actor(const struct store *store);
-
 /* Notices a transaction leaves for after its commit (the event log's, events.h). The hook
  * gets them, in order, once the transaction has committed; a rollback or a retried attempt
  * drops them. store_notice takes the value (steals the reference); outside a transaction
