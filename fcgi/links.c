@@ -7,6 +7,11 @@
 
 /* Each target's route, by its pattern in fcgi/routes.c (link_pattern finds it there). */
 static const char *const target_patterns[LINK_TARGETS] = {
+    [LINK_ORGANIZATION] = "/organizations/{org}",
+    [LINK_USER] = "/users/{user}",
+    [LINK_CLIENT] = "/organizations/{org}/clients/{client}",
+    [LINK_USER_KEY] = "/users/{user}/keys/{key}",
+    [LINK_CLIENT_KEY] = "/organizations/{org}/clients/{client}/keys/{key}",
     [LINK_POLICY] = "/organizations/{org}/policies/{name}",
     [LINK_POLICY_REVISION] = "/organizations/{org}/policies/{name}/revisions/{rev}",
     [LINK_POLICY_GROUP] = "/organizations/{org}/policy_groups/{group}",

@@ -22,7 +22,7 @@ int org_list(struct request *req)
         rc = identity_page(&identity_org_kind, req->svc->store, req->arena, &l, &page, &req->err);
         return respond_page(req, rc, &page);
     }
-    rc = identity_org_list(req->svc->store, req->arena, &req->who, &l, request_base_url(req), &out,
+    rc = identity_org_list(req->svc->store, req->arena, &req->who, &l, request_links(req), &out,
                            &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -32,7 +32,7 @@ int org_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_create(req->svc->store, req->principal, body, request_base_url(req), &out,
+        rc = identity_org_create(req->svc->store, req->principal, body, request_links(req), &out,
                                  &req->err);
     return respond_owned(req, rc, 201, out);
 }

@@ -77,8 +77,8 @@ int principal_list(struct request *req)
                            req->arena, &l, &page, &req->err);
         return respond_page(req, rc, &page);
     }
-    rc = identity_principal_list(req->svc->store, req->arena, l.org, &l, request_base_url(req),
-                                 &out, &req->err);
+    rc = identity_principal_list(req->svc->store, req->arena, l.org, &l, request_links(req), &out,
+                                 &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -92,7 +92,7 @@ int principal_create(struct request *req)
         rc = auth_made_limit(req, identity_client_role(body), &limit);
     if (!rc)
         rc = identity_principal_create(req->svc->store, req->principal, org, body, limit,
-                                       request_base_url(req), &out, &req->err);
+                                       request_links(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 

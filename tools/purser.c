@@ -203,7 +203,7 @@ static int cmd_create_org(const struct purser_config *cfg, int argc, char **argv
         return 1;
     body = json_pack("{s:s, s:s}", "name", argv[optind], "full_name",
                      full_name ? full_name : argv[optind]);
-    rc = identity_org_create(store, NULL, body, "", &out, &err);
+    rc = identity_org_create(store, NULL, body, NULL, &out, &err);
     json_decref(body);
     if (rc) {
         store_free(store);
@@ -261,7 +261,7 @@ static int cmd_create_user(const struct purser_config *cfg, int argc, char **arg
         return 1;
     body = json_pack("{s:s, s:s, s:s?}", "username", argv[optind], "email", email, "public_key",
                      public_pem);
-    rc = identity_principal_create(store, NULL, NULL, body, NULL, "", &created, &err);
+    rc = identity_principal_create(store, NULL, NULL, body, NULL, NULL, &created, &err);
     json_decref(body);
     free(public_pem);
     if (!rc && admin)

@@ -2,7 +2,8 @@
  *
  * Everything is stored in MariaDB (sql/0002_identity.sql). Functions that answer an API call
  * return its JSON body in Chef's shapes through `json_t **out` (a new reference the caller
- * owns); `base` is the server's base URL ("https://host:port") used in Chef's "uri" fields.
+ * owns); `links` makes Chef's "uri" fields (base/links.h: the caller's, who owns the API's
+ * paths; NULL: null).
  * Input bodies are borrowed. Validation failures are PURSER_EINVAL with Chef-style messages
  * ("Field 'name' invalid"); names that exist are PURSER_EEXISTS; missing ones
  * PURSER_ENOTFOUND. Every write is one transaction; its `actor` (the authenticated principal's
@@ -14,6 +15,7 @@
 #include "auth/rbac.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/links.h"
 #include "base/lru.h"
 #include "resource/resource.h"
 #include "store/store.h"
@@ -140,10 +142,10 @@ int identity_name_ok(const char *name, int allow_upper_and_dot);
  * full_name, labels, external_ids and sub_kind (an external id is one organization's: 409;
  * an organization does not expire: expires is 400). */
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const struct identity_list *narrow, const char *base, json_t **out,
+                      const struct identity_list *narrow, const struct links *links, json_t **out,
                       struct purser_error *err);
 int identity_org_create(struct store *store, const char *actor, const json_t *body,
-                        const char *base, json_t **out, struct purser_error *err);
+                        const struct links *links, json_t **out, struct purser_error *err);
 /* An organization's users with their roles, and its clients (not its own validator), with
  * profiles and public keys, as an export carries them: *members [{name, roles, user: {...,
  * labels, active, keys}}], *clients [{name, validator, labels, active, keys}], keys
@@ -181,11 +183,11 @@ int identity_org_delete(struct store *store, struct arena *arena, const char *or
  * generated and the private key is in the answer, once. list narrows by narrow (may be NULL);
  * an expired user or client is gone (404, not listed, refused by authentication). */
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const struct identity_list *narrow, const char *base, json_t **out,
-                            struct purser_error *err);
+                            const struct identity_list *narrow, const struct links *links,
+                            json_t **out, struct purser_error *err);
 int identity_principal_create(struct store *store, const char *actor, const char *org,
-                              const json_t *body, const char *limit, const char *base, json_t **out,
-                              struct purser_error *err);
+                              const json_t *body, const char *limit, const struct links *links,
+                              json_t **out, struct purser_error *err);
 /* The role a client created with body gets in its organization: "validator" when body's
  * validator is true, else "node". create's limit (NULL: none) is that membership's policy
  * group patterns ("dev*,staging"): what a member limited to them made reaches no further. */

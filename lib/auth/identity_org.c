@@ -14,7 +14,7 @@
 /* ---- organizations ------------------------------------------------------------------------ */
 
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const struct identity_list *narrow, const char *base, json_t **out,
+                      const struct identity_list *narrow, const struct links *links, json_t **out,
                       struct purser_error *err)
 {
     struct store_rows rows;
@@ -40,7 +40,7 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
         if (identity_keep(names, count, store_cell(&rows, i, 0)))
             json_object_set_new(
                 *out, store_cell(&rows, i, 0),
-                identity_url(base, "organizations", store_cell(&rows, i, 0), NULL, NULL));
+                link_url(links, LINK_ORGANIZATION, store_cell(&rows, i, 0), NULL, NULL));
     return 0;
 }
 
@@ -153,7 +153,7 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
 }
 
 int identity_org_create(struct store *store, const char *actor, const json_t *body,
-                        const char *base, json_t **out, struct purser_error *err)
+                        const struct links *links, json_t **out, struct purser_error *err)
 {
     struct new_org no;
     char validator_name[300];
@@ -191,7 +191,7 @@ int identity_org_create(struct store *store, const char *actor, const json_t *bo
     free(no.labels);
     if (!rc)
         *out = json_pack("{s:o, s:s, s:s}", "uri",
-                         identity_url(base, "organizations", no.name, NULL, NULL), "clientname",
+                         link_url(links, LINK_ORGANIZATION, no.name, NULL, NULL), "clientname",
                          validator_name, "private_key", private_pem);
     crypto_free_secret(private_pem);
     free(public_pem);

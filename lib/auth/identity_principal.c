@@ -164,11 +164,11 @@ static void principal_expire(struct store *store, const char *org, const char *n
     arena_free(arena);
 }
 
-/* "/users/NAME" or "/organizations/ORG/clients/NAME" */
-static json_t *principal_uri(const char *base, const char *org, const char *name)
+/* A user's link, or a client's of org */
+static json_t *principal_uri(const struct links *links, const char *org, const char *name)
 {
-    return org ? identity_url(base, "organizations", org, "clients", name)
-               : identity_url(base, "users", name, NULL, NULL);
+    return org ? link_url(links, LINK_CLIENT, org, name, NULL)
+               : link_url(links, LINK_USER, name, NULL, NULL);
 }
 
 /* A live user or client (an expired one is gone), in these columns. */
@@ -235,8 +235,8 @@ int identity_principal_id(struct store *store, struct arena *arena, const char *
 }
 
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const struct identity_list *narrow, const char *base, json_t **out,
-                            struct purser_error *err)
+                            const struct identity_list *narrow, const struct links *links,
+                            json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org ? org : "");
@@ -268,7 +268,7 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
     for (size_t i = 0; i < rows.count; i++)
         if (identity_keep(names, count, store_cell(&rows, i, 0)))
             json_object_set_new(*out, store_cell(&rows, i, 0),
-                                principal_uri(base, org, store_cell(&rows, i, 0)));
+                                principal_uri(links, org, store_cell(&rows, i, 0)));
     return 0;
 }
 
@@ -312,8 +312,8 @@ const char *identity_client_role(const json_t *body)
 }
 
 int identity_principal_create(struct store *store, const char *actor, const char *org,
-                              const json_t *body, const char *limit, const char *base, json_t **out,
-                              struct purser_error *err)
+                              const json_t *body, const char *limit, const struct links *links,
+                              json_t **out, struct purser_error *err)
 {
     struct new_principal np;
     struct principal_extras x;
@@ -364,13 +364,12 @@ int identity_principal_create(struct store *store, const char *actor, const char
     }
     if (!rc) {
         json_t *key = NULL;
-        *out = json_pack("{s:o}", "uri", principal_uri(base, org, np.name));
+        *out = json_pack("{s:o}", "uri", principal_uri(links, org, np.name));
         if (public_pem) {
-            json_t *self = principal_uri(base, org, np.name);
             key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
                             "expiration_date", "infinity", "uri",
-                            json_sprintf("%s/keys/default", json_string_value(self)));
-            json_decref(self);
+                            org ? link_url(links, LINK_CLIENT_KEY, org, np.name, "default")
+                                : link_url(links, LINK_USER_KEY, np.name, "default", NULL));
             if (private_pem)
                 json_object_set_new(key, "private_key", json_string(private_pem));
             json_object_set_new(*out, "chef_key", key);

@@ -46,9 +46,6 @@ int identity_labels(const json_t *body, char **text, struct purser_error *err);
 /* A stored labels column as an object (a new reference; {} when NULL or undecodable). */
 json_t *identity_labels_value(const char *text);
 
-/* base + "/a/b/c/d", the NULL parts left out (Chef's "uri" fields): a new reference, or NULL. */
-json_t *identity_url(const char *base, const char *a, const char *b, const char *c, const char *d);
-
 /* "infinity" for NULL, else the DATETIME cell as ISO 8601 UTC: a new reference. */
 json_t *identity_expiration_json(const char *cell);
 

@@ -13,6 +13,11 @@
 
 /* What a link points at; the comment gives the parameters, in order. */
 enum link_target {
+    LINK_ORGANIZATION,              /* org */
+    LINK_USER,                      /* user name */
+    LINK_CLIENT,                    /* org, client name */
+    LINK_USER_KEY,                  /* user name, key name */
+    LINK_CLIENT_KEY,                /* org, client name, key name */
     LINK_POLICY,                    /* org, policy name */
     LINK_POLICY_REVISION,           /* org, policy name, revision id */
     LINK_POLICY_GROUP,              /* org, group */
@@ -31,9 +36,10 @@ struct links {
     void *ctx;
 };
 
-/* The link to target with parameters org, a and b (b NULL for the targets of two), as a new
- * JSON value: links' URL, or null when links is NULL or makes none. */
-json_t *link_url(const struct links *links, enum link_target target, const char *org, const char *a,
-                 const char *b);
+/* The link to target with its parameters in order (first, second, third: NULL after the last
+ * the target takes), as a new JSON value: links' URL, or null when links is NULL or makes
+ * none. */
+json_t *link_url(const struct links *links, enum link_target target, const char *first,
+                 const char *second, const char *third);
 
 #endif

@@ -102,9 +102,9 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
         rc = identity_principal_id(c->store, c->arena, NULL, name, &pid, err);
         exists = rc == 0;
     }
-    rc = exists ? 0
-                : identity_principal_create(c->store, c->actor, org, body, NULL, c->base_url, &out,
-                                            err);
+    rc = exists
+             ? 0
+             : identity_principal_create(c->store, c->actor, org, body, NULL, c->links, &out, err);
     json_decref(body);
     json_decref(out);
     out = NULL;
