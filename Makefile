@@ -108,6 +108,9 @@ $(BUILD)/t/%.t: $(BUILD)/t/%.o $(BUILD)/libpurser.a
 # unit tests of the web layer's pure parts link those objects, before the library they use
 $(BUILD)/t/0070-url.t: $(BUILD)/t/0070-url.o $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/t/0071-links.t: $(BUILD)/t/0071-links.o $(BUILD)/fcgi/links.o $(BUILD)/fcgi/routes-table.o \
+                         $(BUILD)/fcgi/router.o $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # make run DEVELOPMENT=1: development mode (SPEC §3), unauthenticated loopback requests act as
 # a server admin, as Deckhand's development mode does.

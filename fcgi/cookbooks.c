@@ -8,7 +8,7 @@ int sandboxes_create(struct request *req)
     int rc = request_json(req, &body);
     if (!rc)
         rc = cookbook_sandbox_create(req->svc->store, request_param(req, "org"), body,
-                                     request_base_url(req), &out, &req->err);
+                                     request_links(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -49,7 +49,7 @@ int artifacts_list(struct request *req)
     json_t *out = NULL;
     int rc =
         cookbook_artifact_list(req->svc->store, req->arena, request_param(req, "org"),
-                               request_param(req, "name"), request_base_url(req), &out, &req->err);
+                               request_param(req, "name"), request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -70,7 +70,7 @@ int artifacts_get(struct request *req)
     json_t *out = NULL;
     int rc = cookbook_artifact_get(req->svc->store, req->arena, request_param(req, "org"),
                                    request_param(req, "name"), request_param(req, "identifier"),
-                                   request_base_url(req), &out, &req->err);
+                                   request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -81,8 +81,8 @@ int artifacts_delete(struct request *req)
     int rc =
         artifact_users_check(req, request_param(req, "name"), request_param(req, "identifier"));
     if (!rc)
-        rc = cookbook_artifact_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                      request_param(req, "name"), request_param(req, "identifier"),
-                                      &out, &req->err);
+        rc = cookbook_artifact_delete(req->svc->store, req->principal, req->arena,
+                                      request_param(req, "org"), request_param(req, "name"),
+                                      request_param(req, "identifier"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

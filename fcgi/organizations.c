@@ -23,7 +23,7 @@ int org_list(struct request *req)
         rc = identity_page(&identity_org_kind, req->svc->store, req->arena, &l, &page, &req->err);
         return respond_page(req, rc, &page);
     }
-    rc = identity_org_list(req->svc->store, req->arena, &req->who, &l, request_base_url(req), &out,
+    rc = identity_org_list(req->svc->store, req->arena, &req->who, &l, request_links(req), &out,
                            &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -33,7 +33,8 @@ int org_create(struct request *req)
     json_t *body, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_create(req->svc->store, body, request_base_url(req), &out, &req->err);
+        rc = identity_org_create(req->svc->store, req->principal, body, request_links(req), &out,
+                                 &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -56,8 +57,8 @@ static int org_write(struct request *req, int merge)
     if (!rc)
         rc = request_json(req, &body);
     if (!rc)
-        rc = identity_org_update(req->svc->store, req->arena, request_param(req, "org"), body,
-                                 &cond, &out, &req->err);
+        rc = identity_org_update(req->svc->store, req->principal, req->arena,
+                                 request_param(req, "org"), body, &cond, &out, &req->err);
     return respond_revision(req, rc, 200, out, cond.revision);
 }
 
@@ -270,7 +271,7 @@ int member_add(struct request *req)
     if (!rc && json_is_object(body))
         rc = grants_narrowed(req, body, &granted);
     if (!rc)
-        rc = identity_member_add(req->svc->store, request_param(req, "org"),
+        rc = identity_member_add(req->svc->store, req->principal, request_param(req, "org"),
                                  granted ? granted : body, role_known, (void *)req->svc->policy,
                                  &out, &req->err);
     json_decref(granted);
@@ -287,7 +288,8 @@ int member_remove(struct request *req)
     if (!rc)
         rc = auth_made_within(req, id, arena_sprintf(req->arena, "member '%s'", user));
     if (!rc)
-        rc = identity_member_remove(req->svc->store, request_param(req, "org"), user, &req->err);
+        rc = identity_member_remove(req->svc->store, req->principal, request_param(req, "org"),
+                                    user, &req->err);
     return respond_owned(req, rc, 200, rc ? NULL : json_pack("{s:s}", "username", user));
 }
 
@@ -319,6 +321,7 @@ static void transfer_context(struct request *req, struct transfer_ctx *c)
     c->org = request_param(req, "org");
     c->actor = req->principal;
     c->base_url = request_base_url(req);
+    c->links = request_links(req);
     c->keyring = req->svc->keyring;
     c->bootstrap_ttl = req->svc->config->bootstrap_ttl;
     c->valid_role = role_known;

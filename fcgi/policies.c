@@ -49,7 +49,7 @@ static int groups_pointing(struct request *req, const char *name, json_t **group
     json_t *all = NULL, *group;
     const char *g;
     int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
-                               request_base_url(req), &all, &req->err);
+                               request_links(req), &all, &req->err);
     *groups = json_array();
     json_object_foreach (all, g, group)
         if (json_object_get(json_object_get(group, "policies"), name))
@@ -63,7 +63,7 @@ int artifact_users_check(struct request *req, const char *cookbook, const char *
     json_t *all = NULL, *group, *rev;
     const char *g, *policy;
     int rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
-                               request_base_url(req), &all, &req->err);
+                               request_links(req), &all, &req->err);
     json_object_foreach (all, g, group) {
         json_object_foreach (json_object_get(group, "policies"), policy, rev) {
             json_t *lock = NULL;
@@ -147,7 +147,7 @@ int policies_list(struct request *req)
                          &req->err);
         return respond_owned(req, rc, 200, out);
     }
-    rc = policy_list(req->svc->store, req->arena, request_param(req, "org"), request_base_url(req),
+    rc = policy_list(req->svc->store, req->arena, request_param(req, "org"), request_links(req),
                      &out, &req->err);
     if (!rc && q.filter) {
         q.all = 1;
@@ -189,7 +189,7 @@ int policies_delete(struct request *req)
         checked = joined(req, groups);
     json_decref(groups);
     if (!rc)
-        rc = policy_delete(req->svc->store, req->arena, request_param(req, "org"),
+        rc = policy_delete(req->svc->store, req->principal, req->arena, request_param(req, "org"),
                            request_param(req, "name"), checked, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
@@ -222,7 +222,7 @@ int revisions_list(struct request *req)
         return respond_owned(req, rc, 200, out);
     }
     rc = policy_revision_list(req->svc->store, req->arena, request_param(req, "org"),
-                              request_param(req, "name"), request_base_url(req), &out, &req->err);
+                              request_param(req, "name"), request_links(req), &out, &req->err);
     if (!rc && q.filter) {
         q.all = 1;
         rc = policy_revision_page(req->svc->store, req->arena, request_param(req, "org"),
@@ -261,9 +261,9 @@ int revisions_delete(struct request *req)
     json_decref(out);
     out = NULL;
     if (!rc)
-        rc = policy_revision_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                    request_param(req, "name"), request_param(req, "rev"), checked,
-                                    &out, &req->err);
+        rc = policy_revision_delete(req->svc->store, req->principal, req->arena,
+                                    request_param(req, "org"), request_param(req, "name"),
+                                    request_param(req, "rev"), checked, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -284,7 +284,7 @@ int groups_list(struct request *req)
         return respond_owned(req, rc, 200, out);
     }
     rc = policy_group_list(req->svc->store, req->arena, request_param(req, "org"),
-                           request_base_url(req), &out, &req->err);
+                           request_links(req), &out, &req->err);
     json_object_foreach_safe (out, tmp, group, value) /* the groups the caller may read */
         if (!auth_group_reaches(&reach, group))
             json_object_del(out, group);
@@ -303,7 +303,7 @@ int groups_get(struct request *req)
 {
     json_t *out = NULL;
     int rc = policy_group_get(req->svc->store, req->arena, request_param(req, "org"),
-                              request_param(req, "group"), request_base_url(req), &out, &req->err);
+                              request_param(req, "group"), request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -311,8 +311,8 @@ int groups_delete(struct request *req)
 {
     json_t *out = NULL;
     int rc =
-        policy_group_delete(req->svc->store, req->arena, request_param(req, "org"),
-                            request_param(req, "group"), request_base_url(req), &out, &req->err);
+        policy_group_delete(req->svc->store, req->principal, req->arena, request_param(req, "org"),
+                            request_param(req, "group"), request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -349,9 +349,9 @@ int group_policy_put(struct request *req)
 int group_policy_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = policy_group_policy_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                        request_param(req, "group"), request_param(req, "name"),
-                                        &out, &req->err);
+    int rc = policy_group_policy_delete(req->svc->store, req->principal, req->arena,
+                                        request_param(req, "org"), request_param(req, "group"),
+                                        request_param(req, "name"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -386,7 +386,7 @@ int nodes_list(struct request *req)
     }
     if (!q.filter) {
         rc = policy_node_list(req->svc->store, req->arena, request_param(req, "org"),
-                              request_base_url(req), &out, &req->err);
+                              request_links(req), &out, &req->err);
         return respond_owned(req, rc, 200, out);
     }
     q.all = 1;
@@ -398,9 +398,9 @@ int nodes_list(struct request *req)
         out = json_object();
         json_array_foreach (json_object_get(page, "items"), i, item) {
             const char *name = json_string_value(json_object_get(item, "name"));
-            json_object_set_new(out, name,
-                                json_sprintf("%s/organizations/%s/nodes/%s", request_base_url(req),
-                                             request_param(req, "org"), name));
+            json_object_set_new(
+                out, name,
+                link_url(request_links(req), LINK_NODE, request_param(req, "org"), name, NULL));
         }
     }
     json_decref(page);
@@ -414,8 +414,8 @@ int nodes_create(struct request *req)
     if (!rc)
         rc = node_groups_check(req, body);
     if (!rc)
-        rc = policy_node_create(req->svc->store, request_param(req, "org"), body, req->who.id,
-                                request_base_url(req), &out, &req->err);
+        rc = policy_node_create(req->svc->store, req->principal, request_param(req, "org"), body,
+                                req->who.id, request_links(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -434,8 +434,9 @@ int nodes_update(struct request *req)
     if (!rc)
         rc = node_groups_check(req, body);
     if (!rc)
-        rc = policy_node_update(req->svc->store, req->arena, request_param(req, "org"),
-                                request_param(req, "node"), body, req->owner_only, &out, &req->err);
+        rc = policy_node_update(req->svc->store, req->principal, req->arena,
+                                request_param(req, "org"), request_param(req, "node"), body,
+                                req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -444,8 +445,9 @@ int nodes_delete(struct request *req)
     json_t *out = NULL;
     int rc = node_groups_check(req, NULL);
     if (!rc)
-        rc = policy_node_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                request_param(req, "node"), req->owner_only, &out, &req->err);
+        rc = policy_node_delete(req->svc->store, req->principal, req->arena,
+                                request_param(req, "org"), request_param(req, "node"),
+                                req->owner_only, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -456,7 +458,7 @@ int group_nodes(struct request *req)
     json_t *out = NULL;
     int rc = policy_group_nodes(req->svc->store, req->arena, request_param(req, "org"),
                                 request_param(req, "group"), request_param(req, "name"),
-                                request_base_url(req), &out, &req->err);
+                                request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -497,7 +499,7 @@ int group_promote(struct request *req)
     if (!rc)
         rc = policy_group_promote(req->svc->store, req->arena, request_param(req, "org"),
                                   request_param(req, "group"), body, req->who.name,
-                                  request_base_url(req), &out, &req->err);
+                                  request_links(req), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -526,6 +528,7 @@ int policies_collect(struct request *req)
     if (!rc)
         rc = policy_collect_parse(body, &options, &req->err);
     if (!rc)
-        rc = policy_collect(req->svc->store, request_param(req, "org"), &options, &out, &req->err);
+        rc = policy_collect(req->svc->store, req->principal, request_param(req, "org"), &options,
+                            &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }

@@ -77,8 +77,8 @@ int principal_list(struct request *req)
                            req->arena, &l, &page, &req->err);
         return respond_page(req, rc, &page);
     }
-    rc = identity_principal_list(req->svc->store, req->arena, l.org, &l, request_base_url(req),
-                                 &out, &req->err);
+    rc = identity_principal_list(req->svc->store, req->arena, l.org, &l, request_links(req), &out,
+                                 &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -91,8 +91,8 @@ int principal_create(struct request *req)
     if (!rc && org)
         rc = auth_made_limit(req, identity_client_role(body), &limit);
     if (!rc)
-        rc = identity_principal_create(req->svc->store, org, body, limit, request_base_url(req),
-                                       &out, &req->err);
+        rc = identity_principal_create(req->svc->store, req->principal, org, body, limit,
+                                       request_links(req), &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -145,8 +145,9 @@ static int principal_write(struct request *req, int merge)
     if (!rc)
         rc = own_limits_kept(req, body);
     if (!rc)
-        rc = identity_principal_update(req->svc->store, req->arena, request_param(req, "org"),
-                                       principal_name(req), body, &cond, &out, &req->err);
+        rc = identity_principal_update(req->svc->store, req->principal, req->arena,
+                                       request_param(req, "org"), principal_name(req), body, &cond,
+                                       &out, &req->err);
     return respond_revision(req, rc, 200, out, cond.revision);
 }
 
@@ -163,9 +164,9 @@ int principal_patch(struct request *req)
 int principal_delete(struct request *req)
 {
     json_t *out = NULL;
-    int rc = identity_principal_delete(req->svc->store, req->arena, request_param(req, "org"),
-                                       principal_name(req), request_header(req, "If-Match"), &out,
-                                       &req->err);
+    int rc = identity_principal_delete(req->svc->store, req->principal, req->arena,
+                                       request_param(req, "org"), principal_name(req),
+                                       request_header(req, "If-Match"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -230,7 +231,8 @@ int key_create(struct request *req)
     if (!rc)
         rc = client_within_caller(req, id);
     if (!rc)
-        rc = identity_key_create(req->svc->store, id, body, collection_uri(req), &out, &req->err);
+        rc = identity_key_create(req->svc->store, req->principal, id, body, collection_uri(req),
+                                 &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -255,8 +257,8 @@ int key_update(struct request *req)
     if (!rc)
         rc = client_within_caller(req, id);
     if (!rc)
-        rc = identity_key_update(req->svc->store, req->arena, id, request_param(req, "key"), body,
-                                 &out, &req->err);
+        rc = identity_key_update(req->svc->store, req->principal, req->arena, id,
+                                 request_param(req, "key"), body, &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -266,8 +268,8 @@ int key_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_key_delete(req->svc->store, req->arena, id, request_param(req, "key"), &out,
-                                 &req->err);
+        rc = identity_key_delete(req->svc->store, req->principal, req->arena, id,
+                                 request_param(req, "key"), &out, &req->err);
     return respond_owned(req, rc, 200, out);
 }
 
@@ -295,7 +297,7 @@ int token_create(struct request *req)
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_create(req->svc->store, id, body, &out, &req->err);
+        rc = identity_token_create(req->svc->store, req->principal, id, body, &out, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 
@@ -308,8 +310,8 @@ int token_update(struct request *req)
     if (!rc)
         rc = request_json(req, &body);
     if (!rc)
-        rc = identity_token_update(req->svc->store, req->arena, id, request_param(req, "id"), body,
-                                   &cond, &out, &req->err);
+        rc = identity_token_update(req->svc->store, req->principal, req->arena, id,
+                                   request_param(req, "id"), body, &cond, &out, &req->err);
     return respond_revision(req, rc, 200, out, cond.revision);
 }
 
@@ -318,7 +320,7 @@ int token_delete(struct request *req)
     long long id;
     int rc = path_principal(req, &id);
     if (!rc)
-        rc = identity_token_delete(req->svc->store, id, request_param(req, "id"),
+        rc = identity_token_delete(req->svc->store, req->principal, id, request_param(req, "id"),
                                    request_header(req, "If-Match"), &req->err);
     if (rc)
         return rc;

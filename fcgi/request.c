@@ -6,6 +6,7 @@
 #include "base/json_text.h"
 #include "base/log.h"
 #include "base/utf8.h"
+#include "links.h"
 #include "url.h"
 
 #include <ctype.h>
@@ -105,6 +106,25 @@ const char *request_base_url(struct request *req)
     const char *scheme = request_env(req, "REQUEST_SCHEME");
     return arena_sprintf(req->arena, "%s://%s", scheme ? scheme : "https",
                          host ? host : "localhost");
+}
+
+static json_t *request_link(void *ctx, enum link_target target, const char *const *params,
+                            size_t count)
+{
+    struct request *req = ctx;
+    const char *pattern = link_pattern(target);
+    const char *path = pattern ? route_fill(req->arena, pattern, params, count) : NULL;
+    return path ? json_sprintf("%s%s", request_base_url(req), path) : NULL;
+}
+
+const struct links *request_links(struct request *req)
+{
+    struct links *links = arena_alloc(req->arena, sizeof(*links));
+    if (links) {
+        links->url = request_link;
+        links->ctx = req;
+    }
+    return links;
 }
 
 const char *request_error_name(int rc)

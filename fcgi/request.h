@@ -134,6 +134,11 @@ int request_yaml_failed(struct request *req, const struct purser_error *parse);
 /* "https://host:port": the base of absolute URLs in answers. */
 const char *request_base_url(struct request *req);
 
+/* The links of lib/'s answers to this request (base/links.h), built from the route table
+ * (links.h); in the request's arena, NULL when out of memory (lib/ then answers null links). */
+struct links;
+const struct links *request_links(struct request *req);
+
 /* Reads the body (Content-Length bytes, which the worker has already held to
  * http.max_body_bytes) into req->body, and the end of the input after it (a body longer than
  * Content-Length is PURSER_EINVAL); sets req->input_read. */

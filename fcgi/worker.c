@@ -14,6 +14,7 @@
 #include "base/json_pool.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "events_publish.h"
 #include "handlers.h"
 #include "request.h"
 #include "router.h"
@@ -306,12 +307,10 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
     w->change_told = 0;
     if (!rc) {
         int changes_access = (req.route->flags & ROUTE_AUTH_CHANGE) != 0;
-        store_set_actor(w->svc.store, req.principal); /* the writes' events name who */
         if (changes_access) /* noted and told with each transaction, before the answer */
             store_set_txn_end(w->svc.store, change_note, change_committed, w);
         rc = req.route->handler(&req);
         store_set_txn_end(w->svc.store, NULL, NULL, NULL);
-        store_set_actor(w->svc.store, NULL);          /* (the name lives in the request's arena) */
         if (!rc && changes_access && !w->change_told) /* (a write outside a transaction) */
             change_outside(w);
     }

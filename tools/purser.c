@@ -204,7 +204,7 @@ static int cmd_create_org(const struct purser_config *cfg, int argc, char **argv
         return 1;
     body = json_pack("{s:s, s:s}", "name", argv[optind], "full_name",
                      full_name ? full_name : argv[optind]);
-    rc = identity_org_create(store, body, "", &out, &err);
+    rc = identity_org_create(store, NULL, body, NULL, &out, &err);
     json_decref(body);
     if (rc) {
         store_free(store);
@@ -262,16 +262,16 @@ static int cmd_create_user(const struct purser_config *cfg, int argc, char **arg
         return 1;
     body = json_pack("{s:s, s:s, s:s?}", "username", argv[optind], "email", email, "public_key",
                      public_pem);
-    rc = identity_principal_create(store, NULL, body, NULL, "", &created, &err);
+    rc = identity_principal_create(store, NULL, NULL, body, NULL, NULL, &created, &err);
     json_decref(body);
     free(public_pem);
     if (!rc && admin)
-        rc = identity_set_server_admin(store, argv[optind], 1, &err);
+        rc = identity_set_server_admin(store, NULL, argv[optind], 1, &err);
     if (!rc)
         rc = identity_principal_id(store, arena, NULL, argv[optind], &id, &err);
     if (!rc) {
         json_t *tbody = json_pack("{s:s}", "description", "created by purser create-user");
-        rc = identity_token_create(store, id, tbody, &token, &err);
+        rc = identity_token_create(store, NULL, id, tbody, &token, &err);
         json_decref(tbody);
     }
     arena_free(arena);
@@ -331,7 +331,7 @@ static int cmd_add_member(const struct purser_config *cfg, int argc, char **argv
         return 1;
     }
     body = json_pack("{s:s, s:[s]}", "username", argv[2], "roles", argv[3]);
-    rc = identity_member_add(store, argv[1], body, role_known, policy, &out, &err);
+    rc = identity_member_add(store, NULL, argv[1], body, role_known, policy, &out, &err);
     json_decref(body);
     json_decref(out);
     store_free(store);
@@ -382,7 +382,8 @@ static int gc_organization(struct store *store, const char *org,
     const char *verb = opts->dry_run ? "would remove" : "removed";
     json_t *out = NULL, *item;
     size_t i;
-    int rc = policy_collect(store, org, opts, &out, err);
+    int rc =
+        policy_collect(store, "purser gc-policies", org, opts, &out, err); /* the events' actor */
     json_array_foreach (json_object_get(out, "revisions"), i, item)
         printf("%s %s/%s revision %s\n", verb, org,
                json_string_value(json_object_get(item, "policy")),
@@ -415,7 +416,6 @@ static int cmd_gc_policies(const struct purser_config *cfg, int argc, char **arg
         return 2;
     if (open_store(&store, cfg))
         return 1;
-    store_set_actor(store, "purser gc-policies"); /* the events' actor */
     if (org) {
         rc = gc_organization(store, org, &opts, counts, &err);
     } else {
@@ -446,7 +446,6 @@ static int cmd_gc_events(const struct purser_config *cfg, int argc, char **argv)
     }
     if (open_store(&store, cfg))
         return 1;
-    store_set_actor(store, "purser gc-events");
     rc = events_prune(store, cfg->events_retention, &deleted, &err);
     store_free(store);
     if (!rc)
@@ -554,7 +553,7 @@ static int cmd_transfer(const struct purser_config *cfg, int argc, char **argv)
             limits.max_alias_nodes = (size_t)cfg->max_yaml_alias_nodes;
             rc = yaml_codec_parse(&docs, text.data ? text.data : "", text.len, &limits, &err);
         }
-        store_set_actor(store, "purser import");
+        c.actor = "purser import"; /* the events' actor and the imported revisions' author */
         if (!rc)
             rc = transfer_import(&c, docs, &summary, &err);
         if (!rc)

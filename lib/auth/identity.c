@@ -158,19 +158,6 @@ int identity_require_object(const json_t *body, struct purser_error *err)
     return json_is_object(body) ? 0 : purser_error_set(err, PURSER_EINVAL, "invalid JSON");
 }
 
-/* base + "/a/b/c/d", the NULL parts left out (Chef's "uri" fields). */
-json_t *identity_url(const char *base, const char *a, const char *b, const char *c, const char *d)
-{
-    const char *parts[] = {a, b, c, d};
-    json_t *out = json_string(base);
-    for (size_t i = 0; out && i < 4 && parts[i]; i++) {
-        json_t *longer = json_sprintf("%s/%s", json_string_value(out), parts[i]);
-        json_decref(out);
-        out = longer;
-    }
-    return out;
-}
-
 /* "infinity", or an ISO 8601 UTC time from a DATETIME cell. */
 json_t *identity_expiration_json(const char *cell)
 {

@@ -2,10 +2,12 @@
  *
  * Everything is stored in MariaDB (sql/0002_identity.sql). Functions that answer an API call
  * return its JSON body in Chef's shapes through `json_t **out` (a new reference the caller
- * owns); `base` is the server's base URL ("https://host:port") used in Chef's "uri" fields.
+ * owns); `links` makes Chef's "uri" fields (base/links.h: the caller's, who owns the API's
+ * paths; NULL: null).
  * Input bodies are borrowed. Validation failures are PURSER_EINVAL with Chef-style messages
  * ("Field 'name' invalid"); names that exist are PURSER_EEXISTS; missing ones
- * PURSER_ENOTFOUND. Every write is one transaction.
+ * PURSER_ENOTFOUND. Every write is one transaction; its `actor` (the authenticated principal's
+ * name, or the server's own "purser ...") is who its events name.
  */
 #ifndef PURSER_IDENTITY_H
 #define PURSER_IDENTITY_H
@@ -13,6 +15,7 @@
 #include "auth/rbac.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/links.h"
 #include "base/lru.h"
 #include "resource/resource.h"
 #include "store/store.h"
@@ -139,10 +142,10 @@ int identity_name_ok(const char *name, int allow_upper_and_dot);
  * full_name, labels, external_ids and sub_kind (an external id is one organization's: 409;
  * an organization does not expire: expires is 400). */
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const struct identity_list *narrow, const char *base, json_t **out,
+                      const struct identity_list *narrow, const struct links *links, json_t **out,
                       struct purser_error *err);
-int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
-                        struct purser_error *err);
+int identity_org_create(struct store *store, const char *actor, const json_t *body,
+                        const struct links *links, json_t **out, struct purser_error *err);
 /* An organization's users with their roles, and its clients (not its own validator), with
  * profiles and public keys, as an export carries them: *members [{name, roles, user: {...,
  * labels, active, keys}}], *clients [{name, validator, labels, active, keys}], keys
@@ -151,9 +154,9 @@ int identity_org_principals(struct store *store, struct arena *arena, const char
                             json_t **members, json_t **clients, struct purser_error *err);
 int identity_org_get(struct store *store, struct arena *arena, const char *org, json_t **out,
                      const char **revision, struct purser_error *err);
-int identity_org_update(struct store *store, struct arena *arena, const char *org,
-                        const json_t *body, struct identity_cond *cond, json_t **out,
-                        struct purser_error *err);
+int identity_org_update(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const json_t *body, struct identity_cond *cond,
+                        json_t **out, struct purser_error *err);
 /* What organization oid (named org) holds besides its validator client and its members, the
  * one list an organization's delete and an import into it ask: contents (emptied first) gets
  * {kind: count} of the kinds it holds (each resource kind's plural, "clusters"; nodes,
@@ -180,11 +183,11 @@ int identity_org_delete(struct store *store, struct arena *arena, const char *or
  * generated and the private key is in the answer, once. list narrows by narrow (may be NULL);
  * an expired user or client is gone (404, not listed, refused by authentication). */
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const struct identity_list *narrow, const char *base, json_t **out,
-                            struct purser_error *err);
-int identity_principal_create(struct store *store, const char *org, const json_t *body,
-                              const char *limit, const char *base, json_t **out,
-                              struct purser_error *err);
+                            const struct identity_list *narrow, const struct links *links,
+                            json_t **out, struct purser_error *err);
+int identity_principal_create(struct store *store, const char *actor, const char *org,
+                              const json_t *body, const char *limit, const struct links *links,
+                              json_t **out, struct purser_error *err);
 /* The role a client created with body gets in its organization: "validator" when body's
  * validator is true, else "node". create's limit (NULL: none) is that membership's policy
  * group patterns ("dev*,staging"): what a member limited to them made reaches no further. */
@@ -192,11 +195,11 @@ const char *identity_client_role(const json_t *body);
 int identity_principal_get(struct store *store, struct arena *arena, const char *org,
                            const char *name, json_t **out, const char **revision,
                            struct purser_error *err);
-int identity_principal_update(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const json_t *body, struct identity_cond *cond,
-                              json_t **out, struct purser_error *err);
-int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const char *if_match, json_t **out,
+int identity_principal_update(struct store *store, const char *actor, struct arena *arena,
+                              const char *org, const char *name, const json_t *body,
+                              struct identity_cond *cond, json_t **out, struct purser_error *err);
+int identity_principal_delete(struct store *store, const char *actor, struct arena *arena,
+                              const char *org, const char *name, const char *if_match, json_t **out,
                               struct purser_error *err);
 
 /* Chef's principals endpoint: the client of org named name and the user named name, as
@@ -215,21 +218,23 @@ int identity_principal_id(struct store *store, struct arena *arena, const char *
 /* Keys of a principal (Chef's keys API). keys_uri is the URL of the keys collection. */
 int identity_key_list(struct store *store, struct arena *arena, long long principal_id,
                       const char *keys_uri, json_t **out, struct purser_error *err);
-int identity_key_create(struct store *store, long long principal_id, const json_t *body,
-                        const char *keys_uri, json_t **out, struct purser_error *err);
+int identity_key_create(struct store *store, const char *actor, long long principal_id,
+                        const json_t *body, const char *keys_uri, json_t **out,
+                        struct purser_error *err);
 int identity_key_get(struct store *store, struct arena *arena, long long principal_id,
                      const char *key, json_t **out, struct purser_error *err);
-int identity_key_update(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, const json_t *body, json_t **out,
+int identity_key_update(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, const json_t *body, json_t **out,
                         struct purser_error *err);
-int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, json_t **out, struct purser_error *err);
+int identity_key_delete(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, json_t **out,
+                        struct purser_error *err);
 
 /* Bearer tokens of a user. create: {description?, expires_in? (seconds)} -> {id, token,
  * description, created_at, expires_at}: the token itself appears only here. list never shows
  * tokens. */
-int identity_token_create(struct store *store, long long principal_id, const json_t *body,
-                          json_t **out, struct purser_error *err);
+int identity_token_create(struct store *store, const char *actor, long long principal_id,
+                          const json_t *body, json_t **out, struct purser_error *err);
 int identity_token_list(struct store *store, struct arena *arena, long long principal_id,
                         const struct identity_list *narrow, json_t **out, struct purser_error *err);
 /* Inside the caller's transaction: the client `name` of organization org (made when missing,
@@ -246,22 +251,22 @@ int identity_client_credential(struct store *store, const char *org, const char 
 /* Inside the caller's transaction: removes the client client_id of organization org_id (when
  * it is still there) with its keys, tokens and memberships, and appends the events of the
  * client's and each token's deletion (a cluster's credential, when the cluster is deleted). */
-int identity_client_remove(struct store *store, long long org_id, long long client_id,
-                           struct purser_error *err);
+int identity_client_remove(struct store *store, const char *actor, long long org_id,
+                           long long client_id, struct purser_error *err);
 
 /* PATCH of a token: {active, labels} only; *out is the token as listed. */
-int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
-                          const char *id, const json_t *body, struct identity_cond *cond,
-                          json_t **out, struct purser_error *err);
-int identity_token_delete(struct store *store, long long principal_id, const char *id,
-                          const char *if_match, struct purser_error *err);
+int identity_token_update(struct store *store, const char *actor, struct arena *arena,
+                          long long principal_id, const char *id, const json_t *body,
+                          struct identity_cond *cond, json_t **out, struct purser_error *err);
+int identity_token_delete(struct store *store, const char *actor, long long principal_id,
+                          const char *id, const char *if_match, struct purser_error *err);
 
 /* Members of an organization: list [{user: {username, roles}}]; add {username, roles?}
  * (default role "reader"; roles checked against valid_role); remove a user. */
 int identity_member_list(struct store *store, struct arena *arena, const char *org,
                          const struct identity_list *narrow, json_t **out,
                          struct purser_error *err);
-int identity_member_add(struct store *store, const char *org, const json_t *body,
+int identity_member_add(struct store *store, const char *actor, const char *org, const json_t *body,
                         int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
                         struct purser_error *err);
 /* A client's roles in its organization set to body's {roles: [names], policy_groups?: {role:
@@ -270,11 +275,11 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
 int identity_client_roles_set(struct store *store, const char *org, const char *name,
                               const json_t *body, int (*valid_role)(const char *role, void *ctx),
                               void *ctx, struct purser_error *err);
-int identity_member_remove(struct store *store, const char *org, const char *user,
-                           struct purser_error *err);
+int identity_member_remove(struct store *store, const char *actor, const char *org,
+                           const char *user, struct purser_error *err);
 
 /* For the purser command: makes name a server admin (or not). */
-int identity_set_server_admin(struct store *store, const char *user, int admin,
+int identity_set_server_admin(struct store *store, const char *actor, const char *user, int admin,
                               struct purser_error *err);
 
 #endif

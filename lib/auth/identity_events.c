@@ -32,26 +32,27 @@ int identity_principal_orgs(struct store *store, struct arena *arena, long long 
                        p, 2, err);
 }
 
-int identity_append_each(struct store *store, const struct store_rows *orgs, const char *kind,
-                         const char *name, const char *op, const json_t *detail,
+int identity_append_each(struct store *store, const char *actor, const struct store_rows *orgs,
+                         const char *kind, const char *name, const char *op, const json_t *detail,
                          struct purser_error *err)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < orgs->count; i++)
-        rc = event_append(store, strtoll(store_cell(orgs, i, 0), NULL, 10), kind, name, op, NULL,
-                          detail, err);
+        rc = event_append(store, actor, strtoll(store_cell(orgs, i, 0), NULL, 10), kind, name, op,
+                          NULL, detail, err);
     return rc;
 }
 
-int identity_principal_events(struct store *store, long long principal_id, const char *kind,
-                              const char *name, const char *op, struct purser_error *err)
+int identity_principal_events(struct store *store, const char *actor, long long principal_id,
+                              const char *kind, const char *name, const char *op,
+                              struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows orgs;
     int rc = arena ? identity_principal_orgs(store, arena, principal_id, &orgs, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc)
-        rc = identity_append_each(store, &orgs, kind, name, op, NULL, err);
+        rc = identity_append_each(store, actor, &orgs, kind, name, op, NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -86,9 +87,9 @@ static int batch_txn(struct store *store, void *ctx, struct purser_error *err)
         rc = identity_revision_bump(store, b->row, err);
     if (!rc && b->affected && name) {
         if (b->org)
-            rc = event_append_named(store, b->org, b->kind, name, b->op, NULL, NULL, err);
+            rc = event_append_named(store, b->actor, b->org, b->kind, name, b->op, NULL, NULL, err);
         if (!rc)
-            rc = identity_append_each(store, &orgs, b->kind, name, b->op, NULL, err);
+            rc = identity_append_each(store, b->actor, &orgs, b->kind, name, b->op, NULL, err);
     }
     arena_free(arena);
     return rc;

@@ -14,7 +14,7 @@
 /* ---- organizations ------------------------------------------------------------------------ */
 
 int identity_org_list(struct store *store, struct arena *arena, const struct principal *who,
-                      const struct identity_list *narrow, const char *base, json_t **out,
+                      const struct identity_list *narrow, const struct links *links, json_t **out,
                       struct purser_error *err)
 {
     struct store_rows rows;
@@ -40,7 +40,7 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
         if (identity_keep(names, count, store_cell(&rows, i, 0)))
             json_object_set_new(
                 *out, store_cell(&rows, i, 0),
-                identity_url(base, "organizations", store_cell(&rows, i, 0), NULL, NULL));
+                link_url(links, LINK_ORGANIZATION, store_cell(&rows, i, 0), NULL, NULL));
     return 0;
 }
 
@@ -63,6 +63,7 @@ static int org_sub_kind(const json_t *body, int *given, const char **sub_kind,
 }
 
 struct new_org {
+    const char *actor; /* who writes */
     const char *name, *full_name, *sub_kind;
     char *labels;           /* compact JSON or NULL */
     const json_t *external; /* an array of strings, or NULL */
@@ -144,14 +145,15 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
     if (!rc)
         rc = identity_principal_insert(store, &no->validator, err);
     if (!rc)
-        rc = event_append_named(store, no->name, "organization", no->name, "put", NULL, NULL, err);
+        rc = event_append_named(store, no->actor, no->name, "organization", no->name, "put", NULL,
+                                NULL, err);
     return rc ? rc
-              : event_append_named(store, no->name, "client", no->validator.name, "put", NULL, NULL,
-                                   err);
+              : event_append_named(store, no->actor, no->name, "client", no->validator.name, "put",
+                                   NULL, NULL, err);
 }
 
-int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
-                        struct purser_error *err)
+int identity_org_create(struct store *store, const char *actor, const json_t *body,
+                        const struct links *links, json_t **out, struct purser_error *err)
 {
     struct new_org no;
     char validator_name[300];
@@ -159,6 +161,7 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     int rc, sub_kind_given;
 
     memset(&no, 0, sizeof(no));
+    no.actor = actor;
     if ((rc = identity_require_object(body, err)) ||
         (rc = identity_field_string(body, "name", &no.name, err)) ||
         (rc = identity_field_string(body, "full_name", &no.full_name, err)))
@@ -188,7 +191,7 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     free(no.labels);
     if (!rc)
         *out = json_pack("{s:o, s:s, s:s}", "uri",
-                         identity_url(base, "organizations", no.name, NULL, NULL), "clientname",
+                         link_url(links, LINK_ORGANIZATION, no.name, NULL, NULL), "clientname",
                          validator_name, "private_key", private_pem);
     crypto_free_secret(private_pem);
     free(public_pem);
@@ -228,6 +231,7 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
 }
 
 struct org_change {
+    const char *actor; /* who writes */
     const char *org, *full_name, *sub_kind;
     int sub_kind_given, changes;
     char *labels;
@@ -270,18 +274,19 @@ static int change_org(struct store *store, void *ctx, struct purser_error *err)
     if (!rc && c->changes)
         rc = identity_revision_bump(store, &c->row, err);
     if (!rc && c->changes)
-        rc = event_append_named(store, c->org, "organization", c->org, "put", c->row.revision, NULL,
-                                err);
+        rc = event_append_named(store, c->actor, c->org, "organization", c->org, "put",
+                                c->row.revision, NULL, err);
     arena_free(arena);
     return rc;
 }
 
 /* PUT's body (the fields given change) written, conditional on if_match. */
-static int org_write(struct store *store, const char *org, const json_t *body, const char *if_match,
-                     struct purser_error *err)
+static int org_write(struct store *store, const char *actor, const char *org, const json_t *body,
+                     const char *if_match, struct purser_error *err)
 {
     const char *full_name, *name;
     struct org_change c = {
+        .actor = actor,
         .org = org,
         .external = json_object_get(body, "external_ids"),
         .row = {
@@ -331,9 +336,9 @@ static int org_target(const json_t *current, const json_t *patch, json_t **out,
     return 0;
 }
 
-int identity_org_update(struct store *store, struct arena *arena, const char *org,
-                        const json_t *body, struct identity_cond *cond, json_t **out,
-                        struct purser_error *err)
+int identity_org_update(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const json_t *body, struct identity_cond *cond,
+                        json_t **out, struct purser_error *err)
 {
     const char *if_match = cond ? cond->if_match : NULL;
     int rc = 0;
@@ -349,14 +354,14 @@ int identity_org_update(struct store *store, struct arena *arena, const char *or
         if (!rc)
             rc = org_target(current, body, &target, err);
         if (!rc)
-            rc = org_write(store, org, target, if_match ? if_match : revision, err);
+            rc = org_write(store, actor, org, target, if_match ? if_match : revision, err);
         json_decref(current);
         json_decref(target);
         if (rc != PURSER_ECOMPARE || if_match)
             break;
     }
     if (!(cond && cond->merge))
-        rc = org_write(store, org, body, if_match, err);
+        rc = org_write(store, actor, org, body, if_match, err);
     if (rc)
         return rc;
     return identity_org_get(store, arena, org, out, cond ? &cond->revision : NULL, err);
@@ -513,6 +518,7 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
 }
 
 struct member_add {
+    const char *actor; /* who writes */
     const char *org, *user;
     const json_t *roles;
     const json_t *groups; /* {role: "patterns,joined" or null} of the roles the request limits
@@ -550,7 +556,7 @@ static int txn_member_add(struct store *store, void *ctx, struct purser_error *e
                         p, 5, NULL, NULL, err);
     }
     if (!rc)
-        rc = event_append(store, oid, "member", m->user, "put", NULL, NULL, err);
+        rc = event_append(store, m->actor, oid, "member", m->user, "put", NULL, NULL, err);
     if (!rc) { /* a POST adds roles (Chef's association): the answer says what is held now */
         struct store_value q[] = {STORE_INT(oid), STORE_INT(uid)};
         struct store_rows rows;
@@ -624,11 +630,11 @@ static int member_groups(const json_t *body, const json_t *roles, json_t **out,
     return 0;
 }
 
-int identity_member_add(struct store *store, const char *org, const json_t *body,
+int identity_member_add(struct store *store, const char *actor, const char *org, const json_t *body,
                         int (*valid_role)(const char *role, void *ctx), void *ctx, json_t **out,
                         struct purser_error *err)
 {
-    struct member_add m = {.org = org};
+    struct member_add m = {.actor = actor, .org = org};
     json_t *roles = NULL, *role, *groups = NULL;
     size_t i;
     int rc;
@@ -735,10 +741,11 @@ int identity_client_roles_set(struct store *store, const char *org, const char *
     return rc;
 }
 
-int identity_member_remove(struct store *store, const char *org, const char *user,
-                           struct purser_error *err)
+int identity_member_remove(struct store *store, const char *actor, const char *org,
+                           const char *user, struct purser_error *err)
 {
-    struct identity_batch batch = {.org = org, .kind = "member", .name = user, .op = "delete"};
+    struct identity_batch batch = {
+        .actor = actor, .org = org, .kind = "member", .name = user, .op = "delete"};
     int rc;
     identity_batch_add(&batch,
                        "DELETE m FROM memberships m JOIN organizations o ON o.id = m.org_id"

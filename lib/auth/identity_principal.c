@@ -125,8 +125,8 @@ int identity_client_credential(struct store *store, const char *org, const char 
     return rc;
 }
 
-int identity_client_remove(struct store *store, long long org_id, long long client_id,
-                           struct purser_error *err)
+int identity_client_remove(struct store *store, const char *actor, long long org_id,
+                           long long client_id, struct purser_error *err)
 {
     struct arena *arena = arena_new();
     struct store_rows client, tokens;
@@ -142,11 +142,11 @@ int identity_client_remove(struct store *store, long long org_id, long long clie
     if (!rc && client.count == 1) /* its keys, tokens and memberships go with it (cascades) */
         rc = store_exec(store, "DELETE FROM principals WHERE id = ?", p, 1, NULL, NULL, err);
     if (!rc && client.count == 1)
-        rc = event_append(store, org_id, "client", store_cell(&client, 0, 0), "delete", NULL, NULL,
-                          err);
+        rc = event_append(store, actor, org_id, "client", store_cell(&client, 0, 0), "delete", NULL,
+                          NULL, err);
     for (size_t i = 0; !rc && client.count == 1 && i < tokens.count; i++)
-        rc = event_append(store, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL, NULL,
-                          err);
+        rc = event_append(store, actor, org_id, "token", store_cell(&tokens, i, 0), "delete", NULL,
+                          NULL, err);
     arena_free(arena);
     return rc;
 }
@@ -164,11 +164,11 @@ static void principal_expire(struct store *store, const char *org, const char *n
     arena_free(arena);
 }
 
-/* "/users/NAME" or "/organizations/ORG/clients/NAME" */
-static json_t *principal_uri(const char *base, const char *org, const char *name)
+/* A user's link, or a client's of org */
+static json_t *principal_uri(const struct links *links, const char *org, const char *name)
 {
-    return org ? identity_url(base, "organizations", org, "clients", name)
-               : identity_url(base, "users", name, NULL, NULL);
+    return org ? link_url(links, LINK_CLIENT, org, name, NULL)
+               : link_url(links, LINK_USER, name, NULL, NULL);
 }
 
 /* A live user or client (an expired one is gone), in these columns. */
@@ -235,8 +235,8 @@ int identity_principal_id(struct store *store, struct arena *arena, const char *
 }
 
 int identity_principal_list(struct store *store, struct arena *arena, const char *org,
-                            const struct identity_list *narrow, const char *base, json_t **out,
-                            struct purser_error *err)
+                            const struct identity_list *narrow, const struct links *links,
+                            json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org ? org : "");
@@ -268,7 +268,7 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
     for (size_t i = 0; i < rows.count; i++)
         if (identity_keep(names, count, store_cell(&rows, i, 0)))
             json_object_set_new(*out, store_cell(&rows, i, 0),
-                                principal_uri(base, org, store_cell(&rows, i, 0)));
+                                principal_uri(links, org, store_cell(&rows, i, 0)));
     return 0;
 }
 
@@ -277,8 +277,8 @@ static int txn_insert_principal(struct store *store, void *ctx, struct purser_er
     struct new_principal *np = ctx;
     int rc = identity_principal_insert(store, np, err);
     return rc ? rc
-              : identity_principal_events(store, np->id, np->org ? "client" : "user", np->name,
-                                          "put", err);
+              : identity_principal_events(store, np->actor, np->id, np->org ? "client" : "user",
+                                          np->name, "put", err);
 }
 
 /* Reads public_key / create_key of a create or key body: *public_pem is the key to store
@@ -311,9 +311,9 @@ const char *identity_client_role(const json_t *body)
     return json_is_true(json_object_get(body, "validator")) ? "validator" : "node";
 }
 
-int identity_principal_create(struct store *store, const char *org, const json_t *body,
-                              const char *limit, const char *base, json_t **out,
-                              struct purser_error *err)
+int identity_principal_create(struct store *store, const char *actor, const char *org,
+                              const json_t *body, const char *limit, const struct links *links,
+                              json_t **out, struct purser_error *err)
 {
     struct new_principal np;
     struct principal_extras x;
@@ -323,6 +323,7 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     int rc;
 
     memset(&np, 0, sizeof(np));
+    np.actor = actor;
     np.org = org;
     if ((rc = identity_require_object(body, err)) ||
         (rc = identity_field_string(body, org ? "name" : "username", &np.name, err)) ||
@@ -363,13 +364,12 @@ int identity_principal_create(struct store *store, const char *org, const json_t
     }
     if (!rc) {
         json_t *key = NULL;
-        *out = json_pack("{s:o}", "uri", principal_uri(base, org, np.name));
+        *out = json_pack("{s:o}", "uri", principal_uri(links, org, np.name));
         if (public_pem) {
-            json_t *self = principal_uri(base, org, np.name);
             key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
                             "expiration_date", "infinity", "uri",
-                            json_sprintf("%s/keys/default", json_string_value(self)));
-            json_decref(self);
+                            org ? link_url(links, LINK_CLIENT_KEY, org, np.name, "default")
+                                : link_url(links, LINK_USER_KEY, np.name, "default", NULL));
             if (private_pem)
                 json_object_set_new(key, "private_key", json_string(private_pem));
             json_object_set_new(*out, "chef_key", key);
@@ -505,8 +505,9 @@ int identity_key_get(struct store *store, struct arena *arena, long long princip
     return 0;
 }
 
-int identity_key_create(struct store *store, long long principal_id, const json_t *body,
-                        const char *keys_uri, json_t **out, struct purser_error *err)
+int identity_key_create(struct store *store, const char *actor, long long principal_id,
+                        const json_t *body, const char *keys_uri, json_t **out,
+                        struct purser_error *err)
 {
     const char *name, *expiration, *public_pem = NULL;
     char *generated = NULL, *private_pem = NULL, when[20];
@@ -529,8 +530,12 @@ int identity_key_create(struct store *store, long long principal_id, const json_
         return purser_error_set(err, PURSER_EINVAL,
                                 "Field 'public_key' identity_missing (or set create_key)");
     {
-        struct identity_batch batch = {
-            .principal_id = principal_id, .kind = "key", .name = name, .op = "put", .qualify = 1};
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = principal_id,
+                                       .kind = "key",
+                                       .name = name,
+                                       .op = "put",
+                                       .qualify = 1};
         identity_batch_add(&batch,
                            "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
                            " VALUES (?, ?, ?, ?)",
@@ -552,8 +557,9 @@ int identity_key_create(struct store *store, long long principal_id, const json_
     return rc;
 }
 
-int identity_key_update(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, const json_t *body, json_t **out, struct purser_error *err)
+int identity_key_update(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, const json_t *body, json_t **out,
+                        struct purser_error *err)
 {
     const char *name, *expiration, *public_pem = NULL;
     char *generated = NULL, *private_pem = NULL, when[20];
@@ -574,7 +580,8 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
         return rc;
     {
         /* one transaction; the event names the key as it is after the write */
-        struct identity_batch batch = {.principal_id = principal_id,
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = principal_id,
                                        .kind = "key",
                                        .name = name ? name : key,
                                        .op = "put",
@@ -611,11 +618,16 @@ int identity_key_update(struct store *store, struct arena *arena, long long prin
     return rc;
 }
 
-int identity_key_delete(struct store *store, struct arena *arena, long long principal_id,
-                        const char *key, json_t **out, struct purser_error *err)
+int identity_key_delete(struct store *store, const char *actor, struct arena *arena,
+                        long long principal_id, const char *key, json_t **out,
+                        struct purser_error *err)
 {
-    struct identity_batch batch = {
-        .principal_id = principal_id, .kind = "key", .name = key, .op = "delete", .qualify = 1};
+    struct identity_batch batch = {.actor = actor,
+                                   .principal_id = principal_id,
+                                   .kind = "key",
+                                   .name = key,
+                                   .op = "delete",
+                                   .qualify = 1};
     int rc = identity_key_get(store, arena, principal_id, key, out, err);
     identity_batch_add(&batch, "DELETE FROM principal_keys WHERE principal_id = ? AND name = ?",
                        (struct store_value[]){STORE_INT(principal_id), STORE_STR(key)}, 2);

@@ -97,16 +97,16 @@ static int other_fields(const json_t *body, const char *org, long long id,
 
 /* Writes the fields body gives, in one transaction, conditional on if_match. Every field is
  * checked before anything is written. */
-static int principal_write(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const json_t *body, const char *if_match,
-                           struct purser_error *err)
+static int principal_write(struct store *store, const char *actor, struct arena *arena,
+                           const char *org, const char *name, const json_t *body,
+                           const char *if_match, struct purser_error *err)
 {
     struct identity_row row = {.table = IDENTITY_ROW_PRINCIPAL,
                                .kind = org ? "Client" : "User",
                                .name = name,
                                .if_match = if_match};
     struct identity_batch batch = {
-        .kind = org ? "client" : "user", .name = name, .op = "put", .row = &row};
+        .actor = actor, .kind = org ? "client" : "user", .name = name, .op = "put", .row = &row};
     struct principal_extras x;
     const char *new_name;
     char *labels = NULL;
@@ -173,9 +173,9 @@ static int principal_target(const json_t *current, const json_t *patch, const ch
 
 /* A merge patch, computed from a revision and written on it: when another write came between
  * and the caller named no revision, it is computed again (at most 5 times). */
-static int principal_merge(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const json_t *patch, const char *if_match,
-                           struct purser_error *err)
+static int principal_merge(struct store *store, const char *actor, struct arena *arena,
+                           const char *org, const char *name, const json_t *patch,
+                           const char *if_match, struct purser_error *err)
 {
     int rc = 0;
     if (!json_is_object(patch))
@@ -187,8 +187,8 @@ static int principal_merge(struct store *store, struct arena *arena, const char 
         if (!rc)
             rc = principal_target(current, patch, org, &target, err);
         if (!rc)
-            rc = principal_write(store, arena, org, name, target, if_match ? if_match : revision,
-                                 err);
+            rc = principal_write(store, actor, arena, org, name, target,
+                                 if_match ? if_match : revision, err);
         json_decref(current);
         json_decref(target);
         if (rc != PURSER_ECOMPARE || if_match)
@@ -197,21 +197,22 @@ static int principal_merge(struct store *store, struct arena *arena, const char 
     return rc;
 }
 
-int identity_principal_update(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const json_t *body, struct identity_cond *cond,
-                              json_t **out, struct purser_error *err)
+int identity_principal_update(struct store *store, const char *actor, struct arena *arena,
+                              const char *org, const char *name, const json_t *body,
+                              struct identity_cond *cond, json_t **out, struct purser_error *err)
 {
     const char *if_match = cond ? cond->if_match : NULL;
-    int rc = cond && cond->merge ? principal_merge(store, arena, org, name, body, if_match, err)
-                                 : principal_write(store, arena, org, name, body, if_match, err);
+    int rc = cond && cond->merge
+                 ? principal_merge(store, actor, arena, org, name, body, if_match, err)
+                 : principal_write(store, actor, arena, org, name, body, if_match, err);
     *out = NULL;
     return rc ? rc
               : identity_principal_get(store, arena, org, name, out, cond ? &cond->revision : NULL,
                                        err);
 }
 
-int identity_principal_delete(struct store *store, struct arena *arena, const char *org,
-                              const char *name, const char *if_match, json_t **out,
+int identity_principal_delete(struct store *store, const char *actor, struct arena *arena,
+                              const char *org, const char *name, const char *if_match, json_t **out,
                               struct purser_error *err)
 {
     struct identity_row row = {.table = IDENTITY_ROW_PRINCIPAL,
@@ -221,7 +222,8 @@ int identity_principal_delete(struct store *store, struct arena *arena, const ch
     long long id;
     int rc = identity_principal_get(store, arena, org, name, out, NULL, err);
     if (!rc && !(rc = identity_principal_id(store, arena, org, name, &id, err))) {
-        struct identity_batch batch = {.principal_id = id,
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = id,
                                        .kind = org ? "client" : "user",
                                        .name = name,
                                        .op = "delete",
@@ -238,7 +240,7 @@ int identity_principal_delete(struct store *store, struct arena *arena, const ch
     return rc;
 }
 
-int identity_set_server_admin(struct store *store, const char *user, int admin,
+int identity_set_server_admin(struct store *store, const char *actor, const char *user, int admin,
                               struct purser_error *err)
 {
     struct arena *arena = arena_new();
@@ -247,8 +249,12 @@ int identity_set_server_admin(struct store *store, const char *user, int admin,
     int rc = arena ? identity_principal_id(store, arena, NULL, user, &id, err)
                    : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
-        struct identity_batch batch = {
-            .principal_id = id, .kind = "user", .name = user, .op = "put", .row = &row};
+        struct identity_batch batch = {.actor = actor,
+                                       .principal_id = id,
+                                       .kind = "user",
+                                       .name = user,
+                                       .op = "put",
+                                       .row = &row};
         row.key[0] = (struct store_value)STORE_INT(id);
         identity_batch_add(&batch, "UPDATE principals SET server_admin = ? WHERE id = ?",
                            (struct store_value[]){STORE_INT(admin), STORE_INT(id)}, 2);

@@ -8,7 +8,8 @@
 
 /* A user or client to insert (identity_principal_insert). */
 struct new_principal {
-    const char *org; /* NULL for users */
+    const char *actor; /* who writes (its events'; identity_principal_insert writes none) */
+    const char *org;   /* NULL for users */
     const char *name;
     const char *display_name, *first_name, *last_name, *email;
     int validator;
@@ -44,9 +45,6 @@ int identity_labels(const json_t *body, char **text, struct purser_error *err);
 
 /* A stored labels column as an object (a new reference; {} when NULL or undecodable). */
 json_t *identity_labels_value(const char *text);
-
-/* base + "/a/b/c/d", the NULL parts left out (Chef's "uri" fields): a new reference, or NULL. */
-json_t *identity_url(const char *base, const char *a, const char *b, const char *c, const char *d);
 
 /* "infinity" for NULL, else the DATETIME cell as ISO 8601 UTC: a new reference. */
 json_t *identity_expiration_json(const char *cell);
@@ -112,8 +110,8 @@ int identity_revision_bump(struct store *store, struct identity_row *row, struct
  * event appended in each (detail may be NULL). */
 int identity_principal_orgs(struct store *store, struct arena *arena, long long principal_id,
                             struct store_rows *rows, struct purser_error *err);
-int identity_append_each(struct store *store, const struct store_rows *orgs, const char *kind,
-                         const char *name, const char *op, const json_t *detail,
+int identity_append_each(struct store *store, const char *actor, const struct store_rows *orgs,
+                         const char *kind, const char *name, const char *op, const json_t *detail,
                          struct purser_error *err);
 
 /* An identity write and its event in one transaction (identity_events.c): up to
@@ -124,6 +122,7 @@ int identity_append_each(struct store *store, const struct store_rows *orgs, con
 #define IDENTITY_BATCH_MAX 8
 #define IDENTITY_BATCH_PARAMS 4
 struct identity_batch {
+    const char *actor; /* who writes (the events' actor) */
     const char *org;
     long long principal_id;
     const char *kind, *name, *op;
@@ -143,7 +142,8 @@ void identity_batch_add(struct identity_batch *b, const char *sql, const struct 
 int identity_batch_run(struct store *store, struct identity_batch *b, struct purser_error *err);
 
 /* Inside the caller's transaction: the event in every organization of principal_id. */
-int identity_principal_events(struct store *store, long long principal_id, const char *kind,
-                              const char *name, const char *op, struct purser_error *err);
+int identity_principal_events(struct store *store, const char *actor, long long principal_id,
+                              const char *kind, const char *name, const char *op,
+                              struct purser_error *err);
 
 #endif

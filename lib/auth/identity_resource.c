@@ -372,7 +372,8 @@ static int expired_rows(struct store *store, struct arena *arena, const struct e
 }
 
 /* One expired user, client or token deleted, with its event in each organization of its
- * principal (a client's tokens go with it, each with its event). */
+ * principal (a client's tokens go with it, each with its event). The server expires it,
+ * whoever's request found it: the events' actor is "purser". */
 static int expire_one(struct store *store, struct arena *arena, const struct expiry *e,
                       const struct store_rows *found, size_t i, struct purser_error *err)
 {
@@ -394,12 +395,12 @@ static int expire_one(struct store *store, struct arena *arena, const struct exp
                               : "DELETE FROM principals WHERE id = ?",
                         &id, 1, NULL, NULL, err);
     if (!rc)
-        rc = identity_append_each(store, &orgs, e->kind,
+        rc = identity_append_each(store, "purser", &orgs, e->kind,
                                   token ? store_cell(found, i, 0) : store_cell(found, i, 1),
                                   "delete", detail, err);
     for (size_t t = 0; !rc && !strcmp(e->kind, "client") && t < tokens.count; t++)
-        rc = identity_append_each(store, &orgs, "token", store_cell(&tokens, t, 0), "delete",
-                                  detail, err);
+        rc = identity_append_each(store, "purser", &orgs, "token", store_cell(&tokens, t, 0),
+                                  "delete", detail, err);
     json_decref(detail);
     return rc;
 }
@@ -423,15 +424,11 @@ int identity_expire(struct store *store, const char *kind, long long scope, cons
     struct arena *arena = arena_new();
     struct store_rows found;
     struct purser_error err;
-    const char *actor;
     int rc = arena ? expired_rows(store, arena, &e, 0, &found, &err) : PURSER_EINTERNAL;
     arena_free(arena);
     if (rc || found.count == 0) /* a cheap read: nothing expired, nothing written */
         return rc;
-    actor = store_actor(store); /* the server expires it, whoever's request found it */
-    store_set_actor(store, "purser");
-    rc = store_txn(store, 0, expire_txn, &e, &err);
-    store_set_actor(store, actor);
+    rc = store_txn(store, 0, expire_txn, &e, &err); /* by the server ("purser": expire_one) */
     if (rc) {
         json_t *fields = json_pack("{s:s, s:s}", "kind", kind, "error", err.message);
         log_message("warning", "expired principals or tokens could not be deleted", fields);

@@ -41,6 +41,7 @@ int identity_token_insert(struct store *store, long long principal_id, const cha
 }
 
 struct new_token {
+    const char *actor;
     long long principal_id;
     const char *token, *description;
     long long expires_in;
@@ -60,11 +61,13 @@ static int txn_token_create(struct store *store, void *ctx, struct purser_error 
         rc = store_exec(store, "UPDATE api_tokens SET labels = ?, sub_kind = ? WHERE id = ?", p, 3,
                         NULL, NULL, err);
     }
-    return rc ? rc : identity_principal_events(store, t->principal_id, "token", t->id, "put", err);
+    return rc ? rc
+              : identity_principal_events(store, t->actor, t->principal_id, "token", t->id, "put",
+                                          err);
 }
 
-int identity_token_create(struct store *store, long long principal_id, const json_t *body,
-                          json_t **out, struct purser_error *err)
+int identity_token_create(struct store *store, const char *actor, long long principal_id,
+                          const json_t *body, json_t **out, struct purser_error *err)
 {
     const char *description = NULL;
     const json_t *expires_in = json_object_get(body, "expires_in");
@@ -96,7 +99,8 @@ int identity_token_create(struct store *store, long long principal_id, const jso
         goto cleanup;
     }
     {
-        struct new_token t = {principal_id,
+        struct new_token t = {actor,
+                              principal_id,
                               token,
                               description ? description : "",
                               json_is_integer(expires_in) ? json_integer_value(expires_in) : 0,
@@ -229,9 +233,9 @@ static void token_batch(struct identity_row *row, struct identity_batch *batch,
 
 /* A token's PATCH: {active, labels} (labels a merge patch of its labels), as a batch on the
  * revision given, or on the one the labels were merged with. */
-static int token_write(struct store *store, struct arena *arena, long long principal_id,
-                       const char *id, const json_t *body, const char *if_match,
-                       struct purser_error *err)
+static int token_write(struct store *store, const char *actor, struct arena *arena,
+                       long long principal_id, const char *id, const json_t *body,
+                       const char *if_match, struct purser_error *err)
 {
     const json_t *active = json_object_get(body, "active"),
                  *patch = json_object_get(body, "labels");
@@ -242,6 +246,7 @@ static int token_write(struct store *store, struct arena *arena, long long princ
     int rc =
         patch ? merged_labels(store, arena, principal_id, id, patch, &text, &merged_on, err) : 0;
     token_batch(&row, &batch, principal_id, id, if_match, "put");
+    batch.actor = actor;
     if (!if_match)
         row.if_match = merged_on;
     if (!rc && text)
@@ -260,9 +265,9 @@ static int token_write(struct store *store, struct arena *arena, long long princ
     return rc;
 }
 
-int identity_token_update(struct store *store, struct arena *arena, long long principal_id,
-                          const char *id, const json_t *body, struct identity_cond *cond,
-                          json_t **out, struct purser_error *err)
+int identity_token_update(struct store *store, const char *actor, struct arena *arena,
+                          long long principal_id, const char *id, const json_t *body,
+                          struct identity_cond *cond, json_t **out, struct purser_error *err)
 {
     const json_t *active = json_object_get(body, "active"), *v;
     const char *key, *if_match = cond ? cond->if_match : NULL;
@@ -282,7 +287,7 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
     if ((v = json_object_get(body, "labels")) && !json_is_object(v))
         return identity_invalid(err, "labels");
     for (int attempt = 0; attempt < 5; attempt++) { /* labels merged again after a race */
-        rc = token_write(store, arena, principal_id, id, body, if_match, err);
+        rc = token_write(store, actor, arena, principal_id, id, body, if_match, err);
         if (rc != PURSER_ECOMPARE || if_match)
             break;
     }
@@ -298,13 +303,14 @@ int identity_token_update(struct store *store, struct arena *arena, long long pr
     return 0;
 }
 
-int identity_token_delete(struct store *store, long long principal_id, const char *id,
-                          const char *if_match, struct purser_error *err)
+int identity_token_delete(struct store *store, const char *actor, long long principal_id,
+                          const char *id, const char *if_match, struct purser_error *err)
 {
     struct identity_row row;
     struct identity_batch batch;
     int rc;
     token_batch(&row, &batch, principal_id, id, if_match, "delete");
+    batch.actor = actor;
     identity_batch_add(&batch,
                        "DELETE FROM api_tokens WHERE id = ? AND principal_id = ? AND (expires_at"
                        " IS NULL OR expires_at > NOW(6))",

@@ -281,8 +281,8 @@ int docstore_finish_revision(struct write *w, const struct entry *carried, size_
         char *id = arena_sprintf(w->ctx->arena, "%lld", w->revision);
         json_t *detail =
             json_pack("{s:o}", "buckets", json_loads(buckets ? buckets : "[]", 0, NULL));
-        rc = event_append(w->ctx->store, w->ctx->org_id, "document_revision", id, "put", id, detail,
-                          err);
+        rc = event_append(w->ctx->store, w->ctx->principal, w->ctx->org_id, "document_revision", id,
+                          "put", id, detail, err);
         json_decref(detail);
     }
     return rc;

@@ -29,7 +29,8 @@ int docstore_exec_event(const struct docstore_ctx *ctx, const char *sql,
                         const char *kind, const char *name, const char *op,
                         struct purser_error *err)
 {
-    return event_exec(ctx->store, ctx->org_id, NULL, sql, params, n, affected, kind, name, op, err);
+    return event_exec(ctx->store, ctx->principal, ctx->org_id, NULL, sql, params, n, affected, kind,
+                      name, op, err);
 }
 
 int docstore_revision_check(const struct docstore_ctx *ctx, long long id, struct purser_error *err)

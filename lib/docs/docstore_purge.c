@@ -23,8 +23,8 @@ static int purge_txn(struct store *store, void *arg, struct purser_error *err)
         if (rc)
             return rc;
     }
-    return event_append(ctx->store, ctx->org_id, "document_revision", "*", "delete", NULL, NULL,
-                        err);
+    return event_append(ctx->store, ctx->principal, ctx->org_id, "document_revision", "*", "delete",
+                        NULL, NULL, err);
 }
 
 int docstore_purge(const struct docstore_ctx *ctx, struct purser_error *err)

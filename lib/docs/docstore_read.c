@@ -649,7 +649,7 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
             p, 7, NULL, err);
     }
     return rc ? rc
-              : event_append(store, v->ctx->org_id, "validation",
+              : event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
                              arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
                              NULL, err);
 }

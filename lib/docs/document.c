@@ -80,12 +80,6 @@ static int schema_well_formed(const char *s)
     return s[1] == '0' && s[2] == '\0';
 }
 
-int document_schema_is(const char *schema, const char *kind)
-{
-    size_t n = strlen(kind);
-    return schema && strncmp(schema, kind, n) == 0 && schema[n] == '/';
-}
-
 int document_name_check(const char *what, const char *name, struct purser_error *err)
 {
     size_t bytes = strlen(name);

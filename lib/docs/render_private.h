@@ -93,6 +93,8 @@ struct render {
     size_t replaced;            /* matches a dest.pattern substitution replaced */
 };
 
+/* ---- render_doc.c: what the passes share about the documents (it calls none of them) ---- */
+
 /* The slot for key (n bytes, may hold NULs) in table (buckets: a power of two), created when
  * create is set (arena memory). */
 struct slot *render_slot_for(struct arena *arena, struct slot **table, size_t buckets,
@@ -107,16 +109,18 @@ const char *render_str(const json_t *v);
 /* The document d layers onto: its parent, or the parent's replacement (unless d is it). */
 struct rdoc *render_ancestor(const struct rdoc *d);
 
-/* Applies d's layering actions, in order, to its ancestor's rendered data, which becomes d's
- * (render_layer.c). */
-int render_layer(struct render *r, struct rdoc *d);
-
 /* Marks d's data as made by the render before substitutions write into it (each write makes
  * its own what it changes: jsonpath_unshare). */
 int render_own_data(struct render *r, struct rdoc *d);
 
-/* d's data before the render: its own, shared (render.c). */
+/* d's data before the render: its own, shared. */
 json_t *render_starting_data(const struct rdoc *d);
+
+/* ---- the passes (render.c calls render_order.c, which calls layering and substitution) ---- */
+
+/* Applies d's layering actions, in order, to its ancestor's rendered data, which becomes d's
+ * (render_layer.c). */
+int render_layer(struct render *r, struct rdoc *d);
 
 /* Renders every document after what it depends on (render_order.c): depth first, or in
  * identity order (canonical) so that the first error met is the one reported. */

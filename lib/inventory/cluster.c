@@ -287,8 +287,8 @@ static int delete_credential(struct store *store, long long id, const struct res
                          &p, 1, err);
     if (rc || rows.count == 0 || !store_cell(&rows, 0, 0))
         return rc;
-    return identity_client_remove(store, s->org_id, strtoll(store_cell(&rows, 0, 0), NULL, 10),
-                                  err);
+    return identity_client_remove(store, s->actor, s->org_id,
+                                  strtoll(store_cell(&rows, 0, 0), NULL, 10), err);
 }
 
 static const struct event_kind cluster_events[] = {
@@ -710,8 +710,7 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     cluster = store_cell(&rows, 0, 1);
     scope.org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
     org = store_cell(&rows, 0, 3);
-    scope.actor = cluster;
-    store_set_actor(store, cluster); /* the cluster's own credential is what this write makes */
+    scope.actor = cluster; /* the cluster's own credential is what this write makes */
     {
         struct store_value q = STORE_INT(resource);
         rc = store_exec(store, "UPDATE bootstrap_tokens SET used_at = NOW(6) WHERE resource_id = ?",
@@ -737,9 +736,11 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
     if (!rc)
         rc = client_follows_expiry(store, resource, err);
     if (!rc)
-        rc = event_append(store, scope.org_id, "client", cluster, "put", NULL, NULL, err);
+        rc = event_append(store, scope.actor, scope.org_id, "client", cluster, "put", NULL, NULL,
+                          err);
     if (!rc)
-        rc = event_append(store, scope.org_id, "token", token_id, "put", NULL, NULL, err);
+        rc = event_append(store, scope.actor, scope.org_id, "token", token_id, "put", NULL, NULL,
+                          err);
     if (!rc) /* api_url: the cluster's own api_endpoint when it has one */
         r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s, s:s*}", "cluster", cluster,
                            "organization", org, "client", "name", cluster, "id",

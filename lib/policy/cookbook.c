@@ -46,7 +46,8 @@ static int file_exists(struct store *store, struct arena *arena, long long oid,
 /* ---- sandboxes ------------------------------------------------------------------------------ */
 
 struct new_sandbox {
-    const char *org, *id, *base;
+    const char *org, *id;
+    const struct links *links;
     const json_t *checksums;
     json_t *answer; /* checksum -> {url, needs_upload} */
 };
@@ -76,24 +77,24 @@ static int txn_sandbox(struct store *store, void *ctx, struct purser_error *err)
             (rc = file_exists(store, arena, oid, checksum, 0, &exists, err)))
             break;
         json_object_set_new(sb->answer, checksum,
-                            exists ? json_pack("{s:b}", "needs_upload", 0)
-                                   : json_pack("{s:o, s:b}", "url",
-                                               json_sprintf("%s/organizations/%s/file_store/%s",
-                                                            sb->base, sb->org, checksum),
-                                               "needs_upload", 1));
+                            exists
+                                ? json_pack("{s:b}", "needs_upload", 0)
+                                : json_pack("{s:o, s:b}", "url",
+                                            link_url(sb->links, LINK_FILE, sb->org, checksum, NULL),
+                                            "needs_upload", 1));
     }
     arena_free(arena);
     return rc;
 }
 
 int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body,
-                            const char *base, json_t **out, struct purser_error *err)
+                            const struct links *links, json_t **out, struct purser_error *err)
 {
     const json_t *checksums = json_object_get(body, "checksums");
     const char *checksum;
     json_t *value;
     char *id;
-    struct new_sandbox sb = {.org = org, .base = base, .checksums = checksums};
+    struct new_sandbox sb = {.org = org, .links = links, .checksums = checksums};
     int rc;
 
     if (!json_is_object(body))
@@ -114,8 +115,7 @@ int cookbook_sandbox_create(struct store *store, const char *org, const json_t *
     sb.id = id;
     rc = store_txn(store, 0, txn_sandbox, &sb, err);
     if (!rc)
-        *out = json_pack("{s:o, s:s, s:O}", "uri",
-                         json_sprintf("%s/organizations/%s/sandboxes/%s", base, org, id),
+        *out = json_pack("{s:o, s:s, s:O}", "uri", link_url(links, LINK_SANDBOX, org, id, NULL),
                          "sandbox_id", id, "checksums", sb.answer);
     json_decref(sb.answer);
     free(id);
@@ -256,7 +256,7 @@ int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
 /* ---- cookbook artifacts ---------------------------------------------------------------------- */
 
 int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *base, json_t **out,
+                           const char *name, const struct links *links, json_t **out,
                            struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name ? name : "")};
@@ -282,16 +282,15 @@ int cookbook_artifact_list(struct store *store, struct arena *arena, const char 
         const char *cookbook = store_cell(&rows, i, 0);
         json_t *entry = json_object_get(*out, cookbook);
         if (!entry) {
-            entry = json_pack(
-                "{s:o, s:[]}", "url",
-                json_sprintf("%s/organizations/%s/cookbook_artifacts/%s", base, org, cookbook),
-                "versions");
+            entry =
+                json_pack("{s:o, s:[]}", "url",
+                          link_url(links, LINK_COOKBOOK_ARTIFACT, org, cookbook, NULL), "versions");
             json_object_set_new(*out, cookbook, entry);
         }
         json_array_append_new(json_object_get(entry, "versions"),
                               json_pack("{s:o, s:s}", "url",
-                                        json_sprintf("%s/organizations/%s/cookbook_artifacts/%s/%s",
-                                                     base, org, cookbook, store_cell(&rows, i, 1)),
+                                        link_url(links, LINK_COOKBOOK_ARTIFACT_VERSION, org,
+                                                 cookbook, store_cell(&rows, i, 1)),
                                         "identifier", store_cell(&rows, i, 1)));
     }
     return 0;
@@ -402,7 +401,7 @@ static int txn_artifact(struct store *store, void *ctx, struct purser_error *err
                                   STORE_STR(w->sha),
                                   STORE_STR(w->text),
                                   STORE_STR(w->who)};
-        rc = event_exec(store, w->oid, NULL,
+        rc = event_exec(store, w->who, w->oid, NULL,
                         "INSERT INTO cookbook_artifacts (org_id, name, identifier, version,"
                         " content_sha256, body, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         p, 7, NULL, "cookbook_artifact",
@@ -462,8 +461,8 @@ static int artifact_row(struct store *store, struct arena *arena, const char *or
 }
 
 int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org,
-                          const char *name, const char *identifier, const char *base, json_t **out,
-                          struct purser_error *err)
+                          const char *name, const char *identifier, const struct links *links,
+                          json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
@@ -476,16 +475,17 @@ int cookbook_artifact_get(struct store *store, struct arena *arena, const char *
         json_t *file;
         json_array_foreach (json_object_get(*out, file_segments[s]), i, file) {
             json_object_set_new(file, "url",
-                                json_sprintf("%s/organizations/%s/file_store/%s", base, org,
-                                             json_string_value(json_object_get(file, "checksum"))));
+                                link_url(links, LINK_FILE, org,
+                                         json_string_value(json_object_get(file, "checksum")),
+                                         NULL));
         }
     }
     return 0;
 }
 
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
-                             const char *name, const char *identifier, json_t **out,
-                             struct purser_error *err)
+int cookbook_artifact_delete(struct store *store, const char *actor, struct arena *arena,
+                             const char *org, const char *name, const char *identifier,
+                             json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
@@ -493,8 +493,8 @@ int cookbook_artifact_delete(struct store *store, struct arena *arena, const cha
         return rc;
     {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
-        rc = event_exec(store, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL,
-                        "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),
+        rc = event_exec(store, actor, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1,
+                        NULL, "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),
                         "delete", err);
     }
     if (!rc)

@@ -6,18 +6,20 @@
  * body must be the checksum); PUT sandboxes/{id} {"is_completed": true} (every checksum must
  * have arrived); PUT cookbook_artifacts/{name}/{identifier} with the manifest, whose files
  * must all be stored. Re-PUT of an identical artifact is 200; different content is 409.
- * Conventions as identity.h.
+ * Conventions as identity.h; the upload URLs and artifact links are made by `links`
+ * (base/links.h, as policy.h).
  */
 #ifndef PURSER_COOKBOOK_H
 #define PURSER_COOKBOOK_H
 
 #include "base/arena.h"
+#include "base/links.h"
 #include "store/store.h"
 
 #include <jansson.h>
 
 int cookbook_sandbox_create(struct store *store, const char *org, const json_t *body,
-                            const char *base, json_t **out, struct purser_error *err);
+                            const struct links *links, json_t **out, struct purser_error *err);
 int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char *org,
                             const char *id, const json_t *body, json_t **out,
                             struct purser_error *err);
@@ -37,7 +39,7 @@ int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
 /* GET cookbook_artifacts (name NULL) or cookbook_artifacts/{name}:
  * {name: {url, versions: [{url, identifier}]}} */
 int cookbook_artifact_list(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *base, json_t **out,
+                           const char *name, const struct links *links, json_t **out,
                            struct purser_error *err);
 /* Stores the manifest once its files are all stored (checked and stored in one transaction,
  * the files locked meanwhile); *created 1 when new, 0 when identical to the stored one. */
@@ -46,11 +48,11 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
                           const char *who, int *created, json_t **out, struct purser_error *err);
 /* The manifest with a download "url" on every file. */
 int cookbook_artifact_get(struct store *store, struct arena *arena, const char *org,
-                          const char *name, const char *identifier, const char *base, json_t **out,
-                          struct purser_error *err);
-int cookbook_artifact_delete(struct store *store, struct arena *arena, const char *org,
-                             const char *name, const char *identifier, json_t **out,
-                             struct purser_error *err);
+                          const char *name, const char *identifier, const struct links *links,
+                          json_t **out, struct purser_error *err);
+int cookbook_artifact_delete(struct store *store, const char *actor, struct arena *arena,
+                             const char *org, const char *name, const char *identifier,
+                             json_t **out, struct purser_error *err);
 
 /* Adds the checksum of every file a manifest lists (all_files, or API v0/v1's segments) as a
  * key of the object set. */

@@ -51,12 +51,12 @@ static int lock_texts(const json_t *lock, char **text, char sha[65], struct purs
 /* Runs a DELETE of what *out was just read as (rc: the read's result) with its event (kind,
  * name in organization org), dropping *out when anything failed, so that a delete answers
  * what it removed or nothing. */
-int policy_delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
-                       size_t n, const char *org, const char *kind, const char *name, json_t **out,
-                       struct purser_error *err)
+int policy_delete_read(struct store *store, const char *actor, int rc, const char *sql,
+                       const struct store_value *p, size_t n, const char *org, const char *kind,
+                       const char *name, json_t **out, struct purser_error *err)
 {
     if (!rc)
-        rc = event_exec(store, 0, org, sql, p, n, NULL, kind, name, "delete", err);
+        rc = event_exec(store, actor, 0, org, sql, p, n, NULL, kind, name, "delete", err);
     if (rc && *out) {
         json_decref(*out);
         *out = NULL;
@@ -91,8 +91,8 @@ static json_t *revisions_by_policy(const struct store_rows *rows)
     return by_policy;
 }
 
-int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                json_t **out, struct purser_error *err)
+int policy_list(struct store *store, struct arena *arena, const char *org,
+                const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
@@ -107,8 +107,7 @@ int policy_list(struct store *store, struct arena *arena, const char *org, const
         return rc;
     *out = revisions_by_policy(&rows);
     json_object_foreach (*out, name, entry) {
-        json_object_set_new(entry, "uri",
-                            json_sprintf("%s/organizations/%s/policies/%s", base, org, name));
+        json_object_set_new(entry, "uri", link_url(links, LINK_POLICY, org, name, NULL));
     }
     return 0;
 }
@@ -139,8 +138,8 @@ static int moved_meanwhile(struct purser_error *err, const char *what, const cha
                             what, name);
 }
 
-int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                  const char *groups, json_t **out, struct purser_error *err)
+int policy_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                  const char *name, const char *groups, json_t **out, struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name),
                               groups ? STORE_STR(groups) : STORE_NULLV,
@@ -148,7 +147,7 @@ int policy_delete(struct store *store, struct arena *arena, const char *org, con
     unsigned long long affected = 0;
     int rc = policy_get(store, arena, org, name, out, err);
     if (!rc) /* one statement: the pointers it may take are read as it deletes */
-        rc = event_exec(store, 0, org,
+        rc = event_exec(store, actor, 0, org,
                         "DELETE p FROM policies p JOIN organizations o ON o.id = p.org_id"
                         " WHERE o.name = ? AND p.name = ? AND (? IS NULL OR NOT EXISTS (SELECT 1"
                         " FROM policy_revisions r JOIN policy_group_pointers pp ON"
@@ -277,12 +276,12 @@ int policy_revision_write_txn(struct store *store, void *ctx, struct purser_erro
                         p, 4, &affected, NULL, err);
         w->created = !rc && affected == 1;
         if (!rc && affected) /* a new or moved pointer */
-            rc = event_append(store, oid, "policy_group_pointer",
+            rc = event_append(store, w->who, oid, "policy_group_pointer",
                               arena_sprintf(arena, "%s/%s", w->group, w->name), "put", w->revision,
                               NULL, err);
     }
     if (!rc && w->inserted)
-        rc = event_append(store, oid, "policy_revision",
+        rc = event_append(store, w->who, oid, "policy_revision",
                           arena_sprintf(arena, "%s/%s", w->name, w->revision), "put", w->revision,
                           NULL, err);
     arena_free(arena);
@@ -330,7 +329,8 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
                         " WHERE o.name = ? AND p.name = ? ORDER BY r.created_at, r.id, g.name"
 
 int policy_revision_list(struct store *store, struct arena *arena, const char *org,
-                         const char *name, const char *base, json_t **out, struct purser_error *err)
+                         const char *name, const struct links *links, json_t **out,
+                         struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
     struct store_rows rows;
@@ -345,8 +345,7 @@ int policy_revision_list(struct store *store, struct arena *arena, const char *o
         json_t *entry = revision ? json_object_get(*out, revision) : NULL;
         if (revision && !entry) {
             entry = json_pack("{s:o, s:s, s:s, s:[]}", "uri",
-                              json_sprintf("%s/organizations/%s/policies/%s/revisions/%s", base,
-                                           org, name, revision),
+                              link_url(links, LINK_POLICY_REVISION, org, name, revision),
                               "created_at", store_cell(&rows, i, 1), "created_by",
                               store_cell(&rows, i, 2), "policy_group_list");
             json_object_set_new(*out, revision, entry);
@@ -401,9 +400,9 @@ int policy_revision_get(struct store *store, struct arena *arena, const char *or
     return 0;
 }
 
-int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *revision, const char *groups, json_t **out,
-                           struct purser_error *err)
+int policy_revision_delete(struct store *store, const char *actor, struct arena *arena,
+                           const char *org, const char *name, const char *revision,
+                           const char *groups, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p[3];
@@ -413,7 +412,7 @@ int policy_revision_delete(struct store *store, struct arena *arena, const char 
         return rc;
     p[1] = groups ? (struct store_value)STORE_STR(groups) : (struct store_value)STORE_NULLV;
     p[2] = p[1];
-    rc = event_exec(store, 0, org,
+    rc = event_exec(store, actor, 0, org,
                     "DELETE FROM policy_revisions WHERE id = ? AND (? IS NULL OR NOT EXISTS"
                     " (SELECT 1 FROM policy_group_pointers pp JOIN policy_groups g ON"
                     " g.id = pp.group_id WHERE pp.revision_pk = policy_revisions.id AND NOT"

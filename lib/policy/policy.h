@@ -1,16 +1,19 @@
 /* policy.h: the Policyfile API's storage: policies, immutable revisions, policy groups and
  * their pointers, and nodes, answering in the Chef Infra Server's JSON shapes.
  *
- * As identity.h: answers through `json_t **out` (new references), `base` is the server's base
- * URL, bodies are borrowed, errors carry Chef's messages. Locks are validated by
- * policy_lock_validate() first; they are stored as received (key order kept) without the
- * "policy_group" field. A revision_id already stored for the policy with other content is
- * PURSER_EEXISTS, on POST and on PUT alike (Chef silently keeps the old content on PUT).
+ * As identity.h: answers through `json_t **out` (new references), a write's `actor` (or `who`,
+ * also recorded as the writer) is who makes it, named by its events, `links` makes their links
+ * (base/links.h: the caller's, who owns the API's paths; NULL: null links), bodies are borrowed,
+ * errors carry Chef's messages. Locks are validated by policy_lock_validate() first; they are
+ * stored as received (key order kept) without the "policy_group" field. A revision_id already
+ * stored for the policy with other content is PURSER_EEXISTS, on POST and on PUT alike (Chef
+ * silently keeps the old content on PUT).
  */
 #ifndef PURSER_POLICY_H
 #define PURSER_POLICY_H
 
 #include "base/arena.h"
+#include "base/links.h"
 #include "base/lru.h"
 #include "store/store.h"
 
@@ -27,8 +30,8 @@ struct page_query {
 };
 
 /* GET policies: {name: {uri, revisions: {rev: {created_at, created_by}}}} */
-int policy_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                json_t **out, struct purser_error *err);
+int policy_list(struct store *store, struct arena *arena, const char *org,
+                const struct links *links, json_t **out, struct purser_error *err);
 /* A page of policies: {items: [{name, revision_count, latest_at (its newest revision's upload,
  * absent without one)}], next_page_token ("" at the end), total (what the filter selects)}; sort
  * by name, revision_count or latest_at; filter on name. Pages by position. */
@@ -40,8 +43,8 @@ int policy_get(struct store *store, struct arena *arena, const char *org, const 
 /* groups (comma-separated, NULL: any): the only policy groups whose pointers the delete may
  * take with it, as the caller checked them; a pointer of another group, even one made since,
  * keeps everything (PURSER_EEXISTS, nothing deleted): the check and the delete are one. */
-int policy_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                  const char *groups, json_t **out, struct purser_error *err);
+int policy_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                  const char *name, const char *groups, json_t **out, struct purser_error *err);
 
 /* POST policies/{name}/revisions: the lock back (201); 409 if the revision exists. */
 int policy_revision_create(struct store *store, const char *org, const char *name,
@@ -50,7 +53,7 @@ int policy_revision_create(struct store *store, const char *org, const char *nam
 /* GET policies/{name}/revisions (the RFC's list of the available revisions): {rev: {uri,
  * created_at, created_by, policy_group_list}}, oldest first; Chef's 404 for an unknown policy. */
 int policy_revision_list(struct store *store, struct arena *arena, const char *org,
-                         const char *name, const char *base, json_t **out,
+                         const char *name, const struct links *links, json_t **out,
                          struct purser_error *err);
 /* A page of a policy's revisions: {items: [{revision_id, created_at, created_by,
  * policy_group_list}], next_page_token ("" at the end), total (what the filter selects)}; sort by
@@ -62,15 +65,15 @@ int policy_revision_page(struct store *store, struct arena *arena, const char *o
 /* GET policies/{name}/revisions/{rev}: the lock and policy_group_list. DELETE: the lock. */
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
                         const char *revision, json_t **out, struct purser_error *err);
-int policy_revision_delete(struct store *store, struct arena *arena, const char *org,
-                           const char *name, const char *revision, const char *groups, json_t **out,
-                           struct purser_error *err);
+int policy_revision_delete(struct store *store, const char *actor, struct arena *arena,
+                           const char *org, const char *name, const char *revision,
+                           const char *groups, json_t **out, struct purser_error *err);
 
 /* GET policy_groups: {group: {uri, policies: {name: {revision_id}}}} (a group without
  * policies without the key, as Chef lists it); a group's own GET and DELETE answer {uri,
  * policies}, policies {} when it has none (as Chef shows one). */
-int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                      json_t **out, struct purser_error *err);
+int policy_group_list(struct store *store, struct arena *arena, const char *org,
+                      const struct links *links, json_t **out, struct purser_error *err);
 /* A page of policy groups: {items: [{name, policy_count, policies: {policy: {revision_id}}}],
  * next_page_token, total}; sort by name or policy_count; filter on name. reach: NULL, or the
  * groups the caller may see as rbac_group_matches patterns ("" none), applied before paging so
@@ -79,9 +82,9 @@ int policy_group_page(struct store *store, struct arena *arena, const char *org,
                       const struct page_query *q, const char *reach, json_t **out,
                       struct purser_error *err);
 int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
-                     const char *base, json_t **out, struct purser_error *err);
-int policy_group_delete(struct store *store, struct arena *arena, const char *org,
-                        const char *group, const char *base, json_t **out,
+                     const struct links *links, json_t **out, struct purser_error *err);
+int policy_group_delete(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const char *group, const struct links *links, json_t **out,
                         struct purser_error *err);
 
 /* GET policy_groups/{group}/policies/{name}: the lock the group points at. */
@@ -102,8 +105,8 @@ int policy_group_policy_fetch(struct store *store, struct lru *cache, struct are
 int policy_group_policy_put(struct store *store, const char *org, const char *group,
                             const char *name, const json_t *lock, const char *who, int *created,
                             json_t **out, struct purser_error *err);
-int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
-                               const char *group, const char *name, json_t **out,
+int policy_group_policy_delete(struct store *store, const char *actor, struct arena *arena,
+                               const char *org, const char *group, const char *name, json_t **out,
                                struct purser_error *err);
 
 /* Nodes: list {name: uri}; create (201 {uri}, 409 "Node already exists"); get; update (the
@@ -111,24 +114,25 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
  * creator_id is the principal creating the node (0: none to record). owner_only, when not 0,
  * limits update and delete to the node's creator: another principal's node is PURSER_EDENIED
  * "missing update permission" (or delete), as the Chef Infra Server's node ACL answers. */
-int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                     json_t **out, struct purser_error *err);
+int policy_node_list(struct store *store, struct arena *arena, const char *org,
+                     const struct links *links, json_t **out, struct purser_error *err);
 /* A page of node summaries: {items: [{name, policy_name, policy_group, revision_id (what its
  * group points at for its policy), platform, platform_version, ipaddress, fqdn, ohai_time,
  * updated_at}], next_page_token ("" at the end), total (what the filter selects)}. Pages are
  * by position: a node added or removed before a page's start shifts it by one. */
 int policy_node_page(struct store *store, struct arena *arena, const char *org,
                      const struct page_query *q, json_t **out, struct purser_error *err);
-int policy_node_create(struct store *store, const char *org, const json_t *body,
-                       long long creator_id, const char *base, json_t **out,
+int policy_node_create(struct store *store, const char *actor, const char *org, const json_t *body,
+                       long long creator_id, const struct links *links, json_t **out,
                        struct purser_error *err);
 int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
                     json_t **out, struct purser_error *err);
-int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                       const json_t *body, long long owner_only, json_t **out,
+int policy_node_update(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, const json_t *body, long long owner_only, json_t **out,
                        struct purser_error *err);
-int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                       long long owner_only, json_t **out, struct purser_error *err);
+int policy_node_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, long long owner_only, json_t **out,
+                       struct purser_error *err);
 
 /* The policy groups of the nodes creator_id created (what a credential of it may change under
  * the node role's `own`): rows of (group), distinct, in the arena. */
@@ -137,7 +141,8 @@ int policy_node_creator_groups(struct store *store, struct arena *arena, long lo
 
 /* Beyond Chef. Nodes of a group (and policy, when name is not NULL): {name: uri}. */
 int policy_group_nodes(struct store *store, struct arena *arena, const char *org, const char *group,
-                       const char *name, const char *base, json_t **out, struct purser_error *err);
+                       const char *name, const struct links *links, json_t **out,
+                       struct purser_error *err);
 
 /* PUT policy_groups/{group}/policies/{name}/revision/{rev}: point the group at an uploaded
  * revision; answers the lock. */
@@ -149,8 +154,8 @@ int policy_group_point(struct store *store, struct arena *arena, const char *org
  * group's pointers (all, or the named ones) in one transaction; a named policy the source
  * group does not have changes nothing (PURSER_ENOTFOUND). Answers the group. */
 int policy_group_promote(struct store *store, struct arena *arena, const char *org,
-                         const char *group, const json_t *body, const char *who, const char *base,
-                         json_t **out, struct purser_error *err);
+                         const char *group, const json_t *body, const char *who,
+                         const struct links *links, json_t **out, struct purser_error *err);
 
 /* GET policies/{name}/diff: from_group or from_revision, to_group or to_revision; answers
  * policy_diff() plus "from" and "to" labels. */
@@ -177,9 +182,10 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
  * artifacts; files have none). A policy of opts->policies that does not exist is
  * PURSER_ENOTFOUND and nothing goes. *out (new): {keep, dry_run, revisions: [{policy,
  * revision_id}], cookbook_artifacts: [{name, identifier}], files: [checksum]}, what went (or,
- * with dry_run, what would go). */
-int policy_collect(struct store *store, const char *org, const struct policy_collect_options *opts,
-                   json_t **out, struct purser_error *err);
+ * with dry_run, what would go). actor: who collects (the events'). */
+int policy_collect(struct store *store, const char *actor, const char *org,
+                   const struct policy_collect_options *opts, json_t **out,
+                   struct purser_error *err);
 
 /* The names of every organization, in order (`purser gc-policies` without --org). */
 int policy_collect_organizations(struct store *store, struct arena *arena, struct store_rows *out,

@@ -71,6 +71,7 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
 /* ---- one collection, one transaction ------------------------------------------------------- */
 
 struct collection {
+    const char *actor; /* who collects (the events') */
     const char *org;
     const struct policy_collect_options *opts;
     long long oid;
@@ -136,7 +137,7 @@ static int collect_revisions(struct store *store, struct collection *c, struct p
         if (!policy_chosen(c, policy))
             continue;
         if (!c->opts->dry_run)
-            rc = event_exec(store, c->oid, NULL,
+            rc = event_exec(store, c->actor, c->oid, NULL,
                             "DELETE FROM policy_revisions WHERE id = ? AND NOT EXISTS (SELECT 1"
                             " FROM policy_group_pointers pp WHERE pp.revision_pk ="
                             " policy_revisions.id)",
@@ -204,9 +205,10 @@ static int delete_artifacts(struct store *store, struct collection *c, struct pu
         struct store_value id =
             STORE_INT(atoll(json_string_value(json_object_get(artifact, "id"))));
         if (!rc && !c->opts->dry_run)
-            rc = event_exec(store, c->oid, NULL, "DELETE FROM cookbook_artifacts WHERE id = ?", &id,
-                            1, NULL, "cookbook_artifact",
-                            arena_sprintf(c->arena, "%s/%s", name, identifier), "delete", err);
+            rc = event_exec(store, c->actor, c->oid, NULL,
+                            "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1, NULL,
+                            "cookbook_artifact", arena_sprintf(c->arena, "%s/%s", name, identifier),
+                            "delete", err);
         json_object_del(artifact, "id");
     }
     return rc;
@@ -289,10 +291,11 @@ static int txn_collect(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-int policy_collect(struct store *store, const char *org, const struct policy_collect_options *opts,
-                   json_t **out, struct purser_error *err)
+int policy_collect(struct store *store, const char *actor, const char *org,
+                   const struct policy_collect_options *opts, json_t **out,
+                   struct purser_error *err)
 {
-    struct collection c = {.org = org, .opts = opts};
+    struct collection c = {.actor = actor, .org = org, .opts = opts};
     int rc;
     c.arena = arena_new();
     c.revisions = json_array();

@@ -21,7 +21,8 @@
     " LEFT JOIN policies p ON p.id = pp.policy_id"                                                 \
     " LEFT JOIN policy_revisions r ON r.id = pp.revision_pk WHERE o.name = ?"
 
-static json_t *groups_json(const struct store_rows *rows, const char *base, const char *org)
+static json_t *groups_json(const struct store_rows *rows, const struct links *links,
+                           const char *org)
 {
     json_t *groups = json_object();
     for (size_t i = 0; i < rows->count; i++) {
@@ -29,9 +30,7 @@ static json_t *groups_json(const struct store_rows *rows, const char *base, cons
         json_t *entry = json_object_get(groups, group);
         json_t *policies;
         if (!entry) {
-            entry =
-                json_pack("{s:o}", "uri",
-                          json_sprintf("%s/organizations/%s/policy_groups/%s", base, org, group));
+            entry = json_pack("{s:o}", "uri", link_url(links, LINK_POLICY_GROUP, org, group, NULL));
             json_object_set_new(groups, group, entry);
         }
         if (!entry || !store_cell(rows, i, 1))
@@ -44,8 +43,8 @@ static json_t *groups_json(const struct store_rows *rows, const char *base, cons
     return groups;
 }
 
-int policy_group_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                      json_t **out, struct purser_error *err)
+int policy_group_list(struct store *store, struct arena *arena, const char *org,
+                      const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p = STORE_STR(org);
@@ -54,12 +53,12 @@ int policy_group_list(struct store *store, struct arena *arena, const char *org,
     if (!rc)
         rc = store_query(store, arena, &rows, GROUPS_OF_ORG " ORDER BY g.name, p.name", &p, 1, err);
     if (!rc)
-        *out = groups_json(&rows, base, org);
+        *out = groups_json(&rows, links, org);
     return rc;
 }
 
 int policy_group_get(struct store *store, struct arena *arena, const char *org, const char *group,
-                     const char *base, json_t **out, struct purser_error *err)
+                     const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
@@ -70,7 +69,7 @@ int policy_group_get(struct store *store, struct arena *arena, const char *org, 
         return rc;
     if (rows.count == 0)
         return policy_not_found(err, "policy group", group);
-    all = groups_json(&rows, base, org);
+    all = groups_json(&rows, links, org);
     *out = json_incref(json_object_get(all, group));
     json_decref(all);
     if (*out && !json_object_get(*out, "policies")) /* Chef's answer: {} when it has none */
@@ -78,13 +77,14 @@ int policy_group_get(struct store *store, struct arena *arena, const char *org, 
     return 0;
 }
 
-int policy_group_delete(struct store *store, struct arena *arena, const char *org,
-                        const char *group, const char *base, json_t **out, struct purser_error *err)
+int policy_group_delete(struct store *store, const char *actor, struct arena *arena,
+                        const char *org, const char *group, const struct links *links, json_t **out,
+                        struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(group)};
-    int rc = policy_group_get(store, arena, org, group, base, out, err);
+    int rc = policy_group_get(store, arena, org, group, links, out, err);
     return policy_delete_read(
-        store, rc,
+        store, actor, rc,
         "DELETE g FROM policy_groups g JOIN organizations o ON o.id = g.org_id"
         " WHERE o.name = ? AND g.name = ?",
         p, 2, org, "policy_group", group, out, err);
@@ -231,8 +231,8 @@ int policy_group_point(struct store *store, struct arena *arena, const char *org
     return rc;
 }
 
-int policy_group_policy_delete(struct store *store, struct arena *arena, const char *org,
-                               const char *group, const char *name, json_t **out,
+int policy_group_policy_delete(struct store *store, const char *actor, struct arena *arena,
+                               const char *org, const char *group, const char *name, json_t **out,
                                struct purser_error *err)
 {
     struct store_rows rows;
@@ -245,19 +245,20 @@ int policy_group_policy_delete(struct store *store, struct arena *arena, const c
         key[1] = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 2)));
     }
     return policy_delete_read(
-        store, rc, "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?", key, 2,
-        org, "policy_group_pointer", arena_sprintf(arena, "%s/%s", group, name), out, err);
+        store, actor, rc, "DELETE FROM policy_group_pointers WHERE group_id = ? AND policy_id = ?",
+        key, 2, org, "policy_group_pointer", arena_sprintf(arena, "%s/%s", group, name), out, err);
 }
 
 /* ---- beyond Chef: nodes of a group, promotion, diff, retention -------------------------- */
 
 int policy_group_nodes(struct store *store, struct arena *arena, const char *org, const char *group,
-                       const char *name, const char *base, json_t **out, struct purser_error *err)
+                       const char *name, const struct links *links, json_t **out,
+                       struct purser_error *err)
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(group), STORE_STR(name ? name : "")};
     struct store_rows rows;
     json_t *ignored = NULL;
-    int rc = policy_group_get(store, arena, org, group, base, &ignored, err);
+    int rc = policy_group_get(store, arena, org, group, links, &ignored, err);
     json_decref(ignored);
     if (!rc)
         rc = store_query(store, arena, &rows,
@@ -269,7 +270,7 @@ int policy_group_nodes(struct store *store, struct arena *arena, const char *org
                          p, name ? 3 : 2, err);
     if (rc)
         return rc;
-    *out = policy_node_uris(&rows, base, org);
+    *out = policy_node_uris(&rows, links, org);
     return 0;
 }
 
@@ -335,7 +336,7 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
                             " revision_pk = VALUES(revision_pk), updated_by = VALUES(updated_by)",
                             p, 4, &affected, NULL, err);
             if (!rc && affected) /* one event per pointer that changed, in this transaction */
-                rc = event_append(store, oid, "policy_group_pointer",
+                rc = event_append(store, pr->who, oid, "policy_group_pointer",
                                   arena_sprintf(arena, "%s/%s", pr->group, store_cell(&rows, r, 0)),
                                   "put", store_cell(&rows, r, 3), NULL, err);
         }
@@ -345,8 +346,8 @@ static int txn_promote(struct store *store, void *ctx, struct purser_error *err)
 }
 
 int policy_group_promote(struct store *store, struct arena *arena, const char *org,
-                         const char *group, const json_t *body, const char *who, const char *base,
-                         json_t **out, struct purser_error *err)
+                         const char *group, const json_t *body, const char *who,
+                         const struct links *links, json_t **out, struct purser_error *err)
 {
     struct promotion pr = {.org = org, .group = group, .who = who};
     const json_t *from = json_object_get(body, "from"), *names = json_object_get(body, "policies");
@@ -375,7 +376,7 @@ int policy_group_promote(struct store *store, struct arena *arena, const char *o
     pr.from = json_string_value(from);
     rc = store_txn(store, 0, txn_promote, &pr, err);
     if (!rc)
-        rc = policy_group_get(store, arena, org, group, base, out, err);
+        rc = policy_group_get(store, arena, org, group, links, out, err);
     return rc;
 }
 

@@ -65,8 +65,8 @@ static struct store_value optional_string_value(const json_t *node, const char *
                              : (struct store_value)STORE_NULLV;
 }
 
-int policy_node_list(struct store *store, struct arena *arena, const char *org, const char *base,
-                     json_t **out, struct purser_error *err)
+int policy_node_list(struct store *store, struct arena *arena, const char *org,
+                     const struct links *links, json_t **out, struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value p;
@@ -79,7 +79,7 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org, 
                      &p, 1, err);
     if (rc)
         return rc;
-    *out = policy_node_uris(&rows, base, org);
+    *out = policy_node_uris(&rows, links, org);
     return 0;
 }
 
@@ -93,18 +93,17 @@ int policy_node_creator_groups(struct store *store, struct arena *arena, long lo
                        &p, 1, err);
 }
 
-json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org)
+json_t *policy_node_uris(const struct store_rows *rows, const struct links *links, const char *org)
 {
     json_t *out = json_object();
     for (size_t i = 0; i < rows->count; i++)
-        json_object_set_new(
-            out, store_cell(rows, i, 0),
-            json_sprintf("%s/organizations/%s/nodes/%s", base, org, store_cell(rows, i, 0)));
+        json_object_set_new(out, store_cell(rows, i, 0),
+                            link_url(links, LINK_NODE, org, store_cell(rows, i, 0), NULL));
     return out;
 }
 
-int policy_node_create(struct store *store, const char *org, const json_t *body,
-                       long long creator_id, const char *base, json_t **out,
+int policy_node_create(struct store *store, const char *actor, const char *org, const json_t *body,
+                       long long creator_id, const struct links *links, json_t **out,
                        struct purser_error *err)
 {
     json_t *node = NULL;
@@ -126,15 +125,14 @@ int policy_node_create(struct store *store, const char *org, const json_t *body,
                                   STORE_STR(text),
                                   creator_id > 0 ? (struct store_value)STORE_INT(creator_id)
                                                  : (struct store_value)STORE_NULLV};
-        rc = event_exec(store, oid, NULL,
+        rc = event_exec(store, actor, oid, NULL,
                         "INSERT INTO nodes (org_id, name, policy_name, policy_group, body,"
                         " creator_id) VALUES (?, ?, ?, ?, ?, ?)",
                         p, 6, NULL, "node", name, "put", err);
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "Node already exists");
         if (!rc)
-            *out = json_pack("{s:o}", "uri",
-                             json_sprintf("%s/organizations/%s/nodes/%s", base, org, name));
+            *out = json_pack("{s:o}", "uri", link_url(links, LINK_NODE, org, name, NULL));
     }
     free(text);
     json_decref(node);
@@ -175,8 +173,8 @@ int policy_node_get(struct store *store, struct arena *arena, const char *org, c
     return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
 }
 
-int policy_node_update(struct store *store, struct arena *arena, const char *org, const char *name,
-                       const json_t *body, long long owner_only, json_t **out,
+int policy_node_update(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, const json_t *body, long long owner_only, json_t **out,
                        struct purser_error *err)
 {
     struct store_rows rows;
@@ -191,7 +189,7 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
         struct store_value p[] = {optional_string_value(node, "policy_name"),
                                   optional_string_value(node, "policy_group"), STORE_STR(text),
                                   STORE_INT(atoll(store_cell(&rows, 0, 0)))};
-        rc = event_exec(store, 0, org,
+        rc = event_exec(store, actor, 0, org,
                         "UPDATE nodes SET policy_name = ?, policy_group = ?, body = ? WHERE id = ?",
                         p, 4, NULL, "node", name, "put", err);
     }
@@ -202,8 +200,9 @@ int policy_node_update(struct store *store, struct arena *arena, const char *org
     return rc;
 }
 
-int policy_node_delete(struct store *store, struct arena *arena, const char *org, const char *name,
-                       long long owner_only, json_t **out, struct purser_error *err)
+int policy_node_delete(struct store *store, const char *actor, struct arena *arena, const char *org,
+                       const char *name, long long owner_only, json_t **out,
+                       struct purser_error *err)
 {
     struct store_rows rows;
     struct store_value id;
@@ -213,6 +212,6 @@ int policy_node_delete(struct store *store, struct arena *arena, const char *org
     if (!(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
         return purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
     id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
-    return policy_delete_read(store, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org, "node", name,
-                              out, err);
+    return policy_delete_read(store, actor, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org,
+                              "node", name, out, err);
 }

@@ -26,13 +26,13 @@ json_t *policy_parse_stored(const char *text);
 int policy_not_found(struct purser_error *err, const char *what, const char *name);
 
 /* {name: uri} of the node names in the first column of rows (Chef's node listing). */
-json_t *policy_node_uris(const struct store_rows *rows, const char *base, const char *org);
+json_t *policy_node_uris(const struct store_rows *rows, const struct links *links, const char *org);
 
 /* When rc is 0, runs the DELETE sql with p and keeps *out (read before it) as the answer;
  * otherwise releases *out. Returns the first failure. */
-int policy_delete_read(struct store *store, int rc, const char *sql, const struct store_value *p,
-                       size_t n, const char *org, const char *kind, const char *name, json_t **out,
-                       struct purser_error *err);
+int policy_delete_read(struct store *store, const char *actor, int rc, const char *sql,
+                       const struct store_value *p, size_t n, const char *org, const char *kind,
+                       const char *name, json_t **out, struct purser_error *err);
 
 /* The pointer row of policy name in group (group id, policy id, revision id, revision text),
  * by names: rows empty when there is none. */

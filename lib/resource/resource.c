@@ -575,8 +575,9 @@ static int write_txn(struct store *store, void *ctx, struct purser_error *err)
     if (!rc) {
         const char *rev =
             json_string_value(json_object_get(json_object_get(w->out, "metadata"), "revision"));
-        rc = event_append(store, w->s->org_id, w->event_kind ? w->event_kind : w->k->stored,
-                          w->name, w->op == 'd' ? "delete" : "put", rev, NULL, err);
+        rc = event_append(store, w->s->actor, w->s->org_id,
+                          w->event_kind ? w->event_kind : w->k->stored, w->name,
+                          w->op == 'd' ? "delete" : "put", rev, NULL, err);
     }
     return rc;
 }

@@ -149,8 +149,8 @@ static int expire_row(struct store *store, const struct expiry *e, const struct 
     if (!rc)
         rc = store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
     if (!rc)
-        rc = event_append(store, e->s->org_id, e->k->stored, store_cell(rows, i, 1), "delete",
-                          store_cell(rows, i, 2), detail, err);
+        rc = event_append(store, e->s->actor, e->s->org_id, e->k->stored, store_cell(rows, i, 1),
+                          "delete", store_cell(rows, i, 2), detail, err);
     json_decref(detail);
     return rc;
 }
@@ -180,21 +180,20 @@ static int expire_txn(struct store *store, void *ctx, struct purser_error *err)
 int resource_expire(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                     struct purser_error *err)
 {
-    struct expiry e = {k, s, name};
+    /* the server expires it, whoever's request found it */
+    struct resource_scope server = *s;
+    struct expiry e = {k, &server, name};
     struct store_rows rows;
     struct store_value p[] = {STORE_INT(s->org_id), STORE_STR(k->stored), STORE_INT(name != NULL),
                               STORE_STR(name ? name : "")};
-    const char *actor;
     int rc;
     if (k->table) /* such a kind expires its own rows (lib/auth/identity_resource.c) */
         return 0;
     rc = store_query(s->store, s->arena, &rows, expired_sql, p, 4, err);
     if (rc || rows.count == 0)
         return rc;
-    actor = store_actor(s->store); /* the server expires it, whoever's request found it */
-    store_set_actor(s->store, "purser");
+    server.actor = "purser";
     rc = store_txn(s->store, 0, expire_txn, &e, err);
-    store_set_actor(s->store, actor);
     if (rc) {
         json_t *fields = json_pack("{s:s, s:s}", "kind", k->kind, "error", err->message);
         log_message("warning", "expired resources could not be deleted", fields);
@@ -228,11 +227,8 @@ void resource_expire_sweep(const struct resource_kind *k, const struct resource_
 int resource_expire_in(struct store *store, const struct resource_kind *k,
                        const struct resource_scope *s, const char *name, struct purser_error *err)
 {
-    struct expiry e = {k, s, name};
-    const char *actor = store_actor(store);
-    int rc;
-    store_set_actor(store, "purser");
-    rc = expire_txn(store, &e, err);
-    store_set_actor(store, actor);
-    return rc;
+    struct resource_scope server = *s; /* the server expires it, as above */
+    struct expiry e = {k, &server, name};
+    server.actor = "purser";
+    return expire_txn(store, &e, err);
 }

@@ -152,8 +152,8 @@ static json_t *event_object(long long seq, const char *kind, const char *name, c
     return e;
 }
 
-int event_append(struct store *store, long long org_id, const char *kind, const char *name,
-                 const char *op, const char *revision, const json_t *detail,
+int event_append(struct store *store, const char *actor, long long org_id, const char *kind,
+                 const char *name, const char *op, const char *revision, const json_t *detail,
                  struct purser_error *err)
 {
     struct store_value id = STORE_INT(org_id);
@@ -163,6 +163,8 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
     struct timespec now;
     struct tm tm;
     int rc;
+    if (!actor || !*actor)
+        actor = "-";
     if (!event_kind_known(kind))
         return purser_error_set(err, PURSER_EINTERNAL,
                                 "event kind '%s' is neither in the event kinds table "
@@ -187,7 +189,7 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
                                   STORE_STR(name),
                                   STORE_STR(op),
                                   revision ? STORE_STR(revision) : STORE_NULLV,
-                                  STORE_STR(store_actor(store)),
+                                  STORE_STR(actor),
                                   STORE_STR(at_sql),
                                   text ? STORE_STR(text) : STORE_NULLV};
         rc = store_exec(store,
@@ -197,17 +199,17 @@ int event_append(struct store *store, long long org_id, const char *kind, const 
         if (rc == PURSER_EEXISTS) /* a number the counter's lock should have made ours */
             rc = store_conflict(store, "an event number was taken already", err);
     }
-    if (!rc) /* published once the transaction commits (events_publish) */
+    if (!rc) /* handed to the commit hook once the transaction commits */
         store_notice(store, json_pack("{s:I, s:I, s:o}", "org", (json_int_t)org_id, "seq",
                                       (json_int_t)seq, "event",
-                                      event_object((long long)seq, kind, name, op, revision,
-                                                   store_actor(store), at_iso, detail)));
+                                      event_object((long long)seq, kind, name, op, revision, actor,
+                                                   at_iso, detail)));
     free(text);
     return rc;
 }
 
-int event_append_named(struct store *store, const char *org, const char *kind, const char *name,
-                       const char *op, const char *revision, const json_t *detail,
+int event_append_named(struct store *store, const char *actor, const char *org, const char *kind,
+                       const char *name, const char *op, const char *revision, const json_t *detail,
                        struct purser_error *err)
 {
     struct arena *arena = arena_new();
@@ -219,7 +221,7 @@ int event_append_named(struct store *store, const char *org, const char *kind, c
     if (!rc && rows.count == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
     if (!rc)
-        rc = event_append(store, strtoll(store_cell(&rows, 0, 0), NULL, 10), kind, name, op,
+        rc = event_append(store, actor, strtoll(store_cell(&rows, 0, 0), NULL, 10), kind, name, op,
                           revision, detail, err);
     arena_free(arena);
     return rc;
@@ -227,7 +229,7 @@ int event_append_named(struct store *store, const char *org, const char *kind, c
 
 struct exec_event {
     long long org_id;
-    const char *org, *sql, *kind, *name, *op;
+    const char *actor, *org, *sql, *kind, *name, *op;
     const struct store_value *params;
     size_t n;
     unsigned long long affected;
@@ -239,15 +241,19 @@ static int exec_event_txn(struct store *store, void *arg, struct purser_error *e
     int rc = store_exec(store, e->sql, e->params, e->n, &e->affected, NULL, err);
     if (rc || !e->affected)
         return rc;
-    return e->org_id ? event_append(store, e->org_id, e->kind, e->name, e->op, NULL, NULL, err)
-                     : event_append_named(store, e->org, e->kind, e->name, e->op, NULL, NULL, err);
+    return e->org_id
+               ? event_append(store, e->actor, e->org_id, e->kind, e->name, e->op, NULL, NULL, err)
+               : event_append_named(store, e->actor, e->org, e->kind, e->name, e->op, NULL, NULL,
+                                    err);
 }
 
-int event_exec(struct store *store, long long org_id, const char *org, const char *sql,
-               const struct store_value *params, size_t n, unsigned long long *affected,
-               const char *kind, const char *name, const char *op, struct purser_error *err)
+int event_exec(struct store *store, const char *actor, long long org_id, const char *org,
+               const char *sql, const struct store_value *params, size_t n,
+               unsigned long long *affected, const char *kind, const char *name, const char *op,
+               struct purser_error *err)
 {
-    struct exec_event e = {.org_id = org_id,
+    struct exec_event e = {.actor = actor,
+                           .org_id = org_id,
                            .org = org,
                            .sql = sql,
                            .kind = kind,

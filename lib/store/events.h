@@ -35,25 +35,27 @@ int event_kind_known(const char *name);
  * kind 'x' (known: a, b, ...)", or an empty item ("a,,b"). */
 int events_kinds_check(const char *kinds, struct purser_error *err);
 
-/* Appends an event for organization org_id; must run inside the write's transaction (the
- * counter row stays locked until it commits). revision and detail may be NULL; detail is
- * borrowed. The actor is store_actor(store). A kind not in event_kinds is PURSER_EINTERNAL
+/* Appends an event for organization org_id by actor (who writes: the authenticated principal's
+ * name, or the server's "purser ..." for its own; NULL or "" is recorded as "-"); must run
+ * inside the write's transaction (the counter row stays locked until it commits). revision and
+ * detail may be NULL; detail is borrowed. A kind not in event_kinds is PURSER_EINTERNAL
  * (a call site with a new kind fails until the table has it). */
-int event_append(struct store *store, long long org_id, const char *kind, const char *name,
-                 const char *op, const char *revision, const json_t *detail,
+int event_append(struct store *store, const char *actor, long long org_id, const char *kind,
+                 const char *name, const char *op, const char *revision, const json_t *detail,
                  struct purser_error *err);
 
 /* The same for an organization by name. */
-int event_append_named(struct store *store, const char *org, const char *kind, const char *name,
-                       const char *op, const char *revision, const json_t *detail,
+int event_append_named(struct store *store, const char *actor, const char *org, const char *kind,
+                       const char *name, const char *op, const char *revision, const json_t *detail,
                        struct purser_error *err);
 
 /* One statement and its event in one transaction: the event is appended only when the
  * statement affected a row (*affected, may be NULL, gets how many). The organization is
  * org_id, or the one named org when org_id is 0. */
-int event_exec(struct store *store, long long org_id, const char *org, const char *sql,
-               const struct store_value *params, size_t n, unsigned long long *affected,
-               const char *kind, const char *name, const char *op, struct purser_error *err);
+int event_exec(struct store *store, const char *actor, long long org_id, const char *org,
+               const char *sql, const struct store_value *params, size_t n,
+               unsigned long long *affected, const char *kind, const char *name, const char *op,
+               struct purser_error *err);
 
 /* What events_read reads: the events after since (kinds: comma-separated, may be NULL, and
  * PURSER_EINVAL as events_kinds_check says; actor: only that actor's, may be NULL), at most
@@ -75,17 +77,6 @@ struct events_query {
 int events_read(struct store *store, struct arena *arena, long long org_id,
                 const struct events_query *q, json_t **out, long long *gone, long long *last,
                 struct purser_error *err);
-
-/* The commit hook (store_set_commit_hook) that posts each committed transaction's events to
- * nginx's nchan publisher at the unix socket `socket_path` (a string that must outlive the
- * store): per organization and transaction, channel "e<org>.<seq before>" gets
- * {events, next} and "w<org>.<seq before>" gets {events: [], next: seq before} (readers
- * with a kinds filter wake there and read again). Each goes to /pub/ (shared between hosts
- * when nchan keeps it in Redis) or, when that fails, to this host's /pub-local/. Failures
- * are logged and dropped: the log
- * in the database stays the truth, and a waiter that missed a wake-up times out and asks
- * again with since. */
-void events_publish(void *socket_path, const struct json_t *notices);
 
 /* Deletes the events older than `days` days (keeping each organization's newest event, so
  * that seq never starts again); *deleted gets how many. */

@@ -52,16 +52,6 @@ void store_notice(struct store *store, json_t *notice)
         notices_flush(store, 1);
 }
 
-void store_set_actor(struct store *store, const char *actor)
-{
-    store->actor = actor;
-}
-
-const char *store_actor(const struct store *store)
-{
-    return store->actor && *store->actor ? store->actor : "-";
-}
-
 const char *store_cell(const struct store_rows *rows, size_t row, size_t column)
 {
     if (row >= rows->count || column >= rows->columns)

@@ -96,17 +96,11 @@ int store_txn(struct store *store, int attempts,
               int (*fn)(struct store *store, void *ctx, struct purser_error *err), void *ctx,
               struct purser_error *err);
 
-/* Who the writes made through this store now are by (the authenticated principal of the
- * request being served): the event log records it. The string is borrowed and must live until
- * it is set again (the worker sets it for each handler and clears it after). store_actor is
- * "-" when none is set. */
-void store_set_actor(struct store *store, const char *actor);
-const char *store_actor(const struct store *store);
-
 /* Notices a transaction leaves for after its commit (the event log's, events.h). The hook
  * gets them, in order, once the transaction has committed; a rollback or a retried attempt
  * drops them. store_notice takes the value (steals the reference); outside a transaction
- * the hook gets it at once. Without a hook, notices are dropped. */
+ * the hook gets it at once. Without a hook, notices are dropped. The worker's hook is the web
+ * layer's (fcgi/events_publish.c: the events to nginx's nchan); lib/ speaks no HTTP. */
 struct json_t;
 void store_set_commit_hook(struct store *store,
                            void (*hook)(void *ctx, const struct json_t *notices), void *ctx);

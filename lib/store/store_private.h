@@ -34,7 +34,6 @@ struct store {
     char *socket, *host, *user, *password_file, *name;
     unsigned port, connect_timeout;
     unsigned long max_packet; /* the server's max_allowed_packet for this connection; 0: unknown */
-    const char *actor;        /* who the writes of the current request are by (events) */
     json_t *notices;          /* what the open transaction leaves for after its commit */
     void (*commit_hook)(void *ctx, const json_t *notices);
     void *commit_ctx;

@@ -102,7 +102,9 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
         rc = identity_principal_id(c->store, c->arena, NULL, name, &pid, err);
         exists = rc == 0;
     }
-    rc = exists ? 0 : identity_principal_create(c->store, org, body, NULL, c->base_url, &out, err);
+    rc = exists
+             ? 0
+             : identity_principal_create(c->store, c->actor, org, body, NULL, c->links, &out, err);
     json_decref(body);
     json_decref(out);
     out = NULL;
@@ -111,14 +113,15 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
     if (!rc && exists)
         return 0; /* an existing user's profile and keys stay as they are */
     json_array_foreach (json_object_get(spec, "keys"), i, key) {
-        if (rc || (rc = identity_key_create(c->store, pid, key, "", &out, err)))
+        if (rc || (rc = identity_key_create(c->store, c->actor, pid, key, "", &out, err)))
             break;
         json_decref(out);
         out = NULL;
     }
     if (!rc && json_is_false(json_object_get(profile, "active"))) {
         json_t *off = json_pack("{s:b}", "active", 0);
-        rc = identity_principal_update(c->store, c->arena, org, name, off, NULL, &out, err);
+        rc = identity_principal_update(c->store, c->actor, c->arena, org, name, off, NULL, &out,
+                                       err);
         json_decref(off);
         json_decref(out);
     }
@@ -137,7 +140,8 @@ static int import_organization(struct import *im, const json_t *doc, const char 
     (void)name;
     if (labels)
         json_object_set(body, "labels", labels);
-    rc = identity_org_update(im->c->store, im->c->arena, im->c->org, body, NULL, out, err);
+    rc = identity_org_update(im->c->store, im->c->actor, im->c->arena, im->c->org, body, NULL, out,
+                             err);
     json_decref(body);
     return rc;
 }
@@ -153,7 +157,8 @@ static int import_member(struct import *im, const json_t *doc, const char *name,
                               json_object_get(spec, "user"), err);
     (void)doc;
     if (!rc)
-        rc = identity_member_add(c->store, c->org, body, c->valid_role, c->role_ctx, out, err);
+        rc = identity_member_add(c->store, c->actor, c->org, body, c->valid_role, c->role_ctx, out,
+                                 err);
     json_decref(body);
     return rc;
 }
@@ -256,7 +261,8 @@ static int import_node(struct import *im, const json_t *doc, const char *name, c
 {
     (void)doc;
     (void)name;
-    return policy_node_create(im->c->store, im->c->org, spec, 0, im->c->base_url, out, err);
+    return policy_node_create(im->c->store, im->c->actor, im->c->org, spec, 0, im->c->links, out,
+                              err);
 }
 
 /* CookbookArtifact: every file's content is in the stream. */

@@ -32,6 +32,7 @@ struct transfer_ctx {
     const char *org;
     const char *actor;             /* who imports (the revisions' and artifacts' author) */
     const char *base_url;          /* the API's URL ("https://host") */
+    const struct links *links;     /* the links in exported Chef objects (NULL: null) */
     const struct keyring *keyring; /* encrypted documents (NULL: none can be read or written) */
     int secrets;                   /* export: encrypted documents' data in clear */
     long bootstrap_ttl;            /* import: an imported cluster's new bootstrap token */

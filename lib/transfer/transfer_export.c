@@ -71,7 +71,7 @@ static int export_policies(const struct transfer_ctx *c, long long oid, json_t *
 {
     json_t *policies = NULL, *groups = NULL, *p, *g;
     const char *name, *group;
-    int rc = policy_list(c->store, c->arena, c->org, c->base_url, &policies, err);
+    int rc = policy_list(c->store, c->arena, c->org, c->links, &policies, err);
     (void)oid; /* one signature for every writer */
     json_object_foreach (policies, name, p) {
         const char *rev;
@@ -87,7 +87,7 @@ static int export_policies(const struct transfer_ctx *c, long long oid, json_t *
         }
     }
     if (!rc)
-        rc = policy_group_list(c->store, c->arena, c->org, c->base_url, &groups, err);
+        rc = policy_group_list(c->store, c->arena, c->org, c->links, &groups, err);
     json_object_foreach (groups, group, g) {
         json_t *pointers = json_object(), *ptr;
         json_object_foreach (json_object_get(g, "policies"), name, ptr)
@@ -107,7 +107,7 @@ static int export_nodes(const struct transfer_ctx *c, long long oid, json_t *out
 {
     json_t *nodes = NULL, *v;
     const char *name;
-    int rc = policy_node_list(c->store, c->arena, c->org, c->base_url, &nodes, err);
+    int rc = policy_node_list(c->store, c->arena, c->org, c->links, &nodes, err);
     (void)oid; /* one signature for every writer */
     json_object_foreach (nodes, name, v) {
         json_t *node = NULL;
@@ -124,7 +124,7 @@ static int export_artifacts(const struct transfer_ctx *c, long long oid, json_t 
 {
     json_t *list = NULL, *entry;
     const char *name;
-    int rc = cookbook_artifact_list(c->store, c->arena, c->org, NULL, c->base_url, &list, err);
+    int rc = cookbook_artifact_list(c->store, c->arena, c->org, NULL, c->links, &list, err);
     (void)oid; /* one signature for every writer */
     json_object_foreach (list, name, entry) {
         json_t *version;
@@ -134,7 +134,7 @@ static int export_artifacts(const struct transfer_ctx *c, long long oid, json_t 
             json_t *manifest = NULL, *files = json_object(), *file;
             size_t j;
             if (rc || (rc = cookbook_artifact_get(c->store, c->arena, c->org, name, identifier,
-                                                  c->base_url, &manifest, err))) {
+                                                  c->links, &manifest, err))) {
                 json_decref(files);
                 break;
             }

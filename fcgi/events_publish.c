@@ -1,9 +1,10 @@
-/* events_publish.c: committed events posted to nginx's nchan publisher (events.h), so that
- * readers waiting with wait= are held by nginx, not by a purser worker. */
+/* events_publish.c: committed events posted to nginx's nchan publisher (events_publish.h), so
+ * that readers waiting with wait= are held by nginx, not by a purser worker. */
+#include "events_publish.h"
+
 #include "base/io.h"
 #include "base/json_text.h"
 #include "base/log.h"
-#include "store/events.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -1,0 +1,19 @@
+/* events_publish.h: the store's commit hook that wakes the event feed's waiting readers. lib/
+ * records events (store/events.h) and hands each committed transaction's to the hook
+ * (store_set_commit_hook); speaking HTTP to nginx's nchan is the web layer's, here. */
+#ifndef PURSER_EVENTS_PUBLISH_H
+#define PURSER_EVENTS_PUBLISH_H
+
+struct json_t;
+
+/* The commit hook (store_set_commit_hook) that posts each committed transaction's events to
+ * nginx's nchan publisher at the unix socket `socket_path` (a string that must outlive the
+ * store): per organization and transaction, channel "e<org>.<seq before>" gets
+ * {events, next} and "w<org>.<seq before>" gets {events: [], next: seq before} (readers
+ * with a kinds filter wake there and read again). Each goes to /pub/ (shared between hosts
+ * when nchan keeps it in Redis) or, when that fails, to this host's /pub-local/. Failures
+ * are logged and dropped: the log in the database stays the truth, and a waiter that missed
+ * a wake-up times out and asks again with since. */
+void events_publish(void *socket_path, const struct json_t *notices);
+
+#endif
