@@ -145,9 +145,10 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
         rc = identity_principal_insert(store, &no->validator, err);
     if (!rc)
         rc = event_append_named(store, no->name, "organization", no->name, "put", NULL, NULL, err);
-    return rc ? rc
-              : event_append_named(store, no->name, "client", no->validator.name, "put", NULL, NULL,
-                                   err);
+    if (!rc)
+        rc = event_append_named(store, no->name, "client", no->validator.name, "put", NULL, NULL,
+                                err);
+    return rc;
 }
 
 int identity_org_create(struct store *store, const json_t *body, const char *base, json_t **out,
@@ -159,9 +160,12 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     int rc, sub_kind_given;
 
     memset(&no, 0, sizeof(no));
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "name", &no.name, err)) ||
-        (rc = identity_field_string(body, "full_name", &no.full_name, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &no.name, err);
+    if (!rc)
+        rc = identity_field_string(body, "full_name", &no.full_name, err);
+    if (rc)
         return rc;
     if (!no.name)
         return identity_missing(err, "name");
@@ -172,9 +176,12 @@ int identity_org_create(struct store *store, const json_t *body, const char *bas
     if (strlen(no.full_name) > 1023)
         return identity_invalid(err, "full_name");
     no.external = json_object_get(body, "external_ids");
-    if ((rc = check_external_ids(no.external, err)) ||
-        (rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err)) ||
-        (rc = identity_labels(body, &no.labels, err)))
+    rc = check_external_ids(no.external, err);
+    if (!rc)
+        rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err);
+    if (!rc)
+        rc = identity_labels(body, &no.labels, err);
+    if (rc)
         return rc;
     snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
     if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
@@ -287,14 +294,19 @@ static int org_write(struct store *store, const char *org, const json_t *body, c
         .row = {
             .table = IDENTITY_ROW_ORG, .kind = "Organization", .name = org, .if_match = if_match}};
     int rc;
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "full_name", &full_name, err)) ||
-        (rc = identity_field_string(body, "name", &name, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "full_name", &full_name, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &name, err);
+    if (rc)
         return rc;
     if (name && strcmp(name, org) != 0)
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
-    if ((rc = check_external_ids(c.external, err)) ||
-        (rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err)))
+    rc = check_external_ids(c.external, err);
+    if (!rc)
+        rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err);
+    if (rc)
         return rc;
     if (full_name && strlen(full_name) > 1023)
         return identity_invalid(err, "full_name");
@@ -633,8 +645,10 @@ int identity_member_add(struct store *store, const char *org, const json_t *body
     size_t i;
     int rc;
 
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "username", &m.user, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "username", &m.user, err);
+    if (rc)
         return rc;
     if (!m.user)
         return identity_missing(err, "username");
