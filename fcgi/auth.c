@@ -227,7 +227,9 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
     struct rbac_subject subject;
     struct rbac_target target = {.user = request_param(req, "user"), .policy_group = group};
     int rc = subject_of(req, &subject);
-    return rc ? rc : rbac_decide(policy, &subject, &target, action, scope, &req->err);
+    if (!rc)
+        rc = rbac_decide(policy, &subject, &target, action, scope, &req->err);
+    return rc;
 }
 
 static void log_denial(struct request *req, const char *action, const char *group)

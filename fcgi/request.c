@@ -371,9 +371,11 @@ void respond_error(struct request *req, int rc)
     if (req->error_form == REQUEST_ERRORS_YAML) {
         json_t *doc = status_document(req, status, message ? message : "error", rc);
         struct buf out = BUF_INIT;
-        if (!doc || yaml_codec_emit(&out, doc, NULL) ||
-            respond_text(req, status, "application/x-yaml", out.data ? out.data : "", out.len,
-                         extra))
+        int failed = doc ? yaml_codec_emit(&out, doc, NULL) : PURSER_EINTERNAL;
+        if (!failed)
+            failed = respond_text(req, status, "application/x-yaml", out.data ? out.data : "",
+                                  out.len, extra);
+        if (failed)
             respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
         buf_release(&out);
         json_decref(doc);
