@@ -347,6 +347,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
                         ms / 1000.0);
     }
     json_decref(req.error_details);
+    json_decref(req.error_fields);
     /* With all of the input read, the connection is closed plainly; libfcgi's lingering close
      * (shutdown, wait for nginx's end, read, close) is kept for a request refused before its
      * body was read, whose unread bytes must not turn the close into a reset. */
