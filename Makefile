@@ -282,12 +282,13 @@ fuzz: ready
 	@ls $(FUZZ_DIR)/crashes | grep . && { echo "fuzz: crashes in $(FUZZ_DIR)/crashes"; exit 1; } || echo "fuzz: no crash"
 
 # make style: fails when a C file is not laid out as .clang-format says (make format lays
-# them out); .ci/run calls it.
+# them out), or handles an error in a form STYLE.md forbids (tools/idioms); .ci/run calls it.
 STYLE_SRC = $(sort $(wildcard fcgi/*.c fcgi/*.h lib/*/*.c lib/*/*.h client/*.c client/*.h tools/*.c t/*.c t/*.h \
                               t/fuzz/*.c t/fuzz/*.h bench/*.c))
 
 style: deps
 	@clang-format --dry-run --Werror $(STYLE_SRC) && echo "style: $(words $(STYLE_SRC)) files as .clang-format lays them out"
+	@tools/idioms && echo "style: lib/, fcgi/ and client/ handle errors in STYLE's two forms (tools/idioms)"
 
 format: deps
 	clang-format -i $(STYLE_SRC)

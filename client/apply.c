@@ -584,7 +584,7 @@ static int read_documents(json_t **out, const char *path)
     int rc = ctl_read_file(&text, path);
     if (!rc && (value = json_loadb(text.data, text.len, 0, NULL)))
         *out = json_is_array(value) ? json_incref(value) : json_pack("[O]", value);
-    else if (!rc && yaml_codec_parse(out, text.data, text.len, &yaml_limits_documents, &err))
+    else if (!rc && (rc = yaml_codec_parse(out, text.data, text.len, &yaml_limits_documents, &err)))
         rc = ctl_error(CTL_INVALID, "%s:%d:%d: %s", path, err.line, err.column, err.message);
     json_decref(value);
     buf_release(&text);
@@ -668,7 +668,9 @@ int apply_plan_read(json_t **docs, json_t **deckhand, const struct apply_options
     int rc = read_documents(docs, o->file);
     *deckhand = json_array();
     json_array_foreach (*docs, i, doc) {
-        if (rc || (rc = apply_classify(doc, i + 1, &class, &kind)))
+        if (!rc)
+            rc = apply_classify(doc, i + 1, &class, &kind);
+        if (rc)
             break;
         if (class == DOC_DECKHAND)
             json_array_append(*deckhand, doc);

@@ -180,7 +180,9 @@ static int diff_file(struct ctl *ctl, const struct apply_options *o)
     }
     json_decref(docs);
     json_decref(deckhand);
-    return rc ? rc : worst;
+    if (!rc)
+        rc = worst;
+    return rc;
 }
 
 /* ---- two document revisions ---------------------------------------------------------------- */
@@ -296,7 +298,9 @@ static int diff_revisions(struct ctl *ctl, const struct ctl_command *self, char 
         print_bucket_details(ctl, json_object_get(answer, ctl_printf(ctl, "%s diff", bucket)));
     }
     json_decref(answer);
-    return rc ? rc : different ? CTL_DIFFERENT : CTL_OK;
+    if (!rc)
+        rc = different ? CTL_DIFFERENT : CTL_OK;
+    return rc;
 }
 
 /* ---- two policy groups ---------------------------------------------------------------------- */
@@ -370,7 +374,9 @@ static int policy_diff(struct ctl *ctl, char **groups, json_t **pointers, const 
         json_object_set(answers, name, answer);
     json_decref(answer);
     buf_release(&query);
-    return rc ? rc : same ? CTL_OK : CTL_DIFFERENT;
+    if (!rc)
+        rc = same ? CTL_OK : CTL_DIFFERENT;
+    return rc;
 }
 
 /* The named policy, or every policy either group points at, from one group to the other. */
@@ -398,7 +404,9 @@ static int diff_groups(struct ctl *ctl, char **groups, const char *policy)
     json_decref(pointers[1]);
     json_decref(names);
     json_decref(answers);
-    return rc ? rc : worst;
+    if (!rc)
+        rc = worst;
+    return rc;
 }
 
 int cmd_diff(struct ctl *ctl, int argc, char **argv)

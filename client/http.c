@@ -225,6 +225,7 @@ static int credential_headers(struct ctl *ctl, struct curl_slist **headers,
     struct purser_error err;
     char *line, *save = NULL;
     size_t len;
+    int rc;
 
     if (!ctl->context.client) /* a signed request names its API version among the signed headers */
         *headers = curl_slist_append(*headers, "X-Ops-Server-API-Version: 1");
@@ -235,7 +236,7 @@ static int credential_headers(struct ctl *ctl, struct curl_slist **headers,
             *headers, ctl_printf(ctl, "Authorization: Bearer %s", ctl->context.token));
         return CTL_OK;
     }
-    if (!ctl->key_pem && file_read_all(&ctl->key_pem, &len, ctl->context.key, 1 << 20, &err))
+    if (!ctl->key_pem && (rc = file_read_all(&ctl->key_pem, &len, ctl->context.key, 1 << 20, &err)))
         return ctl_error(CTL_USAGE, "the key of client %s: %s", ctl->context.client, err.message);
     signing.method = request->method;
     signing.path = path;

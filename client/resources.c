@@ -331,7 +331,9 @@ int cmd_describe(struct ctl *ctl, int argc, char **argv)
     json_t *answer = NULL;
     int first, rc = verb_parse(self, argc, argv, &o, &first);
 
-    if (rc || (rc = target_of(ctl, self, K_GET, &o, argv + first, argc - first, &t)))
+    if (!rc)
+        rc = target_of(ctl, self, K_GET, &o, argv + first, argc - first, &t);
+    if (rc)
         return rc;
     struct ctl_request request = {.method = "GET", .template = t.kind->item, .values = t.values};
     if ((rc = ctl_call_json(ctl, &request, &answer)))
@@ -438,7 +440,9 @@ int cmd_create(struct ctl *ctl, int argc, char **argv)
     json_t *body = NULL;
     int first, rc = verb_parse(self, argc, argv, &o, &first);
 
-    if (rc || (rc = target_of(ctl, self, K_CREATE, &o, argv + first, argc - first, &t)))
+    if (!rc)
+        rc = target_of(ctl, self, K_CREATE, &o, argv + first, argc - first, &t);
+    if (rc)
         return rc;
     if (o.file && (rc = ctl_read_value(&body, o.file)))
         return rc;
@@ -459,7 +463,9 @@ int cmd_replace(struct ctl *ctl, int argc, char **argv)
     json_t *body = NULL;
     int first, rc = verb_parse(self, argc, argv, &o, &first);
 
-    if (rc || (rc = target_of(ctl, self, K_REPLACE, &o, argv + first, argc - first, &t)))
+    if (!rc)
+        rc = target_of(ctl, self, K_REPLACE, &o, argv + first, argc - first, &t);
+    if (rc)
         return rc;
     if (!o.file)
         return ctl_usage(self, "-f FILE: the whole new %s", t.kind->name);
@@ -486,7 +492,9 @@ int cmd_patch(struct ctl *ctl, int argc, char **argv)
     json_error_t error;
     int first, rc = verb_parse(self, argc, argv, &o, &first);
 
-    if (rc || (rc = target_of(ctl, self, K_PATCH, &o, argv + first, argc - first, &t)))
+    if (!rc)
+        rc = target_of(ctl, self, K_PATCH, &o, argv + first, argc - first, &t);
+    if (rc)
         return rc;
     if (!!o.patch == !!o.file)
         return ctl_usage(self, "give the merge patch: -p JSON or -f FILE");

@@ -35,7 +35,7 @@ int auth_api_version(struct request *req)
     const char *text = request_header(req, "X-Ops-Server-API-Version");
     char *end;
     long v;
-    json_t *body;
+    char *shown;
 
     req->api_version = 0;
     if (!text)
@@ -46,17 +46,16 @@ int auth_api_version(struct request *req)
         return 0;
     }
     req->api_version = -1;
-    {
-        /* quoted back: what is not UTF-8 as \xNN */
-        char *shown = utf8_escape(quoted(req, text));
-        body = json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version",
-                         "message",
-                         json_sprintf("Specified version %s not supported", shown ? shown : ""),
-                         "min_version", API_VERSION_MIN, "max_version", API_VERSION_MAX);
-        free(shown);
-    }
-    respond_json(req, 406, body, NULL);
-    json_decref(body);
+    /* Chef's body: {"error": "invalid-x-ops-server-api-version", "message", the versions};
+     * the version quoted back with what is not UTF-8 as \xNN */
+    shown = utf8_escape(quoted(req, text));
+    req->error_fields =
+        json_pack("{s:s, s:o, s:i, s:i}", "error", "invalid-x-ops-server-api-version", "message",
+                  json_sprintf("Specified version %s not supported", shown ? shown : ""),
+                  "min_version", API_VERSION_MIN, "max_version", API_VERSION_MAX);
+    purser_error_set(&req->err, HTTP_ENOTACCEPT, "Specified version %s not supported",
+                     shown ? shown : "");
+    free(shown);
     return HTTP_ENOTACCEPT;
 }
 
@@ -227,7 +226,9 @@ static int decide(struct request *req, const struct rbac_policy *policy, const c
     struct rbac_subject subject;
     struct rbac_target target = {.user = request_param(req, "user"), .policy_group = group};
     int rc = subject_of(req, &subject);
-    return rc ? rc : rbac_decide(policy, &subject, &target, action, scope, &req->err);
+    if (!rc)
+        rc = rbac_decide(policy, &subject, &target, action, scope, &req->err);
+    return rc;
 }
 
 static void log_denial(struct request *req, const char *action, const char *group)

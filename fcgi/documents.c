@@ -56,7 +56,9 @@ static int revision_param(struct request *req, const char *name, long long *out)
 static int revision_context(struct request *req, struct docstore_ctx *ctx, long long *id)
 {
     int rc = doc_context(req, ctx);
-    return rc ? rc : revision_param(req, "id", id);
+    if (!rc)
+        rc = revision_param(req, "id", id);
+    return rc;
 }
 
 /* Reads, checks and writes a payload of documents into bucket, the body parsed as it is
@@ -288,7 +290,9 @@ int rev_purge(struct request *req)
     int rc = doc_context(req, &ctx);
     if (!rc)
         rc = docstore_purge(&ctx, &req->err);
-    return rc ? rc : respond_text(req, 204, YAML_TYPE, "", 0, NULL);
+    if (!rc)
+        rc = respond_text(req, 204, YAML_TYPE, "", 0, NULL);
+    return rc;
 }
 
 int rev_diff(struct request *req)
@@ -386,7 +390,9 @@ int tag_delete(struct request *req)
     int rc = revision_context(req, &ctx, &id);
     if (!rc)
         rc = docstore_tag_delete(&ctx, id, request_param(req, "tag"), &req->err);
-    return rc ? rc : respond_text(req, 204, YAML_TYPE, "", 0, NULL);
+    if (!rc)
+        rc = respond_text(req, 204, YAML_TYPE, "", 0, NULL);
+    return rc;
 }
 
 int validation_create(struct request *req)

@@ -50,18 +50,14 @@ static void readable_events(const struct group_reach *reach, json_t *events)
     }
 }
 
-/* 400 for kinds= naming a kind there is none of: the message, and every kind there is. */
-static int unknown_kinds(struct request *req)
+/* kinds= naming a kind there is none of (rc, in req->err): the error, and every kind there is. */
+static int unknown_kinds(struct request *req, int rc)
 {
-    json_t *known = json_array(), *body;
+    json_t *known = json_array();
     const struct event_kind *k;
-    int rc;
     for (size_t i = 0; (k = event_kind_at(i)); i++)
         json_array_append_new(known, json_string(k->name));
-    body = json_pack("{s:{s:s, s:s}, s:o}", "error", "code", "bad_request", "message",
-                     req->err.message, "known", known);
-    rc = respond_json(req, 400, body, NULL);
-    json_decref(body);
+    req->error_fields = json_pack("{s:o}", "known", known);
     return rc;
 }
 
@@ -97,20 +93,17 @@ int events_list(struct request *req)
     wait = wait_within_credential(req, wait);
     /* before the organization, and long before a wait is handed to nginx */
     if ((rc = events_kinds_check(kinds, &req->err)))
-        return unknown_kinds(req);
+        return unknown_kinds(req, rc);
     if (!rc)
         rc = identity_org_id(req->svc->store, req->arena, request_param(req, "org"), &org_id,
                              &req->err);
     if (!rc)
         rc = events_read(req->svc->store, req->arena, org_id, &q, &out, &gone, &last, &req->err);
     if (!rc && gone) { /* Teleport's "init" and "unreliable" as one rule: re-list, then follow */
-        json_t *body = json_pack("{s:{s:s, s:s}, s:I}", "error", "code", "gone", "message",
-                                 "events after that seq are no longer kept (events.retention): "
-                                 "re-read what you follow, then ask from oldest_seq",
-                                 "oldest_seq", (json_int_t)gone);
-        rc = respond_json(req, 410, body, NULL);
-        json_decref(body);
-        return rc;
+        req->error_fields = json_pack("{s:I}", "oldest_seq", (json_int_t)gone);
+        return purser_error_set(&req->err, PURSER_EGONE,
+                                "events after that seq are no longer kept (events.retention): "
+                                "re-read what you follow, then ask from oldest_seq");
     }
     auth_group_reach(req, "read_policy_group", &reach);
     limited = reach.patterns != NULL;

@@ -45,7 +45,9 @@ int git_access_history(struct request *req)
         rc = identity_org_id(g.store, req->arena, g.org, &g.org_id, &req->err);
     if (!rc)
         rc = gitrepo_history_sync(&g, 0, &done, &req->err);
-    return rc ? rc : respond_text(req, 204, "text/plain", "", 0, NULL);
+    if (!rc)
+        rc = respond_text(req, 204, "text/plain", "", 0, NULL);
+    return rc;
 }
 
 /* What the catalog's sync found, in the cluster's status (gitrepo_catalog_report); a failure
@@ -105,5 +107,7 @@ int git_access_catalog(struct request *req)
     if (!rc)
         catalog_report(req, &s, id, cluster, &done);
     json_decref(cluster);
-    return rc ? rc : respond_text(req, 204, "text/plain", "", 0, NULL);
+    if (!rc)
+        rc = respond_text(req, 204, "text/plain", "", 0, NULL);
+    return rc;
 }

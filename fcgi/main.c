@@ -174,8 +174,10 @@ static void reload(struct master *m)
     struct purser_config fresh;
     struct rbac_policy *policy = NULL;
     struct purser_error err;
-    if (config_load(&fresh, m->config_path, &err) ||
-        load_policy(&policy, fresh.policy_file, &err)) {
+    int rc = config_load(&fresh, m->config_path, &err);
+    if (!rc)
+        rc = load_policy(&policy, fresh.policy_file, &err);
+    if (rc) {
         json_t *fields = json_pack("{s:s}", "error", err.message);
         log_message("error", "reload refused: configuration invalid; keeping the old one", fields);
         json_decref(fields);

@@ -74,7 +74,7 @@ int org_patch(struct request *req)
 
 /* Chef's error form with what the organization holds (contents: {kind: count}), and how to
  * delete it anyway. */
-static int respond_not_empty(struct request *req, const json_t *contents)
+static int not_empty(struct request *req, const json_t *contents)
 {
     const char *org = request_param(req, "org");
     const char *message = arena_sprintf(req->arena,
@@ -82,12 +82,11 @@ static int respond_not_empty(struct request *req, const json_t *contents)
                                         "/organizations/%s/export) and delete it with "
                                         "?force=true (a server admin)",
                                         req->err.message, org, org);
-    json_t *body =
-        message ? json_pack("{s:[s], s:O}", "error", message, "contents", contents) : NULL;
-    int rc = body ? respond_json(req, 409, body, NULL)
-                  : purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
-    json_decref(body);
-    return rc;
+    if (!message)
+        return purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    /* the whole message in the body (req->err's is cut at its size), beside what it holds */
+    req->error_fields = json_pack("{s:[s], s:O}", "error", message, "contents", contents);
+    return purser_error_set(&req->err, PURSER_EEXISTS, "%s", message);
 }
 
 /* The organization's events went with it: its deletion is kept in the service's log, a
@@ -125,7 +124,7 @@ int org_delete(struct request *req)
     if (!rc) /* its git repositories (README "Git repositories") go with it */
         gitrepo_forget(req->svc->config->git_root, request_param(req, "org"));
     if (rc == PURSER_EEXISTS)
-        rc = respond_not_empty(req, contents);
+        rc = not_empty(req, contents);
     else
         rc = respond_owned(req, rc, 200, out);
     json_decref(contents);

@@ -44,23 +44,25 @@ int principal_lookup(struct request *req)
     const char *org = request_param(req, "org"), *name = request_param(req, "name");
     json_t *found = NULL, *out;
     int rc = identity_principal_lookup(req->svc->store, req->arena, org, name, &found, &req->err);
-    int status = 200;
-    if (rc == PURSER_ENOTFOUND) {
-        status = 404;
-        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find org %s", org), "not_found",
-                        "org");
-    } else if (rc)
+    const char *missing = rc == PURSER_ENOTFOUND           ? "org"
+                          : !rc && !json_array_size(found) ? "principal"
+                                                           : NULL;
+    if (missing) { /* Chef's {error: "...", not_found: "org"}: a string, not a list */
+        const char *who = *missing == 'o' ? org : name;
+        json_decref(found);
+        req->error_fields =
+            json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find %s %s", missing, who),
+                      "not_found", missing);
+        return purser_error_set(&req->err, PURSER_ENOTFOUND, "Cannot find %s %s", missing, who);
+    }
+    if (rc)
         return rc;
-    else if (json_array_size(found) == 0) {
-        status = 404;
-        out = json_pack("{s:o, s:s}", "error", json_sprintf("Cannot find principal %s", name),
-                        "not_found", "principal");
-    } else if (req->api_version == 0)
+    if (req->api_version == 0)
         out = json_incref(json_array_get(found, 0));
     else
         out = json_pack("{s:O}", "principals", found);
     json_decref(found);
-    rc = respond_json(req, status, out, NULL);
+    rc = respond_json(req, 200, out, NULL);
     json_decref(out);
     return rc;
 }

@@ -154,6 +154,7 @@ const char *http_reason(int status)
     case 405: return "Method Not Allowed";
     case 406: return "Not Acceptable";
     case 409: return "Conflict";
+    case 410: return "Gone";
     case 412: return "Precondition Failed";
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
@@ -173,7 +174,7 @@ int http_status_for(enum purser_err code)
         {PURSER_EDENIED, 403},   {PURSER_ENOTFOUND, 404}, {HTTP_EMETHOD, 405},
         {HTTP_ENOTACCEPT, 406},  {PURSER_EEXISTS, 409},   {PURSER_ECOMPARE, 412},
         {PURSER_ETOOLARGE, 413}, {HTTP_EMEDIATYPE, 415},  {PURSER_ELIMIT, 429},
-        {PURSER_EINTERNAL, 500}, {PURSER_EUNAVAIL, 503},
+        {PURSER_EINTERNAL, 500}, {PURSER_EUNAVAIL, 503},  {PURSER_EGONE, 410},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (map[i].code == code)
@@ -391,9 +392,11 @@ void respond_error(struct request *req, int rc)
     if (req->error_form == REQUEST_ERRORS_YAML) {
         json_t *doc = status_document(req, status, message ? message : "error", rc);
         struct buf out = BUF_INIT;
-        if (!doc || yaml_codec_emit(&out, doc, NULL) ||
-            respond_text(req, status, "application/x-yaml", out.data ? out.data : "", out.len,
-                         extra))
+        int failed = doc ? yaml_codec_emit(&out, doc, NULL) : PURSER_EINTERNAL;
+        if (!failed)
+            failed = respond_text(req, status, "application/x-yaml", out.data ? out.data : "",
+                                  out.len, extra);
+        if (failed)
             respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
         buf_release(&out);
         json_decref(doc);
@@ -404,6 +407,10 @@ void respond_error(struct request *req, int rc)
     else
         body = json_pack("{s:{s:s, s:s}}", "error", "code", request_error_name(rc), "message",
                          message ? message : "error");
+    if (body && req->error_fields && status != 500 && json_object_update(body, req->error_fields)) {
+        json_decref(body);
+        body = NULL;
+    }
     if (!body || respond_json(req, status, body, extra))
         respond_text(req, 500, "text/plain", "internal error\n", 15, NULL);
     json_decref(body);

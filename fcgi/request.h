@@ -90,6 +90,8 @@ struct request {
     int responded;
     struct purser_error err;
     json_t *error_details; /* owned: the messageList of a YAML route's Status error, or NULL */
+    json_t *error_fields;  /* owned: members set on a JSON or Chef error body beside (or in
+                            * place of) "error": a 410's oldest_seq, Chef's not_found; or NULL */
 };
 
 /* A FastCGI parameter (CGI variable), or NULL. */
@@ -179,8 +181,10 @@ int respond_text(struct request *req, int status, const char *content_type, cons
                  size_t len, const char *extra_headers);
 
 /* Answers with the error in req->err (code rc): the one mapping from purser_err to HTTP
- * status, in the body format of the route (SPEC §2). Internal errors are logged with the
- * request id and answered with a sanitised message. */
+ * status, in the body format of the route (SPEC §2), with req->error_fields' members set on a
+ * JSON or Chef body. Internal errors are logged with the request id and answered with a
+ * sanitised message. A handler with more to say than the message sets req->error_fields and
+ * returns its code; it never picks a status of its own. */
 void respond_error(struct request *req, int rc);
 
 /* The HTTP status for a purser_err. */

@@ -21,7 +21,9 @@ int resource_scope_of(struct request *req, struct resource_scope *s)
 int resource_body_and_scope(struct request *req, json_t **body, struct resource_scope *s)
 {
     int rc = request_json(req, body);
-    return rc ? rc : resource_scope_of(req, s);
+    if (!rc)
+        rc = resource_scope_of(req, s);
+    return rc;
 }
 
 int respond_revision(struct request *req, int rc, int status, json_t *out, const char *rev)
@@ -142,5 +144,7 @@ int resource_remove(struct request *req)
     if (!rc)
         rc = resource_delete(req->route->kind, &s, request_param(req, "id"),
                              request_header(req, "If-Match"), &req->err);
-    return rc ? rc : respond_text(req, 204, "application/json", "", 0, NULL);
+    if (!rc)
+        rc = respond_text(req, 204, "application/json", "", 0, NULL);
+    return rc;
 }

@@ -100,17 +100,31 @@ static void log_request(struct request *req, double ms)
     int rc;
     log_timestamp(ts, sizeof(ts));
     rc = buf_printf(&b, "{\"ts\":\"%s\",\"pid\":%ld,\"level\":\"info\",\"method\":", ts,
-                    log_process_id()) ||
-         log_json_string(&b, req->method ? req->method : "-") || buf_adds(&b, ",\"path\":") ||
-         log_json_string(&b, req->path ? req->path : "-") ||
-         buf_printf(&b, ",\"status\":%d,\"bytes\":%zu,\"ms\":%ld.%03ld,\"principal\":", req->status,
-                    req->bytes_sent, us / 1000, us % 1000) ||
-         log_json_string(&b, req->principal ? req->principal : "-") ||
-         buf_printf(&b, ",\"request_id\":\"%s\"", req->request_id);
-    if (!rc && req->route)
-        rc = buf_adds(&b, ",\"route\":") || log_json_string(&b, req->route->pattern);
-    if (!rc && req->fcgx && request_env(req, "REMOTE_ADDR")) /* the client (nginx's real_ip) */
-        rc = buf_adds(&b, ",\"remote\":") || log_json_string(&b, request_env(req, "REMOTE_ADDR"));
+                    log_process_id());
+    if (!rc)
+        rc = log_json_string(&b, req->method ? req->method : "-");
+    if (!rc)
+        rc = buf_adds(&b, ",\"path\":");
+    if (!rc)
+        rc = log_json_string(&b, req->path ? req->path : "-");
+    if (!rc)
+        rc = buf_printf(&b,
+                        ",\"status\":%d,\"bytes\":%zu,\"ms\":%ld.%03ld,\"principal\":", req->status,
+                        req->bytes_sent, us / 1000, us % 1000);
+    if (!rc)
+        rc = log_json_string(&b, req->principal ? req->principal : "-");
+    if (!rc)
+        rc = buf_printf(&b, ",\"request_id\":\"%s\"", req->request_id);
+    if (!rc && req->route) {
+        rc = buf_adds(&b, ",\"route\":");
+        if (!rc)
+            rc = log_json_string(&b, req->route->pattern);
+    }
+    if (!rc && req->fcgx && request_env(req, "REMOTE_ADDR")) { /* the client (nginx's real_ip) */
+        rc = buf_adds(&b, ",\"remote\":");
+        if (!rc)
+            rc = log_json_string(&b, request_env(req, "REMOTE_ADDR"));
+    }
     if (!rc && !buf_addc(&b, '}'))
         log_buffer_line(b.data, b.len);
     buf_release(&b);
@@ -332,6 +346,7 @@ static struct arena *handle(struct worker *w, FCGX_Request *fcgx, int *heavy)
                         ms / 1000.0);
     }
     json_decref(req.error_details);
+    json_decref(req.error_fields);
     /* With all of the input read, the connection is closed plainly; libfcgi's lingering close
      * (shutdown, wait for nginx's end, read, close) is kept for a request refused before its
      * body was read, whose unread bytes must not turn the close into a reset. */

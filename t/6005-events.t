@@ -241,6 +241,8 @@ my $out = `'$purser' -c '@{[$s->dir]}/purser.yaml' gc-events 2>&1`;
 like $out, qr/^10 event\(s\) older than 7 day\(s\) removed/m, 'purser gc-events removes what is older than events.retention';
 ($r, $d) = call('GET', "/organizations/$org/events?since=5");
 is $r->{status}, 410, 'since older than what is kept: 410';
+is $r->{reason}, 'Gone', '  Gone: the status of the code gone, from the one table (fcgi/request.c)';
+is $d->{error}{code}, 'gone', '  the error names its code, gone';
 is $d->{oldest_seq}, 11, '  with the oldest kept seq';
 like PurserStack::error_message($d), qr/re-read/, '  saying to re-read and follow from there';
 ($r, $d) = call('GET', "/organizations/$org/events?since=10");

@@ -147,9 +147,10 @@ static int insert_org(struct store *store, void *ctx, struct purser_error *err)
     if (!rc)
         rc = event_append_named(store, no->actor, no->name, "organization", no->name, "put", NULL,
                                 NULL, err);
-    return rc ? rc
-              : event_append_named(store, no->actor, no->name, "client", no->validator.name, "put",
-                                   NULL, NULL, err);
+    if (!rc)
+        rc = event_append_named(store, no->actor, no->name, "client", no->validator.name, "put",
+                                NULL, NULL, err);
+    return rc;
 }
 
 int identity_org_create(struct store *store, const char *actor, const json_t *body,
@@ -162,9 +163,12 @@ int identity_org_create(struct store *store, const char *actor, const json_t *bo
 
     memset(&no, 0, sizeof(no));
     no.actor = actor;
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "name", &no.name, err)) ||
-        (rc = identity_field_string(body, "full_name", &no.full_name, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &no.name, err);
+    if (!rc)
+        rc = identity_field_string(body, "full_name", &no.full_name, err);
+    if (rc)
         return rc;
     if (!no.name)
         return identity_missing(err, "name");
@@ -175,9 +179,12 @@ int identity_org_create(struct store *store, const char *actor, const json_t *bo
     if (strlen(no.full_name) > 1023)
         return identity_invalid(err, "full_name");
     no.external = json_object_get(body, "external_ids");
-    if ((rc = check_external_ids(no.external, err)) ||
-        (rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err)) ||
-        (rc = identity_labels(body, &no.labels, err)))
+    rc = check_external_ids(no.external, err);
+    if (!rc)
+        rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err);
+    if (!rc)
+        rc = identity_labels(body, &no.labels, err);
+    if (rc)
         return rc;
     snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
     if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
@@ -292,14 +299,19 @@ static int org_write(struct store *store, const char *actor, const char *org, co
         .row = {
             .table = IDENTITY_ROW_ORG, .kind = "Organization", .name = org, .if_match = if_match}};
     int rc;
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "full_name", &full_name, err)) ||
-        (rc = identity_field_string(body, "name", &name, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "full_name", &full_name, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &name, err);
+    if (rc)
         return rc;
     if (name && strcmp(name, org) != 0)
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
-    if ((rc = check_external_ids(c.external, err)) ||
-        (rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err)))
+    rc = check_external_ids(c.external, err);
+    if (!rc)
+        rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err);
+    if (rc)
         return rc;
     if (full_name && strlen(full_name) > 1023)
         return identity_invalid(err, "full_name");
@@ -639,8 +651,10 @@ int identity_member_add(struct store *store, const char *actor, const char *org,
     size_t i;
     int rc;
 
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "username", &m.user, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "username", &m.user, err);
+    if (rc)
         return rc;
     if (!m.user)
         return identity_missing(err, "username");

@@ -94,9 +94,9 @@ int identity_client_credential(struct store *store, const char *org, const char 
         *client_id = p.num;
         rc = store_exec(store, "DELETE FROM principal_keys WHERE principal_id = ?", &p, 1, NULL,
                         NULL, err);
-        rc = rc ? rc
-                : store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1, NULL,
-                             NULL, err);
+        if (!rc)
+            rc = store_exec(store, "DELETE FROM api_tokens WHERE principal_id = ?", &p, 1, NULL,
+                            NULL, err);
         if (!rc) {
             struct store_value q[] = {p, STORE_STR(public_key)};
             rc = store_exec(store,
@@ -276,9 +276,10 @@ static int txn_insert_principal(struct store *store, void *ctx, struct purser_er
 {
     struct new_principal *np = ctx;
     int rc = identity_principal_insert(store, np, err);
-    return rc ? rc
-              : identity_principal_events(store, np->actor, np->id, np->org ? "client" : "user",
-                                          np->name, "put", err);
+    if (!rc)
+        rc = identity_principal_events(store, np->actor, np->id, np->org ? "client" : "user",
+                                       np->name, "put", err);
+    return rc;
 }
 
 /* Reads public_key / create_key of a create or key body: *public_pem is the key to store
@@ -325,12 +326,18 @@ int identity_principal_create(struct store *store, const char *actor, const char
     memset(&np, 0, sizeof(np));
     np.actor = actor;
     np.org = org;
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, org ? "name" : "username", &np.name, err)) ||
-        (rc = identity_field_string(body, "display_name", &np.display_name, err)) ||
-        (rc = identity_field_string(body, "first_name", &np.first_name, err)) ||
-        (rc = identity_field_string(body, "last_name", &np.last_name, err)) ||
-        (rc = identity_field_string(body, "email", &np.email, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, org ? "name" : "username", &np.name, err);
+    if (!rc)
+        rc = identity_field_string(body, "display_name", &np.display_name, err);
+    if (!rc)
+        rc = identity_field_string(body, "first_name", &np.first_name, err);
+    if (!rc)
+        rc = identity_field_string(body, "last_name", &np.last_name, err);
+    if (!rc)
+        rc = identity_field_string(body, "email", &np.email, err);
+    if (rc)
         return rc;
     if (org && !np.name && (rc = identity_field_string(body, "clientname", &np.name, err)))
         return rc;
@@ -513,9 +520,12 @@ int identity_key_create(struct store *store, const char *actor, long long princi
     char *generated = NULL, *private_pem = NULL, when[20];
     int infinite, rc;
 
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "name", &name, err)) ||
-        (rc = identity_field_string(body, "expiration_date", &expiration, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &name, err);
+    if (!rc)
+        rc = identity_field_string(body, "expiration_date", &expiration, err);
+    if (rc)
         return rc;
     if (!name)
         return identity_missing(err, "name");
@@ -523,8 +533,10 @@ int identity_key_create(struct store *store, const char *actor, long long princi
         return identity_invalid(err, "name");
     if (!expiration)
         return identity_missing(err, "expiration_date");
-    if ((rc = identity_expiration_param(expiration, when, &infinite, err)) ||
-        (rc = key_material(body, 0, &public_pem, &generated, &private_pem, err)))
+    rc = identity_expiration_param(expiration, when, &infinite, err);
+    if (!rc)
+        rc = key_material(body, 0, &public_pem, &generated, &private_pem, err);
+    if (rc)
         return rc;
     if (!public_pem)
         return purser_error_set(err, PURSER_EINVAL,
@@ -566,10 +578,14 @@ int identity_key_update(struct store *store, const char *actor, struct arena *ar
     json_t *current = NULL;
     int infinite, rc;
 
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, "name", &name, err)) ||
-        (rc = identity_field_string(body, "expiration_date", &expiration, err)) ||
-        (rc = identity_key_get(store, arena, principal_id, key, &current, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, "name", &name, err);
+    if (!rc)
+        rc = identity_field_string(body, "expiration_date", &expiration, err);
+    if (!rc)
+        rc = identity_key_get(store, arena, principal_id, key, &current, err);
+    if (rc)
         return rc;
     json_decref(current);
     if (name && !identity_name_ok(name, 1))

@@ -69,7 +69,10 @@ static int other_fields(const json_t *body, const char *org, long long id,
         return identity_invalid(err, "active");
     if (validator && !json_is_boolean(validator))
         return identity_invalid(err, "validator");
-    if ((rc = identity_principal_extras(body, x, err)) || (rc = identity_labels(body, labels, err)))
+    rc = identity_principal_extras(body, x, err);
+    if (!rc)
+        rc = identity_labels(body, labels, err);
+    if (rc)
         return rc;
     if (active)
         identity_batch_add(batch, "UPDATE principals SET active = ? WHERE id = ?",
@@ -112,9 +115,12 @@ static int principal_write(struct store *store, const char *actor, struct arena 
     char *labels = NULL;
     int rc;
 
-    if ((rc = identity_require_object(body, err)) ||
-        (rc = identity_field_string(body, org ? "name" : "username", &new_name, err)) ||
-        (rc = identity_principal_id(store, arena, org, name, &batch.principal_id, err)))
+    rc = identity_require_object(body, err);
+    if (!rc)
+        rc = identity_field_string(body, org ? "name" : "username", &new_name, err);
+    if (!rc)
+        rc = identity_principal_id(store, arena, org, name, &batch.principal_id, err);
+    if (rc)
         return rc;
     if (new_name && strcmp(new_name, name) != 0)
         return purser_error_set(err, PURSER_EINVAL,
@@ -206,9 +212,10 @@ int identity_principal_update(struct store *store, const char *actor, struct are
                  ? principal_merge(store, actor, arena, org, name, body, if_match, err)
                  : principal_write(store, actor, arena, org, name, body, if_match, err);
     *out = NULL;
-    return rc ? rc
-              : identity_principal_get(store, arena, org, name, out, cond ? &cond->revision : NULL,
-                                       err);
+    if (!rc)
+        rc = identity_principal_get(store, arena, org, name, out, cond ? &cond->revision : NULL,
+                                    err);
+    return rc;
 }
 
 int identity_principal_delete(struct store *store, const char *actor, struct arena *arena,

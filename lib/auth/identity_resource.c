@@ -240,7 +240,9 @@ int identity_page(const struct resource_kind *k, struct store *store, struct are
     struct resource_scope s = {.store = store, .arena = arena};
     struct resource_query q;
     int rc = list_scope(k, store, arena, l, &q, err);
-    return rc ? rc : resource_list(k, &s, &q, out, err);
+    if (!rc)
+        rc = resource_list(k, &s, &q, out, err);
+    return rc;
 }
 
 static int identity_selected(const struct resource_kind *k, struct store *store,
@@ -250,7 +252,9 @@ static int identity_selected(const struct resource_kind *k, struct store *store,
     struct resource_scope s = {.store = store, .arena = arena};
     struct resource_query q;
     int rc = list_scope(k, store, arena, l, &q, err);
-    return rc ? rc : resource_list_names(k, &s, &q, names, count, err);
+    if (!rc)
+        rc = resource_list_names(k, &s, &q, names, count, err);
+    return rc;
 }
 
 static int name_order(const void *a, const void *b)

@@ -61,9 +61,10 @@ static int txn_token_create(struct store *store, void *ctx, struct purser_error 
         rc = store_exec(store, "UPDATE api_tokens SET labels = ?, sub_kind = ? WHERE id = ?", p, 3,
                         NULL, NULL, err);
     }
-    return rc ? rc
-              : identity_principal_events(store, t->actor, t->principal_id, "token", t->id, "put",
-                                          err);
+    if (!rc)
+        rc = identity_principal_events(store, t->actor, t->principal_id, "token", t->id, "put",
+                                       err);
+    return rc;
 }
 
 int identity_token_create(struct store *store, const char *actor, long long principal_id,
@@ -183,8 +184,10 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
     if (narrow)
         l.q = narrow->q;
     identity_expire(store, "token", principal_id, NULL); /* with their events */
-    if ((rc = identity_selection(&identity_token_kind, store, arena, &l, &ids, &count, err)) ||
-        (rc = token_rows(store, arena, principal_id, NULL, &rows, err)))
+    rc = identity_selection(&identity_token_kind, store, arena, &l, &ids, &count, err);
+    if (!rc)
+        rc = token_rows(store, arena, principal_id, NULL, &rows, err);
+    if (rc)
         return rc;
     *out = json_array();
     for (size_t i = 0; i < rows.count; i++)

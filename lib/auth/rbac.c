@@ -466,7 +466,8 @@ static int narrow_to(const struct rbac_policy *p, const struct rbac_subject *mak
     int rc;
     for (size_t i = 0; i < maker->grant_count; i++)
         held |= role_holds(p, maker->grants[i].role, action);
-    if ((rc = rbac_group_limits(p, maker, held ? action : making, &reach)) || !reach)
+    rc = rbac_group_limits(p, maker, held ? action : making, &reach);
+    if (rc || !reach)
         return rc;
     rc = narrow_within(reach, limit);
     free(reach);

@@ -53,7 +53,7 @@ void arena_fail_after(unsigned long n)
     fail_countdown = n;
 }
 
-static int injected_failure(void)
+int arena_injected_failure(void)
 {
     if (fail_countdown == 0)
         return 0;
@@ -63,7 +63,7 @@ static int injected_failure(void)
 struct arena *arena_new(void)
 {
     struct arena *arena;
-    if (injected_failure())
+    if (arena_injected_failure())
         return NULL;
     arena = calloc(1, sizeof(*arena));
     if (arena)
@@ -106,7 +106,7 @@ void *arena_alloc(struct arena *arena, size_t size)
     size_t rounded = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     struct arena_chunk *chunk = arena->chunks;
 
-    if (size > ARENA_MAX_ALLOC || injected_failure())
+    if (size > ARENA_MAX_ALLOC || arena_injected_failure())
         return NULL;
     if (rounded == 0)
         rounded = ARENA_ALIGN;
@@ -215,7 +215,7 @@ int arena_add_cleanup(struct arena *arena, void (*fn)(void *data), void *data)
     struct arena_cleanup *c;
     /* In debug mode the record is malloc'd and freed at once in arena_free, so a leak of the
      * resource itself is what the tools report, not arena bookkeeping. */
-    c = arena->debug ? (injected_failure() ? NULL : malloc(sizeof(*c)))
+    c = arena->debug ? (arena_injected_failure() ? NULL : malloc(sizeof(*c)))
                      : arena_alloc(arena, sizeof(*c));
     if (!c) {
         fn(data);

@@ -47,7 +47,12 @@ int arena_add_cleanup(struct arena *arena, void (*fn)(void *data), void *data);
 /* Bytes handed out so far (for limits and tests). */
 size_t arena_used(const struct arena *arena);
 
-/* Test hook: make the Nth allocation from now fail (0 turns it off). Process-wide. */
+/* Test hook: make the Nth allocation from now fail (0 turns it off). Process-wide. Arena
+ * allocations and the growth of a struct buf (buf.h) count. */
 void arena_fail_after(unsigned long n);
+
+/* The hook's other half, for allocators outside the arena: 1 when the allocation about to be
+ * made is the one arena_fail_after named (it then fails as if out of memory). */
+int arena_injected_failure(void);
 
 #endif

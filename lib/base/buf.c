@@ -1,6 +1,7 @@
 /* buf.c: the growable byte buffer. */
 #include "base/buf.h"
 
+#include "base/arena.h"
 #include "base/err.h"
 
 #include <stdint.h>
@@ -23,7 +24,7 @@ int buf_grow(struct buf *b, size_t extra)
     cap = b->cap ? b->cap : 64;
     while (cap < need)
         cap *= 2;
-    data = realloc(b->data, cap);
+    data = arena_injected_failure() ? NULL : realloc(b->data, cap);
     if (!data)
         return PURSER_EINTERNAL;
     if (!b->data)

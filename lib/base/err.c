@@ -63,6 +63,7 @@ const char *purser_err_name(enum purser_err code)
     case PURSER_ETOOLARGE: return "too_large";
     case PURSER_ELIMIT: return "limit_exceeded";
     case PURSER_EUNAVAIL: return "unavailable";
+    case PURSER_EGONE: return "gone";
     case PURSER_EINTERNAL: break;
     }
     return "internal";

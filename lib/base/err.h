@@ -21,6 +21,7 @@ enum purser_err {
     PURSER_ELIMIT = -11,    /* rate or quota limit (429) */
     PURSER_EINTERNAL = -12, /* a bug or an unexpected system failure (500) */
     PURSER_EUNAVAIL = -13,  /* a dependency (the database) is unreachable (503) */
+    PURSER_EGONE = -14,     /* what was asked for is no longer kept (410) */
     /* -5, -6 and -10 are the web layer's (fcgi/request.h: method, acceptable, media type) */
 };
 

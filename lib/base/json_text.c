@@ -119,7 +119,9 @@ static int put_object(struct buf *out, const json_t *v, size_t flags, int depth)
         if (keys != small)
             free(keys);
     }
-    return rc || put(out, "}", 1) ? -1 : 0;
+    if (!rc)
+        rc = put(out, "}", 1);
+    return rc ? -1 : 0;
 }
 
 static int put_value(struct buf *out, const json_t *v, size_t flags, int depth)

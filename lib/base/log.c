@@ -94,9 +94,11 @@ int log_json_string(struct buf *out, const char *s)
     int rc = buf_addc(out, '"');
     while (!rc && *p) {
         int n = utf8_sequence(p, (size_t)(end - p));
-        if (*p == '"' || *p == '\\')
-            rc = buf_addc(out, '\\') || buf_addc(out, (char)*p);
-        else if (*p < 0x20)
+        if (*p == '"' || *p == '\\') {
+            rc = buf_addc(out, '\\');
+            if (!rc)
+                rc = buf_addc(out, (char)*p);
+        } else if (*p < 0x20)
             rc = buf_printf(out, "\\u%04x", *p);
         else if (n == 0)
             rc = buf_adds(out, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
@@ -107,7 +109,9 @@ int log_json_string(struct buf *out, const char *s)
         }
         p++;
     }
-    return rc ? rc : buf_addc(out, '"');
+    if (!rc)
+        rc = buf_addc(out, '"');
+    return rc;
 }
 
 void log_write(const json_t *line)

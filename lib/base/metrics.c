@@ -134,20 +134,30 @@ void metrics_request(size_t route, int status, double seconds)
 /* A label value: backslash, double quote and newline escaped. */
 static int put_label(struct buf *out, const char *name, const char *value)
 {
-    int rc = buf_adds(out, name) || buf_adds(out, "=\"");
+    int rc = buf_adds(out, name);
+    if (!rc)
+        rc = buf_adds(out, "=\"");
     for (const char *p = value; !rc && *p; p++)
         rc = *p == '\\'   ? buf_adds(out, "\\\\")
              : *p == '"'  ? buf_adds(out, "\\\"")
              : *p == '\n' ? buf_adds(out, "\\n")
                           : buf_addc(out, *p);
-    return rc || buf_addc(out, '"');
+    if (!rc)
+        rc = buf_addc(out, '"');
+    return rc;
 }
 
 /* {route="...",method="..." (without the closing brace) */
 static int put_route(struct buf *out, const struct metrics_route *r)
 {
-    return buf_addc(out, '{') || put_label(out, "route", r->pattern) || buf_addc(out, ',') ||
-           put_label(out, "method", r->method);
+    int rc = buf_addc(out, '{');
+    if (!rc)
+        rc = put_label(out, "route", r->pattern);
+    if (!rc)
+        rc = buf_addc(out, ',');
+    if (!rc)
+        rc = put_label(out, "method", r->method);
+    return rc;
 }
 
 static int put_head(struct buf *out, const char *family, const char *type, const char *help)
@@ -165,14 +175,19 @@ static int put_requests(struct buf *out, const struct metrics_route *names, size
         const struct metrics_route *name = r < count && r < routes ? &names[r] : &none;
         for (size_t s = 0; !rc && s < STATUSES; s++) {
             long long n = __atomic_load_n(&row[ROW_STATUS + s], __ATOMIC_RELAXED);
-            if (n)
-                rc = buf_adds(out, "purser_http_requests_total") || put_route(out, name) ||
-                     buf_printf(out, ",status=\"%zu\"} %lld\n", s + 100, n);
+            if (n) {
+                rc = buf_adds(out, "purser_http_requests_total");
+                if (!rc)
+                    rc = put_route(out, name);
+                if (!rc)
+                    rc = buf_printf(out, ",status=\"%zu\"} %lld\n", s + 100, n);
+            }
         }
     }
-    rc = rc || put_head(out, "purser_http_request_duration_seconds", "histogram",
-                        "Time from a request's arrival to its answer, by route template and "
-                        "method");
+    if (!rc)
+        rc = put_head(out, "purser_http_request_duration_seconds", "histogram",
+                      "Time from a request's arrival to its answer, by route template and "
+                      "method");
     for (size_t r = 0; !rc && r <= routes; r++) {
         const long long *row = row_of(r);
         const struct metrics_route *name = r < count && r < routes ? &names[r] : &none;
@@ -182,17 +197,32 @@ static int put_requests(struct buf *out, const struct metrics_route *names, size
             continue;
         for (size_t b = 0; !rc && b < BUCKETS; b++) {
             below += __atomic_load_n(&row[ROW_BUCKET + b], __ATOMIC_RELAXED);
-            rc = buf_adds(out, "purser_http_request_duration_seconds_bucket") ||
-                 put_route(out, name) || buf_printf(out, ",le=\"%g\"} %lld\n", bounds[b], below);
+            rc = buf_adds(out, "purser_http_request_duration_seconds_bucket");
+            if (!rc)
+                rc = put_route(out, name);
+            if (!rc)
+                rc = buf_printf(out, ",le=\"%g\"} %lld\n", bounds[b], below);
         }
         /* the count is read after the buckets: a request counted in between lands in +Inf,
          * so the buckets never exceed +Inf */
-        rc = rc || buf_adds(out, "purser_http_request_duration_seconds_bucket") ||
-             put_route(out, name) || buf_printf(out, ",le=\"+Inf\"} %lld\n", total) ||
-             buf_adds(out, "purser_http_request_duration_seconds_sum") || put_route(out, name) ||
-             buf_printf(out, "} %lld.%06lld\n", us / 1000000, us % 1000000) ||
-             buf_adds(out, "purser_http_request_duration_seconds_count") || put_route(out, name) ||
-             buf_printf(out, "} %lld\n", total);
+        if (!rc)
+            rc = buf_adds(out, "purser_http_request_duration_seconds_bucket");
+        if (!rc)
+            rc = put_route(out, name);
+        if (!rc)
+            rc = buf_printf(out, ",le=\"+Inf\"} %lld\n", total);
+        if (!rc)
+            rc = buf_adds(out, "purser_http_request_duration_seconds_sum");
+        if (!rc)
+            rc = put_route(out, name);
+        if (!rc)
+            rc = buf_printf(out, "} %lld.%06lld\n", us / 1000000, us % 1000000);
+        if (!rc)
+            rc = buf_adds(out, "purser_http_request_duration_seconds_count");
+        if (!rc)
+            rc = put_route(out, name);
+        if (!rc)
+            rc = buf_printf(out, "} %lld\n", total);
     }
     return rc;
 }
@@ -210,12 +240,20 @@ int metrics_text(struct buf *out, const struct metrics_route *names, size_t coun
             family = series[i].family;
             rc = put_head(out, family, series[i].type, series[i].help);
         }
-        rc = rc || buf_adds(out, family) ||
-             (series[i].label && buf_printf(out, "{%s}", series[i].label)) ||
-             buf_printf(out, " %lld\n", metrics_get(series[i].m));
+        if (!rc)
+            rc = buf_adds(out, family);
+        if (!rc && series[i].label)
+            rc = buf_printf(out, "{%s}", series[i].label);
+        if (!rc)
+            rc = buf_printf(out, " %lld\n", metrics_get(series[i].m));
     }
-    rc = rc || put_head(out, "purser_build_info", "gauge", "The running build, by version") ||
-         buf_adds(out, "purser_build_info{") || put_label(out, "version", version) ||
-         buf_adds(out, "} 1\n");
+    if (!rc)
+        rc = put_head(out, "purser_build_info", "gauge", "The running build, by version");
+    if (!rc)
+        rc = buf_adds(out, "purser_build_info{");
+    if (!rc)
+        rc = put_label(out, "version", version);
+    if (!rc)
+        rc = buf_adds(out, "} 1\n");
     return rc ? -1 : 0;
 }

@@ -94,7 +94,10 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
             emit(emitter, &event))
             return PURSER_EINTERNAL;
         json_object_foreach ((json_t *)value, key, item) {
-            if ((rc = emit_string(emitter, key, strlen(key))) || (rc = emit_value(emitter, item)))
+            rc = emit_string(emitter, key, strlen(key));
+            if (!rc)
+                rc = emit_value(emitter, item);
+            if (rc)
                 return rc;
         }
         if (!yaml_mapping_end_event_initialize(&event))

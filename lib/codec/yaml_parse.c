@@ -337,7 +337,10 @@ static int on_scalar(struct parse *ps, yaml_event_t *ev)
     size_t len = ev->data.scalar.length;
     int is_merge, rc;
 
-    if ((rc = scalar_kind_for_tag(ps, ev, &kind)) || (rc = count_nodes(ps, 1, &ev->start_mark)))
+    rc = scalar_kind_for_tag(ps, ev, &kind);
+    if (!rc)
+        rc = count_nodes(ps, 1, &ev->start_mark);
+    if (rc)
         return rc;
     rc = yaml_scalar_to_json(&value, kind, text, len, ps->err);
     if (rc) {

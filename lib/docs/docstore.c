@@ -37,20 +37,25 @@ static int insert_rows_returning(const struct docstore_ctx *ctx, const char *pre
     for (size_t done = 0; done < rows;) {
         size_t k = rows - done < BATCH_ROWS ? rows - done : BATCH_ROWS;
         struct buf sql = BUF_INIT;
-        int rc = buf_adds(&sql, prefix) || buf_adds(&sql, " VALUES ");
+        int rc = buf_adds(&sql, prefix);
+        if (!rc)
+            rc = buf_adds(&sql, " VALUES ");
         for (size_t r = 0; r < k && !rc; r++) {
             rc = buf_adds(&sql, r ? ",(" : "(");
             for (size_t c = 0; c < width && !rc; c++)
                 rc = buf_adds(&sql, c ? ",?" : "?");
-            rc = rc || buf_addc(&sql, ')');
+            if (!rc)
+                rc = buf_addc(&sql, ')');
         }
-        rc = rc || buf_adds(&sql, suffix);
+        if (!rc)
+            rc = buf_adds(&sql, suffix);
         if (rc) {
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         } else if (got) {
             struct store_rows out;
             rc = docstore_query(ctx, &out, buf_cstr(&sql), params + done * width, k * width, err);
-            rc = rc ? rc : got(arg, done, k, &out, err);
+            if (!rc)
+                rc = got(arg, done, k, &out, err);
         } else {
             rc = docstore_exec(ctx, buf_cstr(&sql), params + done * width, k * width, NULL, err);
         }
@@ -469,8 +474,10 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if ((rc = docstore_plan_documents(w, items, from, to, entries, &n, err)))
         return rc;
-    if ((rc = docstore_written(w, write_contents(w, entries, n, err), err)) ||
-        (rc = docstore_written(w, docstore_write_members(w, entries, n, err), err)))
+    rc = docstore_written(w, write_contents(w, entries, n, err), err);
+    if (!rc)
+        rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
+    if (rc)
         return rc;
     /* the rows these change end now, while the next documents are parsed, not after it */
     for (size_t i = 0; i < n; i++)
@@ -492,7 +499,10 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     (void)store;
     w->changed = w->any_payload = 0;
     w->layering = w->second_name = NULL;
-    if ((rc = docstore_lock_head(w, err)) || (rc = docstore_load_previous(w, err)))
+    rc = docstore_lock_head(w, err);
+    if (!rc)
+        rc = docstore_load_previous(w, err);
+    if (rc)
         return rc;
     if (w->delete_schema && !(answer_bucket = docstore_find_member_by_name(w)))
         return purser_error_set(err, PURSER_ENOTFOUND, "document [%s] %s does not exist",
@@ -537,12 +547,18 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
         return rc;
     if (!w->changed) { /* no revision: the transaction is rolled back */
         rc = answer(w, items, done, answer_bucket, w->latest, err);
-        return rc ? rc : WRITE_UNCHANGED;
+        if (!rc)
+            rc = WRITE_UNCHANGED;
+        return rc;
     }
-    if ((rc = docstore_close_members(w, err)) ||
-        (rc = docstore_written(w, docstore_write_members(w, carried, n, err), err)) ||
-        (rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err)) ||
-        (rc = docstore_written(w, docstore_record_checks(w, items, done, carried, n, err), err)))
+    rc = docstore_close_members(w, err);
+    if (!rc)
+        rc = docstore_written(w, docstore_write_members(w, carried, n, err), err);
+    if (!rc)
+        rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err);
+    if (!rc)
+        rc = docstore_written(w, docstore_record_checks(w, items, done, carried, n, err), err);
+    if (rc)
         return rc;
     return answer(w, items, done, answer_bucket, w->revision, err);
 }
@@ -616,12 +632,14 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
         if (!it)
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         it->doc = &docs[i];
-        if (docstore_item_fill(ctx->arena, it, err))
-            return err->code;
+        if ((rc = docstore_item_fill(ctx->arena, it, err)))
+            return rc;
         docstore_feed_filled(&feed);
     }
     docstore_feed_publish(&feed, FEED_DONE);
-    return rc ? rc : docstore_run_write(&w, err);
+    if (!rc)
+        rc = docstore_run_write(&w, err);
+    return rc;
 }
 
 int docstore_delete_document(const struct docstore_ctx *ctx, const char *schema, const char *name,

@@ -273,7 +273,8 @@ static int check_rendering(const struct docstore_ctx *ctx, long long id, struct 
     int rc = docstore_render_load(ctx, id, 0, &docs, &fallback, err);
 
     purser_error_clear(&why);
-    if (!rc && render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, &why)) {
+    if (!rc &&
+        (rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, &why))) {
         if (why.code == PURSER_EINTERNAL)
             rc = purser_error_set(err, why.code, "%s", why.message);
         else

@@ -125,9 +125,16 @@ int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const
 int docstore_param(struct docstore_params *p, struct store_value v)
 {
     if (p->n == sizeof(p->v) / sizeof(p->v[0]))
-        return -1;
+        return PURSER_EINVAL;
     p->v[p->n++] = v;
     return 0;
+}
+
+int docstore_query_failed(int rc, const char *too_many, struct purser_error *err)
+{
+    if (rc == PURSER_EINVAL)
+        return purser_error_set(err, PURSER_EINVAL, "%s", too_many);
+    return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 }
 
 int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
@@ -137,9 +144,14 @@ int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *c
     if (!n)
         return 0;
     rc = buf_printf(sql, " AND %s IN (", col);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = buf_adds(sql, i ? ",?" : "?") || docstore_param(p, STORE_STR(values[i]));
-    return rc || buf_addc(sql, ')');
+    for (size_t i = 0; i < n && !rc; i++) {
+        rc = buf_adds(sql, i ? ",?" : "?");
+        if (!rc)
+            rc = docstore_param(p, STORE_STR(values[i]));
+    }
+    if (!rc)
+        rc = buf_addc(sql, ')');
+    return rc;
 }
 
 /* schema by whole sections: "a" matches a/..., "a/B" a/B/..., "a/B/v1" itself. */

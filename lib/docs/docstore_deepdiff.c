@@ -148,8 +148,10 @@ int docstore_deepdiff(const struct docstore_ctx *ctx, long long a, long long b, 
         a = b;
         b = t;
     }
-    if ((rc = rendered_buckets(ctx, a, &older, messages, err)) ||
-        (rc = rendered_buckets(ctx, b, &newer, messages, err))) {
+    rc = rendered_buckets(ctx, a, &older, messages, err);
+    if (!rc)
+        rc = rendered_buckets(ctx, b, &newer, messages, err);
+    if (rc) {
         json_decref(older);
         return rc;
     }

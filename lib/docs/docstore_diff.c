@@ -106,8 +106,10 @@ int docstore_diff(const struct docstore_ctx *ctx, long long a, long long b, json
     else {
         long long lo = a < b ? a : b, hi = a < b ? b : a;
         rc = changed ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        rc = rc ? rc : revision_buckets(ctx, lo, &older, err);
-        rc = rc ? rc : revision_buckets(ctx, hi, &newer, err);
+        if (!rc)
+            rc = revision_buckets(ctx, lo, &older, err);
+        if (!rc)
+            rc = revision_buckets(ctx, hi, &newer, err);
         /* rows matter only where both revisions hold a bucket (revision 0 holds none) */
         if (!rc && lo && lo != hi)
             rc = changed_buckets(ctx, lo, hi, changed, err);

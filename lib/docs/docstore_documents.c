@@ -17,35 +17,46 @@ static int filter_schema(struct arena *arena, struct buf *sql, struct docstore_p
     for (size_t i = 0; i < n && !rc; i++) {
         char *like = arena_alloc(arena, 2 * strlen(schemas[i]) + 3), *o = like;
         if (!like)
-            return -1;
+            return PURSER_EINTERNAL;
         for (const char *s = schemas[i]; *s; s++) {
             if (*s == '%' || *s == '_' || *s == '\\')
                 *o++ = '\\';
             *o++ = *s;
         }
         memcpy(o, "/%", 3);
-        rc = buf_adds(sql, i ? " OR " : "") ||
-             buf_adds(sql, "m.schema_name = ? OR m.schema_name LIKE ?") ||
-             docstore_param(p, STORE_STR(schemas[i])) || docstore_param(p, STORE_STR(like));
+        rc = buf_adds(sql, i ? " OR " : "");
+        if (!rc)
+            rc = buf_adds(sql, "m.schema_name = ? OR m.schema_name LIKE ?");
+        if (!rc)
+            rc = docstore_param(p, STORE_STR(schemas[i]));
+        if (!rc)
+            rc = docstore_param(p, STORE_STR(like));
     }
-    return rc || buf_addc(sql, ')');
+    if (!rc)
+        rc = buf_addc(sql, ')');
+    return rc;
 }
 
 static int filter_labels(struct arena *arena, struct buf *sql, struct docstore_params *p,
                          const char **labels, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
         const char *eq = strchr(labels[i], '=');
         char *key = eq ? arena_strndup(arena, labels[i], (size_t)(eq - labels[i])) : NULL;
-        if (!key)
+        if (!eq)
             continue;
+        if (!key)
+            return PURSER_EINTERNAL;
         /* (the labels column: ",hex(key)=hex(value),...,", migration 0015) */
-        if (buf_adds(sql, " AND LOCATE(CONCAT(',', LOWER(HEX(?)), '=', LOWER(HEX(?)), ','),"
-                          " c.labels) > 0") ||
-            docstore_param(p, STORE_STR(key)) || docstore_param(p, STORE_STR(eq + 1)))
-            return -1;
+        rc = buf_adds(sql, " AND LOCATE(CONCAT(',', LOWER(HEX(?)), '=', LOWER(HEX(?)), ','),"
+                           " c.labels) > 0");
+        if (!rc)
+            rc = docstore_param(p, STORE_STR(key));
+        if (!rc)
+            rc = docstore_param(p, STORE_STR(eq + 1));
     }
-    return 0;
+    return rc;
 }
 
 enum column {
@@ -92,9 +103,13 @@ static int page_order(const struct docstore_filter *f, struct buf *sql, struct d
     int rc = buf_adds(sql, " ORDER BY ");
     for (size_t k = 0; !rc && k < f->sort_count; k++)
         rc = buf_printf(sql, "%s%s, ", sort_column(f->sort[k]), dir);
-    return rc || buf_printf(sql, "m.content_id%s LIMIT ? OFFSET ?", f->sort_count ? "" : dir) ||
-           docstore_param(p, STORE_INT(f->page->size + 1)) ||
-           docstore_param(p, STORE_INT(f->page->offset));
+    if (!rc)
+        rc = buf_printf(sql, "m.content_id%s LIMIT ? OFFSET ?", f->sort_count ? "" : dir);
+    if (!rc)
+        rc = docstore_param(p, STORE_INT(f->page->size + 1));
+    if (!rc)
+        rc = docstore_param(p, STORE_INT(f->page->offset));
+    return rc;
 }
 
 /* with_yaml: 2 counts the documents (the page's total) */
@@ -113,27 +128,43 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
                                             " c.name, c.yaml, NULL"
                                           : "SELECT m.since_revision, b.name, c.schema_name,"
                                             " c.metadata, c.data, c.encrypted, c.key_id, c.layer,"
-                                            " c.name, NULL, NULL") ||
-        buf_adds(sql, " FROM doc_revision_documents m"
-                      " JOIN doc_buckets b ON b.id = m.bucket_id"
-                      " JOIN doc_contents c ON c.id = m.content_id"
-                      " WHERE m.org_id = ? AND" DOCSTORE_IN_REVISION) ||
-        docstore_param(p, STORE_INT(ctx->org_id)) || docstore_param(p, STORE_INT(id)) ||
-        docstore_param(p, STORE_INT(id));
-    rc = rc || filter_schema(ctx->arena, sql, p, f->schemas, f->schema_count);
-    rc = rc || docstore_filter_in(sql, p, "m.name", f->names, f->name_count);
-    rc = rc || docstore_filter_in(sql, p, "m.layer", f->layers, f->layer_count);
-    rc = rc || docstore_filter_in(sql, p, "b.name", f->buckets, f->bucket_count);
-    if (!rc && f->abstract >= 0)
-        rc = buf_adds(sql, " AND m.abstract = ?") || docstore_param(p, STORE_INT(f->abstract));
+                                            " c.name, NULL, NULL");
+    if (!rc)
+        rc = buf_adds(sql, " FROM doc_revision_documents m"
+                           " JOIN doc_buckets b ON b.id = m.bucket_id"
+                           " JOIN doc_contents c ON c.id = m.content_id"
+                           " WHERE m.org_id = ? AND" DOCSTORE_IN_REVISION);
+    if (!rc)
+        rc = docstore_param(p, STORE_INT(ctx->org_id));
+    if (!rc)
+        rc = docstore_param(p, STORE_INT(id));
+    if (!rc)
+        rc = docstore_param(p, STORE_INT(id));
+    if (!rc)
+        rc = filter_schema(ctx->arena, sql, p, f->schemas, f->schema_count);
+    if (!rc)
+        rc = docstore_filter_in(sql, p, "m.name", f->names, f->name_count);
+    if (!rc)
+        rc = docstore_filter_in(sql, p, "m.layer", f->layers, f->layer_count);
+    if (!rc)
+        rc = docstore_filter_in(sql, p, "b.name", f->buckets, f->bucket_count);
+    if (!rc && f->abstract >= 0) {
+        rc = buf_adds(sql, " AND m.abstract = ?");
+        if (!rc)
+            rc = docstore_param(p, STORE_INT(f->abstract));
+    }
     /* who may not read encrypted data sees encrypted documents only redacted, when asked so */
     if (!rc && !ctx->read_encrypted && !f->redact)
         rc = buf_adds(sql, " AND m.encrypted = 0");
-    rc = rc || filter_labels(ctx->arena, sql, p, f->labels, f->label_count);
-    rc = rc || docstore_page_where(f->page, docstore_document_fields, field_sql, sql, p);
+    if (!rc)
+        rc = filter_labels(ctx->arena, sql, p, f->labels, f->label_count);
+    if (!rc)
+        rc = docstore_page_where(f->page, docstore_document_fields, field_sql, sql, p);
     if (with_yaml == 2)
         return rc;
-    return rc || (sql_paged(f) ? page_order(f, sql, p) : buf_adds(sql, " ORDER BY m.content_id"));
+    if (!rc)
+        rc = sql_paged(f) ? page_order(f, sql, p) : buf_adds(sql, " ORDER BY m.content_id");
+    return rc;
 }
 
 /* The page's total: the documents its filters select. */
@@ -143,9 +174,11 @@ static int page_total(const struct docstore_ctx *ctx, long long id, const struct
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     struct store_rows rows;
-    int rc = build_query(ctx, id, f, 2, &sql, &p)
-                 ? purser_error_set(err, PURSER_EINVAL, "too many filter values")
-                 : store_query(ctx->store, ctx->arena, &rows, buf_cstr(&sql), p.v, p.n, err);
+    int rc = build_query(ctx, id, f, 2, &sql, &p);
+    if (rc)
+        rc = docstore_query_failed(rc, "too many filter values", err);
+    else
+        rc = store_query(ctx->store, ctx->arena, &rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
     if (!rc)
         f->page->total = rows.count ? atoll(store_cell(&rows, 0, 0)) : 0;
@@ -382,8 +415,8 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
     *count = 0;
     if ((rc = docstore_revision_check(ctx, id, err)))
         return rc;
-    if (build_query(ctx, id, f, with_yaml, &sql, &p))
-        rc = purser_error_set(err, PURSER_EINVAL, "too many filter values");
+    if ((rc = build_query(ctx, id, f, with_yaml, &sql, &p)))
+        rc = docstore_query_failed(rc, "too many filter values", err);
     else
         rc = store_query(ctx->store, ctx->arena, rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
@@ -464,8 +497,8 @@ int docstore_documents(const struct docstore_ctx *ctx, long long id,
     }
     if ((rc = docstore_revision_check(ctx, id, err)))
         ;
-    else if (build_query(ctx, id, f, 0, &sql, &p))
-        rc = purser_error_set(err, PURSER_EINVAL, "too many filter values");
+    else if ((rc = build_query(ctx, id, f, 0, &sql, &p)))
+        rc = docstore_query_failed(rc, "too many filter values", err);
     else
         rc = store_query_each(ctx->store, buf_cstr(&sql), p.v, p.n, decode_row, &d, err);
     buf_release(&sql);
@@ -508,8 +541,9 @@ static int status_lines(struct status_cache *cache, size_t *used, size_t cap, co
             (*used)++;
         cache[i].bucket = bucket;
         cache[i].revision = revision;
-        if (document_status_yaml(&cache[i].text, bucket, revision, err))
-            return err->code;
+        int rc = document_status_yaml(&cache[i].text, bucket, revision, err);
+        if (rc)
+            return rc;
     }
     *out = &cache[i].text;
     return 0;
@@ -553,10 +587,11 @@ int docstore_documents_yaml(const struct docstore_ctx *ctx, long long id,
     for (size_t i = 0; !rc && i < count; i++) {
         const struct buf *status = NULL;
         rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : 0;
-        rc = rc ? rc : row_yaml(ctx, f, &list[i], out, err);
-        rc = rc ? rc
-                : status_lines(cache, &used, 16, cell(&list[i], C_BUCKET),
-                               atoll(cell(&list[i], C_SINCE)), &status, err);
+        if (!rc)
+            rc = row_yaml(ctx, f, &list[i], out, err);
+        if (!rc)
+            rc = status_lines(cache, &used, 16, cell(&list[i], C_BUCKET),
+                              atoll(cell(&list[i], C_SINCE)), &status, err);
         if (!rc && buf_add(out, status->data, status->len))
             rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }

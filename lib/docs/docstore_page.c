@@ -72,9 +72,11 @@ int docstore_page_parse(struct arena *arena, const char *page_size, const char *
     int rc;
     memset(out, 0, sizeof(*out));
     out->next = -1;
-    if ((rc = count_param(page_size, DOCSTORE_PAGE_DEFAULT, DOCSTORE_PAGE_MAX, "page_size",
-                          &out->size, err)) ||
-        (rc = count_param(page_token, 0, 0, "page_token", &out->offset, err)))
+    rc = count_param(page_size, DOCSTORE_PAGE_DEFAULT, DOCSTORE_PAGE_MAX, "page_size", &out->size,
+                     err);
+    if (!rc)
+        rc = count_param(page_token, 0, 0, "page_token", &out->offset, err);
+    if (rc)
         return rc;
     if (!filter || !*filter)
         return 0;
@@ -89,20 +91,24 @@ int docstore_page_parse(struct arena *arena, const char *page_size, const char *
 int docstore_page_where(const struct docstore_page *pg, const char *const *fields,
                         const char *const *templates, struct buf *sql, struct docstore_params *p)
 {
-    for (size_t i = 0; pg && i < pg->cond_count; i++) {
+    int rc = 0;
+    for (size_t i = 0; !rc && pg && i < pg->cond_count; i++) {
         const struct docstore_cond *c = &pg->conds[i];
         const char *t = NULL;
         for (size_t f = 0; fields[f]; f++)
             if (!strcmp(fields[f], c->field))
                 t = templates[f];
-        if (!t || buf_adds(sql, c->negative ? " AND NOT COALESCE(" : " AND COALESCE(") ||
-            buf_adds(sql, t) || buf_adds(sql, ", 0)"))
-            return -1;
-        for (const char *q = strchr(t, '?'); q; q = strchr(q + 1, '?'))
-            if (docstore_param(p, STORE_STR(c->pattern)))
-                return -1;
+        if (!t)
+            return PURSER_EINVAL;
+        rc = buf_adds(sql, c->negative ? " AND NOT COALESCE(" : " AND COALESCE(");
+        if (!rc)
+            rc = buf_adds(sql, t);
+        if (!rc)
+            rc = buf_adds(sql, ", 0)");
+        for (const char *q = strchr(t, '?'); !rc && q; q = strchr(q + 1, '?'))
+            rc = docstore_param(p, STORE_STR(c->pattern));
     }
-    return 0;
+    return rc;
 }
 
 /* 1 when text matches value, '*' in it any text (byte for byte otherwise, as the columns'
@@ -165,7 +171,10 @@ int docstore_page_slice(json_t *docs, struct docstore_page *pg)
     pg->next = from < n && n - from > (size_t)pg->size ? pg->offset + pg->size : -1;
     for (size_t i = from; !rc && i < n && i < from + (size_t)pg->size; i++)
         rc = json_array_append(page, json_array_get(docs, i));
-    rc = rc || json_array_clear(docs) || json_array_extend(docs, page);
+    if (!rc)
+        rc = json_array_clear(docs);
+    if (!rc)
+        rc = json_array_extend(docs, page);
     json_decref(page);
     return rc ? -1 : 0;
 }

@@ -149,7 +149,7 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
         const struct document *d = it->doc;
         const struct member *m;
         struct entry *e;
-        int same;
+        int same, rc;
 
         if (d->kind == DOCUMENT_TOMBSTONE) {
             for (size_t j = 0; j < w->member_count; j++) {
@@ -177,8 +177,8 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             return conflict(m, err);
         ((struct member *)m)->drop = 1;
         same = !d->encrypted && !m->encrypted && memcmp(m->sha, d->content_sha256, 32) == 0;
-        if (d->encrypted && m->encrypted && same_secret(w, m, d, &same, err))
-            return err->code;
+        if (d->encrypted && m->encrypted && (rc = same_secret(w, m, d, &same, err)))
+            return rc;
         if (same) {
             ((struct member *)m)->kept = 1;
             e->member = m;

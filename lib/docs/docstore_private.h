@@ -103,8 +103,12 @@ struct docstore_params {
     size_t n;
 };
 
-/* Adds a value: -1 when full. */
+/* Adds a value: PURSER_EINVAL when full. */
 int docstore_param(struct docstore_params *p, struct store_value v);
+
+/* The error of a query that could not be built (rc from the builders): its parameters full,
+ * PURSER_EINVAL with too_many as the message (a 400), or out of memory (a 500 that says so). */
+int docstore_query_failed(int rc, const char *too_many, struct purser_error *err);
 
 /* Appends " AND col IN (?,?)" for values (nothing when there are none): -1 when full. */
 int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *col,
@@ -112,7 +116,7 @@ int docstore_filter_in(struct buf *sql, struct docstore_params *p, const char *c
 
 /* The lists as pages (docstore_page.c). Appends " AND (template)" for each of pg's conditions
  * (NOT for !=), templates[i] the SQL of fields[i] with each ? bound to the condition's LIKE
- * pattern: -1 when full. */
+ * pattern: PURSER_EINVAL when the parameters are full, PURSER_EINTERNAL when out of memory. */
 int docstore_page_where(const struct docstore_page *pg, const char *const *fields,
                         const char *const *templates, struct buf *sql, struct docstore_params *p);
 /* 1 when the document (JSON) passes pg's docstore_document_fields conditions. */

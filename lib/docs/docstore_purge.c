@@ -73,7 +73,10 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     int rc;
 
     (void)store;
-    if ((rc = docstore_lock_head(w, err)) || (rc = docstore_load_previous(w, err)))
+    rc = docstore_lock_head(w, err);
+    if (!rc)
+        rc = docstore_load_previous(w, err);
+    if (rc)
         return rc;
     if (r->target && (rc = docstore_revision_check(w->ctx, r->target, err)))
         return rc;
@@ -117,5 +120,7 @@ int docstore_rollback(const struct docstore_ctx *ctx, long long id, json_t **out
     if (id < 0)
         return purser_error_set(err, PURSER_EINVAL, "revision id must be 0 or more");
     rc = store_txn(ctx->store, 0, rollback_txn, &r, err);
-    return rc ? rc : docstore_revision(ctx, r.w.revision, out, err);
+    if (!rc)
+        rc = docstore_revision(ctx, r.w.revision, out, err);
+    return rc;
 }

@@ -330,17 +330,23 @@ static int token_id(const char *token, long long *id, struct purser_error *err)
 #define BUCKET_LIKE "JSON_SEARCH(r.buckets, 'one', ?) IS NOT NULL"
 static const char *const revision_sql[] = {TAG_LIKE, BUCKET_LIKE, BUCKET_LIKE " OR " TAG_LIKE};
 
-/* " AND ..." of the tags and conditions after r.org_id = ?: -1 when full. */
+/* " AND ..." of the tags and conditions after r.org_id = ?: PURSER_EINVAL (-1) when the
+ * parameters are full, PURSER_EINTERNAL when out of memory. */
 static int revisions_where(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
                            struct buf *sql, struct docstore_params *p)
 {
     int rc = docstore_param(p, STORE_INT(ctx->org_id));
     if (!rc && q->tag_count) {
         rc = buf_adds(sql, " AND EXISTS (SELECT 1 FROM doc_tags t WHERE t.org_id = r.org_id AND"
-                           " t.revision_id = r.id") ||
-             docstore_filter_in(sql, p, "t.tag", q->tags, q->tag_count) || buf_addc(sql, ')');
+                           " t.revision_id = r.id");
+        if (!rc)
+            rc = docstore_filter_in(sql, p, "t.tag", q->tags, q->tag_count);
+        if (!rc)
+            rc = buf_addc(sql, ')');
     }
-    return rc || docstore_page_where(q->conds, docstore_revision_fields, revision_sql, sql, p);
+    if (!rc)
+        rc = docstore_page_where(q->conds, docstore_revision_fields, revision_sql, sql, p);
+    return rc;
 }
 
 /* How many revisions the tags and conditions select. */
@@ -350,10 +356,13 @@ static int revisions_total(const struct docstore_ctx *ctx, const struct docstore
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
     struct store_rows rows;
-    int rc = buf_adds(&sql, "SELECT COUNT(*) FROM doc_revisions r WHERE r.org_id = ?") ||
-                     revisions_where(ctx, q, &sql, &p)
-                 ? purser_error_set(err, PURSER_EINVAL, "too many tags")
-                 : docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
+    int rc = buf_adds(&sql, "SELECT COUNT(*) FROM doc_revisions r WHERE r.org_id = ?");
+    if (!rc)
+        rc = revisions_where(ctx, q, &sql, &p);
+    if (rc)
+        rc = docstore_query_failed(rc, "too many tags", err);
+    else
+        rc = docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
     if (!rc)
         *total = rows.count ? atoll(store_cell(&rows, 0, 0)) : 0;
@@ -382,22 +391,29 @@ int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_rev
         return rc;
     if (limit > 0 && q->with_total && (rc = revisions_total(ctx, q, &total, err)))
         return rc;
-    rc = buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME(
-                            "r.created_at") ", r.buckets FROM "
-                                            "doc_revisions r WHERE r.org_id = ?") ||
-         revisions_where(ctx, q, &sql, &p);
+    rc = buf_adds(
+        &sql, "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM "
+                                                             "doc_revisions r WHERE r.org_id = ?");
+    if (!rc)
+        rc = revisions_where(ctx, q, &sql, &p);
     /* keyset pages follow the id (revisions are numbered in the order they are made) */
-    if (!rc && after >= 0)
-        rc = buf_adds(&sql, descending ? " AND r.id < ?" : " AND r.id > ?") ||
-             docstore_param(&p, STORE_INT(after));
-    rc = rc ||
-         buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
-                                                               : " ORDER BY r.id") ||
-         buf_adds(&sql, descending ? " DESC, r.id DESC" : ", r.id");
-    if (!rc && limit > 0) /* one more than asked: is there a next page? */
-        rc = buf_adds(&sql, " LIMIT ?") || docstore_param(&p, STORE_INT(limit + 1));
+    if (!rc && after >= 0) {
+        rc = buf_adds(&sql, descending ? " AND r.id < ?" : " AND r.id > ?");
+        if (!rc)
+            rc = docstore_param(&p, STORE_INT(after));
+    }
+    if (!rc)
+        rc = buf_adds(&sql, sort && strcmp(sort, "createdAt") == 0 ? " ORDER BY r.created_at"
+                                                                   : " ORDER BY r.id");
+    if (!rc)
+        rc = buf_adds(&sql, descending ? " DESC, r.id DESC" : ", r.id");
+    if (!rc && limit > 0) { /* one more than asked: is there a next page? */
+        rc = buf_adds(&sql, " LIMIT ?");
+        if (!rc)
+            rc = docstore_param(&p, STORE_INT(limit + 1));
+    }
     if (rc)
-        rc = purser_error_set(err, PURSER_EINVAL, "too many tags");
+        rc = docstore_query_failed(rc, "too many tags", err);
     else
         rc = docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
@@ -431,7 +447,8 @@ int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_rev
         }
         facts_release(&facts);
     }
-    if ((rc = listing(results, out, err)) || limit <= 0)
+    rc = listing(results, out, err);
+    if (rc || limit <= 0)
         return rc;
     {
         char *token = NULL;
@@ -470,7 +487,9 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
             *out = revision_json(ctx, &facts, &rows, 0, 1, err);
         facts_release(&facts);
     }
-    return rc ? rc : *out ? 0 : err->code;
+    if (!rc)
+        rc = *out ? 0 : err->code;
+    return rc;
 }
 
 /* ---- tags ---- */
@@ -486,7 +505,10 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
     char *text;
     int rc;
     *out = NULL;
-    if ((rc = check_tag_name(tag, err)) || (rc = docstore_revision_check(ctx, id, err)))
+    rc = check_tag_name(tag, err);
+    if (!rc)
+        rc = docstore_revision_check(ctx, id, err);
+    if (rc)
         return rc;
     if (data && !json_is_null(data) && !json_is_object(data))
         return purser_error_set(err, PURSER_EINVAL,
@@ -518,11 +540,13 @@ int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *t
     json_error_t jerr;
     int rc;
     *out = NULL;
-    if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(
-             ctx, &rows,
-             "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
-             err)))
+    rc = docstore_revision_check(ctx, id, err);
+    if (!rc)
+        rc = docstore_query(
+            ctx, &rows,
+            "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+            err);
+    if (rc)
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND,
@@ -536,7 +560,9 @@ int docstore_tag_list(const struct docstore_ctx *ctx, long long id, json_t **out
 {
     int rc = docstore_revision_check(ctx, id, err);
     *out = rc ? NULL : tags_of(ctx, id, 1, err);
-    return rc ? rc : *out ? 0 : err->code;
+    if (!rc)
+        rc = *out ? 0 : err->code;
+    return rc;
 }
 
 int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char *tag,
@@ -648,10 +674,11 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
             " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
             p, 7, NULL, err);
     }
-    return rc ? rc
-              : event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
-                             arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
-                             NULL, err);
+    if (!rc)
+        rc = event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
+                          arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
+                          NULL, err);
+    return rc;
 }
 
 /* The full entry of a row: name, entry_id, status, createdAt, validator, errors, age. */
@@ -679,14 +706,15 @@ static int entry_rows(const struct docstore_ctx *ctx, long long id, const char *
 {
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name ? name : "")};
     int rc = docstore_revision_check(ctx, id, err);
-    return rc ? rc
-              : docstore_query(ctx, rows,
-                               name ? "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
-                                      " org_id = ? AND revision_id = ? AND name = ?"
-                                      " ORDER BY entry_id"
-                                    : "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
-                                      " org_id = ? AND revision_id = ? ORDER BY name, entry_id",
-                               p, name ? 3 : 2, err);
+    if (!rc)
+        rc = docstore_query(ctx, rows,
+                            name ? "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
+                                   " org_id = ? AND revision_id = ? AND name = ?"
+                                   " ORDER BY entry_id"
+                                 : "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
+                                   " org_id = ? AND revision_id = ? ORDER BY name, entry_id",
+                            p, name ? 3 : 2, err);
+    return rc;
 }
 
 int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail, json_t **out,
@@ -741,11 +769,13 @@ int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, cons
     struct store_rows rows;
     int rc;
     *out = NULL;
-    if ((rc = docstore_revision_check(ctx, id, err)) ||
-        (rc = docstore_query(ctx, &rows,
-                             "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
-                             " revision_id = ? AND name = ? AND entry_id = ?",
-                             p, 4, err)))
+    rc = docstore_revision_check(ctx, id, err);
+    if (!rc)
+        rc = docstore_query(ctx, &rows,
+                            "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
+                            " revision_id = ? AND name = ? AND entry_id = ?",
+                            p, 4, err);
+    if (rc)
         return rc;
     if (rows.count == 0)
         return purser_error_set(err, PURSER_ENOTFOUND,

@@ -39,13 +39,13 @@ static json_t *earlier_policy(const struct docstore_ctx *ctx, long long id,
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_INT(id)};
     struct store_rows rows;
     json_error_t jerr;
-    if (store_query(ctx->store, ctx->arena, &rows,
-                    "SELECT c.schema_name, c.metadata, c.data FROM doc_revision_documents m"
-                    " JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND"
-                    " m.revision_id < ? AND m.schema_name LIKE 'deckhand/LayeringPolicy/%'"
-                    " ORDER BY LEAST(m.until_revision, ?) DESC LIMIT 1",
-                    p, 3, err) ||
-        rows.count == 0)
+    int rc = store_query(ctx->store, ctx->arena, &rows,
+                         "SELECT c.schema_name, c.metadata, c.data FROM doc_revision_documents m"
+                         " JOIN doc_contents c ON c.id = m.content_id WHERE m.org_id = ? AND"
+                         " m.revision_id < ? AND m.schema_name LIKE 'deckhand/LayeringPolicy/%'"
+                         " ORDER BY LEAST(m.until_revision, ?) DESC LIMIT 1",
+                         p, 3, err);
+    if (rc || rows.count == 0)
         return NULL;
     return json_pack("{s:s, s:o, s:o}", "schema", store_cell(&rows, 0, 0), "metadata",
                      json_loads(store_cell(&rows, 0, 1), 0, &jerr), "data",
@@ -399,8 +399,9 @@ static int emit_rendered(struct buf *out, const json_t *docs, struct purser_erro
     json_array_foreach (docs, i, doc) {
         const json_t *head = json_object_get(doc, DOCSTORE_YAML_HEAD);
         const json_t *status = json_object_get(doc, "status");
-        if (rc ||
-            (rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0))
+        if (!rc)
+            rc = buf_adds(out, "---\n") ? purser_error_set(err, PURSER_EINTERNAL, "oom") : 0;
+        if (rc)
             break;
         if (head)
             rc = buf_add(out, json_string_value(head), json_string_length(head))

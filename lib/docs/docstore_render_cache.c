@@ -36,7 +36,9 @@ static int add_list(struct buf *b, size_t text_at, const json_t *list, const cha
             rc = json_text_append(b, v, JSON_COMPACT | JSON_ENCODE_ANY);
         ends[i * 4] = b->len - text_at;
     }
-    return rc || buf_adds(b, close);
+    if (!rc)
+        rc = buf_adds(b, close);
+    return rc;
 }
 
 int docstore_cache_put(const struct docstore_ctx *ctx, const char *key, const json_t *rendering)
@@ -46,13 +48,14 @@ int docstore_cache_put(const struct docstore_ctx *ctx, const char *key, const js
     size_t n = json_array_size(docs);
     struct span *at = calloc(n ? n : 1, sizeof(*at));
     struct buf b = BUF_INIT;
-    int rc = !at || json_array_size(secrets) != n || buf_grow(&b, HEADER(n));
+    int rc = at && json_array_size(secrets) == n ? buf_grow(&b, HEADER(n)) : PURSER_EINTERNAL;
     if (!rc) {
         b.len = HEADER(n);
-        rc =
-            add_list(&b, HEADER(n), docs, "{\"documents\":[", "],", &at->doc_start, &at->doc_end) ||
-            add_list(&b, HEADER(n), secrets, "\"secrets\":[", "]}", &at->mask_start, &at->mask_end);
+        rc = add_list(&b, HEADER(n), docs, "{\"documents\":[", "],", &at->doc_start, &at->doc_end);
     }
+    if (!rc)
+        rc =
+            add_list(&b, HEADER(n), secrets, "\"secrets\":[", "]}", &at->mask_start, &at->mask_end);
     if (!rc) {
         memcpy(b.data, &n, sizeof(n));
         memcpy(b.data + sizeof(n), at, n * sizeof(*at));

@@ -87,7 +87,7 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
     struct feed *f = p->feed;
     struct item *it = docstore_feed_next(f, p->arena);
     struct document *d;
-    int dup;
+    int dup, unusable = 0;
 
     if (!it)
         return PURSER_EINTERNAL;
@@ -103,10 +103,12 @@ static int take_document(struct parser *p, json_t *doc, size_t index)
         return 0;
     if ((dup = seen_before(p, d)) < 0)
         return PURSER_EINTERNAL;
-    if (d->encrypted && !p->sealed_denied &&
-        docstore_encrypted_check(p->w->ctx, "writing", d->schema, d->layer, d->name, &p->denied))
-        p->sealed_denied = 1;
-    if (dup || p->sealed_denied || docstore_keyring_check(p->w->ctx, d, &p->err)) {
+    if (d->encrypted && !p->sealed_denied) /* why, in p->denied */
+        p->sealed_denied = docstore_encrypted_check(p->w->ctx, "writing", d->schema, d->layer,
+                                                    d->name, &p->denied) != 0;
+    if (!dup && !p->sealed_denied) /* why, in p->err */
+        unusable = docstore_keyring_check(p->w->ctx, d, &p->err);
+    if (dup || p->sealed_denied || unusable) {
         parser_stop(p);
         return 0;
     }
@@ -160,6 +162,7 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
 {
     const struct document **all;
     struct feed *f = p->feed;
+    int rc;
     if (parse_rc) {
         s->parse_failed = 1;
         *err = *parse_err;
@@ -176,19 +179,17 @@ static int payload_verdict(struct parser *p, int parse_rc, struct purser_error *
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     for (size_t i = 0; i < f->count; i++)
         all[i] = docstore_feed_item(f->blocks, i)->doc;
-    if (document_check_duplicates(p->arena, all, f->count, err))
-        return err->code;
-    if (p->sealed_denied) {
+    rc = document_check_duplicates(p->arena, all, f->count, err);
+    if (!rc && p->sealed_denied) {
         s->needs_write_encrypted = 1;
         *err = p->denied;
-        return err->code;
+        rc = p->denied.code;
     }
-    if (document_name_check("bucket name", p->w->bucket, err))
-        return err->code;
-    for (size_t i = 0; i < f->count; i++)
-        if (docstore_keyring_check(p->w->ctx, all[i], err))
-            return err->code;
-    return 0;
+    if (!rc)
+        rc = document_name_check("bucket name", p->w->bucket, err);
+    for (size_t i = 0; !rc && i < f->count; i++)
+        rc = docstore_keyring_check(p->w->ctx, all[i], err);
+    return rc;
 }
 
 /* A thread of the write: the writer, or the preparer. */
@@ -207,9 +208,10 @@ static long long speculate_answer(struct write *w, const char *bucket)
     struct feed *f = w->feed;
     struct purser_error ignored;
     long long revision = docstore_feed_wait_all_hashed(f);
-    if (revision < 0 || docstore_write_answer(w, f->blocks, f->count, bucket, revision, &ignored))
-        return -1;
-    return revision;
+    int rc = revision < 0
+                 ? -1
+                 : docstore_write_answer(w, f->blocks, f->count, bucket, revision, &ignored);
+    return rc ? -1 : revision;
 }
 
 static void *writer_main(void *arg)

@@ -517,6 +517,7 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
     struct document *list = arena_calloc(arena, n ? n : 1, sizeof(*list));
     const struct document **order = arena_alloc(arena, (n ? n : 1) * sizeof(*order));
     json_t *faults = json_array();
+    int rc;
 
     *out = NULL;
     *messages = NULL;
@@ -537,8 +538,8 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
     for (size_t i = 0; i < n; i++)
         if (document_hash(arena, &list[i]))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (document_check_duplicates(arena, order, n, err))
-        return err ? err->code : PURSER_EEXISTS;
+    if ((rc = document_check_duplicates(arena, order, n, err)))
+        return rc;
     *out = list;
     *count = n;
     return 0;

@@ -317,7 +317,11 @@ char *git_document_path(struct arena *arena, const char *prefix, const char *lay
     for (const char *s = schema; !rc;) { /* namespace/Kind/vN: a folder each */
         const char *slash = strchr(s, '/');
         char *part = strndup(s, slash ? (size_t)(slash - s) : strlen(s));
-        rc = !part || gitrepo_escape_component(&b, part) || buf_addc(&b, '/');
+        rc = !part;
+        if (!rc)
+            rc = gitrepo_escape_component(&b, part);
+        if (!rc)
+            rc = buf_addc(&b, '/');
         free(part);
         if (!slash)
             break;

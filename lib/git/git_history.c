@@ -186,7 +186,9 @@ static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, str
             err);
     at->revision = 0;
     at->created[0] = '\0';
-    return rc ? rc : git_update_ref(repo, BASE_REF, &at->commit, err);
+    if (!rc)
+        rc = git_update_ref(repo, BASE_REF, &at->commit, err);
+    return rc;
 }
 
 static int update_branch(git_repository *repo, const struct position *at, struct purser_error *err)

@@ -116,5 +116,7 @@ int git_history_tags(const struct gitrepo_ctx *ctx, git_repository *repo, struct
             rc = git_update_ref(repo, names[i], &commits[revision], err);
     }
     free(commits);
-    return rc ? rc : delete_others(repo, names, rows.count, err);
+    if (!rc)
+        rc = delete_others(repo, names, rows.count, err);
+    return rc;
 }

@@ -252,9 +252,9 @@ static char *catalog_url(const struct resource_scope *s, const json_t *spec, con
     n = strlen(base);
     while (n && base[n - 1] == '/')
         n--;
-    if (store_query(s->store, s->arena, &rows, "SELECT name FROM organizations WHERE id = ?", &p, 1,
-                    &err) ||
-        rows.count == 0)
+    int rc = store_query(s->store, s->arena, &rows, "SELECT name FROM organizations WHERE id = ?",
+                         &p, 1, &err);
+    if (rc || rows.count == 0)
         return NULL;
     return arena_sprintf(s->arena, "%.*s/git/%s/catalogs/%s.git", (int)n, base,
                          store_cell(&rows, 0, 0), id);

@@ -70,11 +70,13 @@ static int txn_sandbox(struct store *store, void *ctx, struct purser_error *err)
     json_object_foreach ((json_t *)sb->checksums, checksum, ignored) {
         struct store_value p[] = {STORE_STR(sb->id), STORE_STR(checksum)};
         int exists = 0;
-        if (rc ||
-            (rc = store_exec(store,
-                             "INSERT INTO sandbox_checksums (sandbox_id, checksum) VALUES (?, ?)",
-                             p, 2, NULL, NULL, err)) ||
-            (rc = file_exists(store, arena, oid, checksum, 0, &exists, err)))
+        if (!rc)
+            rc = store_exec(store,
+                            "INSERT INTO sandbox_checksums (sandbox_id, checksum) VALUES (?, ?)", p,
+                            2, NULL, NULL, err);
+        if (!rc)
+            rc = file_exists(store, arena, oid, checksum, 0, &exists, err);
+        if (rc)
             break;
         json_object_set_new(sb->answer, checksum,
                             exists
@@ -428,18 +430,17 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
         return rc;
     text = json_text(body, JSON_COMPACT);
     canonical = json_text(body, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!text || !canonical) {
+    if (!text || !canonical)
         rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        goto cleanup;
+    if (!rc) {
+        crypto_sha256_hex(sha, canonical, strlen(canonical));
+        w.sha = sha;
+        w.text = text;
+        rc = store_txn(store, 0, txn_artifact, &w, err);
     }
-    crypto_sha256_hex(sha, canonical, strlen(canonical));
-    w.sha = sha;
-    w.text = text;
-    rc = store_txn(store, 0, txn_artifact, &w, err);
     *created = !rc && w.created;
     if (!rc)
         *out = json_incref((json_t *)body);
-cleanup:
     free(text);
     free(canonical);
     return rc;

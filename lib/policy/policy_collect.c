@@ -42,6 +42,7 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
     const json_t *policies = json_object_get(body, "policies");
     const char *key;
     json_t *value;
+    int rc;
     memset(out, 0, sizeof(*out));
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL,
@@ -60,8 +61,8 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
                                 KEEP_MAX);
     if (dry_run && !json_is_boolean(dry_run))
         return purser_error_set(err, PURSER_EINVAL, "Field 'dry_run' invalid: true or false");
-    if (policies && !json_is_null(policies) && policies_check(policies, err))
-        return PURSER_EINVAL;
+    if (policies && !json_is_null(policies) && (rc = policies_check(policies, err)))
+        return rc;
     out->keep = (long)json_integer_value(keep);
     out->dry_run = json_is_true(dry_run);
     out->policies = json_is_array(policies) ? policies : NULL;

@@ -136,9 +136,12 @@ static int check_cookbook_locks(const json_t *lock, struct purser_error *err)
     json_object_foreach ((json_t *)locks, name, entry) {
         if (!cookbook_name_ok(name) || !json_is_object(entry))
             return field_invalid(err, "cookbook_locks");
-        if ((rc = check_name_field(entry, "identifier", err)) ||
-            (rc = check_version(entry, "dotted_decimal_identifier", 1, err)) ||
-            (rc = check_version(entry, "version", 0, err)))
+        rc = check_name_field(entry, "identifier", err);
+        if (!rc)
+            rc = check_version(entry, "dotted_decimal_identifier", 1, err);
+        if (!rc)
+            rc = check_version(entry, "version", 0, err);
+        if (rc)
             return rc;
     }
     return 0;
@@ -149,9 +152,14 @@ int policy_lock_validate(const json_t *lock, const char *url_name, struct purser
     int rc;
     if (!json_is_object(lock))
         return purser_error_set(err, PURSER_EINVAL, "invalid JSON");
-    if ((rc = check_name_field(lock, "revision_id", err)) ||
-        (rc = check_name_field(lock, "name", err)) || (rc = check_run_list(lock, err)) ||
-        (rc = check_cookbook_locks(lock, err)))
+    rc = check_name_field(lock, "revision_id", err);
+    if (!rc)
+        rc = check_name_field(lock, "name", err);
+    if (!rc)
+        rc = check_run_list(lock, err);
+    if (!rc)
+        rc = check_cookbook_locks(lock, err);
+    if (rc)
         return rc;
     if (url_name && strcmp(json_string_value(json_object_get(lock, "name")), url_name) != 0)
         return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid : %s does not match %s",

@@ -51,7 +51,8 @@ static int groups_of(struct store *store, struct arena *arena, const struct stor
                         json_object_get(json_array_get(items, i), "policy_group_list"));
         rc = buf_adds(&sql, i ? ",?" : "?");
     }
-    rc = rc || buf_adds(&sql, ") ORDER BY g.name");
+    if (!rc)
+        rc = buf_adds(&sql, ") ORDER BY g.name");
     rc = rc ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
             : store_query(store, arena, &groups, buf_cstr(&sql), ids, n, err);
     buf_release(&sql);

@@ -281,7 +281,8 @@ static int write_optional(struct buf *out, const char *key, const char *value)
     int rc = 0;
     if (value) {
         rc = add_texts(out, ",\"", key, "\":", (const char *)NULL);
-        rc = rc ? rc : log_json_string(out, value);
+        if (!rc)
+            rc = log_json_string(out, value);
     }
     return rc;
 }
@@ -320,26 +321,41 @@ int resource_write_text(const struct resource_kind *k, const struct store_rows *
     /* names, revisions and times are ours: plain text that needs no escaping but the name's */
     rc = add_texts(out, "{\"kind\":\"", k->kind, "\",\"version\":\"", k->version,
                    "\",\"metadata\":{\"name\":", (const char *)NULL);
-    rc = rc ? rc : log_json_string(out, store_cell(rows, i, C_NAME));
-    rc = rc ? rc : buf_adds(out, ",\"labels\":");
-    rc = rc ? rc : buf_adds(out, labels);
-    rc = rc ? rc : buf_adds(out, ",\"annotations\":");
-    rc = rc ? rc : buf_adds(out, ann);
-    rc = rc ? rc : buf_adds(out, ",\"description\":");
-    rc = rc ? rc : log_json_string(out, desc ? desc : "");
-    rc = rc ? rc
-            : add_texts(out, ",\"revision\":\"", cell_text(rows, i, C_REVISION),
-                        "\",\"created_at\":\"", time_text(rows, i, C_CREATED, created),
-                        "\",\"updated_at\":\"", time_text(rows, i, C_UPDATED, updated), "\"",
-                        (const char *)NULL);
-    rc = rc ? rc : write_optional(out, "sub_kind", store_cell(rows, i, C_SUB_KIND));
-    rc = rc ? rc : write_optional(out, "expires", resource_time(rows, i, C_EXPIRES, expires));
-    rc = rc ? rc : write_optional(out, "organization", store_cell(rows, i, C_ORGANIZATION));
-    rc = rc ? rc : buf_adds(out, "},\"spec\":");
-    rc = rc ? rc : buf_adds(out, spec);
-    rc = rc ? rc : buf_adds(out, ",\"status\":");
-    rc = rc ? rc : buf_adds(out, status);
-    rc = rc ? rc : buf_addc(out, '}');
+    if (!rc)
+        rc = log_json_string(out, store_cell(rows, i, C_NAME));
+    if (!rc)
+        rc = buf_adds(out, ",\"labels\":");
+    if (!rc)
+        rc = buf_adds(out, labels);
+    if (!rc)
+        rc = buf_adds(out, ",\"annotations\":");
+    if (!rc)
+        rc = buf_adds(out, ann);
+    if (!rc)
+        rc = buf_adds(out, ",\"description\":");
+    if (!rc)
+        rc = log_json_string(out, desc ? desc : "");
+    if (!rc)
+        rc = add_texts(out, ",\"revision\":\"", cell_text(rows, i, C_REVISION),
+                       "\",\"created_at\":\"", time_text(rows, i, C_CREATED, created),
+                       "\",\"updated_at\":\"", time_text(rows, i, C_UPDATED, updated), "\"",
+                       (const char *)NULL);
+    if (!rc)
+        rc = write_optional(out, "sub_kind", store_cell(rows, i, C_SUB_KIND));
+    if (!rc)
+        rc = write_optional(out, "expires", resource_time(rows, i, C_EXPIRES, expires));
+    if (!rc)
+        rc = write_optional(out, "organization", store_cell(rows, i, C_ORGANIZATION));
+    if (!rc)
+        rc = buf_adds(out, "},\"spec\":");
+    if (!rc)
+        rc = buf_adds(out, spec);
+    if (!rc)
+        rc = buf_adds(out, ",\"status\":");
+    if (!rc)
+        rc = buf_adds(out, status);
+    if (!rc)
+        rc = buf_addc(out, '}');
     return rc ? -1 : 0;
 }
 
@@ -608,8 +624,9 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
     if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */
         struct store_value p = STORE_INT(id);
         rc = w->k->on_delete ? w->k->on_delete(store, id, w->s, err) : 0;
-        return rc ? rc
-                  : store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
+        if (!rc)
+            rc = store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
+        return rc;
     }
     if (!(current = resource_decode(w->k, &rows, 0)) && w->op != 'r')
         return purser_error_set(err, PURSER_EINTERNAL,
@@ -689,7 +706,9 @@ int resource_create(const struct resource_kind *k, const struct resource_scope *
                       .hook_ctx = hook_ctx};
     int rc = check_body(k, body, name, err);
     *out = NULL;
-    return rc ? rc : run(&w, out, err);
+    if (!rc)
+        rc = run(&w, out, err);
+    return rc;
 }
 
 int resource_replace(const struct resource_kind *k, const struct resource_scope *s,
@@ -699,7 +718,9 @@ int resource_replace(const struct resource_kind *k, const struct resource_scope 
     struct write w = {.k = k, .s = s, .name = name, .body = body, .op = 'r', .if_match = if_match};
     int rc = check_body(k, body, name, err);
     *out = NULL;
-    return rc ? rc : run(&w, out, err);
+    if (!rc)
+        rc = run(&w, out, err);
+    return rc;
 }
 
 int resource_patch(const struct resource_kind *k, const struct resource_scope *s, const char *name,

@@ -621,7 +621,8 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             token_make(s->arena, p.sort, sort_value(k, &p, &rows, last),
                        store_cell(&rows, last, C_NAME), store_cell(&rows, last, C_ORGANIZATION_ID));
     }
-    rc = rc ? rc : buf_printf(out, "],\"next_page_token\":\"%s\"}", next ? next : "");
+    if (!rc)
+        rc = buf_printf(out, "],\"next_page_token\":\"%s\"}", next ? next : "");
     return rc ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : 0;
 }
 

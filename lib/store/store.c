@@ -569,8 +569,12 @@ int store_txn(struct store *s, int attempts,
             crypto_random(&jitter, 1); /* racing writers must not retry in step */
             pause_ms((5L << (attempt < 6 ? attempt : 6)) + jitter % 20);
         }
-        if ((rc = store_connect(s, err)) || (rc = causal_wait(s, err)) ||
-            (rc = simple_query(s, "START TRANSACTION", err)))
+        rc = store_connect(s, err);
+        if (!rc)
+            rc = causal_wait(s, err);
+        if (!rc)
+            rc = simple_query(s, "START TRANSACTION", err);
+        if (rc)
             return rc;
         s->in_txn = 1;
         s->last_error = 0;

@@ -113,7 +113,9 @@ static int import_principal(const struct transfer_ctx *c, const char *org, const
     if (!rc && exists)
         return 0; /* an existing user's profile and keys stay as they are */
     json_array_foreach (json_object_get(spec, "keys"), i, key) {
-        if (rc || (rc = identity_key_create(c->store, c->actor, pid, key, "", &out, err)))
+        if (!rc)
+            rc = identity_key_create(c->store, c->actor, pid, key, "", &out, err);
+        if (rc)
             break;
         json_decref(out);
         out = NULL;
@@ -400,7 +402,9 @@ static int import_tag(struct import *im, const json_t *doc, const char *name, co
     long long rev;
     int rc = latest_revision(im, &d, "tag", &rev, err);
     (void)doc;
-    return rc ? rc : docstore_tag_create(&d, rev, name, json_object_get(spec, "data"), out, err);
+    if (!rc)
+        rc = docstore_tag_create(&d, rev, name, json_object_get(spec, "data"), out, err);
+    return rc;
 }
 
 static int import_validation(struct import *im, const json_t *doc, const char *name,
@@ -410,7 +414,9 @@ static int import_validation(struct import *im, const json_t *doc, const char *n
     long long rev;
     int rc = latest_revision(im, &d, "validate", &rev, err);
     (void)doc;
-    return rc ? rc : docstore_validation_create(&d, rev, name, spec, out, err);
+    if (!rc)
+        rc = docstore_validation_create(&d, rev, name, spec, out, err);
+    return rc;
 }
 
 /* The kinds of an export, in the order they are written (each refers only to kinds before

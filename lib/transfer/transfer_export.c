@@ -78,7 +78,9 @@ static int export_policies(const struct transfer_ctx *c, long long oid, json_t *
         json_t *meta;
         json_object_foreach (json_object_get(p, "revisions"), rev, meta) {
             json_t *lock = NULL;
-            if (rc || (rc = policy_revision_get(c->store, c->arena, c->org, name, rev, &lock, err)))
+            if (!rc)
+                rc = policy_revision_get(c->store, c->arena, c->org, name, rev, &lock, err);
+            if (rc)
                 break;
             json_object_del(lock, "policy_group_list");
             add(c, out,
@@ -111,7 +113,9 @@ static int export_nodes(const struct transfer_ctx *c, long long oid, json_t *out
     (void)oid; /* one signature for every writer */
     json_object_foreach (nodes, name, v) {
         json_t *node = NULL;
-        if (rc || (rc = policy_node_get(c->store, c->arena, c->org, name, &node, err)))
+        if (!rc)
+            rc = policy_node_get(c->store, c->arena, c->org, name, &node, err);
+        if (rc)
             break;
         add(c, out, envelope("Node", name, node));
     }
@@ -133,8 +137,10 @@ static int export_artifacts(const struct transfer_ctx *c, long long oid, json_t 
             const char *identifier = json_string_value(json_object_get(version, "identifier"));
             json_t *manifest = NULL, *files = json_object(), *file;
             size_t j;
-            if (rc || (rc = cookbook_artifact_get(c->store, c->arena, c->org, name, identifier,
-                                                  c->links, &manifest, err))) {
+            if (!rc)
+                rc = cookbook_artifact_get(c->store, c->arena, c->org, name, identifier, c->links,
+                                           &manifest, err);
+            if (rc) {
                 json_decref(files);
                 break;
             }
