@@ -62,8 +62,8 @@ static int txn_token_create(struct store *store, void *ctx, struct purser_error 
                         NULL, NULL, err);
     }
     if (!rc)
-        rc = identity_principal_events(store, t->actor, t->principal_id, "token", t->id, "put",
-                                       err);
+        rc =
+            identity_principal_events(store, t->actor, t->principal_id, "token", t->id, "put", err);
     return rc;
 }
 
