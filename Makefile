@@ -114,7 +114,7 @@ $(BUILD)/t/0070-url.t: $(BUILD)/t/0070-url.o $(BUILD)/fcgi/url.o $(BUILD)/libpur
 # stack's nginx serves $(BUILD)/manual at /manual/, the package installs it in $(DOCDIR)/manual.
 # make manual-ref writes docs/reference/ again from the code (a stack of its own; t/9013 fails
 # when a committed page and its source disagree).
-MANUAL_SRC := $(wildcard docs/*.md docs/*/*.md docs/assets/*)
+MANUAL_SRC := $(wildcard docs/*.md docs/*/*.md docs/assets/* t/browser/screenshots/*.png)
 $(BUILD)/manual/index.html: $(MANUAL_SRC) tools/manual tools/manual-links
 	tools/manual build $(BUILD)/manual
 	tools/manual check $(BUILD)/manual > /dev/null

@@ -6,3 +6,10 @@ function Link(el)
   end
   return el
 end
+
+-- the admin pages' screenshots, which the browser tests take (t/browser/screenshots/), are
+-- copied beside the pages by tools/manual
+function Image(el)
+  el.src = el.src:gsub('^%.%./t/browser/screenshots/', 'screenshots/')
+  return el
+end
