@@ -58,8 +58,10 @@ int metrics_answer(struct request *req)
     if (!names && (names = calloc(route_count, sizeof(*names))))
         for (size_t i = 0; i < route_count; i++)
             names[i] = (struct metrics_route){routes[i].pattern, routes[i].method};
-    if (!names || metrics_text(&text, names, route_count, PURSER_VERSION) ||
-        metrics_from_store(req, &text))
+    rc = names ? metrics_text(&text, names, route_count, PURSER_VERSION) : -1;
+    if (!rc)
+        rc = metrics_from_store(req, &text);
+    if (rc)
         rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     else
         rc = respond_text(req, 200, "text/plain; version=0.0.4; charset=utf-8", buf_cstr(&text),

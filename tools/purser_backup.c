@@ -233,8 +233,9 @@ static int write_metrics(const char *path, long long size)
     FILE *f = NULL;
     int rc = 1;
 
-    if (buf_printf(&tmp, "%s.tmp", path) ||
-        buf_printf(&text,
+    if (buf_printf(&tmp, "%s.tmp", path))
+        goto cleanup;
+    if (buf_printf(&text,
                    "# HELP purser_backup_last_success_timestamp_seconds When purser backup last "
                    "completed (Unix time).\n"
                    "# TYPE purser_backup_last_success_timestamp_seconds gauge\n"
