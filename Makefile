@@ -40,7 +40,8 @@ TESTS := $(TEST_SRC:t/%.c=$(BUILD)/t/%.t)
 
 STATE ?= var
 
-.PHONY: all deps ready build run stop test clean install install-files install-owner fuzz fuzz-build style format
+.PHONY: all deps ready build run stop test clean install install-files install-owner fuzz fuzz-build style format \
+        manual manual-ref
 .SECONDARY:
 all: build
 
@@ -51,7 +52,7 @@ deps:
 # deps, then the build in a make of its own: that make reads this file once the packages are
 # there (t/0006-fresh-build.t holds this with a pkg-config that knows nothing before deps).
 ready: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build manual
 
 build: $(BUILD)/layers.ok $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(TESTS)
 
@@ -111,6 +112,20 @@ $(BUILD)/t/0070-url.t: $(BUILD)/t/0070-url.o $(BUILD)/fcgi/url.o $(BUILD)/libpur
 $(BUILD)/t/0071-links.t: $(BUILD)/t/0071-links.o $(BUILD)/fcgi/links.o $(BUILD)/fcgi/routes-table.o \
                          $(BUILD)/fcgi/router.o $(BUILD)/fcgi/url.o $(BUILD)/libpurser.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The manual (docs/): each page to HTML by pandoc, then every link checked (tools/manual); the
+# stack's nginx serves $(BUILD)/manual at /manual/, the package installs it in $(DOCDIR)/manual.
+# make manual-ref writes docs/reference/ again from the code (a stack of its own; t/9013 fails
+# when a committed page and its source disagree).
+MANUAL_SRC := $(wildcard docs/*.md docs/*/*.md docs/assets/* t/browser/screenshots/*.png)
+$(BUILD)/manual/index.html: $(MANUAL_SRC) tools/manual tools/manual-links
+	tools/manual build $(BUILD)/manual
+	tools/manual check $(BUILD)/manual > /dev/null
+
+manual: $(BUILD)/manual/index.html
+
+manual-ref: build
+	PURSER_BUILD=$(BUILD) tools/manual-ref
 
 # make run DEVELOPMENT=1: development mode (SPEC §3), unauthenticated loopback requests act as
 # a server admin, as Deckhand's development mode does.
@@ -181,7 +196,7 @@ $(BUILD)/man/purser-fcgi.8: $(BUILD)/purser-fcgi dist/man/purser-fcgi.h2m
 	@mkdir -p $(dir $@)
 	help2man -N -s 8 -n "the FastCGI server of purser" -i dist/man/purser-fcgi.h2m -o $@ $<
 
-install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(MANS)
+install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(MANS) $(BUILD)/manual/index.html
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SHAREDIR)/policies \
 	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/purser \
 	  $(DESTDIR)$(SYSCONFDIR)/nginx/sites-available $(DESTDIR)$(SYSCONFDIR)/nginx/snippets \
@@ -198,6 +213,11 @@ install-files: $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(MANS)
 	chmod -R u=rwX,go=rX $(DESTDIR)$(SHAREDIR)/admin
 	install -m 644 policies/default.yaml $(DESTDIR)$(SHAREDIR)/policies/default.yaml
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	rm -rf $(DESTDIR)$(DOCDIR)/manual && cp -R $(BUILD)/manual $(DESTDIR)$(DOCDIR)/manual
+	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)/manual
+	install -d $(DESTDIR)$(DOCDIR)/examples/monitoring
+	install -m 644 dist/monitoring/purser-dashboard.json dist/monitoring/purser.rules.yml \
+	  $(DESTDIR)$(DOCDIR)/examples/monitoring/
 	install -d $(DESTDIR)$(SHAREDIR)/sql
 	install -m 644 $(SQL) $(DESTDIR)$(SHAREDIR)/sql/
 	$(SUBST) dist/purser.yaml.in > $(DESTDIR)$(DOCDIR)/examples/purser.yaml

@@ -1,5 +1,6 @@
 /* health.c: GET /healthz (the process answers), GET /healthz/deep (database and schema) and
  * GET /metrics (Prometheus). */
+#include "auth/key_expiry.h"
 #include "base/metrics.h"
 #include "config/config.h"
 #include "handlers.h"
@@ -35,6 +36,20 @@ int health_deep(struct request *req)
     return rc;
 }
 
+/* The gauges read from the database when scraped; none when it does not answer (the counters
+ * still do: an unreachable database is what they are asked about). */
+static int metrics_from_store(struct request *req, struct buf *text)
+{
+    struct purser_error ignored = {0};
+    long long next = 0;
+    if (key_expiry_next(req->svc->store, &next, &ignored))
+        return 0;
+    return metrics_gauge_text(text, "purser_key_next_expiry_timestamp_seconds",
+                              "When the first live Chef key with an expiration date expires (Unix "
+                              "time; 0: none will)",
+                              next);
+}
+
 int metrics_answer(struct request *req)
 {
     static struct metrics_route *names; /* the route table's patterns and methods, made once */
@@ -43,7 +58,10 @@ int metrics_answer(struct request *req)
     if (!names && (names = calloc(route_count, sizeof(*names))))
         for (size_t i = 0; i < route_count; i++)
             names[i] = (struct metrics_route){routes[i].pattern, routes[i].method};
-    if (!names || metrics_text(&text, names, route_count, PURSER_VERSION))
+    rc = names ? metrics_text(&text, names, route_count, PURSER_VERSION) : -1;
+    if (!rc)
+        rc = metrics_from_store(req, &text);
+    if (rc)
         rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
     else
         rc = respond_text(req, 200, "text/plain; version=0.0.4; charset=utf-8", buf_cstr(&text),

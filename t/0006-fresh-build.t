@@ -12,7 +12,7 @@ BAIL_OUT('pkg-config is not installed (make deps installs it)') unless $real;
 
 my $dir = tempdir(CLEANUP => 1);
 my $marker = "$dir/deps-ran";
-system("tar -c Makefile lib fcgi client tools sql t/*.c t/*.h | tar -x -C $dir") == 0 or die 'copy';
+system("tar -c Makefile lib fcgi client tools sql t/*.c t/*.h docs t/browser/screenshots | tar -x -C $dir") == 0 or die 'copy';
 mkdir "$dir/bin";
 open my $fh, '>', "$dir/bin/pkg-config" or die $!;
 print $fh "#!/bin/sh\n[ -e '$marker' ] && exec '$real' \"\$@\"\n"
@@ -34,10 +34,11 @@ is(system("PATH=$dir/bin:\$PATH pkg-config --libs jansson >/dev/null 2>&1") >> 8
    'before deps, pkg-config finds nothing');
 
 my ($rc, $out) = make_in_copy('ready');
-is($rc, 0, 'make ready (deps, then the build) links on the first try') or diag $out;
+is($rc, 0, 'make ready (deps, then the build and the manual) links on the first try') or diag $out;
 ok(-e $marker, 'deps ran');
 ok(-x "$dir/build/purser-fcgi" && -x "$dir/build/purser" && -x "$dir/build/purserctl",
    "purser-fcgi, purser and purserctl are built");
+ok(-f "$dir/build/manual/index.html", 'and the manual, by pandoc once deps ran');
 like($out, qr/-ljansson/, 'the link line has the libraries pkg-config gave after deps');
 like($out, qr{-I/usr/include/mariadb}, 'the compile lines have the flags pkg-config gave after deps');
 

@@ -5,7 +5,7 @@
 # one event per committed write with kind, name, op, revision and actor, none for a refused
 # write; seq without gap or reorder under 8 racing writers; the kinds filter and paging by
 # since; 410 with the oldest kept seq after `purser gc-events`; kinds= takes the kinds of the
-# table in lib/store/events.c, which README lists, and is 400 for any other or an empty item.
+# table in lib/store/events.c, which the manual lists (docs/automation.md), and is 400 for any other or an empty item.
 use strict;
 use warnings;
 use FindBin;
@@ -249,13 +249,13 @@ like PurserStack::error_message($d), qr/re-read/, '  saying to re-read and follo
 is $r->{status}, 200, 'since just before the oldest kept: 200';
 is $d->{events}[0]{seq}, 11, '  from it';
 
-# ---- the kinds filter names kinds of the table (lib/store/events.c), which README lists ----
+# ---- the kinds filter names kinds of the table (lib/store/events.c), which the manual lists ----
 {
-    open my $fh, '<', PurserStack::root() . '/README.md' or die "README.md: $!";
-    my $readme = do { local $/; <$fh> };
-    my ($section) = $readme =~ /^### Events\n(.*?)^### /ms or die 'no Events section in README.md';
+    open my $fh, '<', PurserStack::root() . '/docs/automation.md' or die "docs/automation.md: $!";
+    my $page = do { local $/; <$fh> };
+    my ($section) = $page =~ /^## Events\n(.*?)^## /ms or die 'no Events section in docs/automation.md';
     my @listed = $section =~ /^\| `([a-z_]+)` \|/mg;
-    cmp_ok scalar(@listed), '>=', 18, "README's Events section lists the event kinds";
+    cmp_ok scalar(@listed), '>=', 18, "the manual's Events section lists the event kinds";
     my (undef, $k) = call('GET', "/organizations/$org/events?kinds=none-such");
     is_deeply \@listed, $k->{known},
         '  the same kinds in the same order as the feed knows them (the core\'s table, then the '
@@ -274,7 +274,7 @@ is $d->{events}[0]{seq}, 11, '  from it';
     }
     is_deeply \@refused, [], '  kinds= accepts each of them, and keeps only that kind';
     is_deeply $seqs->('kinds=' . join(',', @listed)), [ map { $_->{seq} } @all ],
-        '  all of them at once keep every event (no event has a kind the README misses)';
+        '  all of them at once keep every event (no event has a kind the manual misses)';
     is_deeply $seqs->('kinds=cluster,node'),
         [ map { $_->{seq} } grep { $_->{kind} =~ /^(cluster|node)$/ } @all ],
         'a known kind filters as before (kinds=cluster,node)';
@@ -290,7 +290,7 @@ is $d->{events}[0]{seq}, 11, '  from it';
     # (an error message is 256 bytes: a list that outgrows it ends in "...")
     my @known = split /, /, $known // '';
     pop @known if @known && $known[-1] eq '...';
-    ok @known && "@known" eq "@listed[0 .. $#known]", '  and the known kinds, as README lists them';
+    ok @known && "@known" eq "@listed[0 .. $#known]", '  and the known kinds, as the manual lists them';
     ($r, $d) = call('GET', "/organizations/$org/events?since=$from&kinds=Cluster");
     like PurserStack::error_message($d), qr/unknown event kind 'Cluster'/,
         '  kinds are case-sensitive';

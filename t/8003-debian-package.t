@@ -95,6 +95,10 @@ is_deeply [grep { /^W: / } split /\n/, $out], [], '  nor any warning (debian/pur
 my $contents = `dpkg-deb -c '$deb'`;
 like $contents, qr{ \./usr/share/man/$_\.gz$}m, "  the manual page $_ (help2man, from its --help)"
     for qw(man1/purser.1 man1/purserctl.1 man8/purser-fcgi.8);
+like $contents, qr{ \./usr/share/doc/purser/manual/$_$}m, "  the manual's $_ (docs/, pandoc; nginx's /manual/), not compressed"
+    for qw(index.html reference/configuration.html assets/manual.css);
+like $contents, qr{ \./usr/share/doc/purser/examples/monitoring/$_$}m, "  dist/monitoring/$_"
+    for qw(purser-dashboard.json purser.rules.yml);
 
 # Depends: the runtime set only
 my $depends = `dpkg-deb -f '$deb' Depends`;

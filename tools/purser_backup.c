@@ -224,11 +224,53 @@ static int copy_keyring(const char *from, const char *to, int keep_owner)
     return rc;
 }
 
+/* --metrics FILE: the backup's time and size in Prometheus' text format, for node_exporter's
+ * textfile collector (dist/purser.rules.yml alerts when the time is older than a day); written
+ * aside and renamed, so the collector never reads half a file. */
+static int write_metrics(const char *path, long long size)
+{
+    struct buf text = BUF_INIT, tmp = BUF_INIT;
+    FILE *f = NULL;
+    int rc = 1;
+
+    if (buf_printf(&tmp, "%s.tmp", path))
+        goto cleanup;
+    if (buf_printf(&text,
+                   "# HELP purser_backup_last_success_timestamp_seconds When purser backup last "
+                   "completed (Unix time).\n"
+                   "# TYPE purser_backup_last_success_timestamp_seconds gauge\n"
+                   "purser_backup_last_success_timestamp_seconds %lld\n"
+                   "# HELP purser_backup_size_bytes The size of the last backup's file.\n"
+                   "# TYPE purser_backup_size_bytes gauge\n"
+                   "purser_backup_size_bytes %lld\n",
+                   (long long)time(NULL), size))
+        goto cleanup;
+    f = fopen(buf_cstr(&tmp), "w");
+    if (!f || fwrite(text.data, 1, text.len, f) != text.len)
+        goto cleanup;
+    rc = fclose(f) != 0;
+    f = NULL;
+    if (!rc && rename(buf_cstr(&tmp), path))
+        rc = 1;
+cleanup:
+    if (f)
+        fclose(f);
+    if (rc) {
+        fprintf(stderr, "purser backup: cannot write the metrics file %s: %s\n", path,
+                strerror(errno));
+        unlink(buf_cstr(&tmp));
+    }
+    buf_release(&text);
+    buf_release(&tmp);
+    return rc;
+}
+
 int cmd_backup(const struct purser_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {{"keyring", required_argument, NULL, 'k'},
+                                             {"metrics", required_argument, NULL, 'm'},
                                              {NULL, 0, NULL, 0}};
-    const char *file = NULL, *keyring_to = NULL;
+    const char *file = NULL, *keyring_to = NULL, *metrics_to = NULL;
     struct buf header = BUF_INIT, slots = BUF_INIT, tmp = BUF_INIT;
     char options[64] = "", defaults[96];
     int opt, version = 0, fd = -1, rc = 1;
@@ -241,6 +283,8 @@ int cmd_backup(const struct purser_config *cfg, int argc, char **argv)
             file = optarg;
         else if (opt == 'k')
             keyring_to = optarg;
+        else if (opt == 'm')
+            metrics_to = optarg;
         else
             goto usage;
     }
@@ -293,6 +337,8 @@ int cmd_backup(const struct purser_config *cfg, int argc, char **argv)
     if (keyring_to && copy_keyring(cfg->keyring_file, keyring_to, 0))
         goto cleanup;
     stat(file, &st);
+    if (metrics_to && write_metrics(metrics_to, (long long)st.st_size))
+        goto cleanup;
     printf("backed up database %s (schema %d) to %s: %lld bytes in %.1fs\n", cfg->db_name, version,
            file, (long long)st.st_size, now_seconds() - t0);
     if (keyring_to)
@@ -313,7 +359,7 @@ cleanup:
     buf_release(&tmp);
     return rc;
 usage:
-    fprintf(stderr, "usage: purser backup -o FILE [--keyring FILE]\n");
+    fprintf(stderr, "usage: purser backup -o FILE [--keyring FILE] [--metrics FILE]\n");
     return 2;
 }
 

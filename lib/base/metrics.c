@@ -257,3 +257,11 @@ int metrics_text(struct buf *out, const struct metrics_route *names, size_t coun
         rc = buf_adds(out, "} 1\n");
     return rc ? -1 : 0;
 }
+
+int metrics_gauge_text(struct buf *out, const char *family, const char *help, long long value)
+{
+    int rc = put_head(out, family, "gauge", help);
+    if (!rc)
+        rc = buf_printf(out, "%s %lld\n", family, value);
+    return rc ? -1 : 0;
+}

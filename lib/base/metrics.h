@@ -86,4 +86,8 @@ struct metrics_route {
 int metrics_text(struct buf *out, const struct metrics_route *routes, size_t route_count,
                  const char *version);
 
+/* Appends one gauge family of one unlabelled sample (help without its final period): 0, or -1
+ * when out of memory. For values read when scraped rather than counted (GET /metrics). */
+int metrics_gauge_text(struct buf *out, const char *family, const char *help, long long value);
+
 #endif
