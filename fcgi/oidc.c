@@ -39,8 +39,8 @@ int oidc_provider_create_route(struct request *req)
 int oidc_provider_show(struct request *req)
 {
     json_t *out = NULL;
-    int rc = oidc_provider_get(req->svc->store, req->arena, request_param(req, "id"), &out,
-                               &req->err);
+    int rc =
+        oidc_provider_get(req->svc->store, req->arena, request_param(req, "id"), &out, &req->err);
     return respond_resource(req, rc, 200, out);
 }
 
@@ -78,8 +78,8 @@ static int refused(struct request *req, int rc, const struct oidc_outcome *o)
     oidc_count_refusal(reason);
     log_message("warning", "sign-in refused",
                 json_pack("{s:s, s:s, s:s, s:s}", "reason", reason, "provider",
-                          o->provider ? o->provider : "", "message", req->err.message,
-                          "request_id", req->request_id));
+                          o->provider ? o->provider : "", "message", req->err.message, "request_id",
+                          req->request_id));
     if (o->provider) {
         json_t *p = NULL, *orgs, *org;
         struct purser_error ignored;
@@ -89,7 +89,7 @@ static int refused(struct request *req, int rc, const struct oidc_outcome *o)
             json_array_foreach (orgs, i, org) {
                 json_t *detail = json_pack("{s:s}", "reason", reason);
                 event_append_named(req->svc->store, json_string_value(org), "sign_in_refused",
-                                   o->provider, "refuse", NULL, detail, &ignored);
+                                   o->provider, "put", NULL, detail, &ignored);
                 json_decref(detail);
             }
             json_decref(orgs);
@@ -129,7 +129,7 @@ int oidc_sign_in_callback(struct request *req)
     }
     rc = oidc_login_finish(req->svc->store, req->arena, req->svc->keyring,
                            request_query(req, "state"), request_query(req, "code"),
-                           callback_url(req), &o, &req->err);
+                           request_query(req, "iss"), callback_url(req), &o, &req->err);
     if (rc) {
         json_decref(o.orgs);
         return refused(req, rc, &o);
@@ -139,8 +139,8 @@ int oidc_sign_in_callback(struct request *req)
         struct purser_error ignored;
         size_t i;
         json_array_foreach (o.orgs, i, org)
-            event_append_named(req->svc->store, json_string_value(org), "sign_in", o.user,
-                               "sign_in", NULL, detail, &ignored);
+            event_append_named(req->svc->store, json_string_value(org), "sign_in", o.user, "put",
+                               NULL, detail, &ignored);
         json_decref(detail);
         json_decref(o.orgs);
     }
@@ -148,10 +148,11 @@ int oidc_sign_in_callback(struct request *req)
     location = o.return_to && *o.return_to
                    ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
                    : arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
-    return respond_text(req, 302, "text/plain", "", 0,
-                        arena_concat(req->arena, "Location: ", location,
-                                     "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n",
-                                     (const char *)NULL));
+    return respond_text(
+        req, 302, "text/plain", "", 0,
+        arena_concat(req->arena, "Location: ", location,
+                     "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n",
+                     (const char *)NULL));
 }
 
 /* POST /auth/sso/session {code}: the handoff code traded for the session token. */

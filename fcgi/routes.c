@@ -312,7 +312,7 @@ const struct route routes[] = {
     {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "The provider's redirect back: the code traded and the ID token checked, the user made or "
      "found and its memberships set; 302 to the page or purserctl with a one-time code",
-     .status = "302", .query = "state code error"},
+     .status = "302", .query = "state code iss error error_description"},
     {"POST", "/auth/sso/session", NULL, H(oidc_sign_in_session), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "Trade a sign-in's one-time code for its session token (shown once)", .body = "SignInCode",
      .answer = "Session", .status = "201"},

@@ -15,6 +15,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use JSON::PP;
+use Time::Local qw(timegm);
 use PurserStack;
 use PurserOidc;
 
@@ -31,7 +32,8 @@ my $idp = PurserOidc->start($s->dir,
         alice => { password => 'alice-pw', groups => ['ops', 'dev-web'], name => 'Alice' },
         bob => { password => 'bob-pw', groups => ['dev-web'] },
         carol => { password => 'carol-pw', groups => ['ops'] },
-        admin => { password => 'admin-pw', groups => [] },
+        dave => { password => 'dave-pw', groups => ['ops'] },
+        admin => { password => 'admin-pw', groups => ['ops'] },
     },
     clients => [
         { client_id => 'purser', client_secret => 'rs-secret-4012', redirect_uris => [$callback], alg => 'RS256' },
@@ -132,8 +134,9 @@ is(sql("SELECT m.policy_groups FROM memberships m JOIN principals p ON p.id = m.
    'dev*', '  the operator role limited to the mapping\'s policy groups');
 is(sql("SELECT CONCAT(x.issuer, ' ', x.subject) FROM user_external_ids x JOIN principals p ON p.id = x.principal_id WHERE p.name = 'alice'"),
    $idp->issuer . ' alice', 'the user\'s external id is the issuer and subject');
-my $expires = sql("SELECT TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), expires_at) FROM api_tokens t JOIN principals p ON p.id = t.principal_id WHERE p.name = 'alice'");
-ok($expires > 3500 && $expires <= 3600, "the session lasts session_seconds (an hour; $expires s left)");
+my ($Y, $M, $D, $h, $m, $sec) = ($session->{expires_at} // '') =~ /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)Z$/;
+my $left = defined $Y ? timegm($sec, $m, $h, $D, $M - 1, $Y) - time : 0;
+ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; ${left}s left)");
 
 # the handoff code and the callback work once
 my ($cb2) = $s->request('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing');
@@ -185,8 +188,15 @@ $r = start('nosuch');
 is($r->{status}, 404, 'a provider that does not exist is refused (404)');
 
 # ---- ES256, and a key rotation at the provider ----
-($cb, $res, $session) = sign_in('corp-es', 'carol');
+($cb, $res, $session) = sign_in('corp-es', 'dave');
 is($res && $res->{status}, 201, 'an ES256 ID token is taken (the ES256 client)') or diag($cb->{content});
+
+# a name already used here by a user the provider did not make is never taken over
+($cb) = sign_in('corp', 'admin');
+is($cb->{status}, 409, 'a sign-in as a user the provider did not make is refused (409)');
+like($cb->{content}, qr/exists and was not made by this provider/, '  naming it');
+($cb) = sign_in('corp', 'dave');
+is($cb->{status}, 409, '  and so is one as a user another provider made');
 $idp->control('rotate');
 ($cb, $res, $session) = sign_in('corp', 'carol');
 is($res && $res->{status}, 201, 'after the provider rotates its keys, a token under the new kid is taken (the JWKS fetched again)')
@@ -254,9 +264,9 @@ like($r->{content}, qr/^purser_sign_ins_total [1-9]/m, 'sign-ins are counted');
 ($r, $d) = call('GET', "/organizations/$org/events?since=0&kinds=sign_in,sign_in_refused,identity_provider&page_size=500");
 my %ops;
 $ops{"$_->{kind}:$_->{op}"}++ for @{ $d->{items} // $d->{events} // [] };
-ok($ops{'sign_in:sign_in'}, 'sign-ins are events of the organization');
-ok($ops{'sign_in_refused:refuse'}, 'refusals are events');
-ok($ops{'identity_provider:create'} && $ops{'identity_provider:delete'}, 'the provider\'s creation and deletion are events');
+ok($ops{'sign_in:put'}, 'sign-ins are events of the organization');
+ok($ops{'sign_in_refused:put'}, 'refusals are events');
+ok($ops{'identity_provider:put'} && $ops{'identity_provider:delete'}, 'the provider\'s creation and deletion are events');
 my $log = join '', $s->log_lines('purser-fcgi.log');
 like($log, qr/sign-in refused/, 'refusals are logged');
 for my $secret ([$alice, 'a session token'], [$bob, 'another session token'], [$code, 'a handoff code'],

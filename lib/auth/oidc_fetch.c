@@ -1,4 +1,5 @@
-/* oidc_fetch.c: discovery, JWKS and form posts to an OpenID Provider through libcurl (oidc_fetch.h). */
+/* oidc_fetch.c: discovery, JWKS and form posts to an OpenID Provider through libcurl
+ * (oidc_fetch.h). */
 #include "auth/oidc_fetch.h"
 #include "base/buf.h"
 #include "base/lru.h"
@@ -175,7 +176,8 @@ int oidc_discover(struct oidc_endpoints *out, const char *issuer, struct purser_
              (int)(n && issuer[n - 1] == '/' ? n - 1 : n), issuer ? issuer : "");
     rc = document_get(&text, url, 0, err);
     if (!rc && !(document = json_loads(text, 0, NULL)))
-        rc = purser_error_set(err, PURSER_EUNAVAIL, "the provider's discovery document is not JSON");
+        rc =
+            purser_error_set(err, PURSER_EUNAVAIL, "the provider's discovery document is not JSON");
     if (!rc && strcmp(json_string_value(json_object_get(document, "issuer")) ?: "", issuer))
         rc = purser_error_set(err, PURSER_EUNAUTH,
                               "the provider's discovery document names another issuer than %.200s",
@@ -220,11 +222,12 @@ int oidc_post_form(json_t **out, long *status_out, const char *url, const char *
     *status_out = 0;
     rc = exchange(&body, status_out, url, client_id, client_secret, form, err);
     if (!rc && !(*out = json_loadb(buf_cstr(&body), body.len, 0, NULL)))
-        rc = purser_error_set(err, PURSER_EUNAVAIL,
-                              "the identity provider answered %ld without a JSON body",
-                              *status_out);
+        rc =
+            purser_error_set(err, PURSER_EUNAVAIL,
+                             "the identity provider answered %ld without a JSON body", *status_out);
     if (!rc && !json_is_object(*out))
-        rc = purser_error_set(err, PURSER_EUNAVAIL, "the identity provider's answer is not an object");
+        rc = purser_error_set(err, PURSER_EUNAVAIL,
+                              "the identity provider's answer is not an object");
     if (rc) {
         json_decref(*out);
         *out = NULL;

@@ -30,7 +30,7 @@ struct oidc_endpoints {
     char authorization[OIDC_URL_MAX];
     char token[OIDC_URL_MAX];
     char jwks[OIDC_URL_MAX];
-    char device[OIDC_URL_MAX]; /* "" when the provider has no device authorization grant */
+    char device[OIDC_URL_MAX];      /* "" when the provider has no device authorization grant */
     char end_session[OIDC_URL_MAX]; /* "" when it has none */
 };
 
@@ -45,8 +45,7 @@ int oidc_discover(struct oidc_endpoints *out, const char *issuer, struct purser_
 
 /* The JWKS at url as text: *out is malloc'd, caller frees. refresh: fetch it again unless that
  * was done within OIDC_FETCH_REFRESH_SECONDS (then the kept text; *refreshed says which). */
-int oidc_jwks(char **out, int *refreshed, const char *url, int refresh,
-              struct purser_error *err);
+int oidc_jwks(char **out, int *refreshed, const char *url, int refresh, struct purser_error *err);
 
 /* POSTs form (application/x-www-form-urlencoded, already encoded) to url with HTTP Basic
  * client_id:client_secret. *out is the JSON object answered (new reference), *status_out the

@@ -1,4 +1,5 @@
-/* oidc_login.c: the authorization code grant with PKCE, its callback, the handoff (oidc_login.h). */
+/* oidc_login.c: the authorization code grant with PKCE, its callback, the handoff (oidc_login.h).
+ */
 #include "auth/oidc_login.h"
 #include "auth/identity.h"
 #include "auth/oidc_fetch.h"
@@ -136,9 +137,9 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
     rc = oidc_provider_load(store, arena, ring, name, 0, &p, err);
     if (rc) {
         out->reason = "provider";
-        return rc == PURSER_ENOTFOUND ? refuse(out, "provider", err, PURSER_ENOTFOUND,
-                                               "no such identity provider")
-                                      : rc;
+        return rc == PURSER_ENOTFOUND
+                   ? refuse(out, "provider", err, PURSER_ENOTFOUND, "no such identity provider")
+                   : rc;
     }
     out->provider = p.name;
     rc = oidc_discover(&ep, p.issuer, err);
@@ -151,8 +152,11 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
         rc = challenge ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     if (!rc) {
-        struct store_value v[] = {STORE_STR(state_hash), STORE_INT(p.id), STORE_STR(nonce),
-                                  STORE_STR(verifier), STORE_STR(return_to ? return_to : ""),
+        struct store_value v[] = {STORE_STR(state_hash),
+                                  STORE_INT(p.id),
+                                  STORE_STR(nonce),
+                                  STORE_STR(verifier),
+                                  STORE_STR(return_to ? return_to : ""),
                                   STORE_INT(OIDC_LOGIN_SECONDS)};
         store_exec(store, "DELETE FROM oidc_logins WHERE expires_at < UTC_TIMESTAMP(6)", NULL, 0,
                    NULL, NULL, err);
@@ -197,8 +201,7 @@ struct pending {
 
 /* Takes the sign-in state names: read and deleted (one-time), refused when unknown or late. */
 static int pending_take(struct store *store, struct arena *arena, const char *state,
-                        struct pending *out, struct oidc_outcome *outcome,
-                        struct purser_error *err)
+                        struct pending *out, struct oidc_outcome *outcome, struct purser_error *err)
 {
     char hash[65];
     struct store_rows rows;
@@ -300,7 +303,8 @@ static int id_token_check(const struct oidc_provider *p, const struct oidc_endpo
 static const char *user_name(struct arena *arena, const json_t *spec, const json_t *claims)
 {
     const char *claim = json_string_value(json_object_get(spec, "username_claim"));
-    const char *given = json_string_value(json_object_get(claims, claim ? claim : "preferred_username"));
+    const char *given =
+        json_string_value(json_object_get(claims, claim ? claim : "preferred_username"));
     char *name;
     if (!given || !*given || strlen(given) > 255)
         return NULL;
@@ -378,14 +382,15 @@ static int txn_finish(struct store *store, void *ctx, struct purser_error *err)
     json_decref(f->outcome->orgs);
     f->outcome->orgs = NULL;
     if (!rc)
-        rc = oidc_memberships_set(store, f->arena, f->p->id, f->principal_id, f->p->spec,
-                                  f->claims, &f->outcome->orgs, err);
+        rc = oidc_memberships_set(store, f->arena, f->p->id, f->principal_id, f->p->spec, f->claims,
+                                  &f->outcome->orgs, err);
     if (!rc && random_text(code))
         rc = purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+    if (!rc)
+        crypto_sha256_hex(hash, code, strlen(code));
     if (!rc) {
         struct store_value v[] = {STORE_STR(hash), STORE_INT(f->p->id), STORE_INT(f->principal_id),
                                   STORE_INT(OIDC_HANDOFF_SECONDS)};
-        crypto_sha256_hex(hash, code, strlen(code));
         rc = store_exec(store,
                         "INSERT INTO oidc_handoffs (code_sha256, provider_id, principal_id,"
                         " expires_at) VALUES (?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? SECOND)",
@@ -399,8 +404,8 @@ static int txn_finish(struct store *store, void *ctx, struct purser_error *err)
 }
 
 int oidc_login_finish(struct store *store, struct arena *arena, const struct keyring *ring,
-                      const char *state, const char *code, const char *redirect_uri,
-                      struct oidc_outcome *out, struct purser_error *err)
+                      const char *state, const char *code, const char *iss,
+                      const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err)
 {
     struct pending pending = {0, NULL, NULL, NULL};
     struct oidc_provider p = {0};
@@ -414,6 +419,9 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
         if (rc == PURSER_ENOTFOUND)
             rc = refuse(out, "provider", err, PURSER_EUNAUTH, "its provider was deleted");
     }
+    if (!rc && iss && strcmp(iss, p.issuer) != 0)
+        rc = refuse(out, "issuer", err, PURSER_EUNAUTH,
+                    "the callback's 'iss' is not the provider's issuer");
     if (!rc) {
         out->provider = p.name;
         rc = oidc_discover(&ep, p.issuer, err);
@@ -489,7 +497,7 @@ int oidc_memberships_set(struct store *store, struct arena *arena, long long pro
         const char *pattern = json_string_value(json_object_get(mapping, "value"));
         if (rc)
             break;
-        if (claim_matches(json_object_get(claims, claim       ? claim
+        if (claim_matches(json_object_get(claims, claim          ? claim
                                                   : groups_claim ? groups_claim
                                                                  : "groups"),
                           pattern))
@@ -549,8 +557,8 @@ static int txn_redeem(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code,
-                        json_t **out, struct oidc_outcome *outcome, struct purser_error *err)
+int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,
+                        struct oidc_outcome *outcome, struct purser_error *err)
 {
     char hash[65];
     struct redeem r = {arena, hash, NULL, outcome};
@@ -575,8 +583,9 @@ int oidc_session_end(struct store *store, const char *token, struct purser_error
     int rc;
     crypto_sha256_hex(hash, token, strlen(token));
     p = (struct store_value)STORE_STR(hash);
-    rc = store_exec(store, "DELETE FROM api_tokens WHERE token_sha256 = ? AND provider_id IS NOT NULL", &p, 1,
-                   NULL, NULL, err);
+    rc = store_exec(store,
+                    "DELETE FROM api_tokens WHERE token_sha256 = ? AND provider_id IS NOT NULL", &p,
+                    1, NULL, NULL, err);
     if (!rc)
         rc = identity_changes_note(store, err);
     return rc;

@@ -45,15 +45,17 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
                      const char *name, const char *redirect_uri, const char *return_to,
                      const char **url_out, struct oidc_outcome *out, struct purser_error *err);
 
-/* Finishes the sign-in that state names with the provider's code (see above). */
+/* Finishes the sign-in that state names with the provider's code (see above). iss: the
+ * callback's iss parameter (RFC 9207), NULL when the provider sends none; when given it must be
+ * the provider's issuer (a code from another provider is refused before it is traded). */
 int oidc_login_finish(struct store *store, struct arena *arena, const struct keyring *ring,
-                      const char *state, const char *code, const char *redirect_uri,
-                      struct oidc_outcome *out, struct purser_error *err);
+                      const char *state, const char *code, const char *iss,
+                      const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err);
 
 /* Trades a handoff code (one-time) for the session: *out {token, expires_at, user, provider}
  * (a new reference). PURSER_EUNAUTH when the code is unknown, used or expired. */
-int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code,
-                        json_t **out, struct oidc_outcome *outcome, struct purser_error *err);
+int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,
+                        struct oidc_outcome *outcome, struct purser_error *err);
 
 /* Ends the session whose token is token (its row deleted): 0 also when it was already gone. */
 int oidc_session_end(struct store *store, const char *token, struct purser_error *err);

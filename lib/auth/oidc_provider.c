@@ -1,4 +1,5 @@
-/* oidc_provider.c: the IdentityProvider kind: checks, storage, the sealed secret (oidc_provider.h). */
+/* oidc_provider.c: the IdentityProvider kind: checks, storage, the sealed secret (oidc_provider.h).
+ */
 #include "auth/oidc_provider.h"
 #include "auth/identity.h"
 #include "auth/keyring.h"
@@ -16,8 +17,8 @@
 #define MAPPINGS_MAX 256
 
 static const char *const spec_fields[] = {
-    "display_name",   "issuer",         "client_id",       "client_secret", "scopes",
-    "username_claim", "groups_claim",   "session_seconds", "mappings",      NULL};
+    "display_name",   "issuer",       "client_id",       "client_secret", "scopes",
+    "username_claim", "groups_claim", "session_seconds", "mappings",      NULL};
 static const char *const mapping_fields[] = {"value",         "organization", "role",
                                              "policy_groups", "claim",        NULL};
 
@@ -169,8 +170,8 @@ struct provider_write {
 };
 
 /* The organizations the provider's mappings name, each an event of kind identity_provider. */
-static int events_append(struct store *store, const json_t *spec, const char *name,
-                         const char *op, const char *revision, struct purser_error *err)
+static int events_append(struct store *store, const json_t *spec, const char *name, const char *op,
+                         const char *revision, struct purser_error *err)
 {
     json_t *orgs = oidc_provider_orgs(spec), *org;
     size_t i;
@@ -199,8 +200,8 @@ static int secret_seal(const struct keyring *ring, const char *name, const char 
         return purser_error_set(err, PURSER_EUNAVAIL,
                                 "no keyring is configured: a client secret cannot be sealed");
     snprintf(aad, sizeof aad, "identity_provider/%s", name);
-    return keyring_seal(ring, aad, strlen(aad), secret, strlen(secret), sealed, sealed_len,
-                        key_id, err);
+    return keyring_seal(ring, aad, strlen(aad), secret, strlen(secret), sealed, sealed_len, key_id,
+                        err);
 }
 
 static int txn_write(struct store *store, void *ctx, struct purser_error *err)
@@ -226,9 +227,12 @@ static int txn_write(struct store *store, void *ctx, struct purser_error *err)
     if (secret && (rc = secret_seal(w->ring, w->name, secret, &sealed, &sealed_len, &key_id, err)))
         goto cleanup;
     if (w->creating) {
-        struct store_value p[] = {STORE_STR(w->name),          STORE_STR(w->revision),
-                                  STORE_STR(labels_text),      STORE_STR(description ?: ""),
-                                  STORE_STR(spec_text),        STORE_INT(key_id),
+        struct store_value p[] = {STORE_STR(w->name),
+                                  STORE_STR(w->revision),
+                                  STORE_STR(labels_text),
+                                  STORE_STR(description ?: ""),
+                                  STORE_STR(spec_text),
+                                  STORE_INT(key_id),
                                   STORE_BLOB((const char *)sealed, sealed_len)};
         rc = store_exec(store,
                         "INSERT INTO identity_providers (name, revision, labels, description, spec,"
@@ -239,11 +243,15 @@ static int txn_write(struct store *store, void *ctx, struct purser_error *err)
             rc = purser_error_set(err, PURSER_EEXISTS, "IdentityProvider '%s' already exists",
                                   w->name);
     } else {
-        struct store_value p[] = {STORE_STR(w->revision), STORE_STR(labels_text),
-                                  STORE_STR(description ?: ""), STORE_STR(spec_text),
-                                  STORE_INT(secret != NULL), STORE_INT(key_id),
-                                  STORE_INT(secret != NULL), secret ? STORE_BLOB((const char *)sealed, sealed_len)
-                                                                    : STORE_STR(""),
+        struct store_value p[] = {STORE_STR(w->revision),
+                                  STORE_STR(labels_text),
+                                  STORE_STR(description ?: ""),
+                                  STORE_STR(spec_text),
+                                  STORE_INT(secret != NULL),
+                                  STORE_INT(key_id),
+                                  STORE_INT(secret != NULL),
+                                  secret ? STORE_BLOB((const char *)sealed, sealed_len)
+                                         : STORE_STR(""),
                                   STORE_STR(w->name)};
         rc = store_exec(store,
                         "UPDATE identity_providers SET revision = ?, labels = ?, description = ?,"
@@ -264,8 +272,7 @@ cleanup:
     return rc;
 }
 
-static int body_check(const json_t *body, const char **name, int creating,
-                      struct purser_error *err)
+static int body_check(const json_t *body, const char **name, int creating, struct purser_error *err)
 {
     const json_t *meta = json_object_get(body, "metadata"), *v;
     const char *key;
@@ -305,7 +312,7 @@ static void revision_new(char out[17])
 int oidc_provider_create(struct store *store, const struct keyring *ring, const json_t *body,
                          json_t **out, struct purser_error *err)
 {
-    struct provider_write w = {.body = body, .ring = ring, .creating = 1, .event_op = "create"};
+    struct provider_write w = {.body = body, .ring = ring, .creating = 1, .event_op = "put"};
     struct arena *arena = NULL;
     int rc = body_check(body, &w.name, 1, err);
     *out = NULL;
@@ -321,13 +328,14 @@ int oidc_provider_create(struct store *store, const struct keyring *ring, const 
 }
 
 int oidc_provider_replace(struct store *store, struct arena *arena, const struct keyring *ring,
-                          const char *name, const json_t *body, const char *if_match,
-                          json_t **out, struct purser_error *err)
+                          const char *name, const json_t *body, const char *if_match, json_t **out,
+                          struct purser_error *err)
 {
     struct provider_write w = {.name = name, .body = body, .ring = ring, .event_op = "put"};
-    const char *given = if_match ? if_match
-                                 : json_string_value(json_object_get(
-                                       json_object_get(body, "metadata"), "revision"));
+    const char *given =
+        if_match
+            ? if_match
+            : json_string_value(json_object_get(json_object_get(body, "metadata"), "revision"));
     json_t *current = NULL;
     int rc = body_check(body, NULL, 0, err);
     *out = NULL;
@@ -336,8 +344,8 @@ int oidc_provider_replace(struct store *store, struct arena *arena, const struct
     if (!rc)
         rc = resource_precondition(
             arena, "IdentityProvider", name, given,
-            json_string_value(json_object_get(json_object_get(current, "metadata"), "revision")),
-            1, err);
+            json_string_value(json_object_get(json_object_get(current, "metadata"), "revision")), 1,
+            err);
     json_decref(current);
     revision_new(w.revision);
     if (!rc)
@@ -392,10 +400,10 @@ int oidc_provider_list(struct store *store, struct arena *arena, int public, jso
         json_t *one = envelope(&rows, i);
         const json_t *shown = json_object_get(json_object_get(one, "spec"), "display_name");
         if (public)
-            json_array_append_new(items, json_pack("{s:s, s:s}", "name", store_cell(&rows, i, 0),
-                                                   "display_name",
-                                                   json_is_string(shown) ? json_string_value(shown)
-                                                                         : store_cell(&rows, i, 0)));
+            json_array_append_new(
+                items, json_pack("{s:s, s:s}", "name", store_cell(&rows, i, 0), "display_name",
+                                 json_is_string(shown) ? json_string_value(shown)
+                                                       : store_cell(&rows, i, 0)));
         else
             json_array_append(items, one);
         json_decref(one);
@@ -437,9 +445,9 @@ int oidc_provider_delete(struct store *store, struct arena *arena, const char *n
     struct store_value p = STORE_STR(name ? name : "");
     struct provider_delete d = {0, name, NULL};
     json_t *spec = NULL;
-    int rc = store_query(store, arena, &rows,
-                         "SELECT id, revision, spec FROM identity_providers WHERE name = ?", &p, 1,
-                         err);
+    int rc =
+        store_query(store, arena, &rows,
+                    "SELECT id, revision, spec FROM identity_providers WHERE name = ?", &p, 1, err);
     if (!rc && rows.count == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND, "IdentityProvider '%.63s' was not found",
                               name ? name : "");
@@ -472,9 +480,12 @@ int oidc_provider_load(struct store *store, struct arena *arena, const struct ke
                      &p, 1, err);
     if (!rc && rows.count == 0)
         rc = purser_error_set(err, PURSER_ENOTFOUND, "identity provider '%.63s' is not known",
-                              by_id ? "(deleted)" : name ? name : "");
+                              by_id  ? "(deleted)"
+                              : name ? name
+                                     : "");
     if (!rc && !ring)
-        rc = purser_error_set(err, PURSER_EUNAVAIL, "no keyring: the client secret cannot be opened");
+        rc = purser_error_set(err, PURSER_EUNAVAIL,
+                              "no keyring: the client secret cannot be opened");
     if (rc)
         return rc;
     out->id = atoll(store_cell(&rows, 0, 0));

@@ -51,8 +51,8 @@ int oidc_provider_create(struct store *store, const struct keyring *ring, const 
 /* Replaces spec, labels and description; if_match (NULL: the body's metadata.revision) must be
  * the current revision (412 otherwise, resource_precondition's rule). */
 int oidc_provider_replace(struct store *store, struct arena *arena, const struct keyring *ring,
-                          const char *name, const json_t *body, const char *if_match,
-                          json_t **out, struct purser_error *err);
+                          const char *name, const json_t *body, const char *if_match, json_t **out,
+                          struct purser_error *err);
 
 /* The stored provider as the API shows it (no secret), or 404. */
 int oidc_provider_get(struct store *store, struct arena *arena, const char *name, json_t **out,

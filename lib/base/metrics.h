@@ -63,12 +63,12 @@ enum metric {
     METRIC_SIGN_IN_REFUSED_ISSUER,    /* iss, or the discovery document's issuer, not the one */
     METRIC_SIGN_IN_REFUSED_AUDIENCE,  /* aud or azp another client */
     METRIC_SIGN_IN_REFUSED_NONCE,
-    METRIC_SIGN_IN_REFUSED_TOKEN,     /* an ID token malformed, without sub, or none */
-    METRIC_SIGN_IN_REFUSED_PROVIDER,  /* no such provider, or deleted meanwhile */
-    METRIC_SIGN_IN_REFUSED_REDIRECT,  /* a return address of another origin */
-    METRIC_SIGN_IN_REFUSED_USER,      /* the user deactivated, its name unusable or taken */
-    METRIC_SIGN_IN_REFUSED_HANDOFF,   /* a handoff code unknown, used or late */
-    METRIC_SIGN_IN_REFUSED_OTHER,     /* the provider unreachable or wrong */
+    METRIC_SIGN_IN_REFUSED_TOKEN,    /* an ID token malformed, without sub, or none */
+    METRIC_SIGN_IN_REFUSED_PROVIDER, /* no such provider, or deleted meanwhile */
+    METRIC_SIGN_IN_REFUSED_REDIRECT, /* a return address of another origin */
+    METRIC_SIGN_IN_REFUSED_USER,     /* the user deactivated, its name unusable or taken */
+    METRIC_SIGN_IN_REFUSED_HANDOFF,  /* a handoff code unknown, used or late */
+    METRIC_SIGN_IN_REFUSED_OTHER,    /* the provider unreachable or wrong */
     METRIC_COUNT
 };
 

@@ -157,13 +157,10 @@ const server = http.createServer(async (req, res) => {
     if (fault && url.pathname === '/token' && req.method === 'POST') {
       // catch the answer on its way out and change its ID token
       const end = res.end.bind(res);
-      const writeHead = res.writeHead.bind(res);
-      let head = null;
-      res.writeHead = (...args) => { head = args; return res; };
-      res.end = (chunk, ...rest) => {
+      res.end = chunk => {
+        res.end = end;
         applyFault(String(chunk)).then(body => {
-          res.removeHeader('content-length');
-          if (head) writeHead(...head);
+          if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(body));
           end(body);
         });
         return res;
