@@ -16,6 +16,8 @@ int oidc_sign_in_start(struct request *req);
 int oidc_sign_in_callback(struct request *req);
 int oidc_sign_in_session(struct request *req);
 int oidc_sign_out(struct request *req);
+int oidc_device_begin(struct request *req);
+int oidc_device_token(struct request *req);
 
 /* health.c */
 int health_live(struct request *req);

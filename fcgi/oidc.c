@@ -99,6 +99,21 @@ static int refused(struct request *req, int rc, const struct oidc_outcome *o)
     return rc;
 }
 
+/* The events of a finished sign-in: one in each organization the user is a member of through
+ * the provider now. Takes o->orgs. */
+static void signed_in(struct request *req, struct oidc_outcome *o)
+{
+    json_t *org, *detail = json_pack("{s:s}", "provider", o->provider ? o->provider : "");
+    struct purser_error ignored;
+    size_t i;
+    json_array_foreach (o->orgs, i, org)
+        event_append_named(req->svc->store, json_string_value(org), "sign_in", o->user, "put", NULL,
+                           detail, &ignored);
+    json_decref(detail);
+    json_decref(o->orgs);
+    o->orgs = NULL;
+}
+
 /* GET /auth/sso/{provider}/start[?return_to=http://127.0.0.1:PORT/...]: to the provider. */
 int oidc_sign_in_start(struct request *req)
 {
@@ -134,16 +149,7 @@ int oidc_sign_in_callback(struct request *req)
         json_decref(o.orgs);
         return refused(req, rc, &o);
     }
-    {
-        json_t *org, *detail = json_pack("{s:s}", "provider", o.provider);
-        struct purser_error ignored;
-        size_t i;
-        json_array_foreach (o.orgs, i, org)
-            event_append_named(req->svc->store, json_string_value(org), "sign_in", o.user, "put",
-                               NULL, detail, &ignored);
-        json_decref(detail);
-        json_decref(o.orgs);
-    }
+    signed_in(req, &o);
     /* the code goes to the page's fragment (never sent to a server) or purserctl's listener */
     location = o.return_to && *o.return_to
                    ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
@@ -153,6 +159,46 @@ int oidc_sign_in_callback(struct request *req)
         arena_concat(req->arena, "Location: ", location,
                      "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n",
                      (const char *)NULL));
+}
+
+/* POST /auth/sso/{provider}/device: a device sign-in (RFC 8628) begins; the client secret
+ * stays here. */
+int oidc_device_begin(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    json_t *out = NULL;
+    int rc = oidc_device_start(req->svc->store, req->arena, req->svc->keyring,
+                               request_param(req, "provider"), &out, &o, &req->err);
+    if (rc)
+        return refused(req, rc, &o);
+    return respond_owned(req, rc, 201, out);
+}
+
+/* POST /auth/sso/device/token {device_id}: one poll; 200 {status: authorization_pending}
+ * until the person has signed in at the provider, then 201 with the session. */
+int oidc_device_token(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    json_t *body = NULL, *out = NULL;
+    int pending = 0;
+    int rc = request_json(req, &body);
+    if (!rc && !json_is_string(json_object_get(body, "device_id")))
+        rc =
+            purser_error_set(&req->err, PURSER_EINVAL, "device_id must be the sign-in's device_id");
+    if (rc)
+        return rc;
+    rc = oidc_device_poll(req->svc->store, req->arena, req->svc->keyring,
+                          json_string_value(json_object_get(body, "device_id")), &out, &pending, &o,
+                          &req->err);
+    if (rc) {
+        json_decref(o.orgs);
+        return refused(req, rc, &o);
+    }
+    if (pending)
+        return respond_owned(req, rc, 200, out);
+    signed_in(req, &o);
+    metrics_add(METRIC_SIGN_IN, 1);
+    return respond_owned(req, rc, 201, out);
 }
 
 /* POST /auth/sso/session {code}: the handoff code traded for the session token. */

@@ -316,6 +316,14 @@ const struct route routes[] = {
     {"POST", "/auth/sso/session", NULL, H(oidc_sign_in_session), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
      "Trade a sign-in's one-time code for its session token (shown once)", .body = "SignInCode",
      .answer = "Session", .status = "201"},
+    {"POST", "/auth/sso/{provider}/device", NULL, H(oidc_device_begin), ROUTE_OPEN,
+     "Begin a device sign-in (RFC 8628, purserctl login --sso --device): the provider's user "
+     "code and where to enter it; purser keeps the device code and the client secret",
+     .answer = "DeviceSignIn", .status = "201"},
+    {"POST", "/auth/sso/device/token", NULL, H(oidc_device_token), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "Poll a device sign-in: 200 {status: authorization_pending} until the person signed in at "
+     "the provider, then 201 with the session token (shown once)",
+     .body = "DeviceToken", .answer = "SessionOrPending", .status = "200 201"},
     {"POST", "/auth/sso/sign-out", "sign_out", H(oidc_sign_out), ROUTE_AUTH_CHANGE,
      "End the presented session on the server (a token that is not a sign-in's is left alone)",
      .status = "204"},

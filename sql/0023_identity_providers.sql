@@ -1,10 +1,11 @@
 -- OpenID Connect sign-in (issue 52): identity providers (server-wide, the resource envelope's
 -- columns without an organization; the client secret sealed with the keyring, never shown
 -- again), who a provider's subject is here, the sign-ins under way (state, nonce and the PKCE
--- verifier kept server-side, one-time and short-lived, only the SHA-256 of the state as key),
--- the one-time codes a finished sign-in hands to the page or purserctl for its session token,
--- and what a provider made: memberships its mappings granted (taken back at the next sign-in
--- when the groups no longer grant them) and session tokens (gone with the provider).
+-- verifier kept server-side, one-time and short-lived, only the SHA-256 of the state as key;
+-- a device sign-in's device code, kept for its polls), the one-time codes a finished sign-in
+-- hands to the page or purserctl for its session token, and what a provider made: memberships
+-- its mappings granted (taken back at the next sign-in when the groups no longer grant them)
+-- and session tokens (gone with the provider).
 -- Expand only, re-runnable.
 CREATE TABLE IF NOT EXISTS identity_providers (
   id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS oidc_logins (
   nonce VARCHAR(64) NOT NULL,
   code_verifier VARCHAR(128) NOT NULL,
   return_to VARCHAR(512) NOT NULL,
+  device_code VARCHAR(2048) NULL,
   expires_at DATETIME(6) NOT NULL,
   KEY oidc_logins_expires (expires_at),
   CONSTRAINT oidc_logins_provider FOREIGN KEY (provider_id) REFERENCES identity_providers (id) ON DELETE CASCADE

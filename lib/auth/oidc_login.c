@@ -411,7 +411,6 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
     struct oidc_provider p = {0};
     struct oidc_endpoints ep;
     const char *id_token = NULL;
-    json_t *claims = NULL;
     int rc = pending_take(store, arena, state, &pending, out, err);
     if (!rc) {
         out->return_to = pending.return_to;
@@ -431,15 +430,24 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
     if (!rc)
         rc = code_trade(arena, &p, &ep, &pending, code, redirect_uri, &id_token, out, err);
     if (!rc)
-        rc = id_token_check(&p, &ep, pending.nonce, id_token, &claims, out, err);
-    if (!rc) {
-        struct finish f = {arena, &p, claims, user_name(arena, p.spec, claims), out, 0};
-        rc = store_txn(store, 0, txn_finish, &f, err);
-    }
+        rc = oidc_login_complete(store, arena, &p, &ep, pending.nonce, id_token, out, err);
     if (rc && !out->reason)
         out->reason = "provider_unavailable";
-    json_decref(claims);
     oidc_provider_release(&p);
+    return rc;
+}
+
+int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
+                        const struct oidc_endpoints *ep, const char *nonce, const char *id_token,
+                        struct oidc_outcome *out, struct purser_error *err)
+{
+    json_t *claims = NULL;
+    int rc = id_token_check(p, ep, nonce, id_token, &claims, out, err);
+    if (!rc) {
+        struct finish f = {arena, p, claims, user_name(arena, p->spec, claims), out, 0};
+        rc = store_txn(store, 0, txn_finish, &f, err);
+    }
+    json_decref(claims);
     return rc;
 }
 

@@ -52,6 +52,33 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
                       const char *state, const char *code, const char *iss,
                       const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err);
 
+struct oidc_endpoints;
+
+/* The end every grant shares, once the provider answered with an ID token: the token verified
+ * (nonce NULL: the device grant has none), then the user found or made, its memberships set
+ * and a handoff code left in out, in one transaction. */
+int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
+                        const struct oidc_endpoints *ep, const char *nonce, const char *id_token,
+                        struct oidc_outcome *out, struct purser_error *err);
+
+/* The device authorization grant (RFC 8628) through purser, which keeps the client secret:
+ * start asks the provider for a device code and keeps it (oidc_logins, under the SHA-256 of a
+ * new device_id, as long as the provider says it lives); *out {device_id, user_code,
+ * verification_uri, verification_uri_complete?, expires_in, interval}. PURSER_EINVAL when the
+ * provider has no device endpoint. */
+int oidc_device_start(struct store *store, struct arena *arena, const struct keyring *ring,
+                      const char *name, json_t **out, struct oidc_outcome *outcome,
+                      struct purser_error *err);
+
+/* One poll of a device sign-in: while the person has not finished, *out is {status:
+ * authorization_pending, interval} and *pending 1; once done, the session as
+ * oidc_handoff_redeem answers it (the device code taken: it works once). Refused (its reason in
+ * outcome) when the device_id is unknown or late, or the provider says the person declined or
+ * the code expired. */
+int oidc_device_poll(struct store *store, struct arena *arena, const struct keyring *ring,
+                     const char *device_id, json_t **out, int *pending,
+                     struct oidc_outcome *outcome, struct purser_error *err);
+
 /* Trades a handoff code (one-time) for the session: *out {token, expires_at, user, provider}
  * (a new reference). PURSER_EUNAUTH when the code is unknown, used or expired. */
 int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,

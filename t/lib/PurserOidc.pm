@@ -89,6 +89,14 @@ sub login {
             $url = $next;
             next;
         }
+        if ($r->{status} == 200 && $r->{content} =~ /<form id="op\.deviceConfirmForm" method="post" action="([^"]+)"/) {
+            # the device grant's confirmation: its hidden fields sent back, as its button does
+            my $action = $1;
+            my %field = $r->{content} =~ /<input type="hidden" name="(\w+)" value="([^"]*)"/g;
+            ($method, $content) = ('POST', join '&', map { "$_=$field{$_}" } sort keys %field);
+            $url = $action =~ m{^/} ? "$self->{issuer}$action" : $action;
+            next;
+        }
         return (undef, $r->{content}) unless $r->{status} == 200 && $r->{content} =~ /name="login"/;
         return (undef, $r->{content}) if $r->{content} =~ /role="alert"/;
         ($method, $content) = ('POST', "login=$user&password=$password");
