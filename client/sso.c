@@ -176,12 +176,11 @@ static int sign_in_device(struct ctl *ctl, struct ctl_context *c, const char *pr
     if (!rc) {
         const char *complete =
             json_string_value(json_object_get(device, "verification_uri_complete"));
-        fprintf(stderr, "To sign in through %s, open %s and enter the code %s%s%s\n", provider,
+        fprintf(stderr, "To sign in through %s, open %s and enter the code %s\n", provider,
                 json_string_value(json_object_get(device, "verification_uri")),
-                json_string_value(json_object_get(device, "user_code")),
-                complete ? "\n  (or open " : "", complete ? complete : "");
+                json_string_value(json_object_get(device, "user_code")));
         if (complete)
-            fprintf(stderr, ")\n");
+            fprintf(stderr, "  (or open %s)\n", complete);
         interval = json_integer_value(json_object_get(device, "interval")) ?: 5;
         until = time(NULL) + (json_integer_value(json_object_get(device, "expires_in")) ?: 600);
         body = json_pack("{s:O}", "device_id", json_object_get(device, "device_id"));

@@ -67,6 +67,15 @@ sub _cookies {
     }
 }
 
+sub _unescape {
+    my ($text) = @_;
+    $text =~ s/&#x([0-9a-fA-F]+);/chr hex $1/ge;
+    $text =~ s/&#(\d+);/chr $1/ge;
+    $text =~ s/&quot;/"/g; $text =~ s/&lt;/</g; $text =~ s/&gt;/>/g; $text =~ s/&amp;/&/g;
+    return $text;
+}
+sub _form { my ($v) = @_; $v =~ s/([^A-Za-z0-9._~-])/sprintf '%%%02X', ord $1/ge; $v }
+
 # login(URL, USER, PASSWORD, UNTIL): follows the provider's redirects from URL (its authorization
 # URL, as purser's start answered), signing in at its form, until a Location starts with UNTIL
 # (purser's callback). Returns that Location, or (undef, the provider's last page) when it
@@ -89,11 +98,15 @@ sub login {
             $url = $next;
             next;
         }
-        if ($r->{status} == 200 && $r->{content} =~ /<form id="op\.deviceConfirmForm" method="post" action="([^"]+)"/) {
-            # the device grant's confirmation: its hidden fields sent back, as its button does
-            my $action = $1;
-            my %field = $r->{content} =~ /<input type="hidden" name="(\w+)" value="([^"]*)"/g;
-            ($method, $content) = ('POST', join '&', map { "$_=$field{$_}" } sort keys %field);
+        if ($r->{status} == 200 && $r->{content} =~ /op\.deviceConfirmForm|document\.forms\[0\]\.submit\(\)/
+            && $r->{content} =~ /<form[^>]*method="post" action="([^"]+)"/) {
+            # a form a browser sends on its own (the device grant's confirmation, its button;
+            # a form_post answer, its script): its hidden fields sent back
+            my $action = _unescape($1);
+            my @fields = $r->{content} =~ /<input type="hidden" name="([\w.-]+)" value="([^"]*)"/g;
+            my @pairs;
+            while (my ($name, $value) = splice @fields, 0, 2) { push @pairs, "$name=" . _form(_unescape($value)) }
+            ($method, $content) = ('POST', join '&', @pairs);
             $url = $action =~ m{^/} ? "$self->{issuer}$action" : $action;
             next;
         }
