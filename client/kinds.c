@@ -93,7 +93,7 @@ static const struct kind kinds[] = {
      "facts", "labels", "filter sort page-size"},
     {"identity-provider", "identity-providers", NULL, 1, "/identity-providers",
      "/identity-providers/{id}", "/identity-providers",
-     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE | K_CONDITIONAL, PAGE_TOKEN, "metadata.name",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE | K_CONDITIONAL, PAGE_NONE, "metadata.name",
      VIEW("identity-provider", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"ISSUER", "spec.issuer", COL_TEXT}, {"CLIENT", "spec.client_id", COL_TEXT},
           {"MAPPINGS", "spec.mappings", COL_COUNT}, {"UPDATED", "metadata.updated_at", COL_TIME}),
