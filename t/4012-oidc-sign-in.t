@@ -168,7 +168,8 @@ my $users_before = sql("SELECT COUNT(*) FROM principals WHERE kind = 'user'");
 for my $case (['expired', qr/expired/, 'an expired ID token'],
               ['foreign-key', qr/signature does not verify/, 'an ID token signed by another key'],
               ['audience', qr/'aud' does not name this client/, 'an ID token for another client'],
-              ['issuer', qr/'iss' is not the provider's issuer/, 'an ID token of an unknown issuer']) {
+              ['issuer', qr/'iss' is not the provider's issuer/, 'an ID token of an unknown issuer'],
+              ['nonce', qr/'nonce' is not the one this sign-in sent/, 'an ID token of another sign-in (nonce)']) {
     my ($fault, $message, $what) = @$case;
     my ($p) = to_callback('corp', 'carol');
     $idp->control('fault', { kind => $fault });
@@ -257,7 +258,7 @@ is($r->{status}, 404, 'signing in through it is refused');
 
 # ---- counted, as events, logged without tokens ----
 ($r) = $s->request('GET', '/metrics');
-for my $reason (qw(state code expired signature audience issuer redirect provider handoff user)) {
+for my $reason (qw(state code expired signature audience issuer nonce redirect provider handoff user)) {
     like($r->{content}, qr/^purser_sign_in_refusals_total\{reason="$reason"\} [1-9]/m, "refusals for $reason are counted");
 }
 like($r->{content}, qr/^purser_sign_ins_total [1-9]/m, 'sign-ins are counted');

@@ -10,7 +10,7 @@
 // Control (POST, JSON body, only from loopback like everything here):
 //   /_control/rotate                      a new RSA and EC key sign from now on; the old stay in the JWKS
 //   /_control/user {"name", "disabled"?, "groups"?}
-//   /_control/fault {"kind": "expired"|"foreign-key"|"audience"|"issuer"}   the next token answer's
+//   /_control/fault {"kind": "expired"|"foreign-key"|"audience"|"issuer"|"nonce"}   the next token answer's
 //       ID token re-signed with that fault (a provider gone wrong; what purser must refuse)
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -120,6 +120,7 @@ async function applyFault(body) {
   if (kind === 'expired') { claims.iat = now - 7200; claims.exp = now - 3600; }
   if (kind === 'audience') claims.aud = 'another-client';
   if (kind === 'issuer') claims.iss = 'http://127.0.0.1:1/elsewhere';
+  if (kind === 'nonce') claims.nonce = 'another-sign-in';
   if (kind === 'foreign-key') {
     const { privateKey } = await generateKeyPair(header.alg, { extractable: true });
     key = { ...(await exportJWK(privateKey)), kid: header.kid };   // the same kid, another key
