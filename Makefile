@@ -11,7 +11,7 @@ SANITIZE :=
 endif
 
 CC ?= cc
-PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8 libgit2
+PKGS := jansson yaml-0.1 libmariadb libcrypto libpcre2-8 libgit2 cjose libcurl
 # Nothing that depends on a package is evaluated when make reads this file: on a fresh machine
 # the packages arrive with `deps`. PKG_CFLAGS and PKG_LIBS run pkg-config the first time a
 # recipe needs them (after deps), then keep the answer.

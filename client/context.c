@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The fields of a context in the file, in the order written. */
@@ -22,6 +23,7 @@ static const struct {
     {"token", offsetof(struct ctl_context, token)},
     {"client", offsetof(struct ctl_context, client)},
     {"key", offsetof(struct ctl_context, key)},
+    {"expires", offsetof(struct ctl_context, expires)},
 };
 #define CONTEXT_FIELDS (sizeof(context_fields) / sizeof(context_fields[0]))
 
@@ -156,6 +158,14 @@ static void context_from_env(struct ctl *ctl)
     }
 }
 
+/* 1 when expires (RFC 3339 UTC, "2030-01-02T03:04:05Z"; NULL: none) has passed. */
+static int session_ended(const char *expires)
+{
+    struct tm tm = {0};
+    const char *end = expires ? strptime(expires, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+    return end && timegm(&tm) <= time(NULL);
+}
+
 int ctl_context_load(struct ctl *ctl)
 {
     json_t *config = NULL, *c;
@@ -190,6 +200,11 @@ int ctl_context_load(struct ctl *ctl)
                          "no credential for %s: run `purserctl login ...` (a token, or a "
                          "client and its key), or set PURSER_TOKEN",
                          ctl->context.url);
+    if (!ctl->anonymous && session_ended(ctl->context.expires))
+        return ctl_error(CTL_DENIED,
+                         "the session of context %s ended at %s: sign in again (purserctl login "
+                         "--sso)",
+                         ctl->context.name ? ctl->context.name : "-", ctl->context.expires);
     while (*ctl->context.url && ctl->context.url[strlen(ctl->context.url) - 1] == '/')
         ctl->context.url =
             ctl_printf(ctl, "%.*s", (int)strlen(ctl->context.url) - 1, ctl->context.url);
@@ -342,6 +357,32 @@ static int login_check_args(const struct ctl_command *self, const struct ctl_con
     return CTL_OK;
 }
 
+/* login --sso: the session made through the provider, then saved as the context. */
+static int login_sso(struct ctl *ctl, const struct ctl_command *self, struct ctl_context *c,
+                     const char *provider, int device)
+{
+    const char *who = NULL;
+    int rc = CTL_OK;
+    if (!c->url)
+        return ctl_usage(self, "--url or --from is needed");
+    if (strncmp(c->url, "https://", 8) != 0)
+        return ctl_usage(self, "--url: an https:// URL expected, not %s", c->url);
+    if (!c->name)
+        c->name = ctl_printf(ctl, "%.*s", (int)strcspn(c->url + 8, "/"), c->url + 8);
+    c->ca = absolute(ctl, c->ca);
+    ctl->context = *c;
+    ctl->anonymous = 1;
+    rc = ctl_login_sso(ctl, c, provider, device, &who);
+    if (!rc)
+        rc = ctl_context_save(ctl, c, 1);
+    if (!rc)
+        printf("logged in to %s as %s (context %s, in %s); the session ends at %s: then sign in "
+               "again\n",
+               c->url, who ? who : "the provider's user", c->name, ctl_config_path(ctl),
+               c->expires ? c->expires : "?");
+    return rc;
+}
+
 int cmd_login(struct ctl *ctl, int argc, char **argv)
 {
     static const struct option options[] = {
@@ -349,11 +390,13 @@ int cmd_login(struct ctl *ctl, int argc, char **argv)
         {"org", required_argument, NULL, 'o'},    {"token", required_argument, NULL, 't'},
         {"client", required_argument, NULL, 'c'}, {"key", required_argument, NULL, 'k'},
         {"from", required_argument, NULL, 'f'},   {"name", required_argument, NULL, 'n'},
-        {"chef", no_argument, NULL, 'C'},         {NULL, 0, NULL, 0}};
+        {"chef", no_argument, NULL, 'C'},         {"sso", no_argument, NULL, 'S'},
+        {"device", no_argument, NULL, 'D'},       {NULL, 0, NULL, 0}};
     const struct ctl_command *self = ctl_command_find("login");
     struct ctl_context c = {.organization = ctl->context.organization}; /* a global --org */
     const char *from = NULL, *who = NULL;
-    int opt, chef = 0, rc = CTL_OK;
+    const char *provider = NULL;
+    int opt, chef = 0, sso = 0, device = 0, rc = CTL_OK;
 
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
         switch (opt) {
@@ -366,12 +409,22 @@ int cmd_login(struct ctl *ctl, int argc, char **argv)
         case 'f': from = optarg; break;
         case 'n': c.name = optarg; break;
         case 'C': chef = 1; break;
+        case 'S': sso = 1; break;
+        case 'D': device = 1; break;
         default: return ctl_usage(self, NULL);
         }
+    if (sso && optind < argc)
+        provider = argv[optind++];
     if (optind < argc)
         return ctl_usage(self, "unexpected argument %s", argv[optind]);
+    if (device && !sso)
+        return ctl_usage(self, "--device goes with --sso");
     if (from)
         rc = login_from(ctl, &c, from, chef);
+    if (!rc && sso) {
+        c.token = c.client = c.key = NULL; /* the sign-in makes the credential */
+        return login_sso(ctl, self, &c, provider, device);
+    }
     if (!rc)
         rc = token_from_stdin(ctl, &c);
     if (!rc)

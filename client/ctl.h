@@ -49,6 +49,7 @@ struct ctl_context {
     const char *token;        /* a bearer token, or */
     const char *client;       /* a principal's name and */
     const char *key;          /* the file of its private key, for Chef signing */
+    const char *expires;      /* a sign-in's session: when it ends (RFC 3339, UTC), or NULL */
 };
 
 struct ctl {
@@ -220,6 +221,16 @@ int ctl_context_save(struct ctl *ctl, const struct ctl_context *context, int mak
 /* The principal the context's credential is: its client name, else (a token) the principal the
  * organization's permissions name. CTL_OK with *out, or the failure (printed). */
 int ctl_whoami(struct ctl *ctl, const char **out);
+
+/* login --sso (sso.c): a session through the identity provider named provider (NULL: the
+ * server's only one), by purserctl's loopback listener and the browser, or with device by the
+ * device authorization grant; fills c's token and expires, *who the user. ctl->context is c,
+ * without a credential. */
+int ctl_login_sso(struct ctl *ctl, struct ctl_context *c, const char *provider, int device,
+                  const char **who);
+
+/* logout: the current context's session ends on the server, and its token leaves the file. */
+int cmd_logout(struct ctl *ctl, int argc, char **argv);
 
 /* The newest document revision's id: CTL_OK with *out, CTL_NOTFOUND when there is none, or the
  * call's failure (printed). */

@@ -89,6 +89,13 @@ static const struct kind kinds_written[] = {
      NULL, NULL, NULL, NULL, NULL},
     /* the registry's kinds of the resource convention (clusters, ...): rows made from it */
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
+    {"identity-provider", "identity-providers", NULL, 1, "/identity-providers",
+     "/identity-providers/{id}", "/identity-providers",
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE | K_CONDITIONAL, PAGE_NONE, "metadata.name",
+     VIEW("identity-provider", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
+          {"ISSUER", "spec.issuer", COL_TEXT}, {"CLIENT", "spec.client_id", COL_TEXT},
+          {"MAPPINGS", "spec.mappings", COL_COUNT}, {"UPDATED", "metadata.updated_at", COL_TIME}),
+     NULL, NULL, NULL},
     {"facts", "facts", "cluster", 0, "@/facts/history", NULL, "@/facts", K_LIST, PAGE_TOKEN, NULL,
      VIEW("facts", "items", 0, "version", {"VERSION", "version", COL_TEXT},
           {"AUTHOR", "author", COL_TEXT}, {"REPORTED", "created_at", COL_TIME},

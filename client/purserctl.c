@@ -14,14 +14,25 @@ static int cmd_completion(struct ctl *ctl, int argc, char **argv);
 
 const struct ctl_command ctl_commands[] = {
     {"login", cmd_login,
-     "(--url URL [--ca FILE] [--org ORG] (--token T | --client NAME --key FILE) | --from "
-     "STACK_ENV [--chef]) [--name CONTEXT]",
+     "(--url URL [--ca FILE] [--org ORG] (--token T | --client NAME --key FILE | --sso "
+     "[PROVIDER] [--device]) | --from STACK_ENV [--chef | --sso [PROVIDER] [--device]]) [--name "
+     "CONTEXT]",
      "write a context (server, CA, organization, credential) and make it the current one; the "
-     "credential is checked first",
+     "credential is checked first. --sso signs in through an identity provider: in a browser "
+     "(purserctl listens on 127.0.0.1 for the end of it; $BROWSER opens the address when set), "
+     "or with --device by a code entered on another machine; the context keeps the session's end",
      "purserctl login --from var/stack.env\n"
-     "  purserctl login --url https://purser.example:443 --org acme --client alice --key alice.pem",
-     "GET " ORG "/permissions;GET /organizations", "url ca org token client key from name chef",
-     NULL, CMD_OFFLINE},
+     "  purserctl login --url https://purser.example:443 --org acme --client alice --key "
+     "alice.pem\n"
+     "  purserctl login --url https://purser.example:443 --org acme --sso corp",
+     "GET " ORG "/permissions;GET /organizations;GET /auth/sso/providers;"
+     "GET /auth/sso/{provider}/start;GET /auth/sso/callback;POST /auth/sso/session;"
+     "POST /auth/sso/{provider}/device;POST /auth/sso/device/token",
+     "url ca org token client key from name chef sso device", NULL, CMD_OFFLINE},
+    {"logout", cmd_logout, "",
+     "end the current context's session (a sign-in through an identity provider) on the server "
+     "and forget its token",
+     "purserctl logout", "POST /auth/sso/sign-out", "", NULL, 0},
     {"config", cmd_config,
      "get-contexts | current-context | use-context NAME | delete-context NAME",
      "show and choose the contexts of ~/.config/purser/config.yaml",

@@ -5,6 +5,20 @@
 #include "request.h"
 #include "resource/resource.h"
 
+/* oidc.c: identity providers and signing in through them */
+int oidc_providers_list(struct request *req);
+int oidc_providers_public(struct request *req);
+int oidc_provider_create_route(struct request *req);
+int oidc_provider_show(struct request *req);
+int oidc_provider_put(struct request *req);
+int oidc_provider_remove(struct request *req);
+int oidc_sign_in_start(struct request *req);
+int oidc_sign_in_callback(struct request *req);
+int oidc_sign_in_session(struct request *req);
+int oidc_sign_out(struct request *req);
+int oidc_device_begin(struct request *req);
+int oidc_device_token(struct request *req);
+
 /* health.c */
 int health_live(struct request *req);
 int health_deep(struct request *req);

@@ -285,6 +285,52 @@ const struct route route_rows[] = {
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
      "Delete a node", .answer = "Node"},
 
+    /* identity providers (server-wide) and signing in through them (README "Signing in with
+     * OpenID Connect"); the sign-in's own steps are open: the state, the code and the handoff
+     * code are what they check */
+    {"GET", "/identity-providers", "read_identity_providers", H(oidc_providers_list), 0,
+     "List the identity providers (no client secret)", .answer = "IdentityProviderList"},
+    {"POST", "/identity-providers", "write_identity_providers", H(oidc_provider_create_route),
+     ROUTE_AUTH_CHANGE, "Create an identity provider (its client secret sealed, never shown)",
+     .body = "IdentityProviderWrite", .answer = "IdentityProvider", .status = "201"},
+    {"GET", "/identity-providers/{id}", "read_identity_providers", H(oidc_provider_show), 0,
+     "Show an identity provider (ETag)", .answer = "IdentityProvider"},
+    {"PUT", "/identity-providers/{id}", "write_identity_providers", H(oidc_provider_put),
+     ROUTE_AUTH_CHANGE,
+     "Replace an identity provider's labels, description and spec (If-Match or "
+     "metadata.revision; without client_secret the stored one stays)",
+     .body = "IdentityProviderWrite", .answer = "IdentityProvider"},
+    {"DELETE", "/identity-providers/{id}", "write_identity_providers", H(oidc_provider_remove),
+     ROUTE_AUTH_CHANGE,
+     "Delete an identity provider with its sessions, the memberships its mappings granted and "
+     "its users' links (the users stay)",
+     .status = "204"},
+    {"GET", "/auth/sso/providers", NULL, H(oidc_providers_public), ROUTE_OPEN,
+     "The identity providers one may sign in through (name and display name)",
+     .answer = "SignInProviders"},
+    {"GET", "/auth/sso/{provider}/start", NULL, H(oidc_sign_in_start), ROUTE_OPEN,
+     "Begin a sign-in: 302 to the provider (authorization code with PKCE, state and nonce kept "
+     "here)",
+     .status = "302", .query = "return_to"},
+    {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "The provider's redirect back: the code traded and the ID token checked, the user made or "
+     "found and its memberships set; 302 to the page or purserctl with a one-time code",
+     .status = "302", .query = "state code iss error error_description"},
+    {"POST", "/auth/sso/session", NULL, H(oidc_sign_in_session), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "Trade a sign-in's one-time code for its session token (shown once)", .body = "SignInCode",
+     .answer = "Session", .status = "201"},
+    {"POST", "/auth/sso/{provider}/device", NULL, H(oidc_device_begin), ROUTE_OPEN,
+     "Begin a device sign-in (RFC 8628, purserctl login --sso --device): the provider's user "
+     "code and where to enter it; purser keeps the device code and the client secret",
+     .answer = "DeviceSignIn", .status = "201"},
+    {"POST", "/auth/sso/device/token", NULL, H(oidc_device_token), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "Poll a device sign-in: 200 {status: authorization_pending} until the person signed in at "
+     "the provider, then 201 with the session token (shown once)",
+     .body = "DeviceToken", .answer = "SessionOrPending", .status = "200 201"},
+    {"POST", "/auth/sso/sign-out", "sign_out", H(oidc_sign_out), ROUTE_AUTH_CHANGE,
+     "End the presented session on the server (a token that is not a sign-in's is left alone)",
+     .status = "204"},
+
     /* the registry's kinds of the resource convention (clusters, ...): their generic routes */
     {NULL},
     /* the inventory: clusters (README "Resources") */

@@ -58,6 +58,12 @@ my %expected_action = (
     'GET /organizations/{org}/git-access' => 'read_cleartext_document',
     'POST /organizations/{org}/clusters/{id}/bootstrap-token' => 'reset_bootstrap_token',
     'GET /clusters' => 'list_all_clusters',
+    'GET /identity-providers' => 'read_identity_providers',
+    'POST /identity-providers' => 'write_identity_providers',
+    'GET /identity-providers/{id}' => 'read_identity_providers',
+    'PUT /identity-providers/{id}' => 'write_identity_providers',
+    'DELETE /identity-providers/{id}' => 'write_identity_providers',
+    'POST /auth/sso/sign-out' => 'sign_out',
     'GET /organizations/{org}/policies' => 'read_policy',
     'GET /organizations/{org}/policies/{name}' => 'read_policy',
     'DELETE /organizations/{org}/policies/{name}' => 'delete_policy',
@@ -151,7 +157,9 @@ my %expected_action = (
 );
 my %open_routes = map { $_ => 1 } ('GET /healthz', 'GET /healthz/deep', 'GET /docs', 'GET /docs.yaml',
     'GET /versions', 'GET /api/v1.0/health', 'GET /organizations/{org}/principals/{name}',
-    'GET /install/bootstrap.json');
+    'GET /install/bootstrap.json', 'GET /auth/sso/providers', 'GET /auth/sso/{provider}/start',
+    'GET /auth/sso/callback', 'POST /auth/sso/session', 'POST /auth/sso/{provider}/device',
+    'POST /auth/sso/device/token');
 
 # /metrics is open to loopback clients by default; here it is held to its action like the rest
 my $s = PurserStack->new(metrics_loopback => 0);

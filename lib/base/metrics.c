@@ -79,6 +79,22 @@ static const struct {
      "Workers replaced, by cause", "cause=\"retired\""},
     {METRIC_WORKER_RESTART_CRASHED, NULL, NULL, NULL, "cause=\"crashed\""},
     {METRIC_WORKER_RESTART_RELOAD, NULL, NULL, NULL, "cause=\"reload\""},
+    {METRIC_SIGN_IN, "purser_sign_ins_total", "counter",
+     "Sign-ins through an identity provider that ended in a session", NULL},
+    {METRIC_SIGN_IN_REFUSED_STATE, "purser_sign_in_refusals_total", "counter",
+     "Sign-ins through an identity provider refused, by what failed", "reason=\"state\""},
+    {METRIC_SIGN_IN_REFUSED_CODE, NULL, NULL, NULL, "reason=\"code\""},
+    {METRIC_SIGN_IN_REFUSED_EXPIRED, NULL, NULL, NULL, "reason=\"expired\""},
+    {METRIC_SIGN_IN_REFUSED_SIGNATURE, NULL, NULL, NULL, "reason=\"signature\""},
+    {METRIC_SIGN_IN_REFUSED_ISSUER, NULL, NULL, NULL, "reason=\"issuer\""},
+    {METRIC_SIGN_IN_REFUSED_AUDIENCE, NULL, NULL, NULL, "reason=\"audience\""},
+    {METRIC_SIGN_IN_REFUSED_NONCE, NULL, NULL, NULL, "reason=\"nonce\""},
+    {METRIC_SIGN_IN_REFUSED_TOKEN, NULL, NULL, NULL, "reason=\"token\""},
+    {METRIC_SIGN_IN_REFUSED_PROVIDER, NULL, NULL, NULL, "reason=\"provider\""},
+    {METRIC_SIGN_IN_REFUSED_REDIRECT, NULL, NULL, NULL, "reason=\"redirect\""},
+    {METRIC_SIGN_IN_REFUSED_USER, NULL, NULL, NULL, "reason=\"user\""},
+    {METRIC_SIGN_IN_REFUSED_HANDOFF, NULL, NULL, NULL, "reason=\"handoff\""},
+    {METRIC_SIGN_IN_REFUSED_OTHER, NULL, NULL, NULL, "reason=\"other\""},
 };
 
 int metrics_init(size_t route_count)

@@ -54,6 +54,21 @@ enum metric {
     METRIC_WORKER_RESTART_RETIRED, /* served fcgi.max_requests */
     METRIC_WORKER_RESTART_CRASHED, /* died of a signal or exited with an error */
     METRIC_WORKER_RESTART_RELOAD,  /* replaced by a reload (SIGHUP) */
+    /* sign-ins through an identity provider, and those refused by what failed (oidc_login.h) */
+    METRIC_SIGN_IN,
+    METRIC_SIGN_IN_REFUSED_STATE,     /* state unknown, used or late */
+    METRIC_SIGN_IN_REFUSED_CODE,      /* the provider would not trade the code (replayed) */
+    METRIC_SIGN_IN_REFUSED_EXPIRED,   /* the ID token's exp past, or iat ahead */
+    METRIC_SIGN_IN_REFUSED_SIGNATURE, /* no key of the JWKS verifies it, or an algorithm refused */
+    METRIC_SIGN_IN_REFUSED_ISSUER,    /* iss, or the discovery document's issuer, not the one */
+    METRIC_SIGN_IN_REFUSED_AUDIENCE,  /* aud or azp another client */
+    METRIC_SIGN_IN_REFUSED_NONCE,
+    METRIC_SIGN_IN_REFUSED_TOKEN,    /* an ID token malformed, without sub, or none */
+    METRIC_SIGN_IN_REFUSED_PROVIDER, /* no such provider, or deleted meanwhile */
+    METRIC_SIGN_IN_REFUSED_REDIRECT, /* a return address of another origin */
+    METRIC_SIGN_IN_REFUSED_USER,     /* the user deactivated, its name unusable or taken */
+    METRIC_SIGN_IN_REFUSED_HANDOFF,  /* a handoff code unknown, used or late */
+    METRIC_SIGN_IN_REFUSED_OTHER,    /* the provider unreachable or wrong */
     METRIC_COUNT
 };
 

@@ -31,6 +31,12 @@ const struct event_kind event_kinds[] = {
                           "changed) or all were purged (name: *)"},
     {"tag", "a revision tag was set or deleted (name: revision/tag)"},
     {"validation", "a validation of a revision was recorded (name: revision/validation)"},
+    {"identity_provider", "an identity provider whose mappings name the organization was "
+                          "created, changed or deleted (name: the provider)"},
+    {"sign_in", "a user signed in through an identity provider (name: the user; detail: the "
+                "provider)"},
+    {"sign_in_refused", "a sign-in through a provider that maps to the organization was refused "
+                        "(name: the provider; detail: the reason)"},
 };
 const size_t event_kind_count = sizeof(event_kinds) / sizeof(event_kinds[0]);
 

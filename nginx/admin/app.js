@@ -71,12 +71,37 @@ function signIn(message) {
     }
   } },
     h('h1', {}, 'Sign in to purser'),
-    h('p', {}, 'Paste an API token (purser create-user prints one; users make more under "My tokens"). It is kept in this tab only.'),
+    message ? h('div.error', { role: 'alert' }, message) : null,
+    h('div.sso', { id: 'sso' }),
+    h('p', {}, 'Or paste an API token (purser create-user prints one; users make more under "My tokens"). It is kept in this tab only.'),
     h('label', { for: 'token' }, 'API token'), input,
-    h('button', { type: 'submit' }, 'Sign in'),
-    message ? h('div.error', { role: 'alert' }, message) : null);
+    h('button', { type: 'submit' }, 'Sign in'));
   show(form);
   input.focus();
+  // "Sign in with NAME" for each identity provider: a plain link, the browser goes to purser's
+  // start, then the provider, then purser's callback, which comes back to #/sso with a one-time code
+  api('GET', '/auth/sso/providers', undefined, { signingIn: true }).then(list => {
+    const box = document.getElementById('sso');
+    if (box) box.replaceChildren(...(list.items || []).map(p =>
+      h('a.button', { href: `/auth/sso/${enc(p.name)}/start` }, `Sign in with ${p.display_name}`)));
+  }).catch(() => {});
+}
+
+// The end of a sign-in through an identity provider: the one-time code in this page's address
+// (a fragment: never sent to a server) is traded for the session token, and taken out of the
+// address and the history before anything else runs.
+async function finishSso(query) {
+  const code = query.get('code');
+  history.replaceState(null, '', '#/signin');
+  try {
+    const session = await api('POST', '/auth/sso/session', { code }, { signingIn: true });
+    token.set(session.token);
+    const back = sessionStorage.getItem('purser.after') || '/orgs';
+    sessionStorage.removeItem('purser.after');
+    go(back === '/signin' ? '/orgs' : back);
+  } catch (err) {
+    signIn(err.message);
+  }
 }
 
 // Whether the permissions answer allows action (on policy group `group`, when given: an action
@@ -140,6 +165,7 @@ function signedOut() {
 async function route() {
   if (current.stop) { current.stop(); current.stop = null; }
   const { path, query } = parseHash();
+  if (path === '/sso') return finishSso(query);
   if (!token.get() || path === '/signin') {
     if (path !== '/signin' && path !== '/') sessionStorage.setItem('purser.after', path + (query.toString() ? '?' + query : ''));
     return signIn();
@@ -178,7 +204,9 @@ async function route() {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  document.getElementById('sign-out').addEventListener('click', () => {
+  document.getElementById('sign-out').addEventListener('click', async () => {
+    // a sign-in's session ends on the server too (a pasted token is left alone there)
+    try { await api('POST', '/auth/sso/sign-out', undefined, { signingIn: true }); } catch { /* gone already */ }
     token.clear();
     go('/signin');
   });

@@ -1,0 +1,237 @@
+/* oidc.c: identity providers (server-wide) and signing in through them: the start, the
+ * provider's callback, the handoff to the page or purserctl, and sign-out (lib/auth/oidc_*). */
+#include "handlers.h"
+
+#include "auth/identity.h"
+#include "auth/oidc_login.h"
+#include "auth/oidc_provider.h"
+#include "base/log.h"
+#include "base/metrics.h"
+#include "store/events.h"
+
+#include <string.h>
+
+/* ---- the kind ---- */
+
+int oidc_providers_list(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = oidc_provider_list(req->svc->store, req->arena, 0, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int oidc_providers_public(struct request *req)
+{
+    json_t *out = NULL;
+    int rc = oidc_provider_list(req->svc->store, req->arena, 1, &out, &req->err);
+    return respond_owned(req, rc, 200, out);
+}
+
+int oidc_provider_create_route(struct request *req)
+{
+    json_t *body = NULL, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = oidc_provider_create(req->svc->store, req->principal, req->svc->keyring, body, &out,
+                                  &req->err);
+    return respond_resource(req, rc, 201, out);
+}
+
+int oidc_provider_show(struct request *req)
+{
+    json_t *out = NULL;
+    int rc =
+        oidc_provider_get(req->svc->store, req->arena, request_param(req, "id"), &out, &req->err);
+    return respond_resource(req, rc, 200, out);
+}
+
+int oidc_provider_put(struct request *req)
+{
+    json_t *body = NULL, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc)
+        rc = oidc_provider_replace(req->svc->store, req->principal, req->arena, req->svc->keyring,
+                                   request_param(req, "id"), body, request_header(req, "If-Match"),
+                                   &out, &req->err);
+    return respond_resource(req, rc, 200, out);
+}
+
+int oidc_provider_remove(struct request *req)
+{
+    int rc =
+        oidc_provider_delete(req->svc->store, req->principal, req->arena, request_param(req, "id"),
+                             request_header(req, "If-Match"), &req->err);
+    if (rc)
+        return rc;
+    return respond_text(req, 204, "application/json", "", 0, NULL);
+}
+
+/* ---- signing in ---- */
+
+static const char *callback_url(struct request *req)
+{
+    return arena_concat(req->arena, request_base_url(req), "/auth/sso/callback",
+                        (const char *)NULL);
+}
+
+/* A refusal: logged (never a token or code), counted, an event in each organization the
+ * provider maps to; rc goes back as the answer's 4xx. */
+static int refused(struct request *req, int rc, const struct oidc_outcome *o)
+{
+    const char *reason = o->reason ? o->reason : "other";
+    oidc_count_refusal(reason);
+    log_message("warning", "sign-in refused",
+                json_pack("{s:s, s:s, s:s, s:s}", "reason", reason, "provider",
+                          o->provider ? o->provider : "", "message", req->err.message, "request_id",
+                          req->request_id));
+    if (o->provider) {
+        json_t *p = NULL, *orgs, *org;
+        struct purser_error ignored;
+        size_t i;
+        if (!oidc_provider_get(req->svc->store, req->arena, o->provider, &p, &ignored)) {
+            orgs = oidc_provider_orgs(json_object_get(p, "spec"));
+            json_array_foreach (orgs, i, org) {
+                json_t *detail = json_pack("{s:s}", "reason", reason);
+                event_append_named(req->svc->store, "purser", json_string_value(org),
+                                   "sign_in_refused", o->provider, "put", NULL, detail, &ignored);
+                json_decref(detail);
+            }
+            json_decref(orgs);
+        }
+        json_decref(p);
+    }
+    return rc;
+}
+
+/* The events of a finished sign-in: one in each organization the user is a member of through
+ * the provider now. Takes o->orgs. */
+static void signed_in(struct request *req, struct oidc_outcome *o)
+{
+    json_t *org, *detail = json_pack("{s:s}", "provider", o->provider ? o->provider : "");
+    struct purser_error ignored;
+    size_t i;
+    json_array_foreach (o->orgs, i, org)
+        event_append_named(req->svc->store, o->user, json_string_value(org), "sign_in", o->user,
+                           "put", NULL, detail, &ignored);
+    json_decref(detail);
+    json_decref(o->orgs);
+    o->orgs = NULL;
+}
+
+/* GET /auth/sso/{provider}/start[?return_to=http://127.0.0.1:PORT/...]: to the provider. */
+int oidc_sign_in_start(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    const char *url = NULL;
+    int rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
+                              request_param(req, "provider"), callback_url(req),
+                              request_query(req, "return_to"), &url, &o, &req->err);
+    if (rc)
+        return refused(req, rc, &o);
+    return respond_text(req, 302, "text/plain", "", 0,
+                        arena_concat(req->arena, "Location: ", url,
+                                     "\r\nCache-Control: no-store\r\n", (const char *)NULL));
+}
+
+/* GET /auth/sso/callback?state&code (or &error): the provider sends the browser back here. */
+int oidc_sign_in_callback(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    const char *error = request_query(req, "error");
+    const char *location;
+    int rc;
+    if (error) {
+        o.reason = "code";
+        rc = purser_error_set(&req->err, PURSER_EUNAUTH,
+                              "sign-in refused: the identity provider answered '%.60s'", error);
+        return refused(req, rc, &o);
+    }
+    rc = oidc_login_finish(req->svc->store, req->arena, req->svc->keyring,
+                           request_query(req, "state"), request_query(req, "code"),
+                           request_query(req, "iss"), callback_url(req), &o, &req->err);
+    if (rc) {
+        json_decref(o.orgs);
+        return refused(req, rc, &o);
+    }
+    signed_in(req, &o);
+    /* the code goes to the page's fragment (never sent to a server) or purserctl's listener */
+    location = o.return_to && *o.return_to
+                   ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
+                   : arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
+    return respond_text(
+        req, 302, "text/plain", "", 0,
+        arena_concat(req->arena, "Location: ", location,
+                     "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n",
+                     (const char *)NULL));
+}
+
+/* POST /auth/sso/{provider}/device: a device sign-in (RFC 8628) begins; the client secret
+ * stays here. */
+int oidc_device_begin(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    json_t *out = NULL;
+    int rc = oidc_device_start(req->svc->store, req->arena, req->svc->keyring,
+                               request_param(req, "provider"), &out, &o, &req->err);
+    if (rc)
+        return refused(req, rc, &o);
+    return respond_owned(req, rc, 201, out);
+}
+
+/* POST /auth/sso/device/token {device_id}: one poll; 200 {status: authorization_pending}
+ * until the person has signed in at the provider, then 201 with the session. */
+int oidc_device_token(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    json_t *body = NULL, *out = NULL;
+    int pending = 0;
+    int rc = request_json(req, &body);
+    if (!rc && !json_is_string(json_object_get(body, "device_id")))
+        rc =
+            purser_error_set(&req->err, PURSER_EINVAL, "device_id must be the sign-in's device_id");
+    if (rc)
+        return rc;
+    rc = oidc_device_poll(req->svc->store, req->arena, req->svc->keyring,
+                          json_string_value(json_object_get(body, "device_id")), &out, &pending, &o,
+                          &req->err);
+    if (rc) {
+        json_decref(o.orgs);
+        return refused(req, rc, &o);
+    }
+    if (pending)
+        return respond_owned(req, rc, 200, out);
+    signed_in(req, &o);
+    metrics_add(METRIC_SIGN_IN, 1);
+    return respond_owned(req, rc, 201, out);
+}
+
+/* POST /auth/sso/session {code}: the handoff code traded for the session token. */
+int oidc_sign_in_session(struct request *req)
+{
+    struct oidc_outcome o = {0};
+    json_t *body = NULL, *out = NULL;
+    int rc = request_json(req, &body);
+    if (!rc && !json_is_string(json_object_get(body, "code")))
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "code must be the sign-in's code");
+    if (rc)
+        return rc;
+    rc = oidc_handoff_redeem(req->svc->store, req->arena,
+                             json_string_value(json_object_get(body, "code")), &out, &o, &req->err);
+    if (rc)
+        return refused(req, rc, &o);
+    metrics_add(METRIC_SIGN_IN, 1);
+    return respond_owned(req, rc, 201, out);
+}
+
+/* POST /auth/sso/sign-out: the session of the presented token ends on the server. A token
+ * that is not a sign-in's session (one pasted into the page) is left alone. */
+int oidc_sign_out(struct request *req)
+{
+    const char *authorization = request_header(req, "Authorization");
+    int rc = 0;
+    if (authorization && !strncasecmp(authorization, "Bearer ", 7))
+        rc = oidc_session_end(req->svc->store, authorization + 7, &req->err);
+    if (rc)
+        return rc;
+    return respond_text(req, 204, "application/json", "", 0, NULL);
+}

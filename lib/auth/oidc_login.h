@@ -1,0 +1,104 @@
+/* oidc_login.h: signing in through an OpenID Provider (README "Signing in with OpenID Connect").
+ *
+ * The authorization code grant with PKCE (S256), state and nonce, all three made here and kept
+ * server-side (oidc_logins: the SHA-256 of the state as key, one-time, OIDC_LOGIN_SECONDS to
+ * finish). The callback takes the pending sign-in (deleting it, so a state works once), trades
+ * the code at the provider's token endpoint with the sealed client secret, verifies the ID
+ * token (oidc_token.h; an unknown key fetches the JWKS again once), then in one transaction
+ * finds or makes the user (user_external_ids: issuer and subject; a name already used by a
+ * user the provider did not make is refused, never taken over), sets the memberships the
+ * provider's mappings grant (those it granted before and grants no more are removed) and
+ * leaves a one-time handoff code (OIDC_HANDOFF_SECONDS) that the page or purserctl trades
+ * for its session: an API token of the user, tied to the provider, living spec.session_seconds.
+ *
+ * A refusal fills err (a 4xx, the message naming what failed) and *reason (a fixed short name
+ * for counters and events); nothing is written then but the pending sign-in's removal.
+ */
+#ifndef PURSER_OIDC_LOGIN_H
+#define PURSER_OIDC_LOGIN_H
+
+#include "auth/oidc_provider.h"
+
+#define OIDC_LOGIN_SECONDS 600
+#define OIDC_HANDOFF_SECONDS 60
+#define OIDC_SKEW_SECONDS 60
+#define OIDC_RETURN_MAX 511
+
+/* What a finished step tells the web layer. */
+struct oidc_outcome {
+    const char *reason;    /* NULL, or why it was refused ("state", "signature", ...) */
+    const char *provider;  /* its name, once known */
+    const char *user;      /* the user signed in */
+    const char *return_to; /* where the handoff code goes: "" for the pages, or a loopback URL */
+    char handoff[64];      /* the one-time code (base64url), "" when refused */
+    json_t *orgs;          /* the organizations the user is now a member of (events) */
+};
+
+/* 0 when return_to is "" (the pages) or a loopback http URL (purserctl's listener:
+ * http://127.0.0.1:PORT/... or http://[::1]:PORT/...); PURSER_EINVAL otherwise: a sign-in
+ * never sends its code to another origin. */
+int oidc_return_check(const char *return_to, struct purser_error *err);
+
+/* Begins a sign-in at provider name: *url_out (arena) is the provider's authorization URL to
+ * send the browser to. redirect_uri is purser's callback as registered at the provider. */
+int oidc_login_start(struct store *store, struct arena *arena, const struct keyring *ring,
+                     const char *name, const char *redirect_uri, const char *return_to,
+                     const char **url_out, struct oidc_outcome *out, struct purser_error *err);
+
+/* Finishes the sign-in that state names with the provider's code (see above). iss: the
+ * callback's iss parameter (RFC 9207), NULL when the provider sends none; when given it must be
+ * the provider's issuer (a code from another provider is refused before it is traded). */
+int oidc_login_finish(struct store *store, struct arena *arena, const struct keyring *ring,
+                      const char *state, const char *code, const char *iss,
+                      const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err);
+
+struct oidc_endpoints;
+
+/* The end every grant shares, once the provider answered with an ID token: the token verified
+ * (nonce NULL: the device grant has none), then the user found or made, its memberships set
+ * and a handoff code left in out, in one transaction. */
+int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
+                        const struct oidc_endpoints *ep, const char *nonce, const char *id_token,
+                        struct oidc_outcome *out, struct purser_error *err);
+
+/* The device authorization grant (RFC 8628) through purser, which keeps the client secret:
+ * start asks the provider for a device code and keeps it (oidc_logins, under the SHA-256 of a
+ * new device_id, as long as the provider says it lives); *out {device_id, user_code,
+ * verification_uri, verification_uri_complete?, expires_in, interval}. PURSER_EINVAL when the
+ * provider has no device endpoint. */
+int oidc_device_start(struct store *store, struct arena *arena, const struct keyring *ring,
+                      const char *name, json_t **out, struct oidc_outcome *outcome,
+                      struct purser_error *err);
+
+/* One poll of a device sign-in: while the person has not finished, *out is {status:
+ * authorization_pending, interval} and *pending 1; once done, the session as
+ * oidc_handoff_redeem answers it (the device code taken: it works once). Refused (its reason in
+ * outcome) when the device_id is unknown or late, or the provider says the person declined or
+ * the code expired. */
+int oidc_device_poll(struct store *store, struct arena *arena, const struct keyring *ring,
+                     const char *device_id, json_t **out, int *pending,
+                     struct oidc_outcome *outcome, struct purser_error *err);
+
+/* Trades a handoff code (one-time) for the session: *out {token, expires_at, user, provider}
+ * (a new reference). PURSER_EUNAUTH when the code is unknown, used or expired. */
+int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,
+                        struct oidc_outcome *outcome, struct purser_error *err);
+
+/* Ends the session whose token is token (its row deleted): 0 also when it was already gone. */
+int oidc_session_end(struct store *store, const char *token, struct purser_error *err);
+
+/* Sets the user's memberships from the provider's mappings and the ID token's claims: the
+ * memberships the provider granted before are replaced by those it grants now (a membership
+ * given by hand is left alone). *orgs: the organizations of the grants (new reference). Runs
+ * inside the caller's transaction. */
+int oidc_memberships_set(struct store *store, struct arena *arena, long long provider_id,
+                         long long principal_id, const json_t *spec, const json_t *claims,
+                         json_t **orgs, struct purser_error *err);
+
+/* Counts a refusal by its reason in purser_sign_in_refusals_total (base/metrics.h). */
+void oidc_count_refusal(const char *reason);
+
+/* 1 when value matches pattern, where '*' stands for any text (no other wildcard). */
+int oidc_value_matches(const char *pattern, const char *value);
+
+#endif

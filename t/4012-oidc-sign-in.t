@@ -1,0 +1,279 @@
+#!/usr/bin/perl
+# 4012: signing in through an OpenID Provider (issue 52), against a real one on loopback
+# (t/oidc/provider.mjs: npm's oidc-provider): an IdentityProvider's client secret sealed and
+# never shown; the authorization code flow with PKCE, state and nonce; the first sign-in makes
+# the user (its external id the issuer and subject) and its memberships from the mappings; the
+# handoff code works once; RS256 and ES256; a key rotation at the provider; a group removed
+# takes the role away at the next sign-in; a deactivated user and a deleted provider end the
+# session; sign-out ends it on the server; and each refusal (wrong state, replayed code,
+# expired, wrongly signed, unknown issuer, aud for another client, a redirect to another
+# origin) is a 4xx naming what failed, logged without tokens, counted, an event, and signs
+# no one in.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use JSON::PP;
+use Time::Local qw(timegm);
+use PurserStack;
+use PurserOidc;
+
+my $s = PurserStack->new(workers => 2, auth_ttl => 1);
+my $org = $s->env('PURSER_ORG');
+my $url = $s->url;
+my $callback = "$url/auth/sso/callback";
+sub call { $s->call(@_) }
+sub sql { my $out = $s->sql(@_); chomp $out; $out }
+sub msg { PurserStack::error_message(@_) }
+
+my $idp = PurserOidc->start($s->dir,
+    users => {
+        alice => { password => 'alice-pw', groups => ['ops', 'dev-web'], name => 'Alice' },
+        bob => { password => 'bob-pw', groups => ['dev-web'] },
+        carol => { password => 'carol-pw', groups => ['ops'] },
+        dave => { password => 'dave-pw', groups => ['ops'] },
+        admin => { password => 'admin-pw', groups => ['ops'] },
+    },
+    clients => [
+        { client_id => 'purser', client_secret => 'rs-secret-4012', redirect_uris => [$callback], alg => 'RS256' },
+        { client_id => 'purser-es', client_secret => 'es-secret-4012', redirect_uris => [$callback], alg => 'ES256' },
+    ]);
+
+my @mappings = (
+    { value => 'ops', organization => $org, role => 'admin' },
+    { value => 'dev-*', organization => $org, role => 'operator', policy_groups => 'dev*' },
+);
+sub provider_body {
+    my ($name, $client, $secret) = @_;
+    return { metadata => { name => $name }, spec => {
+        display_name => "Corp $name", issuer => $idp->issuer, client_id => $client,
+        client_secret => $secret, scopes => ['openid', 'profile', 'email', 'groups'],
+        mappings => \@mappings } };
+}
+
+# ---- the kind ----
+my ($r, $d) = call('POST', '/identity-providers', provider_body('corp', 'purser', 'rs-secret-4012'));
+is($r->{status}, 201, 'an identity provider is created') or diag($r->{content});
+unlike($r->{content}, qr/rs-secret-4012/, 'the answer does not show the client secret');
+is($d->{status}{client_secret_set}, JSON::PP::true, 'its status says a secret is set');
+($r, $d) = call('GET', '/identity-providers/corp');
+unlike($r->{content}, qr/rs-secret-4012/, 'reading it does not show the client secret');
+ok(!sql("SELECT COUNT(*) FROM identity_providers WHERE client_secret LIKE '%rs-secret-4012%'"),
+   'the client secret is sealed in the database');
+($r) = call('POST', '/identity-providers', provider_body('corp-es', 'purser-es', 'es-secret-4012'));
+is($r->{status}, 201, 'a second provider for the ES256 client');
+($r, $d) = call('POST', '/identity-providers', { metadata => { name => 'bad' },
+    spec => { issuer => 'http://idp.example.test', client_id => 'x', client_secret => 'y' } });
+is($r->{status}, 400, 'an issuer that is plain http off loopback is refused');
+like(msg($d), qr/spec\.issuer/, '  naming spec.issuer');
+($r, $d) = call('POST', '/identity-providers', { metadata => { name => 'bad' },
+    spec => { issuer => $idp->issuer, client_id => 'x' } });
+is($r->{status}, 400, 'a provider without its client secret is refused');
+like(msg($d), qr/client_secret/, '  naming client_secret');
+($r) = call('GET', '/identity-providers', undef, authorization => '');
+is($r->{status}, 401, 'the providers are a server admin\'s to list');
+($r, $d) = call('GET', '/auth/sso/providers', undef, authorization => '');
+is_deeply([map { "$_->{name}=$_->{display_name}" } @{ $d->{items} }], ['corp=Corp corp', 'corp-es=Corp corp-es'],
+          'the sign-in page lists each provider\'s name and display name, open');
+
+# ---- the flow ----
+# start(PROVIDER, RETURN_TO): purser's start; returns its answer.
+sub start {
+    my ($provider, $return_to) = @_;
+    my $path = "/auth/sso/$provider/start" . (defined $return_to ? "?return_to=$return_to" : '');
+    return $s->request('GET', $path);
+}
+
+# to_callback(PROVIDER, USER): the browser's way from purser's start to its callback; returns
+# the callback's path and query (or undef and the provider's page).
+sub to_callback {
+    my ($provider, $user, $password) = @_;
+    my $res = start($provider);
+    return (undef, "start answered $res->{status}: $res->{content}") unless $res->{status} == 302;
+    my ($at, $page) = $idp->login($res->{headers}{location}, $user, $password // "$user-pw", $callback);
+    return (undef, $page) unless $at;
+    return substr($at, length $url);
+}
+
+# sign_in(PROVIDER, USER): the whole flow; returns (callback response, session answer, session).
+sub sign_in {
+    my ($provider, $user, $password) = @_;
+    my ($path, $page) = to_callback($provider, $user, $password);
+    return ({ status => 0, content => $page // '' }) unless $path;
+    my $cb = $s->request('GET', $path);
+    return ($cb) unless $cb->{status} == 302 && ($cb->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
+    my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '');
+    return ($cb, $res, $session);
+}
+
+sub roles_of {
+    my ($user) = @_;
+    my $roles = sql("SELECT GROUP_CONCAT(m.role ORDER BY m.role) FROM memberships m JOIN principals p"
+        . " ON p.id = m.principal_id WHERE p.name = '$user'");
+    return $roles eq 'NULL' ? '' : $roles;
+}
+
+$r = start('corp');
+is($r->{status}, 302, 'the start sends the browser to the provider');
+my $location = $r->{headers}{location} // '';
+like($location, qr/^\Q@{[$idp->issuer]}\E\/auth\?/, '  at its authorization endpoint');
+like($location, qr/code_challenge_method=S256/, '  with PKCE (S256)');
+like($location, qr/[?&]state=[A-Za-z0-9_-]{43}(&|$)/, '  a state');
+like($location, qr/[?&]nonce=[A-Za-z0-9_-]{43}(&|$)/, '  and a nonce');
+
+my ($cb, $res, $session) = sign_in('corp', 'alice');
+is($cb->{status}, 302, 'the callback finishes the sign-in') or diag($cb->{content});
+is($res->{status}, 201, 'the handoff code is traded for a session') or diag($res && $res->{content});
+is($session->{user}, 'alice', '  of the user the provider named');
+my $alice = $session->{token};
+($r, $d) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
+is($r->{status}, 200, 'the session token is a credential');
+is(roles_of('alice'), 'admin,operator', 'the mappings made alice admin (ops) and operator (dev-*)');
+is(sql("SELECT m.policy_groups FROM memberships m JOIN principals p ON p.id = m.principal_id WHERE p.name = 'alice' AND m.role = 'operator'"),
+   'dev*', '  the operator role limited to the mapping\'s policy groups');
+is(sql("SELECT CONCAT(x.issuer, ' ', x.subject) FROM user_external_ids x JOIN principals p ON p.id = x.principal_id WHERE p.name = 'alice'"),
+   $idp->issuer . ' alice', 'the user\'s external id is the issuer and subject');
+my ($Y, $M, $D, $h, $m, $sec) = ($session->{expires_at} // '') =~ /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)Z$/;
+my $left = defined $Y ? timegm($sec, $m, $h, $D, $M - 1, $Y) - time : 0;
+ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; ${left}s left)");
+
+# the handoff code and the callback work once
+my ($cb2) = $s->request('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing');
+is($cb2->{status}, 400, 'a state that is no sign-in under way is refused (400)');
+like($cb2->{content}, qr/'state' is not a sign-in under way/, '  naming the state');
+my ($path) = to_callback('corp', 'bob');
+($cb) = $s->request('GET', $path);
+is($cb->{status}, 302, 'bob signs in');
+my ($replay) = $s->request('GET', $path);
+is($replay->{status}, 400, 'the same callback again is refused: its state was used');
+my ($code) = ($cb->{headers}{location} =~ /code=(.+)$/);
+($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+is($res->{status}, 201, 'bob\'s handoff code is traded');
+my $bob = $session->{token};
+($res, $d) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+is($res->{status}, 401, 'the same handoff code again is refused');
+like(msg($d), qr/unknown, used already or expired/, '  saying so');
+
+# a replayed code: the provider's code of a finished sign-in, under a new state
+my ($old_query) = $path =~ /[?&](code=[^&]+)/;
+$r = start('corp');
+my ($new_state) = $r->{headers}{location} =~ /[?&]state=([^&]+)/;
+($r, $d) = call('GET', "/auth/sso/callback?state=$new_state&$old_query", undef, authorization => '');
+is($r->{status}, 401, 'a replayed authorization code is refused (401)');
+like(msg($d), qr/would not trade the code/, '  naming the code');
+
+# ---- the ID token's refusals, each made by the provider gone wrong once ----
+my $users_before = sql("SELECT COUNT(*) FROM principals WHERE kind = 'user'");
+for my $case (['expired', qr/expired/, 'an expired ID token'],
+              ['foreign-key', qr/signature does not verify/, 'an ID token signed by another key'],
+              ['audience', qr/'aud' does not name this client/, 'an ID token for another client'],
+              ['issuer', qr/'iss' is not the provider's issuer/, 'an ID token of an unknown issuer'],
+              ['nonce', qr/'nonce' is not the one this sign-in sent/, 'an ID token of another sign-in (nonce)']) {
+    my ($fault, $message, $what) = @$case;
+    my ($p) = to_callback('corp', 'carol');
+    $idp->control('fault', { kind => $fault });
+    ($r, $d) = call('GET', $p, undef, authorization => '');
+    is($r->{status}, 401, "$what is refused (401)");
+    like(msg($d), $message, '  naming what failed');
+}
+is(sql("SELECT COUNT(*) FROM principals WHERE kind = 'user'"), $users_before,
+   'no refused sign-in made a user');
+is(roles_of('carol'), '', '  nor a membership');
+
+# a redirect to another origin
+$r = start('corp', 'https://elsewhere.example.test/');
+is($r->{status}, 400, 'a sign-in that would hand its code to another origin is refused (400)');
+like($r->{content}, qr/return_to must be a loopback URL/, '  naming return_to');
+$r = start('nosuch');
+is($r->{status}, 404, 'a provider that does not exist is refused (404)');
+
+# ---- ES256, and a key rotation at the provider ----
+($cb, $res, $session) = sign_in('corp-es', 'dave');
+is($res && $res->{status}, 201, 'an ES256 ID token is taken (the ES256 client)') or diag($cb->{content});
+
+# a name already used here by a user the provider did not make is never taken over
+($cb) = sign_in('corp', 'admin');
+is($cb->{status}, 409, 'a sign-in as a user the provider did not make is refused (409)');
+like($cb->{content}, qr/exists and was not made by this provider/, '  naming it');
+($cb) = sign_in('corp', 'dave');
+is($cb->{status}, 409, '  and so is one as a user another provider made');
+$idp->control('rotate');
+($cb, $res, $session) = sign_in('corp', 'carol');
+is($res && $res->{status}, 201, 'after the provider rotates its keys, a token under the new kid is taken (the JWKS fetched again)')
+    or diag($cb->{content});
+is(roles_of('carol'), 'admin', 'carol is admin through ops');
+
+# ---- a group removed at the provider: the role goes at the next sign-in ----
+$idp->control('user', { name => 'alice', groups => ['dev-web'] });
+($cb, $res, $session) = sign_in('corp', 'alice');
+is($res && $res->{status}, 201, 'alice signs in again');
+is(roles_of('alice'), 'operator', 'her admin role went with the ops group');
+$alice = $session->{token};
+
+# ---- a membership given by hand stays ----
+($r) = call('POST', "/organizations/$org/users", { username => 'bob', roles => ['reader'] });
+($cb, $res) = sign_in('corp', 'bob');
+is(roles_of('bob'), 'operator,reader', 'a role given by hand stays beside the mapped ones');
+
+# ---- a user disabled at the provider cannot sign in there ----
+$idp->control('user', { name => 'carol', disabled => JSON::PP::true });
+($cb) = sign_in('corp', 'carol');
+is($cb->{status}, 0, 'a user disabled at the provider gets no code');
+like($cb->{content}, qr/disabled/, '  its sign-in page says so');
+
+# ---- a user deactivated here: the session ends, a new sign-in is refused ----
+($r) = call('PATCH', '/users/alice', { active => JSON::PP::false });
+$s->wait_auth_cache;
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
+is($r->{status}, 401, 'a deactivated user\'s session is refused');
+($cb) = sign_in('corp', 'alice');
+is($cb->{status}, 403, 'a deactivated user cannot sign in again (403)');
+like($cb->{content}, qr/deactivated/, '  naming it');
+
+# ---- sign-out ends the session on the server ----
+($cb, $res, $session) = sign_in('corp', 'bob');
+my $bob2 = $session->{token};
+($r) = call('POST', '/auth/sso/sign-out', undef, authorization => "Bearer $bob2");
+is($r->{status}, 204, 'sign-out answers 204');
+$s->wait_auth_cache;
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $bob2");
+is($r->{status}, 401, 'the signed-out session is refused');
+($r) = call('POST', '/auth/sso/sign-out');
+is($r->{status}, 204, 'signing out with a token that is not a session');
+($r) = call('GET', "/organizations/$org/permissions");
+is($r->{status}, 200, '  leaves that token alone');
+
+# ---- the provider deleted: its sessions end ----
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $bob");
+is($r->{status}, 200, 'bob\'s first session works');
+($r) = call('DELETE', '/identity-providers/corp');
+is($r->{status}, 204, 'the provider is deleted');
+$s->wait_auth_cache;
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $bob");
+is($r->{status}, 401, 'its sessions are refused');
+is(roles_of('bob'), 'reader', 'the memberships its mappings granted went with it, the one given by hand stayed');
+$r = start('corp');
+is($r->{status}, 404, 'signing in through it is refused');
+
+# ---- counted, as events, logged without tokens ----
+($r) = $s->request('GET', '/metrics');
+for my $reason (qw(state code expired signature audience issuer nonce redirect provider handoff user)) {
+    like($r->{content}, qr/^purser_sign_in_refusals_total\{reason="$reason"\} [1-9]/m, "refusals for $reason are counted");
+}
+like($r->{content}, qr/^purser_sign_ins_total [1-9]/m, 'sign-ins are counted');
+($r, $d) = call('GET', "/organizations/$org/events?since=0&kinds=sign_in,sign_in_refused,identity_provider&page_size=500");
+my %ops;
+$ops{"$_->{kind}:$_->{op}"}++ for @{ $d->{items} // $d->{events} // [] };
+ok($ops{'sign_in:put'}, 'sign-ins are events of the organization');
+ok($ops{'sign_in_refused:put'}, 'refusals are events');
+ok($ops{'identity_provider:put'} && $ops{'identity_provider:delete'}, 'the provider\'s creation and deletion are events');
+my $log = join '', $s->log_lines('purser-fcgi.log');
+like($log, qr/sign-in refused/, 'refusals are logged');
+for my $secret ([$alice, 'a session token'], [$bob, 'another session token'], [$code, 'a handoff code'],
+                ['rs-secret-4012', 'the client secret']) {
+    ok(index($log, $secret->[0]) < 0, "the log holds no $secret->[1]");
+}
+
+$s->stop;
+done_testing;
