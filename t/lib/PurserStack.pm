@@ -86,6 +86,9 @@ sub start {
     local $ENV{PURSER_SECRETS_FROM} = $opt{secrets_from} // '';
     # nginx takes the client's address from these proxies' X-Forwarded-For (t/3015)
     local $ENV{PURSER_TRUSTED_PROXIES} = $opt{trusted_proxies} // '';
+    # a copy of one migrated datadir and certificate per run, made by the first stack that
+    # needs it (tools/stack); PURSER_TEMPLATE= (empty) installs and migrates from nothing
+    local $ENV{PURSER_TEMPLATE} = $ENV{PURSER_TEMPLATE} // build() . '/test-template';
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
