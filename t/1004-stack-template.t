@@ -17,10 +17,9 @@ my ($a, $b, $fresh);
     local $ENV{PURSER_TEMPLATE} = $template;
     $a = PurserStack->new(workers => 1);
     ok -s "$template/t/stamp", 'the first stack made the template';
-    my $made = (stat "$template/t/stamp")[9];
-    sleep 1; # a second stamp written now would have another mtime
+    { open my $mark, '>', "$template/t/mark" or die "$template/t/mark: $!" } # gone if it is made again
     $b = PurserStack->new(workers => 1);
-    is((stat "$template/t/stamp")[9], $made, 'the second copied it without making it again');
+    ok -e "$template/t/mark", 'the second copied it without making it again';
 }
 {
     local $ENV{PURSER_TEMPLATE} = '';
