@@ -133,8 +133,8 @@ PROVE_FLAGS ?=
 # Two test files at a time, but those t/schedule names: they run alone, after, in its order;
 # QUICK=1 leaves its long tier out (a developer's loop; .ci/run runs everything).
 JOBS ?= 2
-ALONE = $(shell awk '!/^\#/ && NF { print $$2 }' t/schedule)
-ALONE_RUN = $(shell awk '!/^\#/ && NF && !("$(QUICK)" == "1" && $$1 == "long") { print $$2 }' t/schedule)
+ALONE = $(shell awk '$$1 == "serial" || $$1 == "long" { print $$2 }' t/schedule)
+ALONE_RUN = $(shell awk '$$1 == "serial" || ($$1 == "long" && "$(QUICK)" != "1") { print $$2 }' t/schedule)
 
 test: ready
 	@$(MAKE) --no-print-directory fuzz-build
