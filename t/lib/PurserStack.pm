@@ -65,7 +65,7 @@ sub new {
     my $dir = tempdir('purser-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
     my $self = bless { dir => $dir, opt => \%opt, pid => $$ }, $class;
     push @running, $self;
-    $self->start or die "the stack did not start; logs in $dir/log\n";
+    $self->start or die "the stack did not start:\n" . ($self->{start_output} // '') . "logs in $dir/log\n";
     return $self;
 }
 
