@@ -61,7 +61,7 @@ answer('a wait that times out (nginx\'s empty page)', 200,
     my $next = $d->{next};
     my $pid = fork // die "fork: $!";
     if (!$pid) {
-        sleep 1;
+        sleep 1; # the parent's wait under way (nothing tells when nginx holds it), so the write wakes it
         $s->{pid} = -1; # (no TAP from the child)
         $s->call('POST', "/organizations/$org/nodes", { name => 'woken', chef_environment => '_default',
             json_class => 'Chef::Node', chef_type => 'node', run_list => [], normal => {} });

@@ -63,7 +63,7 @@ is $r->{status}, 404, 'revoking it again is 404';
 is $r->{status}, 201, 'a token that expires in a second';
 my $short = $j->{token};
 ok defined $j->{expires_at}, 'says when it expires';
-sleep 2;
+sleep 2; # time itself: the token's second passes
 ($r, $j) = $s->api('GET', "/organizations/$org", undef, $short);
 is $r->{status}, 401, 'an expired token is refused';
 is $j->{error}[0], 'token expired', 'as expired';

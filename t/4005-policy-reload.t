@@ -37,9 +37,9 @@ is $r->{status}, 201, 'after the reload a reader may, as the new policy says';
 
 write_policy("roles: [\n");
 kill 'HUP', $s->master_pid;
-sleep 1;
+ok PurserStack::wait_for(10, sub { grep { /reload refused/ } $s->log_lines('purser-fcgi.log') }),
+    'the refusal is logged';
 ($r) = $s->api('POST', "/organizations/$org/clients", { name => 'n2' }, $token);
 is $r->{status}, 201, 'a broken policy on reload changes nothing';
-ok scalar(grep { /reload refused/ } $s->log_lines('purser-fcgi.log')), 'and the refusal is logged';
 
 PurserStack::finish();

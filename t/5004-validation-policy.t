@@ -74,7 +74,7 @@ is $st->{revision}, 'succeeded', 'and the revision';
 my ($listed) = grep { $_->{id} == $rev } @{ $d->[0]{results} };
 is $listed->{validationPolicies}{'site-deploy-ready'}{status}, 'succeeded', 'the listing shows it too';
 
-sleep 3.2;
+sleep 3.2; # time itself: PT2S passes
 $st = statuses($rev);
 is $st->{'site-deploy-ready/drydock-site-validation'}, 'expired', 'after PT2S the success has expired';
 is $st->{'site-deploy-ready'}, 'failed', 'an expired validation fails its policy';

@@ -39,7 +39,7 @@ my ($r) = $s->yaml('PUT', '/api/v1.0/buckets/warm/documents',
     "---\nschema: example/Kind/v1\nmetadata:\n  schema: metadata/Document/v1\n  name: warm\n"
     . "  layeringDefinition:\n    abstract: false\n    layer: site\ndata: {a: 1}\n");
 is $r->{status}, 200, 'a small write, to warm the worker';
-sleep 1;
+sleep 1; # time itself: idle for half a second, a worker gives memory back
 my $idle = rss($w);
 
 my @prepared;
@@ -58,7 +58,7 @@ ok $memory > 0 && $memory < 16 << 20,
     sprintf 'purser\'s connection holds %.1f MB of the server\'s memory (at most 16)', $memory / (1 << 20);
 sleep 1; # (the worker gives memory back once idle)
 ($r) = $s->get('/healthz');
-sleep 1;
+sleep 1; # (idle again)
 my $after = rss($w);
 my ($w2) = $s->worker_pids;
 is $w2, $w, 'the same worker served every write';
@@ -80,9 +80,9 @@ is $written, 600, '600 more revisions, each a write of one document';
 my (undef, $list) = $s->call('GET', '/api/v1.0/revisions');
 my @ids = map { $_->{id} } @{ $list->{results} // [] };
 ok @ids > 600, 'the revision list holds them all (' . scalar(@ids) . ' revisions)';
-sleep 1;
+sleep 1; # (idle: it gives memory back)
 ($r) = $s->get('/healthz');
-sleep 1;
+sleep 1; # (idle again)
 my $base = rss($w);
 for my $read (['the revision list', '/api/v1.0/revisions'],
               ['the documents of a 2,000-document revision', "/api/v1.0/revisions/$ids[4]/documents"],

@@ -163,7 +163,7 @@ is $d->{ca_certificate}, $ca, 'with it, the manifest carries that certificate';
 # ---- expiry ----
 set_config('inventory', 'bootstrap_ttl', 1);
 ($r, $d) = call('POST', $base, { metadata => { name => 'late' } });
-sleep 2;
+sleep 2; # time itself: inventory.bootstrap_ttl passes
 ($r, $d) = redeem($d->{bootstrap_token}{token});
 is $r->{status}, 401, 'a token past inventory.bootstrap_ttl: 401';
 is err($d), 'token already used or expired', '  "token already used or expired"';

@@ -154,7 +154,7 @@ for my $i (1 .. $n) {
 }
 is scalar(@socks), $n, "$n readers connected and asked with wait=60";
 diag sprintf '%d readers connected in %.1f s', scalar(@socks), time - $t0;
-# (give nginx and purser time to take every request)
+# (give nginx and purser time to take every request: nothing tells when all 1,000 are held)
 sleep 2;
 # (a socket can be readable with TLS session tickets alone: ask TLS for application data)
 my %buf;

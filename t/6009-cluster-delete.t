@@ -167,7 +167,7 @@ is $r->{status}, 200, '  and the credential still works';
     is $r->{status}, 200, 'its expiry brought to 3 seconds from now' or diag explain $d;
     ($r) = call('GET', "/organizations/$org/clients/c-brief");
     is $r->{status}, 200, '  its client is still there meanwhile';
-    sleep 5;
+    sleep 5; # time itself: the cluster's expiry (3 s, to the second) passes
     my $token_now = (call('GET', "/organizations/$org/policies", undef, %brief))[0]{status};
     is $token_now, 401, 'after the cluster expired, nothing having read it, its bearer token is refused';
     my $kf = $s->dir . '/brief.pem';

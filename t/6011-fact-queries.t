@@ -260,7 +260,7 @@ is $d->{api_url}, $s->url, '  and without one, the URL it was asked at';
 
 ($r, $d) = call('POST', $base, { metadata => { name => 'brief' }, spec => { token_lifetime => 1 } });
 my $brief = $d->{bootstrap_token}{token};
-sleep 2.2;
+sleep 2.2; # time itself: the token's lifetime passes
 ($r, $d) = call('GET', "/install/bootstrap.json?token=$brief", undef, authorization => '');
 is $r->{status}, 401, 'a token past its cluster\'s lifetime of 1 s: 401';
 is err($d), 'token already used or expired', '  "token already used or expired"';

@@ -71,7 +71,8 @@ my ($key) = slurp("$a->{dir}/secrets/keyring") =~ /^1 (\S+)/m;
 ok $key && index($dump, $key) < 0 && index($out, $key) < 0, '  no key of the keyring in the dump or the output';
 my $admin_token = slurp("$a->{dir}/secrets/admin-token") =~ s/\s+$//r;
 ok index($dump, $admin_token) < 0, '  no token in clear (tokens are stored hashed)';
-sleep 0.5;
+# the client goes on writing after the backup
+PurserStack::wait_for(10, sub { (written())[0] >= $after + 5 });
 open my $stop, '>', "$tmp/stop" or die;
 close $stop;
 waitpid $writer, 0;

@@ -87,7 +87,8 @@ if (!$writer) {
     }
     POSIX::_exit(0);
 }
-sleep 1;
+# the client under way: some answers logged before the upgrade begins
+PurserStack::wait_for(30, sub { (() = slurp($log) =~ /\n/g) >= 10 });
 
 # ---- the upgrade (README "Upgrade"), with the client going on ----
 my $t0 = time;
@@ -140,7 +141,8 @@ for (1 .. 300) {
 }
 my $t_up = time;
 is $deep->{status}, 200, "this build's purser-fcgi serves, its schema current" or diag $deep->{content};
-sleep 3;
+# the client goes on: answers logged from more than a second after the upgrade (checked below)
+PurserStack::wait_for(30, sub { (grep { /^(\S+)/ && $1 > $t_up + 1 } split /\n/, slurp($log)) >= 20 });
 open my $stop, '>', "$tmp/stop" or die;
 close $stop;
 waitpid $writer, 0;

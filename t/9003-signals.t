@@ -58,10 +58,9 @@ is $ok, 20, 'service goes on after the reload';
     print $out "nonsense_section:\n  x: 1\n";
 }
 kill 'HUP', $s->master_pid;
-sleep 1;
-is_deeply [ $s->worker_pids ], \@new, 'an invalid configuration on SIGHUP changes nothing';
-ok scalar(grep { /reload refused/ && /nonsense_section/ } $s->log_lines('purser-fcgi.log')),
-    'and the refusal is logged with the key at fault';
+ok PurserStack::wait_for(10, sub { grep { /reload refused/ && /nonsense_section/ } $s->log_lines('purser-fcgi.log') }),
+    'an invalid configuration on SIGHUP is refused, logged with the key at fault';
+is_deeply [ $s->worker_pids ], \@new, 'and changes nothing';
 is $s->get('/healthz')->{status}, 200, 'still serving';
 
 # --- SIGHUP under load: no request fails ------------------------------------------------
@@ -97,7 +96,7 @@ for my $c (1 .. 4) {
     push @clients, $pid;
 }
 my $master_pid = $s->master_pid;
-for (1 .. 10) { sleep 0.3; kill 'HUP', $master_pid }
+for (1 .. 10) { sleep 0.3; kill 'HUP', $master_pid } # (reloads spread over the clients' run)
 my @exits = map { waitpid($_, 0); $? >> 8 } @clients;
 is_deeply \@exits, [0, 0, 0, 0], 'ten reloads under load: four clients got only 200s';
 is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 11,
@@ -156,11 +155,11 @@ my $params = join '', map { pair(@$_) } ['REQUEST_METHOD', 'GET'], ['REQUEST_URI
     ['CONTENT_LENGTH', '10'], ['SERVER_PROTOCOL', 'HTTP/1.1'];
 print $sock record(1, pack('nCx5', 1, 0)) . record(4, $params) . record(4, '') . record(5, '12345');
 $sock->flush;
-sleep 0.3;
+sleep 0.3; # a worker has taken the request (nothing tells from outside)
 my $master = $s->master_pid;
 my @workers = $s->worker_pids;
 kill 'TERM', $master;
-sleep 0.5;
+sleep 0.5; # time itself: half a second on, the master still waits
 ok PurserStack::alive($master), 'after SIGTERM the master waits for the request in flight';
 print $sock record(5, '67890') . record(5, '');
 $sock->flush;

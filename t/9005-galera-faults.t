@@ -106,7 +106,7 @@ ok PurserStack::wait_for(60, sub { my $n = acks_since('b', $t0); !grep { $n->{$_
 # The fault: node 2, under stack B, dies without a word.
 my $killed_at = time;
 system($galera, 'kill', $gdir, 2) == 0 or BAIL_OUT('could not kill node 2');
-sleep 5;
+sleep 5; # the fault held for a time, which the writers meet (time itself: not a wait for a state)
 is $cluster->status(1, 'wsrep_cluster_size'), 2, 'nodes 1 and 3 carry on as a cluster of two';
 my $restart_at = time;
 system($galera, 'start-node', $gdir, 2) == 0 or BAIL_OUT('node 2 did not rejoin');

@@ -391,7 +391,7 @@ subtest 'watch' => sub {
     exit_is($code, 0, 'watch --since LAST --kinds cluster --timeout 1: exit 0 at its timeout');
     ok $last{seconds} >= 0.9 && $last{seconds} < 15, sprintf('  after about a second (%.1f s)', $last{seconds});
     my $run = spawn('watch', '--since', $since, '--kinds', 'cluster', '--timeout', '6');
-    sleep 1.5;
+    sleep 1.5; # its long poll under way (nothing tells when nginx holds it), so the event wakes it
     $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-watched' }, spec => {} });
     $s->must('node', 'POST', "$ORG/nodes", { name => 'ctl-watch-node', chef_environment => '_default', run_list => [] });
     ($code, $out, $err) = finish_run($run, 40);
@@ -417,15 +417,15 @@ subtest 'watch across a disconnect' => sub {
     my @events = all_events();
     my $since = @events ? $events[-1]{seq} : 0;
     my $run = spawn('watch', '--since', $since, '--kinds', 'cluster', '--timeout', '20');
-    sleep 1.5;
+    sleep 1.5; # its long poll under way (nothing tells when nginx holds it), so the event wakes it
     $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-before-cut' }, spec => {} });
-    sleep 1;
+    PurserStack::wait_for(10, sub { slurp($run->{out}) =~ /c-ctl-before-cut/ }); # printed before the cut
     # nginx goes away under the watch's long poll; the watch retries while it is down
     my $nginx = $s->pidfile('nginx');
     ok $nginx && kill('TERM', $nginx), '  nginx stopped under the watch';
     my $gone = time + 10;
     Time::HiRes::sleep(0.1) while kill(0, $nginx) && time < $gone;
-    sleep 2.5;
+    sleep 2.5; # time itself: the watch stays cut off across its tries
     ok $s->start, '  and started again on the same port';
     # made while the watch is between tries: it must come from the feed's since, not be lost
     $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-after-cut' }, spec => {} });

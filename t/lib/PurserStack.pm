@@ -65,7 +65,7 @@ sub new {
     my $dir = tempdir('purser-test-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
     my $self = bless { dir => $dir, opt => \%opt, pid => $$ }, $class;
     push @running, $self;
-    $self->start or die "the stack did not start; logs in $dir/log\n";
+    $self->start or die "the stack did not start:\n" . ($self->{start_output} // '') . "logs in $dir/log\n";
     return $self;
 }
 
@@ -86,6 +86,9 @@ sub start {
     local $ENV{PURSER_SECRETS_FROM} = $opt{secrets_from} // '';
     # nginx takes the client's address from these proxies' X-Forwarded-For (t/3015)
     local $ENV{PURSER_TRUSTED_PROXIES} = $opt{trusted_proxies} // '';
+    # a copy of one migrated datadir and certificate per run, made by the first stack that
+    # needs it (tools/stack); PURSER_TEMPLATE= (empty) installs and migrates from nothing
+    local $ENV{PURSER_TEMPLATE} = $ENV{PURSER_TEMPLATE} // build() . '/test-template';
     my $out = `'@{[root()]}/tools/stack' start '$self->{dir}' 2>&1`;
     $self->{start_output} = $out;
     return 0 if $?;
