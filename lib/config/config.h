@@ -61,6 +61,7 @@ struct purser_config {
     long facts_versions;         /* dynamic facts versions kept per cluster */
     char *ca_file;               /* CA certificate the install manifest carries ("" = none) */
     long events_retention;       /* days events are kept */
+    long expiry_interval;        /* seconds between two sweeps of what has expired (0: none) */
     char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
     /* git: the repositories of the document history and the catalogs (lib/git) */
     char *git_root; /* their folder (fcgiwrap's git-http-backend serves it read-only) */
