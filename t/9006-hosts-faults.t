@@ -376,6 +376,28 @@ sub front_reaches {
     return 0;
 }
 sub access_size { -s "$dir/front/log/access.log" // 0 }
+# What a lost host cost the requests the front sent it, in its log from byte $from to $to: the
+# ordinary API requests (not the event feed's waits nor the routes the front gives 30 s) that
+# named host n among their upstreams and went on to another: (how many, how many of those
+# another host answered with 2xx, the longest time one of those took, the longest of all).
+sub went_on {
+    my ($n, $from, $to) = @_;
+    my $host_ip = $env{"PURSER_HOST${n}_URL"} =~ m{//([\d.]+)} ? $1 : '';
+    open my $fh, '<', "$dir/front/log/access.log" or return (0, 0, 0, 0);
+    seek $fh, $from, 0;
+    my ($count, $answered, $max_ok, $max) = (0, 0, 0, 0);
+    while (<$fh>) {
+        last if tell($fh) > $to;
+        my ($path, $status, $rt, $upstreams) = m{"\S+ (\S+) [^"]*" (\d+) rt=([\d.]+) upstream=(.*) upstream_status=} or next;
+        next if $path =~ m{/events\?|/buckets/[^/]+/documents} || $upstreams !~ /, / || $upstreams !~ /\Q$host_ip\E:/;
+        $count++;
+        $max = $rt if $rt > $max;
+        next unless $status =~ /^2/;
+        $answered++;
+        $max_ok = $rt if $rt > $max_ok;
+    }
+    return ($count, $answered, $max_ok, $max);
+}
 
 # A write through host A wakes a reader waiting on host B (nchan's channels in Redis), before
 # its wait ends: asked with the clients paused, so that nothing else writes.
@@ -435,7 +457,7 @@ sub cluster_states {
 }
 
 my @faults = (
-    { name => 'kill purser host 2', hold => 4,
+    { name => 'kill purser host 2', hold => 4, lost => 2,
       break => sub { hosts('kill-host', 2) }, heal => sub { hosts('start-host', 2) },
       recovered => sub { healthy_via('h2') } },
     { name => 'kill Galera node 3', hold => 4,
@@ -457,7 +479,7 @@ my @faults = (
     { name => 'kill Redis', hold => 6,
       break => sub { hosts('kill-redis') }, heal => sub { hosts('start-redis') },
       recovered => sub { my ($status, $took, $n) = wake_across('h1', 'h2', 3); $status =~ /^2/ && $n > 0 && $took < 3 } },
-    { name => 'partition purser host 3 from the front', hold => 8,
+    { name => 'partition purser host 3 from the front', hold => 8, lost => 3,
       break => sub { hosts('partition', 'h3', 'front') }, heal => sub { hosts('heal') },
       recovered => sub { my ($mark) = @_; front_reaches(3, $mark) } },
 );
@@ -491,6 +513,7 @@ resume_clients();
 my @notes;
 for my $f (@faults) {
     my $from = time;
+    my $broke_at = access_size();
     $f->{break}->();
     $f->{during}->() if $f->{during};
     sleep $f->{hold};
@@ -501,6 +524,13 @@ for my $f (@faults) {
     my $ok = PurserStack::wait_for(120, sub { $f->{recovered}->($mark) });
     my $recover = time - $healed_at;
     ok $ok, "$f->{name}: served again after the heal";
+    if ($f->{lost}) { # what the lost host cost each request the front had sent it
+        my ($count, $answered, $max_ok, $max) = went_on($f->{lost}, $broke_at, access_size());
+        ok $count > 0, "$f->{name}: the front sent requests to host $f->{lost} and went on to another ($count)";
+        cmp_ok $max_ok, '<', 3, "  each one another host answered was answered within 3 s ($answered, the longest $max_ok s)";
+        push @notes, sprintf '%-44s %5d requests reached host %d and went on: %d answered by another, the longest in %.3f s (any: %.3f s)',
+            $f->{name}, $count, $f->{lost}, $answered, $max_ok, $max;
+    }
     my $to = time;
     pause_clients("after '$f->{name}'");
     my $e = check("after '$f->{name}'");
