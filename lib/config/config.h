@@ -63,6 +63,7 @@ struct purser_config {
     long events_retention;       /* days events are kept */
     long expiry_interval;        /* seconds between two sweeps of what has expired (0: none) */
     char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
+    long events_follow_interval; /* ms between the events follower's looks (0: no follower) */
     /* git: the repositories of the document history and the catalogs (lib/git) */
     char *git_root; /* their folder (fcgiwrap's git-http-backend serves it read-only) */
     /* secrets */
