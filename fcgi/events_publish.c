@@ -80,8 +80,9 @@ static void publish_one(const char *socket_path, long long org, long long before
     int events_rc, wake_rc;
     snprintf(empty, sizeof(empty), "{\"events\":[],\"next\":%lld}", before);
     snprintf(channel, sizeof(channel), "e%lld.%lld", org, before);
-    events_rc =
-        post_either(socket_path, channel, full && strlen(full) <= PUBLISH_MAX_BODY ? full : empty);
+    events_rc = post_either(
+        socket_path, channel,
+        full && strlen(full) <= PUBLISH_MAX_BODY && json_array_size(events) ? full : empty);
     snprintf(channel, sizeof(channel), "w%lld.%lld", org, before);
     wake_rc = post_either(socket_path, channel, empty);
     if (events_rc || wake_rc) {
@@ -127,4 +128,24 @@ void events_publish(void *socket_path, const struct json_t *notices)
         json_decref(events);
     }
     free(done);
+}
+
+/* The follower posts a page with its events to a boundary this many events from the end at
+ * most; one further back gets a wake-up (the reader reads the log), so that a burst of n events
+ * costs n posts of bounded size, not n pages of up to n events each. */
+#define FOLLOW_FULL_PAGE 50
+
+void events_publish_followed(const char *socket_path, long long org, const json_t *events,
+                             long long next)
+{
+    size_t n = json_array_size(events);
+    for (size_t i = 0; i < n; i++) {
+        long long seq = json_integer_value(json_object_get(json_array_get(events, i), "seq"));
+        json_t *slice = json_array();
+        for (size_t j = i; n - i <= FOLLOW_FULL_PAGE && j < n; j++)
+            json_array_append(slice, json_array_get(events, j));
+        if (slice && seq > 0)
+            publish_one(socket_path, org, seq - 1, slice, next);
+        json_decref(slice);
+    }
 }

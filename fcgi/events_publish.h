@@ -16,4 +16,13 @@ struct json_t;
  * a wake-up times out and asks again with since. */
 void events_publish(void *socket_path, const struct json_t *notices);
 
+/* The events follower's post (fcgi/follower.c): events (a page's, oldest first, borrowed) of
+ * org up to next, read from the log, posted as events_publish posts a commit's, to every
+ * boundary a reader may wait at: channel e<org>.<seq - 1> of each event gets the events from
+ * it on (or, past the last 50, a wake-up), w<org>.<seq - 1> a wake-up. A reader waits at a
+ * commit's boundary, and the follower cannot tell which seqs are boundaries, so it serves
+ * them all; posting one twice (the writer's host posts it at commit too) is harmless. */
+void events_publish_followed(const char *socket_path, long long org, const struct json_t *events,
+                             long long next);
+
 #endif

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "config/config.h"
+#include "follower.h"
 #include "registry/registry.h"
 #include "resource/resource.h"
 #include "router.h"
@@ -52,6 +53,7 @@ struct master {
     int stopping;
     time_t spawn_window;
     int spawns_in_window;
+    pid_t follower; /* the events follower (events.follow_interval), 0 when none runs */
 };
 
 static long worker_target(const struct purser_config *cfg)
@@ -101,6 +103,28 @@ static size_t serving_count(const struct master *m)
     return n;
 }
 
+/* Starts the events follower when it is configured and not running (again at once after it
+ * died: its start posts again what it may have missed). */
+static void start_follower(struct master *m)
+{
+    pid_t pid;
+    if (m->stopping || m->follower || m->cfg.events_follow_interval <= 0 ||
+        !*m->cfg.events_publish_socket || m->spawns_in_window >= 20)
+        return;
+    m->spawns_in_window++;
+    pid = fork();
+    if (pid < 0) {
+        log_message("error", "fork failed", NULL);
+        return;
+    }
+    if (pid == 0) {
+        close(m->listen_fd);
+        log_reset_pid();
+        _exit(follower_run(&m->cfg));
+    }
+    m->follower = pid;
+}
+
 /* Starts workers up to the target. A crash loop is slowed to 20 starts a second. */
 static void fill_workers(struct master *m)
 {
@@ -131,6 +155,12 @@ static void reap(struct master *m)
     pid_t pid;
     int status;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid == m->follower) {
+            m->follower = 0;
+            if (!m->stopping)
+                log_pid("events follower ended; starting it again", pid);
+            continue;
+        }
         for (size_t i = 0; i < m->child_count; i++) {
             if (m->children[i].pid != pid)
                 continue;
@@ -196,6 +226,8 @@ static void reload(struct master *m)
     m->generation++;
     for (size_t i = 0; i < m->child_count; i++)
         stop_child(m, &m->children[i]);
+    if (m->follower) /* it starts again with the new configuration (it has nothing to finish) */
+        kill(m->follower, SIGKILL);
     log_message("info", "configuration reloaded; replacing workers", NULL);
 }
 
@@ -261,6 +293,7 @@ static int supervise(struct master *m)
     if (metrics_init(route_count))
         log_message("warning", "no shared memory for metrics; GET /metrics shows none", NULL);
     fill_workers(m);
+    start_follower(m);
     for (;;) {
         struct timespec tick = {0, 200 * 1000000L};
         siginfo_t info;
@@ -277,14 +310,17 @@ static int supervise(struct master *m)
             m->stopping = 1;
             for (size_t i = 0; i < m->child_count; i++)
                 stop_child(m, &m->children[i]);
+            if (m->follower)
+                kill(m->follower, SIGKILL);
         } else if (sig == SIGHUP && !m->stopping) {
             reload(m);
         }
         reap(m);
         enforce_deadlines(m);
-        if (m->stopping && m->child_count == 0)
+        if (m->stopping && m->child_count == 0 && !m->follower)
             return 0;
         fill_workers(m);
+        start_follower(m);
     }
 }
 

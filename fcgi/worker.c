@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "events_publish.h"
+#include "expiry.h"
 #include "handlers.h"
 #include "request.h"
 #include "router.h"
@@ -46,6 +47,8 @@ struct worker {
     double schema_checked;  /* when the schema's version was last read (now_ms) */
     int schema_version;     /* what it was then; -1 before the first read */
     int change_told;        /* a change of access the handler made was noted and told */
+
+    struct expiry_timer expiry; /* the background sweep of what has expired */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -462,8 +465,10 @@ int worker_run(const struct purser_config *cfg, const struct rbac_policy *policy
     int grown = 0; /* a request since the worker was last idle may have grown it */
     size_t faulted = faulted_bytes(); /* at the end of the last request */
     unsigned long limit = retirement_after(cfg->max_requests);
+    expiry_timer_init(&w.expiry, cfg);
     while (!stop_requested && (limit == 0 || w.served < limit)) {
         struct epoll_event ready;
+        expiry_tick(&w.expiry, w.svc.store, cfg); /* when its interval has passed */
         /* EPOLLEXCLUSIVE wakes one worker per connection, not all of them; the listening
          * socket is non-blocking, so a worker that loses the race gets EAGAIN and comes back
          * here, where a stop request is seen within 250 ms. A busy worker tries the next

@@ -60,9 +60,12 @@ int identity_selection(const struct resource_kind *k, struct store *store, struc
 int identity_keep(const char **names, size_t count, const char *name);
 
 /* Deletes the expired users (kind "user", scope 0), clients of the organization scope, or
- * tokens of the principal scope (name: only that one; NULL: up to 100), each with its event
- * {op: delete, reason: expired, expires} in its organizations (as actor "purser"); a client's
- * tokens go with it. A cheap read first; a failure is logged. */
+ * tokens of the principal scope (scope IDENTITY_ANY_SCOPE: every organization's clients, every
+ * principal's tokens, the background sweep's) (name: only that one; NULL: up to 100, the
+ * longest expired first), each with its event {op: delete, reason: expired, expires} in its
+ * organizations (as actor "purser"); a client's tokens go with it. A cheap read first; a
+ * failure is logged. */
+#define IDENTITY_ANY_SCOPE (-1LL)
 int identity_expire(struct store *store, const char *kind, long long scope, const char *name);
 
 /* A write's condition and its answer's ETag: if_match (NULL: none, as Chef's tools send) is

@@ -355,21 +355,31 @@ static const char *const expired_sql[] = {
         "t.expires_at") " FROM api_tokens t WHERE"
                         " t.principal_id = ? AND t.expires_at <= NOW(6) AND (? = 0 OR t.id = ?)"
                         " ORDER BY t.expires_at LIMIT 100",
+    /* IDENTITY_ANY_SCOPE: the background sweep's, every organization's clients and every
+     * principal's tokens */
+    "SELECT p.id, p.name, " ISO("p.expires_at") " FROM principals p WHERE p.kind = 'client' AND"
+                                                " p.expires_at <= NOW(6) AND (? = 0 OR p.name = ?)"
+                                                " ORDER BY p.expires_at LIMIT 100",
+    "SELECT t.id, t.principal_id, " ISO(
+        "t.expires_at") " FROM api_tokens t WHERE"
+                        " t.expires_at <= NOW(6) AND (? = 0 OR t.id = ?)"
+                        " ORDER BY t.expires_at LIMIT 100",
 };
 
 static const char *expired_query(const struct expiry *e)
 {
-    return expired_sql[!strcmp(e->kind, "user") ? 0 : !strcmp(e->kind, "client") ? 1 : 2];
+    size_t i = !strcmp(e->kind, "user") ? 0 : !strcmp(e->kind, "client") ? 1 : 2;
+    return expired_sql[i > 0 && e->scope == IDENTITY_ANY_SCOPE ? i + 2 : i];
 }
 
 static int expired_rows(struct store *store, struct arena *arena, const struct expiry *e, int lock,
                         struct store_rows *found, struct purser_error *err)
 {
-    /* users have no scope: their query starts at the name */
+    /* users have no scope, nor has the sweep: their query starts at the name */
     struct store_value p[] = {STORE_INT(e->scope), STORE_INT(e->name != NULL),
                               STORE_STR(e->name ? e->name : "")};
     const char *sql = expired_query(e);
-    int user = !strcmp(e->kind, "user");
+    int user = !strcmp(e->kind, "user") || e->scope == IDENTITY_ANY_SCOPE;
     if (lock && !(sql = arena_concat(arena, sql, " FOR UPDATE", (const char *)NULL)))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     return store_query(store, arena, found, sql, p + user, 3 - (size_t)user, err);

@@ -103,9 +103,16 @@ static const struct option options[] = {
         "CA certificate (PEM) the install manifest gives clusters; empty = none"),
     OPT("events", "retention", OPT_INT, events_retention, "7", 0, 3650,
         "days events are kept (purser gc-events deletes older ones; 0 keeps only the newest)"),
+    OPT("expiry", "interval", OPT_INT, expiry_interval, "60", 0, 86400,
+        "seconds between two looks for what has expired (users, clients, tokens, bootstrap "
+        "tokens, resources), by one worker of all the hosts at a time; 0 = only when read"),
     OPT("events", "publish_socket", OPT_STRING, events_publish_socket, "", 0, 0,
         "unix socket of nginx's nchan publisher that committed events are posted to (waiting "
         "readers are held there); empty = no publishing, and wait= answers at once"),
+    OPT("events", "follow_interval", OPT_INT, events_follow_interval, "0", 0, 10000,
+        "milliseconds between two looks of this host's events follower at the events table, "
+        "whose new events it posts to this host's nchan (several hosts: readers here wake for "
+        "commits through any host); 0 = no follower (one host)"),
     OPT("git", "root", OPT_STRING, git_root, "/var/lib/purser/git", 0, 0,
         "folder of the git repositories written from the database: <org>.git, an "
         "organization's document history, and <org>/catalogs/<cluster>.git, a cluster's "

@@ -61,7 +61,9 @@ struct purser_config {
     long facts_versions;         /* dynamic facts versions kept per cluster */
     char *ca_file;               /* CA certificate the install manifest carries ("" = none) */
     long events_retention;       /* days events are kept */
+    long expiry_interval;        /* seconds between two sweeps of what has expired (0: none) */
     char *events_publish_socket; /* nchan's publisher socket ("" = events are not published) */
+    long events_follow_interval; /* ms between the events follower's looks (0: no follower) */
     /* git: the repositories of the document history and the catalogs (lib/git) */
     char *git_root; /* their folder (fcgiwrap's git-http-backend serves it read-only) */
     /* secrets */

@@ -777,3 +777,14 @@ int cluster_redeem(struct store *store, struct arena *arena, const char *token, 
     crypto_free_secret(cred.bearer);
     return rc;
 }
+
+int cluster_tokens_expire(struct store *store, long grace, unsigned long long *deleted,
+                          struct purser_error *err)
+{
+    struct store_value p = STORE_INT(grace);
+    *deleted = 0;
+    return store_exec(store,
+                      "DELETE FROM bootstrap_tokens WHERE expires_at <= NOW(6) - INTERVAL ? "
+                      "SECOND ORDER BY expires_at LIMIT 100",
+                      &p, 1, deleted, NULL, err);
+}

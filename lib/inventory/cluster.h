@@ -65,4 +65,12 @@ struct cluster_credential {
 int cluster_redeem(struct store *store, struct arena *arena, const char *token, json_t **out,
                    struct purser_error *err);
 
+/* The background sweep's step (fcgi/expiry.c): deletes up to 100 bootstrap tokens (used or
+ * not) that expired more than grace seconds ago, the longest expired first; until then a
+ * redemption still hears "token already used or expired", after it "invalid token". A token
+ * is no resource and has no event of its own (the cluster's status keeps its expires_at).
+ * *deleted gets how many. */
+int cluster_tokens_expire(struct store *store, long grace, unsigned long long *deleted,
+                          struct purser_error *err);
+
 #endif

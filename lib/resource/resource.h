@@ -131,8 +131,9 @@ int resource_get(const struct resource_kind *k, const struct resource_scope *s, 
  * RFC 3339 time, kept to the second in UTC; written, it must be in the future). An expired
  * resource is gone: reads answer 404, lists leave it out, and the first read, list or write that
  * finds it deletes it with what it owns and appends its event {op: delete, reason: expired,
- * expires}, as actor "purser" (lazily: the master holds no database connection, and the
- * reads compare the time themselves, so when the row goes changes nothing a client sees). */
+ * expires}, as actor "purser"; what no one reads goes in the background sweep
+ * (fcgi/expiry.c, resource_expire_due). The reads compare the time themselves, so when the row
+ * goes changes nothing a client sees. */
 
 /* 0 when v (the value of `where`, "metadata.sub_kind") is a sub_kind; PURSER_EINVAL naming where
  * otherwise. */
@@ -149,6 +150,12 @@ int resource_expires_parse(const char *where, const char *text, char out[20], lo
  * one transaction. A cheap read first: nothing is written when none has expired. */
 int resource_expire(const struct resource_kind *k, const struct resource_scope *s, const char *name,
                     struct purser_error *err);
+
+/* The background sweep's step (fcgi/expiry.c): deletes up to 100 expired resources of any
+ * organization and any of kinds (count of them; the others' rows are left alone), the longest
+ * expired first, as resource_expire does, in one transaction; *deleted gets how many. */
+int resource_expire_due(const struct resource_kind *const *kinds, size_t count, struct store *store,
+                        unsigned long long *deleted, struct purser_error *err);
 
 /* The precondition of a write, the one rule of every kind: given (an If-Match value: "rev",
  * W/"rev", the bare revision, or * for any; NULL: none) against current. 0 when it matches, or

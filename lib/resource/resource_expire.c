@@ -202,6 +202,72 @@ int resource_expire(const struct resource_kind *k, const struct resource_scope *
     return rc;
 }
 
+/* ---- the background sweep: every organization, every kind ---- */
+
+struct due {
+    const struct resource_kind *const *kinds;
+    size_t count;
+    unsigned long long deleted;
+};
+
+/* The oldest expired rows of every organization and kind (the join lets each organization's
+ * (org_id, kind, expires_at) index range be read, not the whole table). */
+static const char due_sql[] = "SELECT r.id, r.name, r.revision, " STORE_ISO_TIME(
+    "r.expires_at") ", r.org_id, r.kind FROM organizations o JOIN resources r ON r.org_id = "
+                    "o.id WHERE r.expires_at <= NOW(6) ORDER BY r.expires_at LIMIT 100";
+
+static const struct resource_kind *kind_stored(const struct due *d, const char *stored)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (!d->kinds[i]->table && !strcmp(d->kinds[i]->stored, stored))
+            return d->kinds[i];
+    return NULL;
+}
+
+static int due_txn(struct store *store, void *ctx, struct purser_error *err)
+{
+    struct due *d = ctx;
+    struct arena *arena = arena_new();
+    const char *sql =
+        arena ? arena_concat(arena, due_sql, " FOR UPDATE", (const char *)NULL) : NULL;
+    struct store_rows rows;
+    int rc = sql ? store_query(store, arena, &rows, sql, NULL, 0, err)
+                 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    d->deleted = 0;
+    for (size_t i = 0; !rc && i < rows.count; i++) {
+        struct resource_scope s = {.store = store,
+                                   .arena = arena,
+                                   .org_id = strtoll(store_cell(&rows, i, 4), NULL, 10),
+                                   .actor = "purser"};
+        struct expiry e = {kind_stored(d, store_cell(&rows, i, 5)), &s, NULL};
+        if (!e.k) /* a kind this binary does not know (a newer one's): left to it */
+            continue;
+        rc = expire_row(store, &e, &rows, i, err);
+        d->deleted++;
+    }
+    arena_free(arena);
+    return rc;
+}
+
+int resource_expire_due(const struct resource_kind *const *kinds, size_t count, struct store *store,
+                        unsigned long long *deleted, struct purser_error *err)
+{
+    struct due d = {kinds, count, 0};
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    int rc = arena ? store_query(store, arena, &rows, due_sql, NULL, 0, err)
+                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    size_t found = rc ? 0 : rows.count;
+    arena_free(arena);
+    *deleted = 0;
+    if (rc || found == 0) /* a cheap read: nothing expired, nothing written */
+        return rc;
+    rc = store_txn(store, 0, due_txn, &d, err); /* each row's scope names the actor, purser */
+    if (!rc)
+        *deleted = d.deleted;
+    return rc;
+}
+
 #define SWEEP_SLOTS 64 /* organizations and kinds a worker remembers its last look at */
 
 void resource_expire_sweep(const struct resource_kind *k, const struct resource_scope *s)
