@@ -274,6 +274,12 @@ for my $secret ([$alice, 'a session token'], [$bob, 'another session token'], [$
                 ['rs-secret-4012', 'the client secret']) {
     ok(index($log, $secret->[0]) < 0, "the log holds no $secret->[1]");
 }
+# the provider's code and purser's state come back in the callback's query: nginx's access
+# log leaves that query out (as it does /install/'s bootstrap token)
+my @access = grep { m{/auth/sso/callback} } $s->log_lines('nginx-access.log');
+ok(@access, 'the access log has the callbacks');
+ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code and the state)')
+    or diag($access[0]);
 
 $s->stop;
 done_testing;
