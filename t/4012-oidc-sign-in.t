@@ -274,6 +274,25 @@ for my $secret ([$alice, 'a session token'], [$bob, 'another session token'], [$
                 ['rs-secret-4012', 'the client secret']) {
     ok(index($log, $secret->[0]) < 0, "the log holds no $secret->[1]");
 }
+# the provider's code and purser's state come back in the callback's query: nginx's access
+# log leaves that query out (as it does /install/'s bootstrap token)
+my @access = grep { m{/auth/sso/callback} } $s->log_lines('nginx-access.log');
+ok(@access, 'the access log has the callbacks');
+ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code and the state)')
+    or diag($access[0]);
+
+# /auth/sso/ is open and each start writes a pending sign-in: rate-limited per address
+{
+    local $s->{checking} = 1; # a 429 comes from nginx, not an answer of purser's operations
+    my %seen;
+    for (1 .. 80) {
+        my $res = $s->request('GET', '/auth/sso/no-such-provider/start');
+        $seen{ $res->{status} }++;
+        $seen{json429}++ if $res->{status} == 429 && $res->{content} =~ /"limit_exceeded"/;
+    }
+    ok($seen{429}, 'a burst of 80 starts from one address meets the rate limit (429 x ' . ($seen{429} // 0) . ')');
+    is($seen{json429}, $seen{429}, '  in purser\'s error form');
+}
 
 $s->stop;
 done_testing;
