@@ -25,7 +25,8 @@ use Time::HiRes qw(time);
 # shape(SQL): the statement with its literals replaced by ?, as a digest would show it
 sub shape {
     my ($q) = @_;
-    $q =~ s/'(?:[^'\\]|\\.|'')*'/?/gs;
+    $q =~ s/\\.//gs; # (escapes first: a long string of them would exhaust a regex's recursion)
+    $q =~ s/'[^']*'/?/g;
     $q =~ s/\b\d+(?:\.\d+)?\b/?/g;
     $q =~ s/\(\s*\?(?:\s*,\s*\?)+\s*\)/(?...)/g;
     $q =~ s/\s+/ /g;
@@ -186,13 +187,13 @@ sub fill {
 
 # EXPLAIN of one example of each of the run's statement shapes that examined the most rows
 sub explain {
-    my ($a, $by, $top) = @_;
+    my ($args, $by, $top) = @_;
     print "EXPLAIN of the statements examining the most rows a statement at 10x:\n";
     for my $k ((sort { $by->{$b}{rows} / $by->{$b}{count} <=> $by->{$a}{rows} / $by->{$a}{count} } grep { $by->{$_}{example} =~ /^\s*SELECT/i } keys %$by)[0 .. $top - 1]) {
         next unless defined $k;
         my $q = $by->{$k}{example};
         next if length $q > 20000;
-        my $plan = eval { $a->{sql}->("EXPLAIN $q") } // '';
+        my $plan = eval { $args->{sql}->("EXPLAIN $q") } // '';
         printf "  %.1f rows/stmt: %s\n", $by->{$k}{rows} / $by->{$k}{count}, $k;
         print map { "    $_\n" } split /\n/, $plan;
     }

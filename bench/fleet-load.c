@@ -34,17 +34,27 @@
 #include <unistd.h>
 
 enum kind {
-    K_NODE_GET, K_NODE_CREATE, K_LOCK, K_ARTIFACT, K_FILE, K_NODE_SAVE, /* a run's */
-    K_PUSH, K_PROMOTE, K_DOC_PUT, K_RENDER, K_FACTS, K_ADMIN, K_WATCH,  /* the day's */
+    K_NODE_GET,
+    K_NODE_CREATE,
+    K_LOCK,
+    K_ARTIFACT,
+    K_FILE,
+    K_NODE_SAVE, /* a run's */
+    K_PUSH,
+    K_PROMOTE,
+    K_DOC_PUT,
+    K_RENDER,
+    K_FACTS,
+    K_ADMIN,
+    K_WATCH, /* the day's */
     KINDS
 };
-static const char *kind_names[KINDS] = {"node_get", "node_create", "lock",     "artifact", "file",
-                                        "node_save", "push",       "promote",  "doc_put",  "render",
-                                        "facts",    "admin_list",  "watch"};
+static const char *kind_names[KINDS] = {"node_get",  "node_create", "lock",    "artifact", "file",
+                                        "node_save", "push",        "promote", "doc_put",  "render",
+                                        "facts",     "admin_list",  "watch"};
 /* the rest of the day per chef-client run: operators, site tooling, clusters, a browser */
-static const double day_per_run[KINDS] = {[K_PUSH] = 0.01,    [K_PROMOTE] = 0.01,
-                                          [K_DOC_PUT] = 0.02, [K_RENDER] = 0.0,
-                                          [K_FACTS] = 0.2,    [K_ADMIN] = 0.02};
+static const double day_per_run[KINDS] = {[K_PUSH] = 0.01,  [K_PROMOTE] = 0.01, [K_DOC_PUT] = 0.02,
+                                          [K_RENDER] = 0.0, [K_FACTS] = 0.2,    [K_ADMIN] = 0.02};
 
 #define MAX_LIST 4096
 struct node {
@@ -61,8 +71,8 @@ static struct {
 } plan = {.threads = 64, .watchers = 4};
 
 struct item {
-    double at;  /* seconds after the start */
-    int kind;   /* K_NODE_GET: a run; else the day's kind */
+    double at; /* seconds after the start */
+    int kind;  /* K_NODE_GET: a run; else the day's kind */
     size_t node;
     long counter;
     struct curl_slist *save; /* a run's signed node save */
@@ -163,16 +173,73 @@ static unsigned long mix(unsigned long x)
 
 static json_t *ohai_cpu(unsigned long r)
 {
-    static const char *flags[] = {"fpu", "vme", "de", "pse", "tsc", "msr", "pae", "mce", "cx8",
-                                  "apic", "sep", "mtrr", "pge", "mca", "cmov", "pat", "pse36",
-                                  "clflush", "mmx", "fxsr", "sse", "sse2", "ht", "syscall", "nx",
-                                  "pdpe1gb", "rdtscp", "lm", "constant_tsc", "rep_good", "nopl",
-                                  "xtopology", "cpuid", "pni", "pclmulqdq", "ssse3", "fma",
-                                  "cx16", "pcid", "sse4_1", "sse4_2", "x2apic", "movbe",
-                                  "popcnt", "aes", "xsave", "avx", "f16c", "rdrand",
-                                  "hypervisor", "lahf_lm", "abm", "3dnowprefetch", "bmi1",
-                                  "avx2", "smep", "bmi2", "erms", "invpcid", "rdseed", "adx",
-                                  "smap", "clflushopt", "clwb", "sha_ni", "xsaveopt", "xsavec"};
+    static const char *flags[] = {"fpu",
+                                  "vme",
+                                  "de",
+                                  "pse",
+                                  "tsc",
+                                  "msr",
+                                  "pae",
+                                  "mce",
+                                  "cx8",
+                                  "apic",
+                                  "sep",
+                                  "mtrr",
+                                  "pge",
+                                  "mca",
+                                  "cmov",
+                                  "pat",
+                                  "pse36",
+                                  "clflush",
+                                  "mmx",
+                                  "fxsr",
+                                  "sse",
+                                  "sse2",
+                                  "ht",
+                                  "syscall",
+                                  "nx",
+                                  "pdpe1gb",
+                                  "rdtscp",
+                                  "lm",
+                                  "constant_tsc",
+                                  "rep_good",
+                                  "nopl",
+                                  "xtopology",
+                                  "cpuid",
+                                  "pni",
+                                  "pclmulqdq",
+                                  "ssse3",
+                                  "fma",
+                                  "cx16",
+                                  "pcid",
+                                  "sse4_1",
+                                  "sse4_2",
+                                  "x2apic",
+                                  "movbe",
+                                  "popcnt",
+                                  "aes",
+                                  "xsave",
+                                  "avx",
+                                  "f16c",
+                                  "rdrand",
+                                  "hypervisor",
+                                  "lahf_lm",
+                                  "abm",
+                                  "3dnowprefetch",
+                                  "bmi1",
+                                  "avx2",
+                                  "smep",
+                                  "bmi2",
+                                  "erms",
+                                  "invpcid",
+                                  "rdseed",
+                                  "adx",
+                                  "smap",
+                                  "clflushopt",
+                                  "clwb",
+                                  "sha_ni",
+                                  "xsaveopt",
+                                  "xsavec"};
     int count = 2 << (r % 4);
     json_t *cpu = json_object(), *list = json_array();
     for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++)
@@ -180,13 +247,12 @@ static json_t *ohai_cpu(unsigned long r)
     for (int i = 0; i < count; i++) {
         char key[8];
         snprintf(key, sizeof(key), "%d", i);
-        json_object_set_new(
-            cpu, key,
-            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "vendor_id",
-                      "GenuineIntel", "family", "6", "model", "85", "model_name",
-                      "Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz", "stepping", "7", "mhz",
-                      "2999.998", "cache_size", "36608 KB", "physical_id", "0", "core_id",
-                      key, "flags", list));
+        json_object_set_new(cpu, key,
+                            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}",
+                                      "vendor_id", "GenuineIntel", "family", "6", "model", "85",
+                                      "model_name", "Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz",
+                                      "stepping", "7", "mhz", "2999.998", "cache_size", "36608 KB",
+                                      "physical_id", "0", "core_id", key, "flags", list));
     }
     json_decref(list);
     json_object_set_new(cpu, "total", json_integer(count));
@@ -202,30 +268,29 @@ static json_t *ohai_network(unsigned long r)
     snprintf(ip, sizeof(ip), "10.%lu.%lu.%lu", r % 250, (r >> 8) % 250, (r >> 16) % 250 + 1);
     snprintf(mac, sizeof(mac), "52:54:00:%02lX:%02lX:%02lX", r % 256, (r >> 8) % 256,
              (r >> 16) % 256);
-    json_object_set_new(
-        ifs, "lo",
-        json_pack("{s:s, s:s, s:[s,s], s:{s:{s:s, s:s, s:s, s:s}}, s:s}", "mtu", "65536",
-                  "encapsulation", "Loopback", "flags", "LOOPBACK", "UP", "addresses",
-                  "127.0.0.1", "family", "inet", "prefixlen", "8", "netmask", "255.0.0.0",
-                  "scope", "Node", "state", "unknown"));
+    json_object_set_new(ifs, "lo",
+                        json_pack("{s:s, s:s, s:[s,s], s:{s:{s:s, s:s, s:s, s:s}}, s:s}", "mtu",
+                                  "65536", "encapsulation", "Loopback", "flags", "LOOPBACK", "UP",
+                                  "addresses", "127.0.0.1", "family", "inet", "prefixlen", "8",
+                                  "netmask", "255.0.0.0", "scope", "Node", "state", "unknown"));
     json_object_set_new(
         ifs, "eth0",
         json_pack("{s:s, s:s, s:[s,s,s,s], s:{s:{s:s, s:s, s:s, s:s, s:s}, s:{s:s}}, s:s, "
                   "s:[{s:s, s:s, s:s, s:s}], s:{s:s}}",
                   "mtu", "1500", "encapsulation", "Ethernet", "flags", "BROADCAST", "MULTICAST",
-                  "UP", "LOWER_UP", "addresses", ip, "family", "inet", "prefixlen", "24",
-                  "netmask", "255.255.255.0", "broadcast", "10.0.0.255", "scope", "Global", mac,
-                  "family", "lladdr", "state", "up", "routes", "destination", "10.0.0.0/24",
-                  "family", "inet", "scope", "link", "proto", "kernel", "arp", "10.0.0.1",
-                  "52:54:00:00:00:01"));
+                  "UP", "LOWER_UP", "addresses", ip, "family", "inet", "prefixlen", "24", "netmask",
+                  "255.255.255.0", "broadcast", "10.0.0.255", "scope", "Global", mac, "family",
+                  "lladdr", "state", "up", "routes", "destination", "10.0.0.0/24", "family", "inet",
+                  "scope", "link", "proto", "kernel", "arp", "10.0.0.1", "52:54:00:00:00:01"));
     return json_pack("{s:o, s:s, s:s}", "interfaces", ifs, "default_gateway", "10.0.0.1",
                      "default_interface", "eth0");
 }
 
 static json_t *ohai_filesystem(unsigned long r)
 {
-    static const char *mounts[] = {"/", "/boot", "/var", "/tmp", "/home", "/run", "/dev/shm",
-                                   "/sys/fs/cgroup", "/run/lock", "/var/log", "/srv", "/opt"};
+    static const char *mounts[] = {"/",         "/boot",    "/var",     "/tmp",
+                                   "/home",     "/run",     "/dev/shm", "/sys/fs/cgroup",
+                                   "/run/lock", "/var/log", "/srv",     "/opt"};
     json_t *by_mount = json_object(), *by_device = json_object();
     for (size_t i = 0; i < sizeof(mounts) / sizeof(*mounts); i++) {
         char device[32], kb[32];
@@ -235,9 +300,9 @@ static json_t *ohai_filesystem(unsigned long r)
                             json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:[s,s,s], s:s, s:[s]}",
                                       "kb_size", kb, "kb_used", "123456", "kb_available", kb,
                                       "percent_used", "12%", "fs_type", "ext4", "uuid",
-                                      "0f3a9c4e-1d2b-4c5a-9e8f-7a6b5c4d3e2f", "mount_options",
-                                      "rw", "relatime", "errors=remount-ro", "total_inodes",
-                                      "6553600", "devices", device));
+                                      "0f3a9c4e-1d2b-4c5a-9e8f-7a6b5c4d3e2f", "mount_options", "rw",
+                                      "relatime", "errors=remount-ro", "total_inodes", "6553600",
+                                      "devices", device));
         json_object_set_new(by_device, device,
                             json_pack("{s:s, s:s, s:s, s:[s]}", "kb_size", kb, "fs_type", "ext4",
                                       "uuid", "0f3a9c4e-1d2b-4c5a-9e8f-7a6b5c4d3e2f", "mounts",
@@ -254,9 +319,9 @@ static json_t *ohai_etc(void)
         snprintf(name, sizeof(name), i ? "svc%02d" : "root", i);
         snprintf(dir, sizeof(dir), i ? "/var/lib/%s" : "/root", name);
         json_object_set_new(passwd, name,
-                            json_pack("{s:s, s:i, s:i, s:s, s:s}", "dir", dir, "gid", i ? 100 + i : 0,
-                                      "uid", i ? 100 + i : 0, "shell", "/usr/sbin/nologin",
-                                      "gecos", name));
+                            json_pack("{s:s, s:i, s:i, s:s, s:s}", "dir", dir, "gid",
+                                      i ? 100 + i : 0, "uid", i ? 100 + i : 0, "shell",
+                                      "/usr/sbin/nologin", "gecos", name));
         json_object_set_new(group, name,
                             json_pack("{s:i, s:[s]}", "gid", i ? 100 + i : 0, "members", name));
     }
@@ -280,9 +345,9 @@ static json_t *ohai(size_t n, long k, size_t target)
         char name[32], bytes[16];
         snprintf(name, sizeof(name), "mod_%lx_%d", mix(i) % 0xfffff, i);
         snprintf(bytes, sizeof(bytes), "%lu", 4096 + mix(i) % 900000);
-        json_object_set_new(modules, name,
-                            json_pack("{s:s, s:s, s:s}", "size", bytes, "refcount", "1",
-                                      "version", "6.1.0"));
+        json_object_set_new(
+            modules, name,
+            json_pack("{s:s, s:s, s:s}", "size", bytes, "refcount", "1", "version", "6.1.0"));
     }
     a = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "hostname",
                   hostname, "machinename", hostname, "fqdn", fqdn, "domain", "dc1.example.com",
@@ -290,8 +355,8 @@ static json_t *ohai(size_t n, long k, size_t target)
                   "platform_version", "12.5", "platform_family", "debian", "init_package",
                   "systemd", "root_group", "root", "current_user", "root");
     json_object_set_new(a, "kernel",
-                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "name", "Linux",
-                                  "release", "6.1.0-18-amd64", "version",
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "name", "Linux", "release",
+                                  "6.1.0-18-amd64", "version",
                                   "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)", "machine",
                                   "x86_64", "processor", "x86_64", "os", "GNU/Linux", "modules",
                                   modules));
@@ -299,31 +364,31 @@ static json_t *ohai(size_t n, long k, size_t target)
     json_object_set_new(a, "network", ohai_network(r));
     json_object_set_new(a, "filesystem", ohai_filesystem(r));
     json_object_set_new(a, "etc", ohai_etc());
+    json_object_set_new(a, "dmi",
+                        json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}",
+                                  "bios", "vendor", "SeaBIOS", "version", "1.16.2-debian-1.16.2-1",
+                                  "release_date", "04/01/2014", "system", "manufacturer", "QEMU",
+                                  "product_name", "Standard PC (Q35 + ICH9, 2009)", "version",
+                                  "pc-q35-8.2", "serial_number", hostname, "chassis", "type",
+                                  "Other", "manufacturer", "QEMU"));
+    json_object_set_new(a, "languages",
+                        json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "ruby",
+                                  "version", "3.1.4", "platform", "x86_64-linux", "bin_dir",
+                                  "/opt/chef/embedded/bin", "python", "version", "3.11.2",
+                                  "builddate", "Mar 13 2023", "perl", "version", "5.36.0",
+                                  "archname", "x86_64-linux-gnu-thread-multi"));
     json_object_set_new(
-        a, "dmi",
-        json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s}}", "bios", "vendor",
-                  "SeaBIOS", "version", "1.16.2-debian-1.16.2-1", "release_date", "04/01/2014",
-                  "system", "manufacturer", "QEMU", "product_name", "Standard PC (Q35 + ICH9, 2009)",
-                  "version", "pc-q35-8.2", "serial_number", hostname, "chassis", "type", "Other",
-                  "manufacturer", "QEMU"));
-    json_object_set_new(
-        a, "languages",
-        json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "ruby", "version", "3.1.4",
-                  "platform", "x86_64-linux", "bin_dir", "/opt/chef/embedded/bin", "python",
-                  "version", "3.11.2", "builddate", "Mar 13 2023", "perl", "version", "5.36.0",
-                  "archname", "x86_64-linux-gnu-thread-multi"));
-    json_object_set_new(a, "chef_packages",
-                        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "chef", "version", "18.5.0",
-                                  "chef_root", "/opt/chef/embedded/lib/ruby/gems/3.1.0/gems/chef-18.5.0/lib",
-                                  "ohai", "version", "18.1.11", "ohai_root",
-                                  "/opt/chef/embedded/lib/ruby/gems/3.1.0/gems/ohai-18.1.11/lib/ohai"));
+        a, "chef_packages",
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "chef", "version", "18.5.0", "chef_root",
+                  "/opt/chef/embedded/lib/ruby/gems/3.1.0/gems/chef-18.5.0/lib", "ohai", "version",
+                  "18.1.11", "ohai_root",
+                  "/opt/chef/embedded/lib/ruby/gems/3.1.0/gems/ohai-18.1.11/lib/ohai"));
     /* the volatile part: what changes from one run to the next */
     snprintf(text, sizeof(text), "%lukB", 1000000 + mix(r + k) % 8000000);
     json_object_set_new(a, "memory",
                         json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "total", "16384000kB",
-                                  "free", text, "available", text, "buffers", "204800kB",
-                                  "cached", "4096000kB", "swap", "total", "2097148kB", "free",
-                                  "2097148kB"));
+                                  "free", text, "available", text, "buffers", "204800kB", "cached",
+                                  "4096000kB", "swap", "total", "2097148kB", "free", "2097148kB"));
     json_object_set_new(a, "ohai_time", json_real(1.7e9 + k * 1800.0 + (double)(n % 1800)));
     json_object_set_new(a, "uptime_seconds", json_integer(86400 + k * 1800));
     snprintf(text, sizeof(text), "10.%lu.%lu.%lu", r % 250, (r >> 8) % 250, (r >> 16) % 250 + 1);
@@ -336,8 +401,8 @@ static json_t *ohai(size_t n, long k, size_t target)
         char name[64], version[48];
         snprintf(name, sizeof(name), "lib%lx-%s%d", mix(r ^ (unsigned long)i) % 0xffffff,
                  i % 3 ? "common" : "dev", i % 7);
-        snprintf(version, sizeof(version), "%d.%d.%lu-%d+deb12u%d", i % 9, i % 31,
-                 mix(i) % 100, 1 + i % 4, i % 3);
+        snprintf(version, sizeof(version), "%d.%d.%lu-%d+deb12u%d", i % 9, i % 31, mix(i) % 100,
+                 1 + i % 4, i % 3);
         json_object_set_new(packages, name,
                             json_pack("{s:s, s:s}", "version", version, "arch", "amd64"));
         size += strlen(name) + strlen(version) + 30;
@@ -346,7 +411,10 @@ static json_t *ohai(size_t n, long k, size_t target)
     return a;
 }
 
-static size_t node_size(size_t n) { return 50 * 1024 + mix(n * 7 + 3) % (100 * 1024 + 1); }
+static size_t node_size(size_t n)
+{
+    return 50 * 1024 + mix(n * 7 + 3) % (100 * 1024 + 1);
+}
 
 /* The node as chef-client PUTs it at the end of run k (malloc'd text). */
 static char *node_body(size_t n, long k)
@@ -356,8 +424,8 @@ static char *node_body(size_t n, long k)
         "name", plan.nodes[n].name, "chef_type", "node", "json_class", "Chef::Node",
         "chef_environment", "_default", "policy_name", plan.policy, "policy_group", plan.group,
         "run_list", "recipe[base::default]", "recipe[app::default]", "recipe[monitoring::default]",
-        "normal", "tags", "default", "app", "port", 8080, "workers", 8, "tier", "web",
-        "override", "automatic", ohai(n, k, node_size(n)));
+        "normal", "tags", "default", "app", "port", 8080, "workers", 8, "tier", "web", "override",
+        "automatic", ohai(n, k, node_size(n)));
     char *text = json_dumps(node, JSON_COMPACT);
     json_decref(node);
     return text;
@@ -469,8 +537,8 @@ static int chef_run(CURL *curl, struct item *it)
                  "\"policy_name\":\"%s\",\"policy_group\":\"%s\"}",
                  n->name, plan.policy, plan.group);
         snprintf(path, sizeof(path), "/organizations/%s/nodes", plan.org);
-        rc = request(curl, K_NODE_CREATE, "POST", path, n->create, created, strlen(created), 201,
-                     0, NULL);
+        rc = request(curl, K_NODE_CREATE, "POST", path, n->create, created, strlen(created), 201, 0,
+                     NULL);
     }
     snprintf(path, sizeof(path), "/organizations/%s/policy_groups/%s/policies/%s", plan.org,
              plan.group, plan.policy);
@@ -530,8 +598,8 @@ static void doc_put(CURL *curl, long counter)
     sprintf(body, "%.*s%s%s", (int)(at - template), template, marker, at + 3);
     h = bearer(NULL);
     h = curl_slist_append(h, "Content-Type: application/x-yaml");
-    if (!request(curl, K_DOC_PUT, "PUT", "/api/v1.0/buckets/site/documents", h, body,
-                 strlen(body), 200, 201, &r) &&
+    if (!request(curl, K_DOC_PUT, "PUT", "/api/v1.0/buckets/site/documents", h, body, strlen(body),
+                 200, 201, &r) &&
         r.data && (at = strstr(r.data, "revision: ")))
         revision = atol(at + 10);
     free(r.data);
@@ -549,27 +617,28 @@ static void doc_put(CURL *curl, long counter)
 static void day_item(CURL *curl, struct item *it)
 {
     char path[1024], body[2048];
-    struct curl_slist *h = bearer(it->kind == K_PUSH || it->kind == K_FACTS ? "Accept: application/json" : NULL);
+    struct curl_slist *h =
+        bearer(it->kind == K_PUSH || it->kind == K_FACTS ? "Accept: application/json" : NULL);
     switch (it->kind) {
     case K_PUSH: /* an operator: chef push of a new lock to the dev group */
         snprintf(path, sizeof(path), "/organizations/%s/policy_groups/dev/policies/%s", plan.org,
                  plan.policy);
-        snprintf(body, sizeof(body),
-                 "{\"revision_id\":\"%040lx\",\"name\":\"%s\",\"run_list\":[\"recipe[base::default]\"],"
-                 "\"cookbook_locks\":{\"base\":{\"version\":\"1.0.%ld\",\"identifier\":\"%s\"}},"
-                 "\"default_attributes\":{\"release\":%ld},\"override_attributes\":{}}",
-                 (unsigned long)(seed * 1000000 + it->counter), plan.policy, it->counter,
-                 strchr(plan.artifacts[0], '/') + 1, it->counter);
+        snprintf(
+            body, sizeof(body),
+            "{\"revision_id\":\"%040lx\",\"name\":\"%s\",\"run_list\":[\"recipe[base::default]\"],"
+            "\"cookbook_locks\":{\"base\":{\"version\":\"1.0.%ld\",\"identifier\":\"%s\"}},"
+            "\"default_attributes\":{\"release\":%ld},\"override_attributes\":{}}",
+            (unsigned long)(seed * 1000000 + it->counter), plan.policy, it->counter,
+            strchr(plan.artifacts[0], '/') + 1, it->counter);
         request(curl, K_PUSH, "PUT", path, h, body, strlen(body), 200, 201, NULL);
         break;
     case K_PROMOTE: /* and its promotion to staging: the pointer moved to a known revision */
-        snprintf(path, sizeof(path), "/organizations/%s/policy_groups/staging/policies/%s/revision/%s",
-                 plan.org, plan.policy, plan.revision);
+        snprintf(path, sizeof(path),
+                 "/organizations/%s/policy_groups/staging/policies/%s/revision/%s", plan.org,
+                 plan.policy, plan.revision);
         request(curl, K_PROMOTE, "PUT", path, h, NULL, 0, 200, 201, NULL);
         break;
-    case K_DOC_PUT:
-        doc_put(curl, it->counter);
-        break;
+    case K_DOC_PUT: doc_put(curl, it->counter); break;
     case K_FACTS: /* a cluster's agent reporting its dynamic facts */
         snprintf(path, sizeof(path), "/organizations/%s/clusters/%s/facts", plan.org,
                  plan.clusters[it->counter % plan.cluster_count]);
@@ -581,11 +650,10 @@ static void day_item(CURL *curl, struct item *it)
         request(curl, K_FACTS, "PUT", path, h, body, strlen(body), 200, 0, NULL);
         break;
     case K_ADMIN: { /* someone browsing the admin pages' lists */
-        static const char *lists[] = {"/organizations/%s/nodes?sort=-updated_at&page_size=50",
-                                      "/organizations/%s/clients?page_size=50",
-                                      "/organizations/%s/clusters?page_size=50",
-                                      "/organizations/%s/events?last=50",
-                                      "/organizations/%s/policies?page_size=50"};
+        static const char *lists[] = {
+            "/organizations/%s/nodes?sort=-updated_at&page_size=50",
+            "/organizations/%s/clients?page_size=50", "/organizations/%s/clusters?page_size=50",
+            "/organizations/%s/events?last=50", "/organizations/%s/policies?page_size=50"};
         snprintf(path, sizeof(path), lists[it->counter % 5], plan.org);
         request(curl, K_ADMIN, "GET", path, h, NULL, 0, 200, 0, NULL);
         break;
@@ -678,20 +746,34 @@ static void load_plan(const char *file)
         int fields = sscanf(line, "%4095s %4095s", a, b);
         if (fields < 2)
             continue;
-        if (!strcmp(a, "url")) plan.url = strdup(b);
-        else if (!strcmp(a, "ca")) plan.ca = strdup(b);
-        else if (!strcmp(a, "org")) plan.org = strdup(b);
-        else if (!strcmp(a, "token")) plan.token = strdup(b);
-        else if (!strcmp(a, "group")) plan.group = strdup(b);
-        else if (!strcmp(a, "policy")) plan.policy = strdup(b);
-        else if (!strcmp(a, "revision")) plan.revision = strdup(b);
-        else if (!strcmp(a, "docs")) plan.docs = strdup(b);
-        else if (!strcmp(a, "day")) plan.day = atoi(b);
-        else if (!strcmp(a, "threads")) plan.threads = atoi(b);
-        else if (!strcmp(a, "watchers")) plan.watchers = atoi(b);
-        else if (!strcmp(a, "artifact") && plan.artifact_count < MAX_LIST) plan.artifacts[plan.artifact_count++] = strdup(b);
-        else if (!strcmp(a, "file") && plan.file_count < MAX_LIST) plan.files[plan.file_count++] = strdup(b);
-        else if (!strcmp(a, "cluster") && plan.cluster_count < MAX_LIST) plan.clusters[plan.cluster_count++] = strdup(b);
+        if (!strcmp(a, "url"))
+            plan.url = strdup(b);
+        else if (!strcmp(a, "ca"))
+            plan.ca = strdup(b);
+        else if (!strcmp(a, "org"))
+            plan.org = strdup(b);
+        else if (!strcmp(a, "token"))
+            plan.token = strdup(b);
+        else if (!strcmp(a, "group"))
+            plan.group = strdup(b);
+        else if (!strcmp(a, "policy"))
+            plan.policy = strdup(b);
+        else if (!strcmp(a, "revision"))
+            plan.revision = strdup(b);
+        else if (!strcmp(a, "docs"))
+            plan.docs = strdup(b);
+        else if (!strcmp(a, "day"))
+            plan.day = atoi(b);
+        else if (!strcmp(a, "threads"))
+            plan.threads = atoi(b);
+        else if (!strcmp(a, "watchers"))
+            plan.watchers = atoi(b);
+        else if (!strcmp(a, "artifact") && plan.artifact_count < MAX_LIST)
+            plan.artifacts[plan.artifact_count++] = strdup(b);
+        else if (!strcmp(a, "file") && plan.file_count < MAX_LIST)
+            plan.files[plan.file_count++] = strdup(b);
+        else if (!strcmp(a, "cluster") && plan.cluster_count < MAX_LIST)
+            plan.clusters[plan.cluster_count++] = strdup(b);
         else if (!strcmp(a, "node") && plan.node_count < sizeof(plan.nodes) / sizeof(*plan.nodes)) {
             char key[4096];
             FILE *k;
@@ -729,16 +811,17 @@ static int by_time(const void *a, const void *b)
 static void schedule(double rate, double seconds)
 {
     unsigned int state = (unsigned int)seed;
-    size_t cap = (size_t)(rate * seconds * 3 + plan.node_count + 1000), offset = (size_t)seed * 7919;
+    size_t cap = (size_t)(rate * seconds * 3 + plan.node_count + 1000),
+           offset = (size_t)seed * 7919;
     double t = 0;
     items = calloc(cap, sizeof(*items));
     for (size_t k = 0; item_count < cap; k++) {
         t += exponential(&state, rate);
         if (first_runs ? k >= plan.node_count : t >= seconds)
             break;
-        items[item_count++] = (struct item){t, K_NODE_GET,
-                                            first_runs ? k : (offset + k) % plan.node_count,
-                                            seed * 100 + (long)k / (long)plan.node_count, NULL};
+        items[item_count++] =
+            (struct item){t, K_NODE_GET, first_runs ? k : (offset + k) % plan.node_count,
+                          seed * 100 + (long)k / (long)plan.node_count, NULL};
     }
     if (first_runs)
         seconds = t;
@@ -770,8 +853,8 @@ static void *signer(void *unused)
             struct node *n = &plan.nodes[i];
             snprintf(path, sizeof(path), "/organizations/%s/nodes/%s", plan.org, n->name);
             n->get_node = sign(n, "GET", path, "", 0);
-            snprintf(path, sizeof(path), "/organizations/%s/policy_groups/%s/policies/%s",
-                     plan.org, plan.group, plan.policy);
+            snprintf(path, sizeof(path), "/organizations/%s/policy_groups/%s/policies/%s", plan.org,
+                     plan.group, plan.policy);
             n->lock = sign(n, "GET", path, "", 0);
             n->artifacts = calloc(plan.artifact_count, sizeof(*n->artifacts));
             for (size_t a = 0; a < plan.artifact_count; a++) {
