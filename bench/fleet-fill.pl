@@ -10,12 +10,12 @@
 #   nodes     the body of a node a run saved (name and hostname replaced; up to FLEET_FILL_BYTES
 #             of them, the rest the body a node's first POST writes), its client as creator,
 #             one "node" event each
-#   events    FLEET_EVENT_DAYS days of node saves ("node" put, actor the node), spread over the
+#   events    FLEET_EVENT_DAYS days of node saves (at most FLEET_FILL_EVENTS) ("node" put, actor the node), spread over the
 #             days before now, seq continuing the organization's, event_counters moved on
 #   clusters  resources, resource_labels, resource_values and bootstrap_tokens as the API wrote
 #             them for cluster001, 100 facts versions each (inventory.facts_versions) and their
 #             events
-#   revisions FLEET_REVISIONS bucket revisions through the API (a revision spans several tables
+#   revisions FLEET_REVISIONS (100) bucket revisions through the API (a revision spans several tables
 #             whose rows depend on the ones before: not copied)
 package FleetFill;
 use strict;
@@ -124,6 +124,12 @@ sub fill {
     # events: each filled client's and node's creation, then days of node saves
     my $days = $ENV{FLEET_EVENT_DAYS} // 1;
     my $saves = int($target * 48 * $days);
+    my $cap = $ENV{FLEET_FILL_EVENTS} // 5e6;
+    if ($saves > $cap) {
+        $a->{say}->(sprintf '  (node-save events capped at %d of the %d a day makes: FLEET_FILL_EVENTS)', $cap, $saves);
+        $days = $days * $cap / $saves;
+        $saves = int($cap);
+    }
     my $last = $sql->("SELECT last_seq FROM event_counters WHERE org_id = $org") + 0;
     $t0 = time;
     $sql->("INSERT INTO events (org_id, seq, kind, name, op, revision, actor, at, detail)
@@ -173,7 +179,7 @@ sub fill {
     $a->{say}->(sprintf '  %d events (%.1f days of node saves), %d clusters with 100 facts versions each: %.0f s',
                 $saves + 2 * $target + 101 * $clusters, $days, $clusters, time - $t0);
 
-    my $revisions = $ENV{FLEET_REVISIONS} // 300;
+    my $revisions = $ENV{FLEET_REVISIONS} // 100;
     $t0 = time;
     open my $fh, '<', $a->{site} or die;
     my $site = do { local $/; <$fh> };

@@ -2,7 +2,8 @@
 # key, whatever the number of clients (bench/fleet, issue 54: among 36,000 clients each signed
 # request's lookup examined all of them, 94 ms). Counted with MariaDB's handler reads, which
 # only this test's stack makes: a signed request of a client, a signed request of a user (the
-# client lookup first, finding none), and GET of one client, each among 20,000 clients.
+# client lookup first, finding none), GET of one client and a page of the clients' list, each
+# among 20,000 clients.
 use strict;
 use warnings;
 use FindBin;
@@ -44,5 +45,12 @@ $s->wait_auth_cache;
 rows_for('a request signed by a client', sub { ($s->signed('probe', $key, 'GET', "/organizations/$org/nodes"))[0] });
 rows_for('a request signed by a user', sub { $s->chef(path => "/organizations/$org/nodes")->{status} });
 rows_for('GET of one client', sub { ($s->call('GET', "/organizations/$org/clients/many012345"))[0]{status} });
+rows_for('a page of 50 clients (the admin pages\' list)', sub { ($s->call('GET', "/organizations/$org/clients?page_size=50&page_token="))[0]{status} });
+{
+    my ($r, $d) = $s->call('GET', "/organizations/$org/clients?page_size=50");
+    my @names = map { $_->{metadata}{name} } @{ $d->{items} };
+    is_deeply [ @names[0, 1, 2, 49] ], ['default-validator', 'many000001', 'many000002', 'many000049'],
+        'the page in name order';
+}
 
 $s->finish;
