@@ -321,13 +321,15 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
     if (org)
         rc = store_query(store, arena, &rows,
                          PRINCIPAL_BY_NAME " JOIN organizations o ON o.id = p.org_id"
-                                           " WHERE p.kind = 'client' AND o.name = ? AND p.name = ?"
+                                           " WHERE p.kind = 'client' AND o.name = ?"
+                                           " AND p.org_scope = o.id AND p.name = ?"
                                            " AND p.active = 1" PRINCIPAL_LIVE,
                          client, 2, err);
     if (!rc && rows.count == 0)
         rc = store_query(store, arena, &rows,
                          PRINCIPAL_BY_NAME
-                         " WHERE p.kind = 'user' AND p.name = ? AND p.active = 1" PRINCIPAL_LIVE,
+                         " WHERE p.kind = 'user' AND p.org_scope = 0 AND p.name = ?"
+                         " AND p.active = 1" PRINCIPAL_LIVE,
                          &user, 1, err);
     if (rc)
         return rc;

@@ -73,12 +73,13 @@ int identity_client_credential(struct store *store, const char *org, const char 
     struct arena *arena = arena_new();
     struct store_rows rows;
     struct store_value who[] = {STORE_STR(org), STORE_STR(name)};
-    int rc = arena ? store_query(store, arena, &rows,
-                                 "SELECT p.id FROM principals p JOIN organizations o ON o.id = "
-                                 "p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name = ? "
-                                 "FOR UPDATE",
-                                 who, 2, err)
-                   : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    int rc =
+        arena ? store_query(store, arena, &rows,
+                            "SELECT p.id FROM principals p JOIN organizations o ON o.id = "
+                            "p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.org_scope = o.id"
+                            " AND p.name = ? FOR UPDATE",
+                            who, 2, err)
+              : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc && rows.count == 0) { /* a new client with the key and the role */
         struct new_principal np = {
             .org = org, .name = name, .public_key = public_key, .role = role, .limit = limit};
@@ -199,8 +200,8 @@ static const char *principal_select(const char *org)
                                      "m.policy_groups) ORDER BY m.role SEPARATOR ';') FROM "
                                      "memberships m WHERE m.principal_id = p.id AND m.org_id = "
                                      "p.org_id) FROM principals p JOIN organizations o ON o.id ="
-                                     " p.org_id WHERE p.kind = 'client' AND o.name = ? AND p.name "
-                                     "= ?" LIVE
+                                     " p.org_id WHERE p.kind = 'client' AND o.name = ? AND "
+                                     "p.org_scope = o.id AND p.name = ?" LIVE
                : "SELECT p.id, p.name, p.display_name, p.first_name, p.last_name, p.email,"
                  " p.validator, '', p.labels, p.active, p.revision, p.sub_kind, " STORE_ISO_TIME(
                      "p.expires_at") ", NULL FROM principals p WHERE p.kind = 'user' AND"

@@ -76,7 +76,7 @@ static const char client_select[] = HEAD
     " JSON_EXTRACT(CONCAT('[\"', REPLACE(m.policy_groups, ',', '\",\"'), '\"]'), '$')) "
     CLIENT_ROLES " AND m.policy_groups IS NOT NULL), JSON_OBJECT())), "
     TIMES("''", "r.expires_at")
-    " FROM principals r WHERE r.kind = 'client' AND r.org_id = ?";
+    " FROM principals r WHERE r.kind = 'client' AND r.org_scope = ?";
 /* clang-format on */
 static const struct resource_table client_table = {
     .select = client_select,
