@@ -5,6 +5,7 @@
 #include "auth/identity.h"
 #include "auth/oidc_login.h"
 #include "auth/oidc_provider.h"
+#include "base/crypto.h"
 #include "base/log.h"
 #include "base/metrics.h"
 #include "store/events.h"
@@ -128,9 +129,45 @@ int oidc_sign_in_start(struct request *req)
                               request_query(req, "return_to"), &url, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
-    return respond_text(req, 302, "text/plain", "", 0,
-                        arena_concat(req->arena, "Location: ", url,
-                                     "\r\nCache-Control: no-store\r\n", (const char *)NULL));
+    return respond_text(
+        req, 302, "text/plain", "", 0,
+        arena_concat(req->arena, "Location: ", url,
+                     "\r\nCache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE "=", o.state,
+                     "; Path=/; Max-Age=600; Secure; HttpOnly; SameSite=Lax\r\n",
+                     (const char *)NULL));
+}
+
+/* The value of cookie name in the request's Cookie header (arena), or NULL. */
+static const char *cookie_value(struct request *req, const char *name)
+{
+    const char *at = request_header(req, "Cookie");
+    size_t len = strlen(name);
+    while (at && *at) {
+        const char *end;
+        while (*at == ' ' || *at == ';')
+            at++;
+        end = strchr(at, ';');
+        if (!end)
+            end = at + strlen(at);
+        if ((size_t)(end - at) > len && !strncmp(at, name, len) && at[len] == '=')
+            return arena_strndup(req->arena, at + len + 1, (size_t)(end - at) - len - 1);
+        at = end;
+    }
+    return NULL;
+}
+
+/* 0 when the browser holds the sign-in's state in its cookie (constant time); else the
+ * refusal, naming the state. */
+static int state_bound(struct request *req, const char *state, struct oidc_outcome *o)
+{
+    const char *held = cookie_value(req, OIDC_STATE_COOKIE);
+    size_t n = state ? strlen(state) : 0;
+    if (state && held && n && strlen(held) == n && crypto_equal(held, state, n))
+        return 0;
+    o->reason = "state";
+    return purser_error_set(&req->err, PURSER_EINVAL,
+                            "'state' is not a sign-in this browser began (its sign-in cookie is "
+                            "missing or another sign-in's): begin the sign-in again here");
 }
 
 /* GET /auth/sso/callback?state&code (or &error): the provider sends the browser back here. */
@@ -146,6 +183,9 @@ int oidc_sign_in_callback(struct request *req)
                               "sign-in refused: the identity provider answered '%.60s'", error);
         return refused(req, rc, &o);
     }
+    rc = state_bound(req, request_query(req, "state"), &o);
+    if (rc)
+        return refused(req, rc, &o);
     rc = oidc_login_finish(req->svc->store, req->arena, req->svc->keyring,
                            request_query(req, "state"), request_query(req, "code"),
                            request_query(req, "iss"), callback_url(req), &o, &req->err);
@@ -158,11 +198,12 @@ int oidc_sign_in_callback(struct request *req)
     location = o.return_to && *o.return_to
                    ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
                    : arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
-    return respond_text(
-        req, 302, "text/plain", "", 0,
-        arena_concat(req->arena, "Location: ", location,
-                     "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n",
-                     (const char *)NULL));
+    return respond_text(req, 302, "text/plain", "", 0,
+                        arena_concat(req->arena, "Location: ", location,
+                                     "\r\nCache-Control: no-store\r\nReferrer-Policy: "
+                                     "no-referrer\r\nSet-Cookie: " OIDC_STATE_COOKIE
+                                     "=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax\r\n",
+                                     (const char *)NULL));
 }
 
 /* POST /auth/sso/{provider}/device: a device sign-in (RFC 8628) begins; the client secret

@@ -78,11 +78,23 @@ is_deeply([map { "$_->{name}=$_->{display_name}" } @{ $d->{items} }], ['corp=Cor
           'the sign-in page lists each provider\'s name and display name, open');
 
 # ---- the flow ----
-# start(PROVIDER, RETURN_TO): purser's start; returns its answer.
+# start(PROVIDER, RETURN_TO): purser's start; returns its answer. The browser keeps the sign-in
+# cookie it sets ($sso_cookie, "name=value"), which cb() sends back.
+my $sso_cookie;
 sub start {
     my ($provider, $return_to) = @_;
     my $path = "/auth/sso/$provider/start" . (defined $return_to ? "?return_to=$return_to" : '');
-    return $s->request('GET', $path);
+    my $res = $s->request('GET', $path);
+    ($sso_cookie) = ($res->{headers}{'set-cookie'} // '') =~ /^(__Host-purser-sign-in=[^;]+)/
+        if $res->{status} == 302;
+    return $res;
+}
+
+# cb(PATH, COOKIE): the browser's GET of purser's callback, with the sign-in cookie it holds.
+sub cb {
+    my ($path, $cookie) = @_;
+    $cookie //= $sso_cookie;
+    return $s->request('GET', $path, { headers => { defined $cookie ? (cookie => $cookie) : () } });
 }
 
 # to_callback(PROVIDER, USER): the browser's way from purser's start to its callback; returns
@@ -101,7 +113,7 @@ sub sign_in {
     my ($provider, $user, $password) = @_;
     my ($path, $page) = to_callback($provider, $user, $password);
     return ({ status => 0, content => $page // '' }) unless $path;
-    my $cb = $s->request('GET', $path);
+    my $cb = cb($path);
     return ($cb) unless $cb->{status} == 302 && ($cb->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
     my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '');
     return ($cb, $res, $session);
@@ -139,13 +151,14 @@ my $left = defined $Y ? timegm($sec, $m, $h, $D, $M - 1, $Y) - time : 0;
 ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; ${left}s left)");
 
 # the handoff code and the callback work once
-my ($cb2) = $s->request('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing');
+my ($cb2) = cb('/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', '__Host-purser-sign-in=' . ('x' x 43));
 is($cb2->{status}, 400, 'a state that is no sign-in under way is refused (400)');
 like($cb2->{content}, qr/'state' is not a sign-in under way/, '  naming the state');
 my ($path) = to_callback('corp', 'bob');
-($cb) = $s->request('GET', $path);
+($cb) = cb($path);
 is($cb->{status}, 302, 'bob signs in');
-my ($replay) = $s->request('GET', $path);
+like($cb->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  and his sign-in cookie is cleared');
+my ($replay) = cb($path);
 is($replay->{status}, 400, 'the same callback again is refused: its state was used');
 my ($code) = ($cb->{headers}{location} =~ /code=(.+)$/);
 ($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
@@ -155,11 +168,29 @@ my $bob = $session->{token};
 is($res->{status}, 401, 'the same handoff code again is refused');
 like(msg($d), qr/unknown, used already or expired/, '  saying so');
 
+# login CSRF: a callback URL is bound to the browser that began its sign-in. An attacker signs
+# in at the provider as himself and sends the callback URL to a victim, whose browser holds no
+# sign-in cookie (or its own sign-in's): refused, and nothing of the state used up.
+$r = start('corp');
+like($r->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; Secure; HttpOnly; SameSite=Lax$/,
+     'the start binds the sign-in to the browser: a __Host- cookie, Secure, HttpOnly, SameSite=Lax, ten minutes');
+my ($attacker_path) = to_callback('corp', 'bob');
+my $attacker_cookie = $sso_cookie;
+($r, $d) = call('GET', $attacker_path, undef, authorization => '');
+is($r->{status}, 400, 'a callback URL followed by a browser that did not begin its sign-in is refused (400)');
+like(msg($d), qr/'state' is not a sign-in this browser began/, '  naming the state');
+start('corp');
+($r, $d) = call('GET', $attacker_path, undef, authorization => '', cookie => $sso_cookie);
+is($r->{status}, 400, '  and so is one followed by a browser in another sign-in of its own');
+($r) = cb($attacker_path, $attacker_cookie);
+is($r->{status}, 302, '  while the browser that began it still finishes it');
+
 # a replayed code: the provider's code of a finished sign-in, under a new state
 my ($old_query) = $path =~ /[?&](code=[^&]+)/;
 $r = start('corp');
 my ($new_state) = $r->{headers}{location} =~ /[?&]state=([^&]+)/;
-($r, $d) = call('GET', "/auth/sso/callback?state=$new_state&$old_query", undef, authorization => '');
+($r, $d) = call('GET', "/auth/sso/callback?state=$new_state&$old_query", undef, authorization => '',
+                cookie => "__Host-purser-sign-in=$new_state");
 is($r->{status}, 401, 'a replayed authorization code is refused (401)');
 like(msg($d), qr/would not trade the code/, '  naming the code');
 
@@ -173,7 +204,7 @@ for my $case (['expired', qr/expired/, 'an expired ID token'],
     my ($fault, $message, $what) = @$case;
     my ($p) = to_callback('corp', 'carol');
     $idp->control('fault', { kind => $fault });
-    ($r, $d) = call('GET', $p, undef, authorization => '');
+    ($r, $d) = call('GET', $p, undef, authorization => '', cookie => $sso_cookie);
     is($r->{status}, 401, "$what is refused (401)");
     like(msg($d), $message, '  naming what failed');
 }

@@ -90,9 +90,10 @@ ok($start, 'purserctl prints the address to open') or diag(slurp("$tmp/err"));
 like($start // '', qr{return_to=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback}, '  which returns to its loopback listener');
 my $r = $s->request('GET', substr($start // '', length $url));
 is($r->{status}, 302, 'purser sends the browser to the provider');
+my ($cookie) = ($r->{headers}{'set-cookie'} // '') =~ /^(__Host-purser-sign-in=[^;]+)/;
 my ($at) = $idp->login($r->{headers}{location}, 'frank', 'frank-pw', $callback);
 ok($at, 'the provider sends the browser back to purser');
-$r = $s->request('GET', substr($at // '', length $url));
+$r = $s->request('GET', substr($at // '', length $url), { headers => { cookie => $cookie // '' } });
 like($r->{headers}{location} // '', qr{^http://127\.0\.0\.1:\d+/callback\?code=[A-Za-z0-9_-]+$},
      'purser\'s callback hands a one-time code to purserctl\'s listener');
 my $browser = HTTP::Tiny->new(max_redirect => 0, timeout => 10)->get($r->{headers}{location} // 'http://127.0.0.1:1/');

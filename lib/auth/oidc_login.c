@@ -183,9 +183,10 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
         rc = url_add(arena, &url, "code_challenge", challenge);
     if (!rc)
         rc = url_add(arena, &url, "code_challenge_method", "S256");
-    if (!rc)
+    if (!rc) {
         *url_out = url;
-    else if (rc > -100 && !err->message[0])
+        memcpy(out->state, state, sizeof out->state);
+    } else if (rc > -100 && !err->message[0])
         purser_error_set(err, rc, "the sign-in URL could not be made");
     free(challenge);
     oidc_provider_release(&p);

@@ -31,6 +31,8 @@ struct oidc_outcome {
     const char *user;      /* the user signed in */
     const char *return_to; /* where the handoff code goes: "" for the pages, or a loopback URL */
     char handoff[64];      /* the one-time code (base64url), "" when refused */
+    char state[64];        /* the state a sign-in began with (start): the browser's cookie binds
+                            * the callback to the browser that began it (OIDC_STATE_COOKIE) */
     json_t *orgs;          /* the organizations the user is now a member of (events) */
 };
 
@@ -38,6 +40,12 @@ struct oidc_outcome {
  * http://127.0.0.1:PORT/... or http://[::1]:PORT/...); PURSER_EINVAL otherwise: a sign-in
  * never sends its code to another origin. */
 int oidc_return_check(const char *return_to, struct purser_error *err);
+
+/* The cookie that binds a sign-in to the browser that began it: set at the start to the state,
+ * the callback refuses a state its browser does not hold (login CSRF: an attacker's callback
+ * URL sent to a victim would sign the victim in as the attacker). __Host-: Secure, Path=/,
+ * no Domain, so no other site or subdomain can set it. */
+#define OIDC_STATE_COOKIE "__Host-purser-sign-in"
 
 /* Begins a sign-in at provider name: *url_out (arena) is the provider's authorization URL to
  * send the browser to. redirect_uri is purser's callback as registered at the provider. */
