@@ -529,7 +529,11 @@ for my $f (@faults) {
     ok $ok, "$f->{name}: served again after the heal";
     if ($f->{lost}) { # what the lost host cost each request the front had sent it
         my ($count, $answered, $max_ok, $max) = went_on($f->{lost}, $broke_at, access_size());
-        ok $count > 0, "$f->{name}: the front sent requests to host $f->{lost} and went on to another ($count)";
+        # a host cut off holds the requests sent to it until the front's timeout, so some must
+        # go on; a killed one refuses the connection at once, and nginx may mark it failed
+        # before any read of the clients reaches it (0 is then a good answer: nothing waited)
+        ok $count > 0 || $f->{name} =~ /^kill/,
+            "$f->{name}: the front sent requests to host $f->{lost} and went on to another ($count)";
         cmp_ok $max_ok, '<', 3, "  each one another host answered was answered within 3 s ($answered, the longest $max_ok s)";
         push @notes, sprintf '%-44s %5d requests reached host %d and went on: %d answered by another, the longest in %.3f s (any: %.3f s)',
             $f->{name}, $count, $f->{lost}, $answered, $max_ok, $max;
