@@ -38,24 +38,24 @@ sub expired_events {
 set_config('expiry', 'interval', 1);
 set_config('inventory', 'bootstrap_ttl', 1);
 
-# ---- things that expire in 2 s, never read after ----
-my $at = iso_utc(time + 2);
+# ---- things that expire in 6 s (time for the set-up on a loaded machine), never read after ----
+my $at = iso_utc(time + 6);
 $s->must('user', 'POST', '/users', { username => 'brief-user', email => 'b@example.com', expires => $at });
 $s->must('member', 'POST', "/organizations/$org/users", { username => 'brief-user', roles => ['reader'] });
 $s->must('client', 'POST', "/organizations/$org/clients", { name => 'brief-client', expires => $at });
-my $token = $s->must('token', 'POST', '/users/admin/tokens', { description => 'brief', expires_in => 2 });
+my $token = $s->must('token', 'POST', '/users/admin/tokens', { description => 'brief', expires_in => 6 });
 my $cluster = $s->must('cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'brief', expires => $at } });
 my $lasting = $s->must('cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'lasting' } });
 my $c_id = $cluster->{metadata}{name};
-is count("SELECT COUNT(*) FROM resources WHERE kind = 'cluster' AND name = '$c_id'"), 1, 'a cluster that expires in 2 s is stored';
+is count("SELECT COUNT(*) FROM resources WHERE kind = 'cluster' AND name = '$c_id'"), 1, 'a cluster that expires in 6 s is stored';
 is count("SELECT COUNT(*) FROM bootstrap_tokens"), 2, '  both clusters\' bootstrap tokens too (1 s)';
 
-my $gone = PurserStack::wait_for(8, sub {
+my $gone = PurserStack::wait_for(12, sub {
     count("SELECT (SELECT COUNT(*) FROM principals WHERE name IN ('brief-user', 'brief-client'))"
         . " + (SELECT COUNT(*) FROM api_tokens WHERE id = '$token->{id}')"
         . " + (SELECT COUNT(*) FROM resources WHERE name = '$c_id')"
         . " + (SELECT COUNT(*) FROM bootstrap_tokens)") == 0 ? 1 : undef });
-ok $gone, 'with nothing read, the expired user, client, token, cluster and bootstrap tokens are deleted within 8 s';
+ok $gone, 'with nothing read, the expired user, client, token, cluster and bootstrap tokens are deleted within 12 s';
 is count("SELECT COUNT(*) FROM resources WHERE name = '$lasting->{metadata}{name}'"), 1, '  a cluster without expires stays';
 is expired_events('user', 'brief-user'), 1, '  the user\'s delete event {reason: expired}, by purser, once';
 is expired_events('client', 'brief-client'), 1, '  the client\'s';
