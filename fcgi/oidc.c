@@ -33,6 +33,8 @@ int oidc_provider_create_route(struct request *req)
     json_t *body = NULL, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
+        rc = oidc_provider_roles_check(body, req->svc->policy, &req->err);
+    if (!rc)
         rc = oidc_provider_create(req->svc->store, req->principal, req->svc->keyring, body, &out,
                                   &req->err);
     return respond_resource(req, rc, 201, out);
@@ -50,6 +52,8 @@ int oidc_provider_put(struct request *req)
 {
     json_t *body = NULL, *out = NULL;
     int rc = request_json(req, &body);
+    if (!rc)
+        rc = oidc_provider_roles_check(body, req->svc->policy, &req->err);
     if (!rc)
         rc = oidc_provider_replace(req->svc->store, req->principal, req->arena, req->svc->keyring,
                                    request_param(req, "id"), body, request_header(req, "If-Match"),
@@ -126,7 +130,8 @@ int oidc_sign_in_start(struct request *req)
     const char *url = NULL;
     int rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
                               request_param(req, "provider"), callback_url(req),
-                              request_query(req, "return_to"), &url, &o, &req->err);
+                              request_query(req, "return_to"),
+                              request_query(req, "handoff_challenge"), &url, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
     return respond_text(
@@ -194,15 +199,21 @@ int oidc_sign_in_callback(struct request *req)
         return refused(req, rc, &o);
     }
     signed_in(req, &o);
-    /* the code goes to the page's fragment (never sent to a server) or purserctl's listener */
-    location = o.return_to && *o.return_to
-                   ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
-                   : arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
+    /* the code goes to the page's fragment (never sent to a server) or purserctl's listener;
+     * the pages' sign-in cookie stays: the trade of the code asks it back */
+    if (o.return_to && *o.return_to)
+        return respond_text(
+            req, 302, "text/plain", "", 0,
+            arena_concat(req->arena, "Location: ", o.return_to, "?code=", o.handoff,
+                         "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                         "Set-Cookie: " OIDC_STATE_COOKIE "=; Path=/; Max-Age=0; Secure; "
+                         "HttpOnly; SameSite=Lax\r\n",
+                         (const char *)NULL));
+    location = arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
     return respond_text(req, 302, "text/plain", "", 0,
                         arena_concat(req->arena, "Location: ", location,
                                      "\r\nCache-Control: no-store\r\nReferrer-Policy: "
-                                     "no-referrer\r\nSet-Cookie: " OIDC_STATE_COOKIE
-                                     "=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax\r\n",
+                                     "no-referrer\r\n",
                                      (const char *)NULL));
 }
 
@@ -246,22 +257,34 @@ int oidc_device_token(struct request *req)
     return respond_owned(req, rc, 201, out);
 }
 
-/* POST /auth/sso/session {code}: the handoff code traded for the session token. */
+/* POST /auth/sso/session {code, verifier?}: the handoff code traded for the session token, by
+ * whoever began the sign-in: purserctl with its verifier, the pages' browser with its sign-in
+ * cookie (cleared here). */
 int oidc_sign_in_session(struct request *req)
 {
     struct oidc_outcome o = {0};
     json_t *body = NULL, *out = NULL;
+    const char *verifier;
     int rc = request_json(req, &body);
     if (!rc && !json_is_string(json_object_get(body, "code")))
         rc = purser_error_set(&req->err, PURSER_EINVAL, "code must be the sign-in's code");
+    if (!rc && json_object_get(body, "verifier") &&
+        !json_is_string(json_object_get(body, "verifier")))
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "verifier must be a string");
     if (rc)
         return rc;
-    rc = oidc_handoff_redeem(req->svc->store, req->arena,
-                             json_string_value(json_object_get(body, "code")), &out, &o, &req->err);
+    verifier = json_string_value(json_object_get(body, "verifier"));
+    rc = oidc_handoff_redeem(
+        req->svc->store, req->arena, json_string_value(json_object_get(body, "code")),
+        verifier ? verifier : cookie_value(req, OIDC_STATE_COOKIE), &out, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
     metrics_add(METRIC_SIGN_IN, 1);
-    return respond_owned(req, rc, 201, out);
+    rc = respond_json(req, 201, out,
+                      "Cache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE
+                      "=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax\r\n");
+    json_decref(out);
+    return rc;
 }
 
 /* POST /auth/sso/sign-out: the session of the presented token ends on the server. A token

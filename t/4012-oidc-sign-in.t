@@ -71,6 +71,22 @@ like(msg($d), qr/spec\.issuer/, '  naming spec.issuer');
     spec => { issuer => $idp->issuer, client_id => 'x' } });
 is($r->{status}, 400, 'a provider without its client secret is refused');
 like(msg($d), qr/client_secret/, '  naming client_secret');
+{
+    my $body = provider_body('bad', 'purser', 'x');
+    $body->{spec}{mappings} = [$mappings[0], { value => 'x', organization => $org, role => 'overlord' }];
+    ($r, $d) = call('POST', '/identity-providers', $body);
+    is($r->{status}, 400, 'a mapping to a role the policy file does not have is refused');
+    like(msg($d), qr/spec\.mappings\[1\]\.role: unknown role overlord/, '  naming spec.mappings[1].role');
+    ($r, $d) = call('GET', '/identity-providers/corp');
+    my $put = { metadata => { name => 'corp', revision => $d->{metadata}{revision} }, spec => { %{ $d->{spec} },
+        mappings => [{ value => 'ops', organization => $org, role => 'nosuch' }] } };
+    ($r, $d) = call('PUT', '/identity-providers/corp', $put);
+    is($r->{status}, 400, '  on a change too');
+    like(msg($d), qr/spec\.mappings\[0\]\.role/, '  naming spec.mappings[0].role');
+    ($r, $d) = call('GET', '/identity-providers/corp');
+    is($d->{spec}{mappings}[0]{role}, 'admin', '  the provider unchanged');
+    is(sql("SELECT COUNT(*) FROM identity_providers WHERE name = 'bad'"), 0, '  and none made');
+}
 ($r) = call('GET', '/identity-providers', undef, authorization => '');
 is($r->{status}, 401, 'the providers are a server admin\'s to list');
 ($r, $d) = call('GET', '/auth/sso/providers', undef, authorization => '');
@@ -115,7 +131,8 @@ sub sign_in {
     return ({ status => 0, content => $page // '' }) unless $path;
     my $cb = cb($path);
     return ($cb) unless $cb->{status} == 302 && ($cb->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
-    my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '');
+    my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '',
+                               cookie => $sso_cookie);
     return ($cb, $res, $session);
 }
 
@@ -157,14 +174,15 @@ like($cb2->{content}, qr/'state' is not a sign-in under way/, '  naming the stat
 my ($path) = to_callback('corp', 'bob');
 ($cb) = cb($path);
 is($cb->{status}, 302, 'bob signs in');
-like($cb->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  and his sign-in cookie is cleared');
+is($cb->{headers}{'set-cookie'}, undef, '  his sign-in cookie stays for the trade of the code');
 my ($replay) = cb($path);
 is($replay->{status}, 400, 'the same callback again is refused: its state was used');
 my ($code) = ($cb->{headers}{location} =~ /code=(.+)$/);
-($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '', cookie => $sso_cookie);
 is($res->{status}, 201, 'bob\'s handoff code is traded');
+like($res->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  and his sign-in cookie is cleared then');
 my $bob = $session->{token};
-($res, $d) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+($res, $d) = call('POST', '/auth/sso/session', { code => $code }, authorization => '', cookie => $sso_cookie);
 is($res->{status}, 401, 'the same handoff code again is refused');
 like(msg($d), qr/unknown, used already or expired/, '  saying so');
 
@@ -184,6 +202,53 @@ start('corp');
 is($r->{status}, 400, '  and so is one followed by a browser in another sign-in of its own');
 ($r) = cb($attacker_path, $attacker_cookie);
 is($r->{status}, 302, '  while the browser that began it still finishes it');
+
+# login CSRF through the handoff: the code of an attacker's own finished sign-in, put in a link
+# to /admin/#/sso?code=... and sent to a victim, is traded only by the browser that began it
+# (its sign-in cookie); the victim's browser is refused, and the code is left for its owner
+($r) = start('corp');
+my ($own_path) = to_callback('corp', 'bob');
+my $own_cookie = $sso_cookie;
+($r) = cb($own_path, $own_cookie);
+my ($own_code) = ($r->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
+ok($own_code, 'an attacker finishes a sign-in of his own and holds its handoff code');
+my $sessions_before = sql('SELECT COUNT(*) FROM api_tokens WHERE provider_id IS NOT NULL');
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '');
+is($r->{status}, 401, 'a handoff code traded by a browser without the sign-in cookie is refused (401)');
+like(msg($d), qr/sign-in code was not begun here/, '  naming it');
+start('corp');
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $sso_cookie);
+is($r->{status}, 401, '  and so is one traded by a browser in another sign-in of its own');
+is(sql('SELECT COUNT(*) FROM api_tokens WHERE provider_id IS NOT NULL'), $sessions_before, '  no session was made');
+($r) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $own_cookie);
+is($r->{status}, 201, '  while the browser that began it still trades it');
+
+# purserctl's loopback: the code goes to a listener on 127.0.0.1, which any program could hold;
+# the trade needs the verifier whose challenge the start was given
+{
+    use Digest::SHA qw(sha256);
+    use MIME::Base64 qw(encode_base64url);
+    my $return_to = 'http://127.0.0.1:9/callback';
+    $r = start('corp', $return_to);
+    is($r->{status}, 400, 'a loopback sign-in without handoff_challenge is refused (400)');
+    like($r->{content}, qr/handoff_challenge must be/, '  naming handoff_challenge');
+    my $verifier = 'v' x 43;
+    my $challenge = encode_base64url(sha256($verifier));
+    $r = start('corp', "$return_to&handoff_challenge=$challenge");
+    is($r->{status}, 302, 'with its challenge it starts') or diag("$r->{status} $r->{content}");
+    my ($at) = $idp->login($r->{headers}{location}, 'bob', 'bob-pw', $callback);
+    ($r) = cb(substr($at // '', length $url));
+    my ($loop_code) = ($r->{headers}{location} // '') =~ m{^\Q$return_to\E\?code=(.+)$};
+    ok($loop_code, '  and its code goes to the listener');
+    like($r->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  the browser\'s sign-in cookie cleared (purserctl holds the proof)');
+    ($r, $d) = call('POST', '/auth/sso/session', { code => $loop_code }, authorization => '');
+    is($r->{status}, 401, 'the listener\'s code traded without the verifier is refused (401)');
+    like(msg($d), qr/sign-in code was not begun here/, '  naming it');
+    ($r) = call('POST', '/auth/sso/session', { code => $loop_code, verifier => 'w' x 43 }, authorization => '');
+    is($r->{status}, 401, '  and so is one with another verifier');
+    ($r, $d) = call('POST', '/auth/sso/session', { code => $loop_code, verifier => $verifier }, authorization => '');
+    is($r->{status}, 201, '  with the verifier it is traded');
+}
 
 # a replayed code: the provider's code of a finished sign-in, under a new state
 my ($old_query) = $path =~ /[?&](code=[^&]+)/;

@@ -4,6 +4,7 @@
 #include "auth/identity.h"
 #include "auth/keyring.h"
 #include "auth/oidc_fetch.h"
+#include "auth/rbac.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
 #include "resource/resource.h"
@@ -304,6 +305,22 @@ static int body_check(const json_t *body, const char **name, int creating, struc
                                     "letter or digit");
     }
     return oidc_provider_check_spec(json_object_get(body, "spec"), creating, err);
+}
+
+int oidc_provider_roles_check(const json_t *body, const struct rbac_policy *policy,
+                              struct purser_error *err)
+{
+    const json_t *mapping;
+    size_t i;
+    json_array_foreach (json_object_get(json_object_get(body, "spec"), "mappings"), i, mapping) {
+        const char *role = json_string_value(json_object_get(mapping, "role"));
+        if (role && !rbac_role_exists(policy, role))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.mappings[%zu].role: unknown role %.64s (the policy "
+                                    "file's roles only)",
+                                    i, role);
+    }
+    return 0;
 }
 
 static void revision_new(char out[17])

@@ -44,6 +44,14 @@ struct oidc_provider {
 /* Checks spec strictly (PURSER_EINVAL naming the field); creating: client_secret required. */
 int oidc_provider_check_spec(const json_t *spec, int creating, struct purser_error *err);
 
+struct rbac_policy;
+
+/* 0 when every role body's spec.mappings name is a role of the policy file; PURSER_EINVAL
+ * naming the first that is not (spec.mappings[N].role). A body whose mappings are not a list
+ * of objects passes here (oidc_provider_check_spec refuses it). */
+int oidc_provider_roles_check(const json_t *body, const struct rbac_policy *policy,
+                              struct purser_error *err);
+
 /* Creates from a body {metadata: {name, labels?, description?}, spec}; *out the stored one. */
 int oidc_provider_create(struct store *store, const char *actor, const struct keyring *ring,
                          const json_t *body, json_t **out, struct purser_error *err);
