@@ -6,6 +6,7 @@
 #include "auth/oidc_login.h"
 #include "auth/oidc_provider.h"
 #include "base/crypto.h"
+#include "base/html.h"
 #include "base/log.h"
 #include "base/metrics.h"
 #include "store/events.h"
@@ -175,6 +176,32 @@ static int state_bound(struct request *req, const char *state, struct oidc_outco
                             "missing or another sign-in's): begin the sign-in again here");
 }
 
+/* A refused callback as a browser sees it (the error's JSON for Accept: application/json):
+ * a small page in the admin pages' look naming what failed, with the way back to the sign-in. */
+static int refused_page(struct request *req, int rc)
+{
+    struct buf page = BUF_INIT;
+    int status = http_status_for((enum purser_err)rc);
+    if (request_wants_json(req))
+        return rc;
+    rc = buf_adds(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<title>Sign-in refused - purser</title><link rel=\"stylesheet\" "
+                         "href=\"/admin/app.css\"></head>\n<body><main><form class=\"signin\">"
+                         "<h1>Sign-in refused</h1><div class=\"error\" role=\"alert\">");
+    if (!rc)
+        rc = html_escape(&page, req->err.message);
+    if (!rc)
+        rc = buf_adds(&page, "</div><p>Nobody was signed in. <a href=\"/admin/#/signin\">Back to "
+                             "the sign-in</a></p></form></main></body></html>\n");
+    if (!rc)
+        rc = respond_text(req, status, "text/html; charset=utf-8", buf_cstr(&page), page.len,
+                          "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                          "Content-Security-Policy: default-src 'none'; style-src 'self'; "
+                          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n");
+    buf_release(&page);
+    return rc;
+}
+
 /* GET /auth/sso/callback?state&code (or &error): the provider sends the browser back here. */
 int oidc_sign_in_callback(struct request *req)
 {
@@ -186,17 +213,17 @@ int oidc_sign_in_callback(struct request *req)
         o.reason = "code";
         rc = purser_error_set(&req->err, PURSER_EUNAUTH,
                               "sign-in refused: the identity provider answered '%.60s'", error);
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     }
     rc = state_bound(req, request_query(req, "state"), &o);
     if (rc)
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     rc = oidc_login_finish(req->svc->store, req->arena, req->svc->keyring,
                            request_query(req, "state"), request_query(req, "code"),
                            request_query(req, "iss"), callback_url(req), &o, &req->err);
     if (rc) {
         json_decref(o.orgs);
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     }
     signed_in(req, &o);
     /* the code goes to the page's fragment (never sent to a server) or purserctl's listener;

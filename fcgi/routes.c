@@ -313,7 +313,8 @@ const struct route route_rows[] = {
      "here); a loopback return_to (purserctl) needs handoff_challenge, the code's trade its "
      "verifier",
      .status = "302", .query = "return_to handoff_challenge"},
-    {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+    {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback),
+     ROUTE_OPEN | ROUTE_AUTH_CHANGE | ROUTE_PAGE_ERRORS,
      "The provider's redirect back: the code traded and the ID token checked, the user made or "
      "found and its memberships set; 302 to the page or purserctl with a one-time code",
      .status = "302", .query = "state code iss error error_description"},

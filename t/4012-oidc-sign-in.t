@@ -170,7 +170,18 @@ ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; $
 # the handoff code and the callback work once
 my ($cb2) = cb('/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', '__Host-purser-sign-in=' . ('x' x 43));
 is($cb2->{status}, 400, 'a state that is no sign-in under way is refused (400)');
-like($cb2->{content}, qr/'state' is not a sign-in under way/, '  naming the state');
+like($cb2->{headers}{'content-type'} // '', qr{^text/html}, '  to a browser as a page');
+like($cb2->{content}, qr/<div class="error" role="alert">sign-in refused: &#39;state&#39; is not a sign-in under way/, '  naming the state');
+like($cb2->{content}, qr{<a href="/admin/#/signin">Back to the sign-in</a>}, '  with the way back to the sign-in');
+like($cb2->{content}, qr{<link rel="stylesheet" href="/admin/app.css">}, '  in the admin pages\' look');
+($r, $d) = call('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', undef, authorization => '',
+                cookie => '__Host-purser-sign-in=' . ('x' x 43));
+is($r->{status}, 400, '  and as JSON to a client asking for it');
+like(msg($d), qr/'state' is not a sign-in under way/, '  naming the state there too');
+($r) = cb('/auth/sso/callback?error=%3Cscript%3Ealert(1)%3C/script%3E');
+is($r->{status}, 401, 'a refusal by the provider is refused too (401)');
+like($r->{content}, qr/answered &#39;&lt;script&gt;alert\(1\)&lt;\/script&gt;&#39;/, '  its words escaped on the page');
+unlike($r->{content}, qr/<script>/, '  no markup of theirs');
 my ($path) = to_callback('corp', 'bob');
 ($cb) = cb($path);
 is($cb->{status}, 302, 'bob signs in');
@@ -260,6 +271,7 @@ is($r->{status}, 401, 'a replayed authorization code is refused (401)');
 like(msg($d), qr/would not trade the code/, '  naming the code');
 
 # ---- the ID token's refusals, each made by the provider gone wrong once ----
+sleep 2; # nginx limits /auth/sso/ to 10 a second after a burst of 40: this test's own pace stays under it
 my $users_before = sql("SELECT COUNT(*) FROM principals WHERE kind = 'user'");
 for my $case (['expired', qr/expired/, 'an expired ID token'],
               ['foreign-key', qr/signature does not verify/, 'an ID token signed by another key'],
@@ -313,6 +325,7 @@ $alice = $session->{token};
 is(roles_of('bob'), 'operator,reader', 'a role given by hand stays beside the mapped ones');
 
 # ---- a user disabled at the provider cannot sign in there ----
+sleep 2;
 $idp->control('user', { name => 'carol', disabled => JSON::PP::true });
 ($cb) = sign_in('corp', 'carol');
 is($cb->{status}, 0, 'a user disabled at the provider gets no code');
