@@ -74,10 +74,17 @@ int oidc_provider_remove(struct request *req)
 
 /* ---- signing in ---- */
 
+/* Where people reach purser: http.external_url when set (never a Host header a client chose),
+ * else the request's own. */
+static const char *external_url(struct request *req)
+{
+    const char *configured = req->svc->config->external_url;
+    return configured && *configured ? configured : request_base_url(req);
+}
+
 static const char *callback_url(struct request *req)
 {
-    return arena_concat(req->arena, request_base_url(req), "/auth/sso/callback",
-                        (const char *)NULL);
+    return arena_concat(req->arena, external_url(req), "/auth/sso/callback", (const char *)NULL);
 }
 
 /* A refusal: logged (never a token or code), counted, an event in each organization the
@@ -129,10 +136,21 @@ int oidc_sign_in_start(struct request *req)
 {
     struct oidc_outcome o = {0};
     const char *url = NULL;
-    int rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
-                              request_param(req, "provider"), callback_url(req),
-                              request_query(req, "return_to"),
-                              request_query(req, "handoff_challenge"), &url, &o, &req->err);
+    int rc = 0;
+    /* begun under another name than the configured one, the sign-in's cookie and the callback
+     * would be of two origins: refused, naming where to begin */
+    if (strcasecmp(external_url(req), request_base_url(req)) != 0) {
+        o.reason = "redirect";
+        rc = purser_error_set(&req->err, PURSER_EINVAL,
+                              "sign-in refused: begin it at %.200s (http.external_url), not at "
+                              "%.200s",
+                              external_url(req), request_base_url(req));
+        return refused(req, rc, &o);
+    }
+    rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
+                          request_param(req, "provider"), callback_url(req),
+                          request_query(req, "return_to"), request_query(req, "handoff_challenge"),
+                          &url, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
     return respond_text(

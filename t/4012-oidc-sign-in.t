@@ -390,6 +390,35 @@ ok(@access, 'the access log has the callbacks');
 ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code and the state)')
     or diag($access[0]);
 
+# ---- http.external_url: the redirect_uri is made from it, never from the Host a client sent ----
+{
+    my $port = $s->env('PURSER_PORT') // ($url =~ /:(\d+)$/)[0];
+    my $start_as = sub {
+        my ($host) = @_;
+        my $head = `curl -sk -o /dev/null -D - -H 'Host: $host' '$url/auth/sso/corp-es/start'`;
+        my ($status) = $head =~ m{^HTTP/\S+ (\d+)}m;
+        my ($location) = $head =~ /^location: (\S+)/mi;
+        return ($status // 0, $location // '');
+    };
+    my ($status, $location) = $start_as->('purser.example.test');
+    is($status, 302, 'with no http.external_url a sign-in begins under any Host');
+    like($location, qr/redirect_uri=https%3A%2F%2Fpurser\.example\.test%2Fauth/, '  whose redirect_uri follows it');
+    my $file = $s->dir . '/purser.yaml';
+    my $cfg = do { local (@ARGV, $/) = $file; <> };
+    $cfg =~ s/^http:\n/http:\n  external_url: https:\/\/purser.example.test\n/m or die "no http section in $file";
+    open my $fh, '>', $file or die; print $fh $cfg; close $fh;
+    my @old = $s->worker_pids;
+    kill 'HUP', $s->master_pid;
+    PurserStack::wait_for(10, sub { my %o = map { $_ => 1 } @old; my @w = $s->worker_pids; @w == 2 && !grep { $o{$_} } @w });
+    ($status, $location) = $start_as->("127.0.0.1:$port");
+    is($status, 400, 'with http.external_url set, a sign-in begun under another Host is refused (400)');
+    ($status, $location) = $start_as->('purser.example.test');
+    is($status, 302, '  under the configured one it begins');
+    like($location, qr/redirect_uri=https%3A%2F%2Fpurser\.example\.test%2Fauth%2Fsso%2Fcallback(&|$)/, '  its redirect_uri made from http.external_url');
+    $r = $s->request('GET', '/auth/sso/corp-es/start');
+    like($r->{content}, qr{begin it at https://purser\.example\.test \(http\.external_url\)}, '  the refusal naming where to begin');
+}
+
 # /auth/sso/ is open and each start writes a pending sign-in: rate-limited per address
 {
     local $s->{checking} = 1; # a 429 comes from nginx, not an answer of purser's operations
