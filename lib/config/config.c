@@ -265,9 +265,9 @@ int config_load_text(struct purser_config *cfg, const char *text, size_t len,
         rc = purser_error_set(err, PURSER_EINVAL, "configuration must be one YAML document");
         goto cleanup;
     }
-    rc = apply_document(cfg, json_array_get(docs, 0), err);
-    if (!rc)
-        rc = external_url_check(cfg->external_url, err);
+    if ((rc = apply_document(cfg, json_array_get(docs, 0), err)))
+        goto cleanup;
+    rc = external_url_check(cfg->external_url, err);
 cleanup:
     json_decref(docs);
     if (rc) {
