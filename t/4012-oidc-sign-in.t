@@ -159,6 +159,22 @@ my $alice = $session->{token};
 ($r, $d) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
 is($r->{status}, 200, 'the session token is a credential');
 is(roles_of('alice'), 'admin,operator', 'the mappings made alice admin (ops) and operator (dev-*)');
+
+# the session in the user's token list: marked as a sign-in's (as tctl marks them), and ended there
+($r) = call('POST', '/users/alice/tokens', { description => 'a token of her own' });
+($r, $d) = call('GET', '/users/alice/tokens', undef, authorization => "Bearer $alice");
+is($r->{status}, 200, 'alice lists her tokens with her session');
+my %kind_of = map { ($_->{description} => $_->{session} ? "session of $_->{session}{provider}" : 'token') } @{ $d // [] };
+is_deeply(\%kind_of, { 'session: signed in through corp' => 'session of corp', 'a token of her own' => 'token' },
+          '  the session marked as one of corp, a token of her own not');
+($r, $d) = call('GET', '/users/alice/tokens?page_size=10', undef, authorization => "Bearer $alice");
+my ($session_item) = grep { ($_->{status} // {})->{session} } @{ $d->{items} // [] };
+is($session_item && $session_item->{status}{session}{provider}, 'corp', '  and in the pages\' list (status.session)');
+($r) = call('DELETE', "/users/alice/tokens/$session_item->{metadata}{name}", undef, authorization => "Bearer $alice");
+is($r->{status}, 204, 'she ends the session from her token list');
+$s->wait_auth_cache;
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
+is($r->{status}, 401, '  and it is refused from then on');
 is(sql("SELECT m.policy_groups FROM memberships m JOIN principals p ON p.id = m.principal_id WHERE p.name = 'alice' AND m.role = 'operator'"),
    'dev*', '  the operator role limited to the mapping\'s policy groups');
 is(sql("SELECT CONCAT(x.issuer, ' ', x.subject) FROM user_external_ids x JOIN principals p ON p.id = x.principal_id WHERE p.name = 'alice'"),
