@@ -406,12 +406,45 @@ ok(@access, 'the access log has the callbacks');
 ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code and the state)')
     or diag($access[0]);
 
+# ---- export and import: a provider mapping to the organization, never its client secret ----
+{
+    my $admin = 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN');
+    my $export = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $admin, accept => 'application/json' } });
+    is($export->{status}, 200, 'the organization is exported');
+    my $docs = eval { decode_json($export->{content}) } // [];
+    my @providers = grep { $_->{kind} eq 'IdentityProvider' } @$docs;
+    is_deeply([map { $_->{metadata}{name} } @providers], ['corp-es'], 'its export holds the provider that maps to it');
+    is_deeply([map { $_->{organization} } @{ $providers[0]{spec}{mappings} // [] }], [$org, $org], '  with its mappings to this organization');
+    ok(!exists $providers[0]{spec}{client_secret}, '  and no client secret');
+    unlike($export->{content}, qr/es-secret-4012/, '  nowhere in the export');
+    $export = $s->request('GET', "/organizations/$org/export?secrets=true", { headers => { authorization => $admin, accept => 'application/json' } });
+    unlike($export->{content} // '', qr/es-secret-4012/, '  not even in one with secrets');
+    my $yaml = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $admin } })->{content};
+    # into another organization of a server where the provider is gone
+    ($r) = call('DELETE', '/identity-providers/corp-es');
+    ($r) = call('POST', '/organizations', { name => 'idp-import', full_name => 'Imported' });
+    my $imp = $s->request('POST', '/organizations/idp-import/import', { headers => { authorization => $admin,
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $yaml });
+    is($imp->{status}, 201, 'the export is imported into another organization') or diag($imp->{content});
+    my $summary = eval { decode_json($imp->{content}) } // {};
+    my ($said) = grep { ($_->{kind} // '') eq 'IdentityProvider' } @{ $summary->{left_out} // [] };
+    is($said && $said->{field}, 'spec.client_secret', '  saying the provider\'s client secret must be set again');
+    ($r, $d) = call('GET', '/identity-providers/corp-es');
+    is($r->{status}, 200, '  the provider is made');
+    is($d->{status}{client_secret_set}, JSON::PP::false, '  without a client secret');
+    is_deeply([map { $_->{organization} } @{ $d->{spec}{mappings} }], ['idp-import', 'idp-import'], '  its mappings granting in the organization imported into');
+    $r = start('corp-es');
+    is($r->{status}, 400, '  no one signs in through it until the secret is set');
+    like($r->{content}, qr/has no client secret/, '  saying so');
+}
+
 # ---- http.external_url: the redirect_uri is made from it, never from the Host a client sent ----
 {
     my $port = $s->env('PURSER_PORT') // ($url =~ /:(\d+)$/)[0];
+    ($r) = call('POST', '/identity-providers', provider_body('corp-rs', 'purser', 'rs-secret-4012'));
     my $start_as = sub {
         my ($host) = @_;
-        my $head = `curl -sk -o /dev/null -D - -H 'Host: $host' '$url/auth/sso/corp-es/start'`;
+        my $head = `curl -sk -o /dev/null -D - -H 'Host: $host' '$url/auth/sso/corp-rs/start'`;
         my ($status) = $head =~ m{^HTTP/\S+ (\d+)}m;
         my ($location) = $head =~ /^location: (\S+)/mi;
         return ($status // 0, $location // '');
@@ -431,7 +464,7 @@ ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code 
     ($status, $location) = $start_as->('purser.example.test');
     is($status, 302, '  under the configured one it begins');
     like($location, qr/redirect_uri=https%3A%2F%2Fpurser\.example\.test%2Fauth%2Fsso%2Fcallback(&|$)/, '  its redirect_uri made from http.external_url');
-    $r = $s->request('GET', '/auth/sso/corp-es/start');
+    $r = $s->request('GET', '/auth/sso/corp-rs/start');
     like($r->{content}, qr{begin it at https://purser\.example\.test \(http\.external_url\)}, '  the refusal naming where to begin');
 }
 
