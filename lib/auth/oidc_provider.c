@@ -609,12 +609,12 @@ int oidc_provider_import_org(struct store *store, struct arena *arena, const cha
     if (!rc)
         rc = txn_write(store, &w, err); /* inside the import's transaction */
     if (!rc)
-        json_array_append_new(left_out,
-                              json_pack("{s:s, s:s, s:s, s:s}", "kind", "IdentityProvider", "name",
-                                        name, "field", "spec.client_secret", "reason",
-                                        "never exported: set it again (PUT "
-                                        "/identity-providers/NAME); until then no one signs in "
-                                        "through it"));
+        json_array_append_new(
+            left_out,
+            json_pack("{s:s, s:s, s:s, s:s}", "kind", "IdentityProvider", "name", name, "field",
+                      "spec.client_secret", "reason",
+                      "never exported: set it again (its spec.client_secret); until then no one "
+                      "signs in through it"));
     json_decref(body);
     return rc;
 }
