@@ -2,6 +2,8 @@
  * logout. The provider's client secret stays in purser: purserctl only ever holds the session. */
 #include "ctl.h"
 
+#include "base/crypto.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -121,6 +123,31 @@ static void browser_open(const char *url)
         fprintf(stderr, "(opened with %s)\n", browser);
 }
 
+/* A verifier (32 random bytes, base64url) and its challenge, base64url(SHA-256(verifier)):
+ * purser hands the sign-in's code to the listener only, and trades it only with the verifier,
+ * so another program listening on a loopback port that gets the code cannot use it. */
+static int verifier_make(struct ctl *ctl, const char **verifier, const char **challenge)
+{
+    unsigned char bytes[32], digest[32];
+    char *text = NULL, *hashed = NULL;
+    int rc = crypto_random(bytes, sizeof bytes) ? ctl_error(CTL_FAILED, "no random bytes") : 0;
+    if (!rc)
+        text = crypto_base64url(bytes, sizeof bytes);
+    if (text) {
+        crypto_sha256(digest, text, strlen(text));
+        hashed = crypto_base64url(digest, sizeof digest);
+    }
+    if (!rc && !hashed)
+        rc = ctl_error(CTL_FAILED, "out of memory");
+    if (!rc) {
+        *verifier = ctl_printf(ctl, "%s", text);
+        *challenge = ctl_printf(ctl, "%s", hashed);
+    }
+    free(text);
+    free(hashed);
+    return rc;
+}
+
 static int sign_in_browser(struct ctl *ctl, struct ctl_context *c, const char *provider,
                            const char **who)
 {
@@ -128,12 +155,15 @@ static int sign_in_browser(struct ctl *ctl, struct ctl_context *c, const char *p
         .method = "POST", .template = "/auth/sso/session", .content_type = "application/json"};
     struct buf url = BUF_INIT, query = BUF_INIT;
     json_t *body = NULL, *session = NULL;
-    const char *code = NULL;
+    const char *code = NULL, *verifier = NULL, *challenge = NULL;
     char *text = NULL;
     int fd = -1, port = 0;
-    int rc = listener_open(&fd, &port);
+    int rc = verifier_make(ctl, &verifier, &challenge);
+    if (!rc)
+        rc = listener_open(&fd, &port);
     if (!rc) {
         ctl_query_add(&query, "return_to", ctl_printf(ctl, "http://127.0.0.1:%d/callback", port));
+        ctl_query_add(&query, "handoff_challenge", challenge);
         buf_printf(&url, "%s/auth/sso/%s/start?%s", c->url, provider, buf_cstr(&query));
         fprintf(stderr, "Open this address in a browser to sign in through %s:\n  %s\n", provider,
                 buf_cstr(&url));
@@ -141,7 +171,7 @@ static int sign_in_browser(struct ctl *ctl, struct ctl_context *c, const char *p
         rc = listener_code(ctl, fd, &code);
     }
     if (!rc) {
-        body = json_pack("{s:s}", "code", code);
+        body = json_pack("{s:s, s:s}", "code", code, "verifier", verifier);
         text = json_dumps(body, JSON_COMPACT);
         request.body = text;
         request.body_len = strlen(text);
@@ -195,6 +225,11 @@ static int sign_in_device(struct ctl *ctl, struct ctl_context *c, const char *pr
         rc = ctl_call_json(ctl, &poll_request, &answer);
         if (rc || !json_is_string(json_object_get(answer, "status")))
             break;
+        if (!strcmp(json_string_value(json_object_get(answer, "status")), "slow_down")) {
+            interval += 5; /* RFC 8628 3.5 */
+            fprintf(stderr, "(the provider asks to be polled less often: every %ld s now)\n",
+                    interval);
+        }
         if (time(NULL) > until)
             rc = ctl_error(CTL_DENIED, "the device sign-in expired before it was finished");
     }

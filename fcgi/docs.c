@@ -64,6 +64,7 @@ static const struct own_media {
     {"Binary", "*/*", "application/x-binary", 0}, /* a file: sent as anything, as Chef does */
     {"YamlStream", "application/x-yaml", "application/x-yaml", 1},
     {"OpenAPIYaml", "application/x-yaml", "application/x-yaml", 0},
+    {"PageOrError", "text/html", "text/html", 1},
 };
 
 static json_t *schema_of(const char *name)
@@ -101,9 +102,10 @@ static json_t *responses(const struct route *r)
 {
     json_t *out = json_object();
     const char *s = r->status ? r->status : "200";
-    const char *error = r->flags & ROUTE_CHEF   ? "ChefOrNginxError"
-                        : r->flags & ROUTE_YAML ? "DeckhandOrNginxError"
-                                                : "Error";
+    const char *error = r->flags & ROUTE_CHEF          ? "ChefOrNginxError"
+                        : r->flags & ROUTE_YAML        ? "DeckhandOrNginxError"
+                        : r->flags & ROUTE_PAGE_ERRORS ? "PageOrError"
+                                                       : "Error";
     while (*s) {
         size_t n = strcspn(s, " ");
         char status[8];

@@ -6,6 +6,7 @@
 #include "auth/oidc_login.h"
 #include "auth/oidc_provider.h"
 #include "base/crypto.h"
+#include "base/html.h"
 #include "base/log.h"
 #include "base/metrics.h"
 #include "store/events.h"
@@ -33,6 +34,8 @@ int oidc_provider_create_route(struct request *req)
     json_t *body = NULL, *out = NULL;
     int rc = request_json(req, &body);
     if (!rc)
+        rc = oidc_provider_roles_check(body, req->svc->policy, &req->err);
+    if (!rc)
         rc = oidc_provider_create(req->svc->store, req->principal, req->svc->keyring, body, &out,
                                   &req->err);
     return respond_resource(req, rc, 201, out);
@@ -50,6 +53,8 @@ int oidc_provider_put(struct request *req)
 {
     json_t *body = NULL, *out = NULL;
     int rc = request_json(req, &body);
+    if (!rc)
+        rc = oidc_provider_roles_check(body, req->svc->policy, &req->err);
     if (!rc)
         rc = oidc_provider_replace(req->svc->store, req->principal, req->arena, req->svc->keyring,
                                    request_param(req, "id"), body, request_header(req, "If-Match"),
@@ -69,10 +74,17 @@ int oidc_provider_remove(struct request *req)
 
 /* ---- signing in ---- */
 
+/* Where people reach purser: http.external_url when set (never a Host header a client chose),
+ * else the request's own. */
+static const char *external_url(struct request *req)
+{
+    const char *configured = req->svc->config->external_url;
+    return configured && *configured ? configured : request_base_url(req);
+}
+
 static const char *callback_url(struct request *req)
 {
-    return arena_concat(req->arena, request_base_url(req), "/auth/sso/callback",
-                        (const char *)NULL);
+    return arena_concat(req->arena, external_url(req), "/auth/sso/callback", (const char *)NULL);
 }
 
 /* A refusal: logged (never a token or code), counted, an event in each organization the
@@ -124,9 +136,21 @@ int oidc_sign_in_start(struct request *req)
 {
     struct oidc_outcome o = {0};
     const char *url = NULL;
-    int rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
-                              request_param(req, "provider"), callback_url(req),
-                              request_query(req, "return_to"), &url, &o, &req->err);
+    int rc = 0;
+    /* begun under another name than the configured one, the sign-in's cookie and the callback
+     * would be of two origins: refused, naming where to begin */
+    if (strcasecmp(external_url(req), request_base_url(req)) != 0) {
+        o.reason = "redirect";
+        rc = purser_error_set(&req->err, PURSER_EINVAL,
+                              "sign-in refused: begin it at %.200s (http.external_url), not at "
+                              "%.200s",
+                              external_url(req), request_base_url(req));
+        return refused(req, rc, &o);
+    }
+    rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
+                          request_param(req, "provider"), callback_url(req),
+                          request_query(req, "return_to"), request_query(req, "handoff_challenge"),
+                          &url, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
     return respond_text(
@@ -170,6 +194,32 @@ static int state_bound(struct request *req, const char *state, struct oidc_outco
                             "missing or another sign-in's): begin the sign-in again here");
 }
 
+/* A refused callback as a browser sees it (the error's JSON for Accept: application/json):
+ * a small page in the admin pages' look naming what failed, with the way back to the sign-in. */
+static int refused_page(struct request *req, int rc)
+{
+    struct buf page = BUF_INIT;
+    int status = http_status_for((enum purser_err)rc);
+    if (request_wants_json(req))
+        return rc;
+    rc = buf_adds(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<title>Sign-in refused - purser</title><link rel=\"stylesheet\" "
+                         "href=\"/admin/app.css\"></head>\n<body><main><form class=\"signin\">"
+                         "<h1>Sign-in refused</h1><div class=\"error\" role=\"alert\">");
+    if (!rc)
+        rc = html_escape(&page, req->err.message);
+    if (!rc)
+        rc = buf_adds(&page, "</div><p>Nobody was signed in. <a href=\"/admin/#/signin\">Back to "
+                             "the sign-in</a></p></form></main></body></html>\n");
+    if (!rc)
+        rc = respond_text(req, status, "text/html; charset=utf-8", buf_cstr(&page), page.len,
+                          "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                          "Content-Security-Policy: default-src 'none'; style-src 'self'; "
+                          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n");
+    buf_release(&page);
+    return rc;
+}
+
 /* GET /auth/sso/callback?state&code (or &error): the provider sends the browser back here. */
 int oidc_sign_in_callback(struct request *req)
 {
@@ -181,28 +231,34 @@ int oidc_sign_in_callback(struct request *req)
         o.reason = "code";
         rc = purser_error_set(&req->err, PURSER_EUNAUTH,
                               "sign-in refused: the identity provider answered '%.60s'", error);
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     }
     rc = state_bound(req, request_query(req, "state"), &o);
     if (rc)
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     rc = oidc_login_finish(req->svc->store, req->arena, req->svc->keyring,
                            request_query(req, "state"), request_query(req, "code"),
                            request_query(req, "iss"), callback_url(req), &o, &req->err);
     if (rc) {
         json_decref(o.orgs);
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     }
     signed_in(req, &o);
-    /* the code goes to the page's fragment (never sent to a server) or purserctl's listener */
-    location = o.return_to && *o.return_to
-                   ? arena_concat(req->arena, o.return_to, "?code=", o.handoff, (const char *)NULL)
-                   : arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
+    /* the code goes to the page's fragment (never sent to a server) or purserctl's listener;
+     * the pages' sign-in cookie stays: the trade of the code asks it back */
+    if (o.return_to && *o.return_to)
+        return respond_text(
+            req, 302, "text/plain", "", 0,
+            arena_concat(req->arena, "Location: ", o.return_to, "?code=", o.handoff,
+                         "\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                         "Set-Cookie: " OIDC_STATE_COOKIE "=; Path=/; Max-Age=0; Secure; "
+                         "HttpOnly; SameSite=Lax\r\n",
+                         (const char *)NULL));
+    location = arena_concat(req->arena, "/admin/#/sso?code=", o.handoff, (const char *)NULL);
     return respond_text(req, 302, "text/plain", "", 0,
                         arena_concat(req->arena, "Location: ", location,
                                      "\r\nCache-Control: no-store\r\nReferrer-Policy: "
-                                     "no-referrer\r\nSet-Cookie: " OIDC_STATE_COOKIE
-                                     "=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax\r\n",
+                                     "no-referrer\r\n",
                                      (const char *)NULL));
 }
 
@@ -246,22 +302,34 @@ int oidc_device_token(struct request *req)
     return respond_owned(req, rc, 201, out);
 }
 
-/* POST /auth/sso/session {code}: the handoff code traded for the session token. */
+/* POST /auth/sso/session {code, verifier?}: the handoff code traded for the session token, by
+ * whoever began the sign-in: purserctl with its verifier, the pages' browser with its sign-in
+ * cookie (cleared here). */
 int oidc_sign_in_session(struct request *req)
 {
     struct oidc_outcome o = {0};
     json_t *body = NULL, *out = NULL;
+    const char *verifier;
     int rc = request_json(req, &body);
     if (!rc && !json_is_string(json_object_get(body, "code")))
         rc = purser_error_set(&req->err, PURSER_EINVAL, "code must be the sign-in's code");
+    if (!rc && json_object_get(body, "verifier") &&
+        !json_is_string(json_object_get(body, "verifier")))
+        rc = purser_error_set(&req->err, PURSER_EINVAL, "verifier must be a string");
     if (rc)
         return rc;
-    rc = oidc_handoff_redeem(req->svc->store, req->arena,
-                             json_string_value(json_object_get(body, "code")), &out, &o, &req->err);
+    verifier = json_string_value(json_object_get(body, "verifier"));
+    rc = oidc_handoff_redeem(
+        req->svc->store, req->arena, json_string_value(json_object_get(body, "code")),
+        verifier ? verifier : cookie_value(req, OIDC_STATE_COOKIE), &out, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
     metrics_add(METRIC_SIGN_IN, 1);
-    return respond_owned(req, rc, 201, out);
+    rc = respond_json(req, 201, out,
+                      "Cache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE
+                      "=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax\r\n");
+    json_decref(out);
+    return rc;
 }
 
 /* POST /auth/sso/sign-out: the session of the presented token ends on the server. A token

@@ -26,6 +26,8 @@ enum route_flags {
                                    answer's ETag; a write honours If-Match when sent (412) */
     ROUTE_BASIC = 1 << 8,       /* also HTTP basic credentials whose password is an API token, as
                                    git clients send them (Argo CD, Flux): the git access checks */
+    ROUTE_PAGE_ERRORS = 1 << 9, /* a browser's navigation: its errors a small HTML page, JSON when
+                                   Accept asks for it (the sign-in's callback) */
 };
 
 struct route {

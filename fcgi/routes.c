@@ -310,15 +310,18 @@ const struct route route_rows[] = {
      .answer = "SignInProviders"},
     {"GET", "/auth/sso/{provider}/start", NULL, H(oidc_sign_in_start), ROUTE_OPEN,
      "Begin a sign-in: 302 to the provider (authorization code with PKCE, state and nonce kept "
-     "here)",
-     .status = "302", .query = "return_to"},
-    {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
+     "here); a loopback return_to (purserctl) needs handoff_challenge, the code's trade its "
+     "verifier",
+     .status = "302", .query = "return_to handoff_challenge"},
+    {"GET", "/auth/sso/callback", NULL, H(oidc_sign_in_callback),
+     ROUTE_OPEN | ROUTE_AUTH_CHANGE | ROUTE_PAGE_ERRORS,
      "The provider's redirect back: the code traded and the ID token checked, the user made or "
      "found and its memberships set; 302 to the page or purserctl with a one-time code",
      .status = "302", .query = "state code iss error error_description"},
     {"POST", "/auth/sso/session", NULL, H(oidc_sign_in_session), ROUTE_OPEN | ROUTE_AUTH_CHANGE,
-     "Trade a sign-in's one-time code for its session token (shown once)", .body = "SignInCode",
-     .answer = "Session", .status = "201"},
+     "Trade a sign-in's one-time code for its session token (shown once), by the browser that "
+     "began the sign-in (its sign-in cookie) or purserctl (its verifier)",
+     .body = "SignInCode", .answer = "Session", .status = "201"},
     {"POST", "/auth/sso/{provider}/device", NULL, H(oidc_device_begin), ROUTE_OPEN,
      "Begin a device sign-in (RFC 8628, purserctl login --sso --device): the provider's user "
      "code and where to enter it; purser keeps the device code and the client secret",

@@ -58,6 +58,19 @@ int main(int argc, char **argv)
                "out of range refused");
     config_release(&cfg);
 
+    tap_is_int(load(&cfg, "http:\n  external_url: https://purser.example.com:8443\n", &err), 0,
+               "http.external_url: https://HOST:PORT");
+    tap_is_str(cfg.external_url, "https://purser.example.com:8443", "  taken as given");
+    config_release(&cfg);
+    tap_is_int(load(&cfg, "http:\n  external_url: http://purser.example.com\n", &err),
+               PURSER_EINVAL, "http.external_url: plain http refused");
+    tap_is_str(err.message, "http.external_url: must be https://HOST[:PORT] (no path)",
+               "  naming the key");
+    config_release(&cfg);
+    tap_is_int(load(&cfg, "http:\n  external_url: https://purser.example.com/\n", &err),
+               PURSER_EINVAL, "http.external_url: a path (even /) refused");
+    config_release(&cfg);
+
     tap_is_int(load(&cfg, "auth:\n  development_mode: 1\n", &err), PURSER_EINVAL,
                "an integer is not a boolean");
     tap_is_str(err.message, "auth.development_mode: must be true or false", "named");

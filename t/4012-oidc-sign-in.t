@@ -71,6 +71,22 @@ like(msg($d), qr/spec\.issuer/, '  naming spec.issuer');
     spec => { issuer => $idp->issuer, client_id => 'x' } });
 is($r->{status}, 400, 'a provider without its client secret is refused');
 like(msg($d), qr/client_secret/, '  naming client_secret');
+{
+    my $body = provider_body('bad', 'purser', 'x');
+    $body->{spec}{mappings} = [$mappings[0], { value => 'x', organization => $org, role => 'overlord' }];
+    ($r, $d) = call('POST', '/identity-providers', $body);
+    is($r->{status}, 400, 'a mapping to a role the policy file does not have is refused');
+    like(msg($d), qr/spec\.mappings\[1\]\.role: unknown role overlord/, '  naming spec.mappings[1].role');
+    ($r, $d) = call('GET', '/identity-providers/corp');
+    my $put = { metadata => { name => 'corp', revision => $d->{metadata}{revision} }, spec => { %{ $d->{spec} },
+        mappings => [{ value => 'ops', organization => $org, role => 'nosuch' }] } };
+    ($r, $d) = call('PUT', '/identity-providers/corp', $put);
+    is($r->{status}, 400, '  on a change too');
+    like(msg($d), qr/spec\.mappings\[0\]\.role/, '  naming spec.mappings[0].role');
+    ($r, $d) = call('GET', '/identity-providers/corp');
+    is($d->{spec}{mappings}[0]{role}, 'admin', '  the provider unchanged');
+    is(sql("SELECT COUNT(*) FROM identity_providers WHERE name = 'bad'"), 0, '  and none made');
+}
 ($r) = call('GET', '/identity-providers', undef, authorization => '');
 is($r->{status}, 401, 'the providers are a server admin\'s to list');
 ($r, $d) = call('GET', '/auth/sso/providers', undef, authorization => '');
@@ -115,7 +131,8 @@ sub sign_in {
     return ({ status => 0, content => $page // '' }) unless $path;
     my $cb = cb($path);
     return ($cb) unless $cb->{status} == 302 && ($cb->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
-    my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '');
+    my ($res, $session) = call('POST', '/auth/sso/session', { code => $1 }, authorization => '',
+                               cookie => $sso_cookie);
     return ($cb, $res, $session);
 }
 
@@ -142,6 +159,22 @@ my $alice = $session->{token};
 ($r, $d) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
 is($r->{status}, 200, 'the session token is a credential');
 is(roles_of('alice'), 'admin,operator', 'the mappings made alice admin (ops) and operator (dev-*)');
+
+# the session in the user's token list: marked as a sign-in's (as tctl marks them), and ended there
+($r) = call('POST', '/users/alice/tokens', { description => 'a token of her own' });
+($r, $d) = call('GET', '/users/alice/tokens', undef, authorization => "Bearer $alice");
+is($r->{status}, 200, 'alice lists her tokens with her session');
+my %kind_of = map { ($_->{description} => $_->{session} ? "session of $_->{session}{provider}" : 'token') } @{ $d // [] };
+is_deeply(\%kind_of, { 'session: signed in through corp' => 'session of corp', 'a token of her own' => 'token' },
+          '  the session marked as one of corp, a token of her own not');
+($r, $d) = call('GET', '/users/alice/tokens?page_size=10', undef, authorization => "Bearer $alice");
+my ($session_item) = grep { ($_->{status} // {})->{session} } @{ $d->{items} // [] };
+is($session_item && $session_item->{status}{session}{provider}, 'corp', '  and in the pages\' list (status.session)');
+($r) = call('DELETE', "/users/alice/tokens/$session_item->{metadata}{name}", undef, authorization => "Bearer $alice");
+is($r->{status}, 204, 'she ends the session from her token list');
+$s->wait_auth_cache;
+($r) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $alice");
+is($r->{status}, 401, '  and it is refused from then on');
 is(sql("SELECT m.policy_groups FROM memberships m JOIN principals p ON p.id = m.principal_id WHERE p.name = 'alice' AND m.role = 'operator'"),
    'dev*', '  the operator role limited to the mapping\'s policy groups');
 is(sql("SELECT CONCAT(x.issuer, ' ', x.subject) FROM user_external_ids x JOIN principals p ON p.id = x.principal_id WHERE p.name = 'alice'"),
@@ -153,18 +186,30 @@ ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; $
 # the handoff code and the callback work once
 my ($cb2) = cb('/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', '__Host-purser-sign-in=' . ('x' x 43));
 is($cb2->{status}, 400, 'a state that is no sign-in under way is refused (400)');
-like($cb2->{content}, qr/'state' is not a sign-in under way/, '  naming the state');
+like($cb2->{headers}{'content-type'} // '', qr{^text/html}, '  to a browser as a page');
+like($cb2->{content}, qr/<div class="error" role="alert">sign-in refused: &#39;state&#39; is not a sign-in under way/, '  naming the state');
+like($cb2->{content}, qr{<a href="/admin/#/signin">Back to the sign-in</a>}, '  with the way back to the sign-in');
+like($cb2->{content}, qr{<link rel="stylesheet" href="/admin/app.css">}, '  in the admin pages\' look');
+($r, $d) = call('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', undef, authorization => '',
+                cookie => '__Host-purser-sign-in=' . ('x' x 43));
+is($r->{status}, 400, '  and as JSON to a client asking for it');
+like(msg($d), qr/'state' is not a sign-in under way/, '  naming the state there too');
+($r) = cb('/auth/sso/callback?error=%3Cscript%3Ealert(1)%3C/script%3E');
+is($r->{status}, 401, 'a refusal by the provider is refused too (401)');
+like($r->{content}, qr/answered &#39;&lt;script&gt;alert\(1\)&lt;\/script&gt;&#39;/, '  its words escaped on the page');
+unlike($r->{content}, qr/<script>/, '  no markup of theirs');
 my ($path) = to_callback('corp', 'bob');
 ($cb) = cb($path);
 is($cb->{status}, 302, 'bob signs in');
-like($cb->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  and his sign-in cookie is cleared');
+is($cb->{headers}{'set-cookie'}, undef, '  his sign-in cookie stays for the trade of the code');
 my ($replay) = cb($path);
 is($replay->{status}, 400, 'the same callback again is refused: its state was used');
 my ($code) = ($cb->{headers}{location} =~ /code=(.+)$/);
-($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+($res, $session) = call('POST', '/auth/sso/session', { code => $code }, authorization => '', cookie => $sso_cookie);
 is($res->{status}, 201, 'bob\'s handoff code is traded');
+like($res->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  and his sign-in cookie is cleared then');
 my $bob = $session->{token};
-($res, $d) = call('POST', '/auth/sso/session', { code => $code }, authorization => '');
+($res, $d) = call('POST', '/auth/sso/session', { code => $code }, authorization => '', cookie => $sso_cookie);
 is($res->{status}, 401, 'the same handoff code again is refused');
 like(msg($d), qr/unknown, used already or expired/, '  saying so');
 
@@ -185,6 +230,53 @@ is($r->{status}, 400, '  and so is one followed by a browser in another sign-in 
 ($r) = cb($attacker_path, $attacker_cookie);
 is($r->{status}, 302, '  while the browser that began it still finishes it');
 
+# login CSRF through the handoff: the code of an attacker's own finished sign-in, put in a link
+# to /admin/#/sso?code=... and sent to a victim, is traded only by the browser that began it
+# (its sign-in cookie); the victim's browser is refused, and the code is left for its owner
+($r) = start('corp');
+my ($own_path) = to_callback('corp', 'bob');
+my $own_cookie = $sso_cookie;
+($r) = cb($own_path, $own_cookie);
+my ($own_code) = ($r->{headers}{location} // '') =~ m{^/admin/#/sso\?code=(.+)$};
+ok($own_code, 'an attacker finishes a sign-in of his own and holds its handoff code');
+my $sessions_before = sql('SELECT COUNT(*) FROM api_tokens WHERE provider_id IS NOT NULL');
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '');
+is($r->{status}, 401, 'a handoff code traded by a browser without the sign-in cookie is refused (401)');
+like(msg($d), qr/sign-in code was not begun here/, '  naming it');
+start('corp');
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $sso_cookie);
+is($r->{status}, 401, '  and so is one traded by a browser in another sign-in of its own');
+is(sql('SELECT COUNT(*) FROM api_tokens WHERE provider_id IS NOT NULL'), $sessions_before, '  no session was made');
+($r) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $own_cookie);
+is($r->{status}, 201, '  while the browser that began it still trades it');
+
+# purserctl's loopback: the code goes to a listener on 127.0.0.1, which any program could hold;
+# the trade needs the verifier whose challenge the start was given
+{
+    use Digest::SHA qw(sha256);
+    use MIME::Base64 qw(encode_base64url);
+    my $return_to = 'http://127.0.0.1:9/callback';
+    $r = start('corp', $return_to);
+    is($r->{status}, 400, 'a loopback sign-in without handoff_challenge is refused (400)');
+    like($r->{content}, qr/handoff_challenge must be/, '  naming handoff_challenge');
+    my $verifier = 'v' x 43;
+    my $challenge = encode_base64url(sha256($verifier));
+    $r = start('corp', "$return_to&handoff_challenge=$challenge");
+    is($r->{status}, 302, 'with its challenge it starts') or diag("$r->{status} $r->{content}");
+    my ($at) = $idp->login($r->{headers}{location}, 'bob', 'bob-pw', $callback);
+    ($r) = cb(substr($at // '', length $url));
+    my ($loop_code) = ($r->{headers}{location} // '') =~ m{^\Q$return_to\E\?code=(.+)$};
+    ok($loop_code, '  and its code goes to the listener');
+    like($r->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=;.*Max-Age=0/, '  the browser\'s sign-in cookie cleared (purserctl holds the proof)');
+    ($r, $d) = call('POST', '/auth/sso/session', { code => $loop_code }, authorization => '');
+    is($r->{status}, 401, 'the listener\'s code traded without the verifier is refused (401)');
+    like(msg($d), qr/sign-in code was not begun here/, '  naming it');
+    ($r) = call('POST', '/auth/sso/session', { code => $loop_code, verifier => 'w' x 43 }, authorization => '');
+    is($r->{status}, 401, '  and so is one with another verifier');
+    ($r, $d) = call('POST', '/auth/sso/session', { code => $loop_code, verifier => $verifier }, authorization => '');
+    is($r->{status}, 201, '  with the verifier it is traded');
+}
+
 # a replayed code: the provider's code of a finished sign-in, under a new state
 my ($old_query) = $path =~ /[?&](code=[^&]+)/;
 $r = start('corp');
@@ -195,6 +287,7 @@ is($r->{status}, 401, 'a replayed authorization code is refused (401)');
 like(msg($d), qr/would not trade the code/, '  naming the code');
 
 # ---- the ID token's refusals, each made by the provider gone wrong once ----
+sleep 2; # nginx limits /auth/sso/ to 10 a second after a burst of 40: this test's own pace stays under it
 my $users_before = sql("SELECT COUNT(*) FROM principals WHERE kind = 'user'");
 for my $case (['expired', qr/expired/, 'an expired ID token'],
               ['foreign-key', qr/signature does not verify/, 'an ID token signed by another key'],
@@ -248,6 +341,7 @@ $alice = $session->{token};
 is(roles_of('bob'), 'operator,reader', 'a role given by hand stays beside the mapped ones');
 
 # ---- a user disabled at the provider cannot sign in there ----
+sleep 2;
 $idp->control('user', { name => 'carol', disabled => JSON::PP::true });
 ($cb) = sign_in('corp', 'carol');
 is($cb->{status}, 0, 'a user disabled at the provider gets no code');
@@ -311,6 +405,68 @@ my @access = grep { m{/auth/sso/callback} } $s->log_lines('nginx-access.log');
 ok(@access, 'the access log has the callbacks');
 ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code and the state)')
     or diag($access[0]);
+
+# ---- export and import: a provider mapping to the organization, never its client secret ----
+{
+    my $admin = 'Bearer ' . $s->env('PURSER_ADMIN_TOKEN');
+    my $export = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $admin, accept => 'application/json' } });
+    is($export->{status}, 200, 'the organization is exported');
+    my $docs = eval { decode_json($export->{content}) } // [];
+    my @providers = grep { $_->{kind} eq 'IdentityProvider' } @$docs;
+    is_deeply([map { $_->{metadata}{name} } @providers], ['corp-es'], 'its export holds the provider that maps to it');
+    is_deeply([map { $_->{organization} } @{ $providers[0]{spec}{mappings} // [] }], [$org, $org], '  with its mappings to this organization');
+    ok(!exists $providers[0]{spec}{client_secret}, '  and no client secret');
+    unlike($export->{content}, qr/es-secret-4012/, '  nowhere in the export');
+    $export = $s->request('GET', "/organizations/$org/export?secrets=true", { headers => { authorization => $admin, accept => 'application/json' } });
+    unlike($export->{content} // '', qr/es-secret-4012/, '  not even in one with secrets');
+    my $yaml = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $admin } })->{content};
+    # into another organization of a server where the provider is gone
+    ($r) = call('DELETE', '/identity-providers/corp-es');
+    ($r) = call('POST', '/organizations', { name => 'idp-import', full_name => 'Imported' });
+    my $imp = $s->request('POST', '/organizations/idp-import/import', { headers => { authorization => $admin,
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $yaml });
+    is($imp->{status}, 201, 'the export is imported into another organization') or diag($imp->{content});
+    my $summary = eval { decode_json($imp->{content}) } // {};
+    my ($said) = grep { ($_->{kind} // '') eq 'IdentityProvider' } @{ $summary->{left_out} // [] };
+    is($said && $said->{field}, 'spec.client_secret', '  saying the provider\'s client secret must be set again');
+    ($r, $d) = call('GET', '/identity-providers/corp-es');
+    is($r->{status}, 200, '  the provider is made');
+    is($d->{status}{client_secret_set}, JSON::PP::false, '  without a client secret');
+    is_deeply([map { $_->{organization} } @{ $d->{spec}{mappings} }], ['idp-import', 'idp-import'], '  its mappings granting in the organization imported into');
+    $r = start('corp-es');
+    is($r->{status}, 400, '  no one signs in through it until the secret is set');
+    like($r->{content}, qr/has no client secret/, '  saying so');
+}
+
+# ---- http.external_url: the redirect_uri is made from it, never from the Host a client sent ----
+{
+    my $port = $s->env('PURSER_PORT') // ($url =~ /:(\d+)$/)[0];
+    ($r) = call('POST', '/identity-providers', provider_body('corp-rs', 'purser', 'rs-secret-4012'));
+    my $start_as = sub {
+        my ($host) = @_;
+        my $head = `curl -sk -o /dev/null -D - -H 'Host: $host' '$url/auth/sso/corp-rs/start'`;
+        my ($status) = $head =~ m{^HTTP/\S+ (\d+)}m;
+        my ($location) = $head =~ /^location: (\S+)/mi;
+        return ($status // 0, $location // '');
+    };
+    my ($status, $location) = $start_as->('purser.example.test');
+    is($status, 302, 'with no http.external_url a sign-in begins under any Host');
+    like($location, qr/redirect_uri=https%3A%2F%2Fpurser\.example\.test%2Fauth/, '  whose redirect_uri follows it');
+    my $file = $s->dir . '/purser.yaml';
+    my $cfg = do { local (@ARGV, $/) = $file; <> };
+    $cfg =~ s/^http:\n/http:\n  external_url: https:\/\/purser.example.test\n/m or die "no http section in $file";
+    open my $fh, '>', $file or die; print $fh $cfg; close $fh;
+    my @old = $s->worker_pids;
+    kill 'HUP', $s->master_pid;
+    PurserStack::wait_for(10, sub { my %o = map { $_ => 1 } @old; my @w = $s->worker_pids; @w == 2 && !grep { $o{$_} } @w });
+    ($status, $location) = $start_as->("127.0.0.1:$port");
+    is($status, 400, 'with http.external_url set, a sign-in begun under another Host is refused (400)');
+    ($status, $location) = $start_as->('purser.example.test');
+    is($status, 302, '  under the configured one it begins');
+    like($location, qr/redirect_uri=https%3A%2F%2Fpurser\.example\.test%2Fauth%2Fsso%2Fcallback(&|$)/, '  its redirect_uri made from http.external_url');
+    $r = $s->request('GET', '/auth/sso/corp-rs/start');
+    like($r->{content}, qr{begin it at https://purser\.example\.test \(http\.external_url\)}, '  the refusal naming where to begin');
+}
 
 # /auth/sso/ is open and each start writes a pending sign-in: rate-limited per address
 {

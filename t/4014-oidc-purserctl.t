@@ -131,6 +131,10 @@ $pid = spawn('login', '--url', $url, '--ca', $s->env('PURSER_CA'), '--org', $org
 my $complete = wait_for_text("$tmp/err", qr{\(or open (http://\S+?)\)});
 ok($complete, 'purserctl --device prints the address and code to enter elsewhere') or diag(slurp("$tmp/err"));
 like(slurp("$tmp/err"), qr/enter the code [A-Z-]+/, '  the user code');
+# the provider asks for slower polls (RFC 8628 3.5): purserctl adds 5 s to its interval
+$idp->control('fault', { kind => 'slow_down' });
+ok(wait_for_text("$tmp/err", qr/(polled less often: every 10 s)/), 'on slow_down purserctl polls 5 s less often (every 10 s)')
+    or diag(slurp("$tmp/err"));
 my (undef, $page) = $idp->login($complete // 'http://127.0.0.1:1/', 'grace', 'grace-pw', 'never');
 like($page // '', qr/Sign-in Success|success/i, 'the person signs in at the provider on "another machine"');
 is(finish($pid), 0, 'purserctl login --sso --device ends well once polled') or diag(slurp("$tmp/err"));

@@ -180,7 +180,10 @@ static const struct resource_field token_filters[] = {
 static const char token_select[] =
     "SELECT r.id, r.id, r.revision, COALESCE(r.labels, '{}'), '{}', '', "
     "JSON_OBJECT('description', r.description, 'active', " JSON_BOOL("r.active") "), "
-    "JSON_OBJECT('last_used_at', " ISO("r.last_used_at") "), "
+    "JSON_MERGE_PATCH(JSON_OBJECT('last_used_at', " ISO("r.last_used_at") "), "
+    /* a sign-in's session: status.session names its identity provider */
+    "IF(r.provider_id IS NULL, '{}', JSON_OBJECT('session', JSON_OBJECT('provider', "
+    "(SELECT i.name FROM identity_providers i WHERE i.id = r.provider_id))))), "
     TIMES("''", "r.expires_at")
     " FROM api_tokens r WHERE r.principal_id = ?";
 /* clang-format on */

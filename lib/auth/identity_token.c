@@ -138,25 +138,41 @@ static json_t *optional_string(const char *s)
 
 /* The tokens of a principal as listed, newest last (an expired one is gone), in these columns;
  * id (NULL: all) one only. */
-enum { T_ID, T_DESCRIPTION, T_CREATED, T_EXPIRES, T_USED, T_ACTIVE, T_LABELS, T_SUB_KIND, T_REV };
+enum {
+    T_ID,
+    T_DESCRIPTION,
+    T_CREATED,
+    T_EXPIRES,
+    T_USED,
+    T_ACTIVE,
+    T_LABELS,
+    T_SUB_KIND,
+    T_REV,
+    T_PROVIDER
+};
 static int token_rows(struct store *store, struct arena *arena, long long principal_id,
                       const char *id, struct store_rows *rows, struct purser_error *err)
 {
     struct store_value p[] = {STORE_INT(principal_id), STORE_INT(id != NULL),
                               STORE_STR(id ? id : "")};
-    return store_query(store, arena, rows,
-                       "SELECT id, description, " STORE_ISO_TIME("created_at") ", " STORE_ISO_TIME(
-                           "expires_at") ", " STORE_ISO_TIME("last_used_at") ", active, labels,"
-                                                                             " sub_kind, revision"
-                                                                             " FROM api_tokens"
-                                                                             " WHERE principal_id"
-                                                                             " = ? AND (expires_at"
-                                                                             " IS NULL OR"
-                                                                             " expires_at >"
-                                                                             " NOW(6)) AND (? = 0"
-                                                                             " OR id = ?) ORDER BY"
-                                                                             " created_at, id",
-                       p, 3, err);
+    return store_query(
+        store, arena, rows,
+        "SELECT id, description, " STORE_ISO_TIME("created_at") ", " STORE_ISO_TIME(
+            "expires_at") ", " STORE_ISO_TIME("last_used_at") ", active, labels,"
+                                                              " sub_kind, revision,"
+                                                              " (SELECT i.name FROM"
+                                                              " identity_providers i"
+                                                              " WHERE i.id ="
+                                                              " api_tokens.provider_id)"
+                                                              " FROM api_tokens"
+                                                              " WHERE principal_id"
+                                                              " = ? AND (expires_at"
+                                                              " IS NULL OR"
+                                                              " expires_at >"
+                                                              " NOW(6)) AND (? = 0"
+                                                              " OR id = ?) ORDER BY"
+                                                              " created_at, id",
+        p, 3, err);
 }
 
 static json_t *token_json(const struct store_rows *rows, size_t i)
@@ -170,6 +186,10 @@ static json_t *token_json(const struct store_rows *rows, size_t i)
                           identity_labels_value(store_cell(rows, i, T_LABELS)));
     if (t && store_cell(rows, i, T_SUB_KIND))
         json_object_set_new(t, "sub_kind", json_string(store_cell(rows, i, T_SUB_KIND)));
+    /* a sign-in's session (made by purser, never by the user): marked, as tctl marks them */
+    if (t && store_cell(rows, i, T_PROVIDER))
+        json_object_set_new(t, "session",
+                            json_pack("{s:s}", "provider", store_cell(rows, i, T_PROVIDER)));
     return t;
 }
 

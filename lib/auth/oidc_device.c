@@ -137,8 +137,12 @@ static int device_answer(const json_t *answer, long status, const char **id_toke
         *id_token = json_string_value(json_object_get(answer, "id_token"));
         return 0;
     }
-    if (error && (!strcmp(error, "authorization_pending") || !strcmp(error, "slow_down"))) {
+    if (error && !strcmp(error, "authorization_pending")) {
         *pending = 1;
+        return 0;
+    }
+    if (error && !strcmp(error, "slow_down")) { /* RFC 8628 3.5: purserctl adds 5 s */
+        *pending = 2;
         return 0;
     }
     outcome->reason = "code";
@@ -184,7 +188,8 @@ int oidc_device_poll(struct store *store, struct arena *arena, const struct keyr
     if (!rc)
         rc = device_answer(answer, status, &id_token, pending, outcome, err);
     if (!rc && *pending)
-        *out = json_pack("{s:s, s:i}", "status", "authorization_pending", "interval", 5);
+        *out = json_pack("{s:s, s:i}", "status",
+                         *pending == 2 ? "slow_down" : "authorization_pending", "interval", 5);
     if (!*pending && (rc != PURSER_EUNAVAIL)) {
         /* finished or refused: the device sign-in works once */
         struct store_value v = STORE_STR(hash);
@@ -193,9 +198,9 @@ int oidc_device_poll(struct store *store, struct arena *arena, const struct keyr
                    &ignored);
     }
     if (!rc && !*pending)
-        rc = oidc_login_complete(store, arena, &p, &ep, NULL, id_token, outcome, err);
+        rc = oidc_login_complete(store, arena, &p, &ep, NULL, "", id_token, outcome, err);
     if (!rc && !*pending)
-        rc = oidc_handoff_redeem(store, arena, outcome->handoff, out, outcome, err);
+        rc = oidc_handoff_redeem(store, arena, outcome->handoff, NULL, out, outcome, err);
     json_decref(answer);
     oidc_provider_release(&p);
     return rc;

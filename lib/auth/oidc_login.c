@@ -42,6 +42,7 @@ static const struct {
     {"username", METRIC_SIGN_IN_REFUSED_USER},
     {"username_taken", METRIC_SIGN_IN_REFUSED_USER},
     {"handoff", METRIC_SIGN_IN_REFUSED_HANDOFF},
+    {"handoff_binding", METRIC_SIGN_IN_REFUSED_HANDOFF},
 };
 
 void oidc_count_refusal(const char *reason)
@@ -118,17 +119,53 @@ static const char *scopes_text(struct arena *arena, const json_t *spec)
     return text;
 }
 
+/* base64url(SHA-256(text)) into out (43 characters), 0 or PURSER_EINTERNAL. */
+static int challenge_of(char out[64], const char *text)
+{
+    unsigned char digest[32];
+    char *encoded;
+    crypto_sha256(digest, text, strlen(text));
+    encoded = crypto_base64url(digest, sizeof digest);
+    if (!encoded)
+        return PURSER_EINTERNAL;
+    snprintf(out, 64, "%s", encoded);
+    free(encoded);
+    return 0;
+}
+
+/* The challenge the sign-in's handoff will ask a proof of (oidc_login_start). */
+static int handoff_challenge_pick(char out[64], const char *return_to, const char *given,
+                                  const char *state, struct purser_error *err)
+{
+    size_t n = given ? strlen(given) : 0;
+    if (!return_to || !*return_to)
+        return challenge_of(out, state) ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
+                                        : 0;
+    if (n < 43 || n > 63 ||
+        strspn(given, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != n)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "handoff_challenge must be base64url(SHA-256(verifier)) when "
+                                "return_to is given: the code is traded only with the verifier");
+    snprintf(out, 64, "%s", given);
+    return 0;
+}
+
 int oidc_login_start(struct store *store, struct arena *arena, const struct keyring *ring,
                      const char *name, const char *redirect_uri, const char *return_to,
-                     const char **url_out, struct oidc_outcome *out, struct purser_error *err)
+                     const char *handoff_challenge, const char **url_out, struct oidc_outcome *out,
+                     struct purser_error *err)
 {
     struct oidc_provider p;
     struct oidc_endpoints ep;
-    char state[64], nonce[64], verifier[64], state_hash[65];
+    char state[64], nonce[64], verifier[64], state_hash[65], bound[64];
     unsigned char digest[32];
     char *challenge = NULL;
     const char *url;
     int rc = oidc_return_check(return_to, err);
+    if (!rc && random_text(state))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+    if (!rc)
+        rc = handoff_challenge_pick(bound, return_to, handoff_challenge, state, err);
     *url_out = NULL;
     if (rc) {
         out->reason = "redirect";
@@ -143,7 +180,7 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
     }
     out->provider = p.name;
     rc = oidc_discover(&ep, p.issuer, err);
-    if (!rc && (random_text(state) || random_text(nonce) || random_text(verifier)))
+    if (!rc && (random_text(nonce) || random_text(verifier)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
     if (!rc) {
         crypto_sha256(digest, verifier, strlen(verifier));
@@ -157,14 +194,15 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
                                   STORE_STR(nonce),
                                   STORE_STR(verifier),
                                   STORE_STR(return_to ? return_to : ""),
+                                  STORE_STR(bound),
                                   STORE_INT(OIDC_LOGIN_SECONDS)};
         store_exec(store, "DELETE FROM oidc_logins WHERE expires_at < UTC_TIMESTAMP(6)", NULL, 0,
                    NULL, NULL, err);
         rc = store_exec(store,
                         "INSERT INTO oidc_logins (state_sha256, provider_id, nonce, code_verifier,"
-                        " return_to, expires_at) VALUES (?, ?, ?, ?, ?,"
+                        " return_to, handoff_challenge, expires_at) VALUES (?, ?, ?, ?, ?, ?,"
                         " UTC_TIMESTAMP(6) + INTERVAL ? SECOND)",
-                        v, 6, NULL, NULL, err);
+                        v, 7, NULL, NULL, err);
     }
     url = arena_strdup(arena, ep.authorization);
     if (!rc)
@@ -197,7 +235,7 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
 
 struct pending {
     long long provider_id;
-    const char *nonce, *verifier, *return_to;
+    const char *nonce, *verifier, *return_to, *challenge;
 };
 
 /* Takes the sign-in state names: read and deleted (one-time), refused when unknown or late. */
@@ -215,7 +253,8 @@ static int pending_take(struct store *store, struct arena *arena, const char *st
     p = (struct store_value)STORE_STR(hash);
     rc = store_query(store, arena, &rows,
                      "SELECT provider_id, nonce, code_verifier, return_to,"
-                     " expires_at > UTC_TIMESTAMP(6) FROM oidc_logins WHERE state_sha256 = ?",
+                     " expires_at > UTC_TIMESTAMP(6), handoff_challenge FROM oidc_logins"
+                     " WHERE state_sha256 = ?",
                      &p, 1, err);
     if (!rc)
         rc = store_exec(store, "DELETE FROM oidc_logins WHERE state_sha256 = ?", &p, 1, &affected,
@@ -232,6 +271,7 @@ static int pending_take(struct store *store, struct arena *arena, const char *st
     out->nonce = store_cell(&rows, 0, 1);
     out->verifier = store_cell(&rows, 0, 2);
     out->return_to = store_cell(&rows, 0, 3);
+    out->challenge = store_cell(&rows, 0, 5);
     return 0;
 }
 
@@ -321,6 +361,7 @@ struct finish {
     const struct oidc_provider *p;
     const json_t *claims;
     const char *name;
+    const char *challenge;
     struct oidc_outcome *outcome;
     long long principal_id;
 };
@@ -391,11 +432,12 @@ static int txn_finish(struct store *store, void *ctx, struct purser_error *err)
         crypto_sha256_hex(hash, code, strlen(code));
     if (!rc) {
         struct store_value v[] = {STORE_STR(hash), STORE_INT(f->p->id), STORE_INT(f->principal_id),
-                                  STORE_INT(OIDC_HANDOFF_SECONDS)};
+                                  STORE_STR(f->challenge), STORE_INT(OIDC_HANDOFF_SECONDS)};
         rc = store_exec(store,
                         "INSERT INTO oidc_handoffs (code_sha256, provider_id, principal_id,"
-                        " expires_at) VALUES (?, ?, ?, UTC_TIMESTAMP(6) + INTERVAL ? SECOND)",
-                        v, 4, NULL, NULL, err);
+                        " challenge, expires_at) VALUES (?, ?, ?, ?,"
+                        " UTC_TIMESTAMP(6) + INTERVAL ? SECOND)",
+                        v, 5, NULL, NULL, err);
     }
     if (!rc)
         rc = identity_changes_note(store, err);
@@ -408,7 +450,7 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
                       const char *state, const char *code, const char *iss,
                       const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err)
 {
-    struct pending pending = {0, NULL, NULL, NULL};
+    struct pending pending = {0, NULL, NULL, NULL, NULL};
     struct oidc_provider p = {0};
     struct oidc_endpoints ep;
     const char *id_token = NULL;
@@ -431,7 +473,8 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
     if (!rc)
         rc = code_trade(arena, &p, &ep, &pending, code, redirect_uri, &id_token, out, err);
     if (!rc)
-        rc = oidc_login_complete(store, arena, &p, &ep, pending.nonce, id_token, out, err);
+        rc = oidc_login_complete(store, arena, &p, &ep, pending.nonce, pending.challenge, id_token,
+                                 out, err);
     if (rc && !out->reason)
         out->reason = "provider_unavailable";
     oidc_provider_release(&p);
@@ -439,13 +482,13 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
 }
 
 int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
-                        const struct oidc_endpoints *ep, const char *nonce, const char *id_token,
-                        struct oidc_outcome *out, struct purser_error *err)
+                        const struct oidc_endpoints *ep, const char *nonce, const char *challenge,
+                        const char *id_token, struct oidc_outcome *out, struct purser_error *err)
 {
     json_t *claims = NULL;
     int rc = id_token_check(p, ep, nonce, id_token, &claims, out, err);
     if (!rc) {
-        struct finish f = {arena, p, claims, user_name(arena, p->spec, claims), out, 0};
+        struct finish f = {arena, p, claims, user_name(arena, p->spec, claims), challenge, out, 0};
         rc = store_txn(store, 0, txn_finish, &f, err);
     }
     json_decref(claims);
@@ -520,9 +563,17 @@ int oidc_memberships_set(struct store *store, struct arena *arena, long long pro
 struct redeem {
     struct arena *arena;
     const char *hash;
+    const char *proven; /* base64url(SHA-256) of the proof sent, "" when none */
     json_t *token;
     struct oidc_outcome *outcome;
 };
+
+/* 1 when the code asks no proof (challenge "") or proven is its challenge (constant time). */
+static int handoff_proven(const char *challenge, const char *proven)
+{
+    size_t n = strlen(challenge);
+    return n == 0 || (strlen(proven) == n && crypto_equal(challenge, proven, n));
+}
 
 static int txn_redeem(struct store *store, void *ctx, struct purser_error *err)
 {
@@ -534,14 +585,22 @@ static int txn_redeem(struct store *store, void *ctx, struct purser_error *err)
     long long seconds;
     int rc = store_query(store, r->arena, &rows,
                          "SELECT h.provider_id, h.principal_id, h.expires_at > UTC_TIMESTAMP(6),"
-                         " i.name, i.spec, u.name FROM oidc_handoffs h JOIN identity_providers i"
-                         " ON i.id = h.provider_id JOIN principals u ON u.id = h.principal_id"
-                         " WHERE h.code_sha256 = ?",
+                         " i.name, i.spec, u.name, h.challenge FROM oidc_handoffs h JOIN"
+                         " identity_providers i ON i.id = h.provider_id JOIN principals u"
+                         " ON u.id = h.principal_id WHERE h.code_sha256 = ? FOR UPDATE",
                          &p, 1, err);
+    if (!rc && (rows.count == 0 || strcmp(store_cell(&rows, 0, 2), "1") != 0))
+        return refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
+                      "the sign-in code is unknown, used already or expired");
+    /* a code handed to another browser or listener than the one that began the sign-in */
+    if (!rc && !handoff_proven(store_cell(&rows, 0, 6), r->proven))
+        return refuse(r->outcome, "handoff_binding", err, PURSER_EUNAUTH,
+                      "the sign-in code was not begun here: this browser's sign-in cookie (or "
+                      "purserctl's verifier) is missing or another sign-in's; begin again here");
     if (!rc)
         rc = store_exec(store, "DELETE FROM oidc_handoffs WHERE code_sha256 = ?", &p, 1, &affected,
                         NULL, err);
-    if (!rc && (rows.count == 0 || !affected || strcmp(store_cell(&rows, 0, 2), "1") != 0))
+    if (!rc && !affected)
         return refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
                       "the sign-in code is unknown, used already or expired");
     if (rc)
@@ -567,15 +626,18 @@ static int txn_redeem(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,
-                        struct oidc_outcome *outcome, struct purser_error *err)
+int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code,
+                        const char *proof, json_t **out, struct oidc_outcome *outcome,
+                        struct purser_error *err)
 {
-    char hash[65];
-    struct redeem r = {arena, hash, NULL, outcome};
+    char hash[65], proven[64] = "";
+    struct redeem r = {arena, hash, proven, NULL, outcome};
     int rc = 0;
     *out = NULL;
     if (!code || !*code || strlen(code) > 128)
         return refuse(outcome, "handoff", err, PURSER_EINVAL, "'code' is missing");
+    if (proof && strlen(proof) <= 128 && challenge_of(proven, proof))
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     crypto_sha256_hex(hash, code, strlen(code));
     rc = store_txn(store, 0, txn_redeem, &r, err);
     if (!rc)

@@ -48,10 +48,18 @@ int oidc_return_check(const char *return_to, struct purser_error *err);
 #define OIDC_STATE_COOKIE "__Host-purser-sign-in"
 
 /* Begins a sign-in at provider name: *url_out (arena) is the provider's authorization URL to
- * send the browser to. redirect_uri is purser's callback as registered at the provider. */
+ * send the browser to. redirect_uri is purser's callback as registered at the provider.
+ *
+ * The handoff code the sign-in ends with is bound to who began it (login CSRF: a code handed
+ * to a victim's browser or to another program's loopback listener is refused at the trade):
+ * for the pages (return_to "") to the sign-in cookie, whose value is out->state; for
+ * purserctl (a loopback return_to) to handoff_challenge, base64url(SHA-256(verifier)) of a
+ * verifier it keeps (43 to 64 base64url characters; PURSER_EINVAL naming handoff_challenge
+ * when missing). oidc_handoff_redeem asks for the cookie or the verifier. */
 int oidc_login_start(struct store *store, struct arena *arena, const struct keyring *ring,
                      const char *name, const char *redirect_uri, const char *return_to,
-                     const char **url_out, struct oidc_outcome *out, struct purser_error *err);
+                     const char *handoff_challenge, const char **url_out, struct oidc_outcome *out,
+                     struct purser_error *err);
 
 /* Finishes the sign-in that state names with the provider's code (see above). iss: the
  * callback's iss parameter (RFC 9207), NULL when the provider sends none; when given it must be
@@ -64,10 +72,11 @@ struct oidc_endpoints;
 
 /* The end every grant shares, once the provider answered with an ID token: the token verified
  * (nonce NULL: the device grant has none), then the user found or made, its memberships set
- * and a handoff code left in out, in one transaction. */
+ * and a handoff code left in out, in one transaction. challenge: what its trade must prove
+ * (oidc_login_start), "" for none (the device grant, whose device_id binds it). */
 int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
-                        const struct oidc_endpoints *ep, const char *nonce, const char *id_token,
-                        struct oidc_outcome *out, struct purser_error *err);
+                        const struct oidc_endpoints *ep, const char *nonce, const char *challenge,
+                        const char *id_token, struct oidc_outcome *out, struct purser_error *err);
 
 /* The device authorization grant (RFC 8628) through purser, which keeps the client secret:
  * start asks the provider for a device code and keeps it (oidc_logins, under the SHA-256 of a
@@ -88,9 +97,13 @@ int oidc_device_poll(struct store *store, struct arena *arena, const struct keyr
                      struct oidc_outcome *outcome, struct purser_error *err);
 
 /* Trades a handoff code (one-time) for the session: *out {token, expires_at, user, provider}
- * (a new reference). PURSER_EUNAUTH when the code is unknown, used or expired. */
-int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code, json_t **out,
-                        struct oidc_outcome *outcome, struct purser_error *err);
+ * (a new reference). proof: the browser's sign-in cookie or purserctl's verifier (NULL when
+ * none was sent); its base64url(SHA-256) must be the code's challenge. PURSER_EUNAUTH when
+ * the code is unknown, used or expired, or proof does not match (the code is left for its
+ * owner then). */
+int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *code,
+                        const char *proof, json_t **out, struct oidc_outcome *outcome,
+                        struct purser_error *err);
 
 /* Ends the session whose token is token (its row deleted): 0 also when it was already gone. */
 int oidc_session_end(struct store *store, const char *token, struct purser_error *err);

@@ -4,6 +4,7 @@
 #include "auth/identity.h"
 #include "auth/keyring.h"
 #include "auth/oidc_fetch.h"
+#include "auth/rbac.h"
 #include "base/crypto.h"
 #include "base/json_text.h"
 #include "resource/resource.h"
@@ -236,7 +237,8 @@ static int txn_write(struct store *store, void *ctx, struct purser_error *err)
                                   STORE_STR(description ?: ""),
                                   STORE_STR(spec_text),
                                   STORE_INT(key_id),
-                                  STORE_BLOB((const char *)sealed, sealed_len)};
+                                  sealed ? STORE_BLOB((const char *)sealed, sealed_len)
+                                         : STORE_BLOB("", 0)};
         rc = store_exec(store,
                         "INSERT INTO identity_providers (name, revision, labels, description, spec,"
                         " secret_key_id, client_secret, created_at, updated_at) VALUES"
@@ -306,6 +308,22 @@ static int body_check(const json_t *body, const char **name, int creating, struc
     return oidc_provider_check_spec(json_object_get(body, "spec"), creating, err);
 }
 
+int oidc_provider_roles_check(const json_t *body, const struct rbac_policy *policy,
+                              struct purser_error *err)
+{
+    const json_t *mapping;
+    size_t i;
+    json_array_foreach (json_object_get(json_object_get(body, "spec"), "mappings"), i, mapping) {
+        const char *role = json_string_value(json_object_get(mapping, "role"));
+        if (role && !rbac_role_exists(policy, role))
+            return purser_error_set(err, PURSER_EINVAL,
+                                    "spec.mappings[%zu].role: unknown role %.64s (the policy "
+                                    "file's roles only)",
+                                    i, role);
+    }
+    return 0;
+}
+
 static void revision_new(char out[17])
 {
     unsigned char bytes[8];
@@ -371,12 +389,14 @@ static json_t *envelope(const struct store_rows *rows, size_t i)
                      store_cell(rows, i, 0), "revision", store_cell(rows, i, 1), "labels",
                      labels ? labels : json_object(), "description", store_cell(rows, i, 3),
                      "created_at", store_cell(rows, i, 5), "updated_at", store_cell(rows, i, 6),
-                     "spec", spec ? spec : json_object(), "status", "client_secret_set", 1);
+                     "spec", spec ? spec : json_object(), "status", "client_secret_set",
+                     strcmp(store_cell(rows, i, 7), "1") == 0);
 }
 
 #define ENVELOPE_COLUMNS                                                                           \
     "SELECT name, revision, labels, description, spec, " STORE_ISO_TIME(                           \
-        "created_at") ", " STORE_ISO_TIME("updated_at") " FROM identity_providers"
+        "created_at") ", " STORE_ISO_TIME("updated_at") ", LENGTH(client_secret) > 0"              \
+                                                        " FROM identity_providers"
 
 int oidc_provider_get(struct store *store, struct arena *arena, const char *name, json_t **out,
                       struct purser_error *err)
@@ -494,6 +514,11 @@ int oidc_provider_load(struct store *store, struct arena *arena, const struct ke
     if (!rc && !ring)
         rc = purser_error_set(err, PURSER_EUNAVAIL,
                               "no keyring: the client secret cannot be opened");
+    if (!rc && rows.lengths[4] == 0)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "identity provider '%.63s' has no client secret (imported "
+                              "without it): set spec.client_secret again",
+                              store_cell(&rows, 0, 1));
     if (rc)
         return rc;
     out->id = atoll(store_cell(&rows, 0, 0));
@@ -519,4 +544,77 @@ void oidc_provider_release(struct oidc_provider *p)
     json_decref(p->spec);
     p->client_secret = NULL;
     p->spec = NULL;
+}
+
+/* ---- an organization's export and import ---- */
+
+int oidc_provider_export_org(struct store *store, struct arena *arena, const char *org,
+                             json_t *docs, struct purser_error *err)
+{
+    json_t *list = NULL, *item, *mapping;
+    size_t i, j;
+    int rc = oidc_provider_list(store, arena, 0, &list, err);
+    json_array_foreach (json_object_get(list, "items"), i, item) {
+        json_t *meta = json_object_get(item, "metadata");
+        json_t *spec = json_deep_copy(json_object_get(item, "spec")), *kept = json_array();
+        json_array_foreach (json_object_get(spec, "mappings"), j, mapping)
+            if (!strcmp(json_string_value(json_object_get(mapping, "organization")) ?: "", org))
+                json_array_append(kept, mapping);
+        json_object_set_new(spec, "mappings", kept);
+        json_object_del(spec, "client_secret"); /* never stored in spec; never exported */
+        if (json_array_size(kept))
+            json_array_append_new(
+                docs, json_pack("{s:s, s:s, s:{s:O, s:O, s:O}, s:o}", "kind", "IdentityProvider",
+                                "version", "v1", "metadata", "name", json_object_get(meta, "name"),
+                                "labels", json_object_get(meta, "labels"), "description",
+                                json_object_get(meta, "description"), "spec", spec));
+        else
+            json_decref(spec);
+    }
+    json_decref(list);
+    return rc;
+}
+
+int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
+                             const char *org, const json_t *doc, json_t *left_out,
+                             struct purser_error *err)
+{
+    const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
+    json_t *current = NULL, *body, *spec, *mapping;
+    struct purser_error ignored;
+    struct provider_write w = {
+        .name = name, .ring = NULL, .creating = 1, .event_op = "put", .actor = actor};
+    size_t i;
+    int rc;
+    if (!oidc_provider_get(store, arena, name, &current, &ignored)) {
+        json_decref(current);
+        json_array_append_new(
+            left_out, json_pack("{s:s, s:s, s:s}", "kind", "IdentityProvider", "name", name,
+                                "reason", "one of that name is on this server: left as it is"));
+        return 0;
+    }
+    body = json_pack("{s:O, s:O}", "metadata", json_object_get(doc, "metadata"), "spec",
+                     json_object_get(doc, "spec"));
+    spec = json_deep_copy(json_object_get(body, "spec"));
+    json_object_set_new(body, "spec", spec);
+    json_object_del(spec, "client_secret");
+    json_array_foreach (json_object_get(spec, "mappings"), i, mapping)
+        if (json_is_object(mapping)) /* the exported organization's grants are this one's */
+            json_object_set_new(mapping, "organization", json_string(org));
+    w.body = body;
+    rc = body_check(body, &w.name, 0, err);
+    if (!rc && (!name || strlen(name) > 63 || !identity_name_ok(name, 0)))
+        rc = purser_error_set(err, PURSER_EINVAL, "metadata.name is not a provider's name");
+    revision_new(w.revision);
+    if (!rc)
+        rc = txn_write(store, &w, err); /* inside the import's transaction */
+    if (!rc)
+        json_array_append_new(
+            left_out,
+            json_pack("{s:s, s:s, s:s, s:s}", "kind", "IdentityProvider", "name", name, "field",
+                      "spec.client_secret", "reason",
+                      "never exported: set it again (its spec.client_secret); until then no one "
+                      "signs in through it"));
+    json_decref(body);
+    return rc;
 }

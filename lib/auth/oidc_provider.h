@@ -44,6 +44,28 @@ struct oidc_provider {
 /* Checks spec strictly (PURSER_EINVAL naming the field); creating: client_secret required. */
 int oidc_provider_check_spec(const json_t *spec, int creating, struct purser_error *err);
 
+struct rbac_policy;
+
+/* 0 when every role body's spec.mappings name is a role of the policy file; PURSER_EINVAL
+ * naming the first that is not (spec.mappings[N].role). A body whose mappings are not a list
+ * of objects passes here (oidc_provider_check_spec refuses it). */
+int oidc_provider_roles_check(const json_t *body, const struct rbac_policy *policy,
+                              struct purser_error *err);
+
+/* An organization's export (lib/transfer): an IdentityProvider document for each provider with
+ * a mapping to org, with those mappings only, appended to docs. The client secret is never in
+ * it (not even sealed: another server's keyring could not open it). */
+int oidc_provider_export_org(struct store *store, struct arena *arena, const char *org,
+                             json_t *docs, struct purser_error *err);
+
+/* Its import into org (inside the import's transaction): a provider of that name already on
+ * this server is left as it is; otherwise it is made with its mappings naming org and no
+ * client secret (no one signs in through it until spec.client_secret is set again). Either way
+ * a line in left_out says what was not done: {kind, name, field?, reason}. */
+int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
+                             const char *org, const json_t *doc, json_t *left_out,
+                             struct purser_error *err);
+
 /* Creates from a body {metadata: {name, labels?, description?}, spec}; *out the stored one. */
 int oidc_provider_create(struct store *store, const char *actor, const struct keyring *ring,
                          const json_t *body, json_t **out, struct purser_error *err);

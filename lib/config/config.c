@@ -46,6 +46,10 @@ static const struct option options[] = {
         "largest request body; larger ones get 413"),
     OPT("http", "retry_after", OPT_INT, retry_after, "5", 1, 3600,
         "Retry-After seconds on 503 when the database is unreachable"),
+    OPT("http", "external_url", OPT_STRING, external_url, "", 0, 0,
+        "https://HOST[:PORT] people and clients reach purser at: the sign-in's redirect_uri is "
+        "made "
+        "from it, and a sign-in begun at another Host is refused; empty = each request's Host"),
     OPT("http", "metrics_open_loopback", OPT_BOOL, metrics_open_loopback, "true", 0, 0,
         "GET /metrics answers loopback clients without credentials (others need read_metrics)"),
     OPT("database", "socket", OPT_STRING, db_socket, "", 0, 0,
@@ -230,6 +234,23 @@ static int apply_document(struct purser_config *cfg, const json_t *doc, struct p
     return 0;
 }
 
+/* http.external_url: empty, or https://HOST[:PORT] with nothing after (no path, no slash). */
+static int external_url_check(const char *url, struct purser_error *err)
+{
+    const char *host = NULL;
+    size_t n = 0;
+    if (!*url)
+        return 0;
+    if (!strncmp(url, "https://", 8)) {
+        host = url + 8;
+        n = strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-[]:");
+    }
+    if (n == 0 || host[n] != '\0' || host[n - 1] == ':' || strlen(url) > 255)
+        return purser_error_set(err, PURSER_EINVAL,
+                                "http.external_url: must be https://HOST[:PORT] (no path)");
+    return 0;
+}
+
 int config_load_text(struct purser_config *cfg, const char *text, size_t len,
                      struct purser_error *err)
 {
@@ -244,7 +265,9 @@ int config_load_text(struct purser_config *cfg, const char *text, size_t len,
         rc = purser_error_set(err, PURSER_EINVAL, "configuration must be one YAML document");
         goto cleanup;
     }
-    rc = apply_document(cfg, json_array_get(docs, 0), err);
+    if ((rc = apply_document(cfg, json_array_get(docs, 0), err)))
+        goto cleanup;
+    rc = external_url_check(cfg->external_url, err);
 cleanup:
     json_decref(docs);
     if (rc) {

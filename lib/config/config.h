@@ -29,6 +29,7 @@ struct purser_config {
     /* http */
     long max_body_bytes; /* largest request body accepted (413 above) */
     long retry_after;    /* seconds in Retry-After when the database is down */
+    char *external_url;  /* https://host[:port] clients reach purser at ("": each request's Host) */
     /* database */
     char *db_socket; /* unix socket; empty = TCP to host:port */
     char *db_host;

@@ -2,6 +2,7 @@
 #include "transfer/transfer_private.h"
 
 #include "auth/identity.h"
+#include "auth/oidc_provider.h"
 #include "base/crypto.h"
 #include "docs/docstore.h"
 #include "docs/document.h"
@@ -419,6 +420,18 @@ static int import_validation(struct import *im, const json_t *doc, const char *n
     return rc;
 }
 
+/* Identity providers are the server's: lib/auth/oidc_provider.c says what of them an
+ * organization's export carries and its import makes (never the client secret). */
+static int import_identity_provider(struct import *im, const json_t *doc, const char *name,
+                                    const json_t *spec, json_t **out, struct purser_error *err)
+{
+    (void)name;
+    (void)spec;
+    *out = NULL;
+    return oidc_provider_import_org(im->c->store, im->c->arena, im->c->actor, im->c->org, doc,
+                                    im->left_out, err);
+}
+
 /* The kinds of an export, in the order they are written (each refers only to kinds before
  * it; the Organization first): a document's check beyond the envelope (NULL: none) and its
  * import. A kind of the core is a row here and a writer in exports[]; the resource kinds come
@@ -434,6 +447,7 @@ static const struct transfer_kind transfer_kinds[] = {
     {"DocumentBucket", check_bucket, import_bucket},
     {"RevisionTag", NULL, import_tag},
     {"Validation", NULL, import_validation},
+    {"IdentityProvider", NULL, import_identity_provider},
 };
 #define KIND_COUNT (sizeof(transfer_kinds) / sizeof(transfer_kinds[0]))
 

@@ -3,6 +3,7 @@
 #include "transfer/transfer_private.h"
 
 #include "auth/identity.h"
+#include "auth/oidc_provider.h"
 #include "base/crypto.h"
 #include "docs/docstore.h"
 #include "docs/document.h"
@@ -261,10 +262,23 @@ static int export_resources(const struct transfer_ctx *c, long long oid,
     return rc;
 }
 
+/* The identity providers mapping to the organization, without their client secret. */
+static int export_identity_providers(const struct transfer_ctx *c, long long oid, json_t *out,
+                                     struct purser_error *err)
+{
+    size_t before = json_array_size(out);
+    int rc = oidc_provider_export_org(c->store, c->arena, c->org, out, err);
+    (void)oid; /* one signature for every writer */
+    for (size_t i = before; c->progress && i < json_array_size(out); i++)
+        c->progress(c->progress_ctx, i + 1, "IdentityProvider");
+    return rc;
+}
+
 /* The writers of an export, in the order of transfer_kinds (each writes one or more kinds). */
 static int (*const exports[])(const struct transfer_ctx *c, long long oid, json_t *out,
                               struct purser_error *err) = {
-    export_identity, export_policies, export_nodes, export_artifacts, export_documents,
+    export_identity,  export_policies,  export_nodes,
+    export_artifacts, export_documents, export_identity_providers,
 };
 
 int transfer_export(const struct transfer_ctx *c, json_t **out, struct purser_error *err)

@@ -83,16 +83,25 @@ function signIn(message) {
   api('GET', '/auth/sso/providers', undefined, { signingIn: true }).then(list => {
     const box = document.getElementById('sso');
     if (box) box.replaceChildren(...(list.items || []).map(p =>
-      h('a.button', { href: `/auth/sso/${enc(p.name)}/start` }, `Sign in with ${p.display_name}`)));
+      h('a.button', { href: `/auth/sso/${enc(p.name)}/start`,
+        onclick: () => sessionStorage.setItem('purser.sso', p.name) }, `Sign in with ${p.display_name}`)));
   }).catch(() => {});
 }
 
 // The end of a sign-in through an identity provider: the one-time code in this page's address
 // (a fragment: never sent to a server) is traded for the session token, and taken out of the
-// address and the history before anything else runs.
+// address and the history before anything else runs. Only a sign-in this tab began is finished
+// (login CSRF: a link with someone else's code signs no one in); the server asks the browser's
+// sign-in cookie back as well.
 async function finishSso(query) {
   const code = query.get('code');
+  const begun = sessionStorage.getItem('purser.sso');
   history.replaceState(null, '', '#/signin');
+  sessionStorage.removeItem('purser.sso');
+  if (!begun) {
+    signIn('That sign-in link was not begun in this tab: nothing was signed in. Use "Sign in with …" below.');
+    return;
+  }
   try {
     const session = await api('POST', '/auth/sso/session', { code }, { signingIn: true });
     token.set(session.token);

@@ -42,6 +42,20 @@ try {
   await page.waitForFunction(() => location.hash === '#/signin');
   await page.waitForSelector('#token');
   report('signed out', await page.evaluate(() => sessionStorage.getItem('purser.token')));
+  // login CSRF: a link to the pages with the code of someone else's finished sign-in (cfg.forged)
+  // is not a sign-in this tab began: the page says so and trades nothing
+  if (cfg.forged) {
+    const traded = [];
+    page.on('request', r => { if (r.url().endsWith('/auth/sso/session')) traded.push(r.method()); });
+    await page.goto(`${cfg.url}/admin/#/sso?code=${encodeURIComponent(cfg.forged)}`);
+    await page.waitForSelector('form div.error');
+    await settle(page);
+    report('forged link', {
+      message: await page.$eval('form div.error', e => e.textContent),
+      token: await page.evaluate(() => sessionStorage.getItem('purser.token')),
+      traded, address: page.url(),
+    });
+  }
   report('problems', problems.splice(0));
 } catch (e) {
   report('error', String(e && e.message || e));

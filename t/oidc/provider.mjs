@@ -12,6 +12,7 @@
 //   /_control/user {"name", "disabled"?, "groups"?}
 //   /_control/fault {"kind": "expired"|"foreign-key"|"audience"|"issuer"|"nonce"}   the next token answer's
 //       ID token re-signed with that fault (a provider gone wrong; what purser must refuse)
+//   /_control/fault {"kind": "slow_down"}   the next token request answered slow_down (RFC 8628 3.5)
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
@@ -155,6 +156,11 @@ const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, issuer);
     if (url.pathname.startsWith('/_control/') && req.method === 'POST') return await control(req, res, url);
     if (url.pathname.startsWith('/interaction/')) return await interaction(current, req, res);
+    if (fault === 'slow_down' && url.pathname === '/token' && req.method === 'POST') {
+      fault = null;
+      res.writeHead(400, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ error: 'slow_down', error_description: 'poll less often' }));
+    }
     if (fault && url.pathname === '/token' && req.method === 'POST') {
       // catch the answer on its way out and change its ID token
       const end = res.end.bind(res);

@@ -234,6 +234,8 @@ export async function tokens(ctx) {
   };
   list = grid(ctx, { noun: 'tokens', load: envelopes(path), sort: '-created_at', filter: null, columns: [
     { title: 'Id', sort: 'name', cell: t => t.metadata.name }, { title: 'Description', cell: t => (t.spec || {}).description || '' },
+    // a sign-in's session (made by signing in through a provider): revoking it ends that session
+    { title: 'Kind', cell: t => (t.status || {}).session ? `session (${t.status.session.provider})` : 'token' },
     { title: 'Created', sort: 'created_at', cell: t => when(t.metadata.created_at) }, { title: 'Expires', cell: t => when(t.metadata.expires, 'never') },
     { title: 'Last used', cell: t => when((t.status || {}).last_used_at, 'never') },
     { title: 'Active', cell: t => (t.spec || {}).active === false ? 'no (disabled)' : 'yes' },
