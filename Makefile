@@ -148,19 +148,19 @@ TEST_ENV += TAP_VALGRIND=1 PURSER_VALGRIND=1
 endif
 PROVE ?= prove
 PROVE_FLAGS ?=
-# Two test files at a time (its `first` ones first), but those t/schedule names `serial` or
-# `long`: they run alone, after, in its order; QUICK=1 leaves the long ones out (a developer's
-# loop; .ci/run runs everything).
+# Two test files at a time (t/schedule's `long` ones first, then its `first` ones), but those
+# it names `serial` or `long-alone`: they run alone, after, in its order; QUICK=1 leaves the
+# long ones out (a developer's loop; .ci/run runs everything).
 JOBS ?= 2
-FIRST = $(shell awk '$$1 == "first" { print $$2 }' t/schedule)
-ALONE = $(shell awk '$$1 == "serial" || $$1 == "long" { print $$2 }' t/schedule)
-ALONE_RUN = $(shell awk '$$1 == "serial" || ($$1 == "long" && "$(QUICK)" != "1") { print $$2 }' t/schedule)
+NAMED = $(shell awk '$$1 ~ /^(first|long|long-alone|serial)$$/ { print $$2 }' t/schedule)
+FIRST = $(shell awk '($$1 == "long" && "$(QUICK)" != "1") || $$1 == "first" { print $$2 }' t/schedule)
+ALONE_RUN = $(shell awk '$$1 == "serial" || ($$1 == "long-alone" && "$(QUICK)" != "1") { print $$2 }' t/schedule)
 
 test: ready
 	@$(MAKE) --no-print-directory fuzz-build
 	@rm -rf $(BUILD)/test-output/openapi # this run's checks against /docs (t/9999 adds them up)
 	@rm -rf $(BUILD)/test-template # the datadir the stacks copy: made again by this run's first
-	$(TEST_ENV) $(PROVE) -j$(JOBS) $(PROVE_FLAGS) $(FIRST) $(TESTS) $(filter-out $(ALONE) $(FIRST),$(sort $(wildcard t/[0-9]*.t))); \
+	$(TEST_ENV) $(PROVE) -j$(JOBS) $(PROVE_FLAGS) $(FIRST) $(TESTS) $(filter-out $(NAMED),$(sort $(wildcard t/[0-9]*.t))); \
 	rc=$$?; $(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(ALONE_RUN) || rc=1; exit $$rc
 
 # make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (README "Production"):
