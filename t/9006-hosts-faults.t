@@ -5,7 +5,8 @@
 # host 1, and a read through a host whose node lags waits for it (causal reads; without them
 # the same read answers the older value). Then writers and readers run through the front and
 # through each host directly while, in turn, a purser host is killed, a Galera node is killed,
-# a Galera node is cut off from the other two, the events followers are killed, and a purser
+# a Galera node loses its disk (killed, its datadir removed, made again by a full state
+# transfer while its purser host keeps running), a Galera node is cut off from the other two, the events followers are killed, and a purser
 # host is cut off
 # from the front; each fault heals before the next. Every
 # request and answer is recorded (a direct request a host leaves unanswered for 10 s as
@@ -450,6 +451,16 @@ sub lagging_read {
     return ($w->{status}, $b->{revision_id} // "status $r->{status}", $took, $rev);
 }
 
+# Host n's purser-fcgi master (its pid file), to tell a host that went on from one restarted.
+my $host_master = '';
+sub master_of {
+    my ($n) = @_;
+    open my $fh, '<', "$dir/host$n/run/purser-fcgi.pid" or return '';
+    my $pid = <$fh> // '';
+    chomp $pid;
+    return $pid;
+}
+
 # Each node's component, state and cluster size, as "node 1 Primary/Synced/3; ..." ('-' for
 # a node that does not answer).
 sub cluster_states {
@@ -464,6 +475,24 @@ my @faults = (
     { name => 'kill Galera node 3', hold => 4,
       break => sub { hosts('kill-node', 3) }, heal => sub { hosts('start-node', 3) },
       recovered => sub { healthy_via('h3') } },
+    # a node whose disk is lost: killed, its datadir removed, started again empty (the heal
+    # waits until the full state transfer from a donor is done and the node is synced); its
+    # purser host is not restarted, and must serve again on its own
+    { name => 'rebuild Galera node 2 from nothing', hold => 2,
+      break => sub {
+          $host_master = master_of(2);
+          # (a file only node 2's old datadir holds: gone once it is made again)
+          open my $m, '>', "$env{PURSER_GALERA}/node2/data/purser-old-datadir" or die;
+          close $m;
+          hosts('kill-node', 2);
+      },
+      heal => sub { hosts('rebuild-node', 2) },
+      recovered => sub { healthy_via('h2') },
+      after => sub {
+          is master_of(2), $host_master, '  host 2 served again with the purser-fcgi it had (no restart)';
+          ok -e "$env{PURSER_GALERA}/node2/data/grastate.dat" && !-e "$env{PURSER_GALERA}/node2/data/purser-old-datadir",
+              '  node 2 was made again from an empty datadir (its old one removed)';
+      } },
     { name => 'partition Galera node 1 from nodes 2 and 3', hold => 12,
       break => sub { hosts('partition', 'g1', 'g2', 'g3') }, heal => sub { hosts('heal') },
       recovered => sub { healthy_via('h1') },
@@ -527,6 +556,7 @@ for my $f (@faults) {
     my $ok = PurserStack::wait_for(120, sub { $f->{recovered}->($mark) });
     my $recover = time - $healed_at;
     ok $ok, "$f->{name}: served again after the heal";
+    $f->{after}->() if $f->{after};
     if ($f->{lost}) { # what the lost host cost each request the front had sent it
         my ($count, $answered, $max_ok, $max) = went_on($f->{lost}, $broke_at, access_size());
         # a host cut off holds the requests sent to it until the front's timeout, so some must
