@@ -163,7 +163,7 @@ test: ready
 	$(TEST_ENV) $(PROVE) -j$(JOBS) $(PROVE_FLAGS) $(FIRST) $(TESTS) $(filter-out $(NAMED),$(sort $(wildcard t/[0-9]*.t))); \
 	rc=$$?; $(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(ALONE_RUN) || rc=1; exit $$rc
 
-# make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (README "Production"):
+# make install [DESTDIR=...] [PREFIX=/usr/local]: a production install (docs/operator/install.md):
 # the programs, the admin pages, the default policy, an example configuration, the nginx
 # site and its snippets, the systemd unit and its user. What an operator edits (the
 # configuration, the policy, the nginx site) is not overwritten when it is already there.

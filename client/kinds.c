@@ -145,8 +145,8 @@ static const struct kind kinds_written[] = {
 #define KINDS_WRITTEN (sizeof(kinds_written) / sizeof(kinds_written[0]))
 
 /* The identity kinds answer Chef's shape (which -l and --filter narrow) until a page is asked
- * for: with --page-size or --sort, the resource convention's pages of envelopes (README
- * "Resources"), each kind's list path with the table of its envelopes. */
+ * for: with --page-size or --sort, the resource convention's pages of envelopes
+ * (docs/inventory.md), each kind's list path with the table of its envelopes. */
 static const struct {
     const char *list;
     const struct ctl_view *view;

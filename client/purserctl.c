@@ -148,8 +148,8 @@ const struct ctl_command ctl_commands[] = {
      "filename", "report", 0},
     {"git", cmd_git, "check [--cluster CLUSTER]",
      "whether you may fetch the organization's history repository (or a cluster's catalog), "
-     "brought up to the latest revision; prints its URL for git clone (README \"Git "
-     "repositories\")",
+     "brought up to the latest revision; prints its URL for git clone (docs/inventory.md, "
+     "\"Git repositories\")",
      "purserctl git check\n  git -c http.extraHeader=\"Authorization: Bearer $TOKEN\" clone "
      "$(purserctl git check --cluster c-edge-1)",
      "GET " ORG "/git-access;GET " ORG "/clusters/{id}/git-access", "cluster", "check", 0},

@@ -55,9 +55,9 @@ int auth_group_limited(struct request *req, const char *action);
  * grant limited to policy groups holds only on them. */
 int auth_group_action(const char *action);
 
-/* A limit binds what its holder makes (README "Grants by policy group"). made_limit: the
- * policy group patterns (*out in the arena; NULL: none) a grant of role made now by the
- * caller, through the route's action, is limited to; PURSER_EDENIED (logged, naming why) when
+/* A limit binds what its holder makes (docs/operator/identity.md, "Grants by policy group").
+ * made_limit: the policy group patterns (*out in the arena; NULL: none) a grant of role made now by
+ * the caller, through the route's action, is limited to; PURSER_EDENIED (logged, naming why) when
  * the caller's limits leave it no group. made_within: 0 when every grant of principal_id in
  * the organization reaches no further than one the caller could make so (a key for it is
  * then the caller's to give); PURSER_EDENIED naming what (`what`: "client 'web1'") and why. */

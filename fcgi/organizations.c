@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Chef's {name: uri} (labels and filter narrow it), or a page of envelopes when one is asked
- * for (README "Resources"). */
+ * for (docs/inventory.md). */
 int org_list(struct request *req)
 {
     struct identity_list l;
@@ -121,7 +121,7 @@ int org_delete(struct request *req)
                              request_header(req, "If-Match"), &out, &contents, &req->err);
     if (!rc)
         log_org_deleted(req, contents);
-    if (!rc) /* its git repositories (README "Git repositories") go with it */
+    if (!rc) /* its git repositories (docs/inventory.md, "Git repositories") go with it */
         gitrepo_forget(req->svc->config->git_root, request_param(req, "org"));
     if (rc == PURSER_EEXISTS)
         rc = not_empty(req, contents);
@@ -193,11 +193,11 @@ static int held_limit(struct request *req, const char *user, const char *role, c
     return rc;
 }
 
-/* A limit binds what its holder makes, a grant of a role too (README "Grants by policy
- * group"): the caller grants role limited as a credential it made would be (auth_made_limit;
- * nothing to do when that is no limit). A limit the request gives must be within it, and null
- * (lifting the one held) is refused; without one, the limit held (or none) is narrowed to it and
- * written into groups, the request's {role: [patterns]}. */
+/* A limit binds what its holder makes, a grant of a role too (docs/operator/identity.md,
+ * "Grants by policy group"): the caller grants role limited as a credential it made would be
+ * (auth_made_limit; nothing to do when that is no limit). A limit the request gives must be within
+ * it, and null (lifting the one held) is refused; without one, the limit held (or none) is narrowed
+ * to it and written into groups, the request's {role: [patterns]}. */
 static int grant_narrowed(struct request *req, const char *user, const char *role, json_t *groups)
 {
     const json_t *given = json_object_get(groups, role), *pattern;

@@ -1,6 +1,7 @@
 /* principals.c: /users and /organizations/{org}/clients (Chef's shapes; one code path, the
- * organization telling which), with the resource convention on the same routes (README
- * "Resources"): revisions as ETags, If-Match, merge patches, pages of envelopes when asked. */
+ * organization telling which), with the resource convention on the same routes
+ * (docs/inventory.md): revisions as ETags, If-Match, merge patches, pages of envelopes when
+ * asked. */
 #include "auth.h"
 #include "auth/identity.h"
 #include "handlers.h"

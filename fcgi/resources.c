@@ -1,4 +1,4 @@
-/* resources.c: the resource convention's routes, once for every kind (README "Resources"):
+/* resources.c: the resource convention's routes, once for every kind (docs/inventory.md):
  * list, show, replace, merge-patch and delete of the kind the route row names (its .kind),
  * with the ETag, 304 and owner checks every kind shares. A kind's own routes (a cluster's
  * creation with its bootstrap token, its facts) use the helpers below. */

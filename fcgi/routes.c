@@ -23,7 +23,7 @@
 #define CHEF ROUTE_CHEF
 #define ETAG ROUTE_ETAG
 /* the query of an identity list: a page when page_size, page_token or sort is given (else
- * Chef's shape, which labels and filter narrow too; README "Resources") */
+ * Chef's shape, which labels and filter narrow too; docs/inventory.md) */
 #define PAGED "page_size page_token labels filter sort"
 #define OWNED ROUTE_OWNED
 #define GROUP ROUTE_GROUP
@@ -37,7 +37,7 @@
             summary, __VA_ARGS__                                                                   \
     }
 
-/* The resource convention's routes of a kind (README "Resources"), added by routes_init for
+/* The resource convention's routes of a kind (docs/inventory.md), added by routes_init for
  * every kind of the registry (lib/registry) that its generic handlers serve, at the {NULL} row
  * of route_rows: its collection at its list path, listed, shown, replaced, merge-patched and
  * deleted by the handlers of resources.c, with the kind's RBAC actions to read, write and
@@ -285,9 +285,9 @@ const struct route route_rows[] = {
     {"DELETE", "/organizations/{org}/nodes/{node}", "write_node", H(nodes_delete), CHEF | OWNED,
      "Delete a node", .answer = "Node"},
 
-    /* identity providers (server-wide) and signing in through them (README "Signing in with
-     * OpenID Connect"); the sign-in's own steps are open: the state, the code and the handoff
-     * code are what they check */
+    /* identity providers (server-wide) and signing in through them (docs/operator/identity.md,
+     * "Signing in with OpenID Connect"); the sign-in's own steps are open: the state, the code and
+     * the handoff code are what they check */
     {"GET", "/identity-providers", "read_identity_providers", H(oidc_providers_list), 0,
      "List the identity providers (no client secret)", .answer = "IdentityProviderList"},
     {"POST", "/identity-providers", "write_identity_providers", H(oidc_provider_create_route),
@@ -336,7 +336,7 @@ const struct route route_rows[] = {
 
     /* the registry's kinds of the resource convention (clusters, ...): their generic routes */
     {NULL},
-    /* the inventory: clusters (README "Resources") */
+    /* the inventory: clusters (docs/inventory.md) */
     {"POST", "/organizations/{org}/clusters", "write_cluster", H(clusters_create), 0,
      "Register a cluster; the answer shows its bootstrap token once", .body = "ClusterWrite",
      .answer = "ClusterWithToken", .status = "201"},
@@ -369,7 +369,7 @@ const struct route route_rows[] = {
      "Redeem a cluster's bootstrap token (?token=) for its install manifest and credential",
      .answer = "InstallManifest", .query = "token"},
 
-    /* the document history as a git repository (README "Git repositories") */
+    /* the document history as a git repository (docs/inventory.md, "Git repositories") */
     {"GET", "/organizations/{org}/git-access", "read_cleartext_document", H(git_access_history),
      ROUTE_BASIC,
      "May the caller fetch the organization's history repository? 204 when it may (the "

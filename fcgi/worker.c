@@ -254,7 +254,7 @@ static void change_outside(struct worker *w)
         log_message("warning", "the change was not noted for other hosts (cache.auth_ttl)", NULL);
 }
 
-/* A worker serves only on the schema its build was made for (README "Upgrade"): older, the
+/* A worker serves only on the schema its build was made for (docs/operator/upgrades.md): older, the
  * migrations have not run yet; newer, a newer version's did. Otherwise every request but the
  * health checks and the metrics is refused with 503 and Retry-After, which clients retry. The
  * version is read again at most once a second, so an upgrade's end is seen within a second. A

@@ -1,4 +1,4 @@
--- The resource convention (README "Resources"): one table for every kind that follows it, its
+-- The resource convention (docs/inventory.md): one table for every kind that follows it, its
 -- labels (for selectors), and the inventory's dynamic facts history and bootstrap tokens.
 -- labels, annotations and spec are compact JSON as the client wrote them (checked), status what
 -- the server computes (JSON, or NULL for none): kept apart so that a page is written out from

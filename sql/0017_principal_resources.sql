@@ -1,5 +1,5 @@
 -- The resource convention for organizations, users, clients and tokens (issue 35 item 3), and
--- Teleport's sub_kind and expiry on every kind (README "Resources"). Each of those rows gets an
+-- Teleport's sub_kind and expiry on every kind (docs/inventory.md). Each of those rows gets an
 -- opaque revision (its ETag: a write changes it), a sub_kind, and users, clients and tokens an
 -- expiry (tokens had one: expires_at); tokens get labels and updated_at. Rows already there get
 -- a revision each; a row inserted without one gets a random one from the default. It may run

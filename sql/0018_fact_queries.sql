@@ -8,7 +8,7 @@
 -- digits, "." between, then "-" and the pre-release, or "~" for a release; the build after "+"
 -- dropped). org_id, kind and name repeat the resource's so that an equality walks
 -- values_select in name order, as labels_select does. A path or value over 191 characters, or
--- nested deeper than 32, is not indexed (README "Resources").
+-- nested deeper than 32, is not indexed (docs/inventory.md).
 --
 -- The statements may run again (t/6011 does): the rows clusters already had are filled from
 -- their stored facts here, with the same rules as the C code (the version key as

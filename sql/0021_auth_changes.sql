@@ -1,5 +1,5 @@
--- The changes of credentials, memberships and grants, one row each (README "When access
--- ends"): every host's workers read the newest id at most once a second and empty their
+-- The changes of credentials, memberships and grants, one row each (docs/operator/identity.md,
+-- "When access ends"): every host's workers read the newest id at most once a second and empty their
 -- authentication cache when it moved, so that a revocation made through one host, or with the
 -- purser command, ends access on every host within a second. Only the newest rows are kept.
 -- Re-runnable.

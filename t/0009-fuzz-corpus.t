@@ -1,7 +1,7 @@
 # 0009: the fuzz targets (t/fuzz/*.c, built by make test into build/fuzz with libFuzzer,
 # AddressSanitizer and UBSan) replay every input of their corpus (t/fuzz/corpus/<target>/: the
 # seeds, and each crash fuzzing once found). A crash, a leak or undefined behaviour on any of
-# them fails here. Long runs: make fuzz FUZZ_SECONDS=N (README "Fuzzing").
+# them fails here. Long runs: make fuzz FUZZ_SECONDS=N (docs/developer.md, "Fuzzing").
 use strict;
 use warnings;
 use FindBin;

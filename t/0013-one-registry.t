@@ -1,6 +1,6 @@
 # lib/registry: the one list of the kinds. Fails when a list elsewhere names a kind: the route
 # table's generic rows, the admin pages' navigation, event links and reference areas, purserctl's
-# kinds and apply, and export and import walk the registry instead (README "Adding a kind").
+# kinds and apply, and export and import walk the registry instead (docs/developer.md, "Adding a kind").
 # The registry is read from its source, lib/registry/registry.c. ROOT (default .) is the tree.
 use strict;
 use warnings;

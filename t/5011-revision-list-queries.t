@@ -50,7 +50,7 @@ sub questions {
     return $out;
 }
 # The fewest statements of three runs of code (which returns a count): a worker also reads the
-# newest auth_changes row once a second (README "When access ends"), which may fall inside one
+# newest auth_changes row once a second (docs/operator/identity.md, "When access ends"), which may fall inside one
 # request; it only ever adds.
 sub fewest {
     my ($code) = @_;

@@ -57,7 +57,7 @@ ok_call('member', 'POST', "$base/users", { username => 'admin', roles => ['admin
 my $client = ok_call('client', 'POST', "$base/clients", { name => 'exclient' });
 my $client_private = $client->{chef_key}{private_key} // $client->{private_key} // '';
 ok_call('client', 'POST', "$base/clients", { name => 'exbot', sub_kind => 'ci-runner', expires => '2098-05-06T07:08:09Z' });
-# a client made by a member limited to staging holds its node role on staging only (README
+# a client made by a member limited to staging holds its node role on staging only (docs/operator/identity.md,
 # "Grants by policy group"); its roles and that limit go through the export and the import
 ok_call('user', 'POST', '/users', { username => 'exlim' });
 ok_call('member', 'POST', "$base/users", { username => 'exlim', roles => ['admin'], policy_groups => { admin => ['staging'] } });

@@ -93,7 +93,7 @@ my $schema = $doc->{components}{schemas}{ (split m{/}, $op->{requestBody}{conten
 my %fields = map { $_ => 1 } @{ $one->{fields} // [] };
 is_deeply [ grep { !$fields{$_} } sort keys %{ $schema->{properties} } ], [], '  every field of its request body\'s schema';
 is $one->{curl}, 'api -X PUT -d @policy-lock.json $PURSER_URL/organizations/$PURSER_ORG/policy_groups/GROUP/policies/NAME',
-    '  a curl line with the README\'s api()';
+    '  a curl line with the manual\'s api() (docs/operator/identity.md)';
 
 my @found = @{ $seen{'search shows'} // [] };
 ok @found && @found < keys %ops, "typing '$search' keeps " . scalar(@found) . ' of ' . scalar(keys %ops);

@@ -1,6 +1,6 @@
-# 8003: the Debian package (debian/, README "The Debian package"). Builds it with
+# 8003: the Debian package (debian/, docs/operator/install.md). Builds it with
 # dpkg-buildpackage from a copy of the tree (the worktree stays clean), checks it with lintian,
-# installs it with apt on this machine, then does what the README's steps do: a database (a
+# installs it with apt on this machine, then does what docs/operator/install.md's steps do: a database (a
 # private MariaDB here, on its own socket), its password, TLS, purser migrate, purser-fcgi
 # started the way the installed unit's ExecStartPre and ExecStart lines say (its user, groups,
 # environment and runtime directory), nginx serving the installed site on free loopback ports,
@@ -142,7 +142,7 @@ ok -l '/etc/systemd/system/multi-user.target.wants/purser-fcgi.service', '  enab
 ($rc, $out) = run_out('systemd-analyze', 'verify', '--man=no', $unit);
 is $rc, 0, '  systemd-analyze verify passes' or diag $out;
 
-# --- the operator's steps (README "Production"), then purser-fcgi as its unit starts it ---
+# --- the operator's steps (docs/operator/install.md), then purser-fcgi as its unit starts it ---
 system("'$root/tools/stack' start-db '$tmp' > '$tmp/start-db.log' 2>&1") == 0 or BAIL_OUT('MariaDB: ' . slurp("$tmp/start-db.log"));
 $started{mariadb} = 1;
 chmod 0755, "$tmp/run";

@@ -1,4 +1,4 @@
-# 8004: backups that restore (README "Backup and restore"). A stack filled with every kind of
+# 8004: backups that restore (docs/operator/backups.md). A stack filled with every kind of
 # data (t/lib/PurserFill.pm) in two organizations is backed up by `purser backup` while a
 # client keeps writing to a third; a fresh stack, with a keyring of its own, refuses the backup
 # without the backup's keyring and leaves its database as it was; with it, `purser restore

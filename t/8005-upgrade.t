@@ -1,8 +1,8 @@
-# 8005: an upgrade with nothing lost (README "Upgrade"). The previous release, built from git
+# 8005: an upgrade with nothing lost (docs/operator/upgrades.md). The previous release, built from git
 # (PURSER_UPGRADE_FROM, default b5fc351: schema 18, before 0019 converts the document history
 # to intervals), runs a stack with its own tools/stack; it is filled with every kind of data
 # (t/lib/PurserFill.pm) and a site with a history of revisions. While a client keeps reading
-# and writing, the new build is installed over it as README "Upgrade" says: the old
+# and writing, the new build is installed over it as docs/operator/upgrades.md says: the old
 # purser-fcgi stopped (nginx answers 503 with Retry-After), this build's `purser migrate`, this
 # build's purser-fcgi started on the same configuration, socket and database. Then: every
 # request the client made succeeded or was a 503 with Retry-After; every write it saw
@@ -90,7 +90,7 @@ if (!$writer) {
 # the client under way: some answers logged before the upgrade begins
 PurserStack::wait_for(30, sub { (() = slurp($log) =~ /\n/g) >= 10 });
 
-# ---- the upgrade (README "Upgrade"), with the client going on ----
+# ---- the upgrade (docs/operator/upgrades.md), with the client going on ----
 my $t0 = time;
 my $old_pid = slurp("$dir/run/purser-fcgi.pid") =~ s/\s+$//r;
 kill 'TERM', $old_pid;

@@ -622,7 +622,7 @@ static const struct command *command_named(const char *name)
 }
 
 /* A change of access made here, noted in the database: the running hosts' workers empty their
- * authentication caches within a second (README "When access ends"). */
+ * authentication caches within a second (docs/operator/identity.md, "When access ends"). */
 static int note_access_change(const struct purser_config *cfg)
 {
     struct store *store = NULL;

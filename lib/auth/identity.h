@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-/* ---- the resource convention on identity (README "Resources", identity_resource.c) ----
+/* ---- the resource convention on identity (docs/inventory.md, identity_resource.c) ----
  *
  * Organizations, users, clients, an organization's members and a user's tokens are kinds of
  * the convention: Chef's routes keep Chef's shapes, and on the same routes every single object

@@ -1,5 +1,5 @@
 /* identity_resource.c: organizations, users, clients, members and tokens as kinds of the
- * resource convention (README "Resources"): where their rows are (lib/resource's lists read
+ * resource convention (docs/inventory.md): where their rows are (lib/resource's lists read
  * them: pages, selectors, filters, sort), the revision each write checks and changes, and the
  * deletion of expired users, clients and tokens with their events. */
 #include "auth/identity.h"

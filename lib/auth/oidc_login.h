@@ -1,4 +1,4 @@
-/* oidc_login.h: signing in through an OpenID Provider (README "Signing in with OpenID Connect").
+/* oidc_login.h: signing in through an OpenID Provider (docs/operator/identity.md).
  *
  * The authorization code grant with PKCE (S256), state and nonce, all three made here and kept
  * server-side (oidc_logins: the SHA-256 of the state as key, one-time, OIDC_LOGIN_SECONDS to

@@ -1,5 +1,5 @@
-/* oidc_provider.h: the IdentityProvider kind, server-wide (README "Signing in with OpenID
- * Connect").
+/* oidc_provider.h: the IdentityProvider kind, server-wide (docs/operator/identity.md,
+ * "Signing in with OpenID Connect").
  *
  * A provider is the resource envelope without an organization: {kind: IdentityProvider,
  * version: v1, metadata: {name, revision, labels, description, created_at, updated_at}, spec,

@@ -111,13 +111,13 @@ int rbac_group_within(const char *mine, const char *pattern);
  * when both are NULL). PURSER_EINTERNAL when out of memory. */
 int rbac_group_common(const char *a, const char *b, char **out);
 
-/* A limit binds what its holder makes (README "Grants by policy group"): the policy groups a
- * grant of role, made by maker through the action making (create_client, write_cluster...),
- * must be limited to. Each action the role holds (on everything or `own`), and making itself,
- * narrows it to the groups the maker holds that action on (or, for an action the maker does
- * not hold, making on). *out: the patterns joined by commas (the caller frees them), NULL when
- * the maker is limited on none of them (no limit); PURSER_EDENIED naming why when what they
- * have in common is no group. */
+/* A limit binds what its holder makes (docs/operator/identity.md, "Grants by policy group"): the
+ * policy groups a grant of role, made by maker through the action making (create_client,
+ * write_cluster...), must be limited to. Each action the role holds (on everything or `own`), and
+ * making itself, narrows it to the groups the maker holds that action on (or, for an action the
+ * maker does not hold, making on). *out: the patterns joined by commas (the caller frees them),
+ * NULL when the maker is limited on none of them (no limit); PURSER_EDENIED naming why when what
+ * they have in common is no group. */
 int rbac_made_limit(const struct rbac_policy *policy, const struct rbac_subject *maker,
                     const char *role, const char *making, char **out, struct purser_error *err);
 

@@ -120,7 +120,8 @@ static const struct option options[] = {
     OPT("git", "root", OPT_STRING, git_root, "/var/lib/purser/git", 0, 0,
         "folder of the git repositories written from the database: <org>.git, an "
         "organization's document history, and <org>/catalogs/<cluster>.git, a cluster's "
-        "catalog (README \"Git repositories\"); nginx serves it through git-http-backend"),
+        "catalog (docs/inventory.md, \"Git repositories\"); nginx serves it through "
+        "git-http-backend"),
     OPT("secrets", "keyring", OPT_STRING, keyring_file, "", 0, 0,
         "keyring file sealing encrypted documents (mode 600); empty = encrypted documents "
         "refused"),

@@ -3,7 +3,8 @@
  * The file is one YAML mapping of sections; every key is optional and has a default. Unknown
  * sections or keys, and values of the wrong type or out of range, are errors that name the key
  * (for example "fcgi.workers: must be an integer from 0 to 256"). config_describe() lists every
- * key with its default and meaning; the README's table is the same text.
+ * key with its default and meaning; docs/reference/configuration.md is the same text (make
+ * manual-ref).
  */
 #ifndef PURSER_CONFIG_H
 #define PURSER_CONFIG_H

@@ -1,5 +1,5 @@
 /* gitrepo.h: an organization's document history as a bare git repository, written from the
- * database with libgit2 (README "Git repositories").
+ * database with libgit2 (docs/inventory.md, "Git repositories").
  *
  * The repository of organization ORG is <root>/<ORG>.git. Its branch main holds one commit
  * per document revision: authored by the revision's principal at the revision's time, its

@@ -1,4 +1,4 @@
-/* registry.h: the one list of the kinds purser serves (README "Adding a kind").
+/* registry.h: the one list of the kinds purser serves (docs/developer.md, "Adding a kind").
  *
  * Each kind is one row of registry.c: its names, where it lives in the API, its RBAC actions,
  * its events and how the admin pages link them, its place in an export, and its descriptor

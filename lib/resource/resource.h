@@ -1,4 +1,4 @@
-/* resource.h: the one convention every inventory kind follows (README "Resources").
+/* resource.h: the one convention every inventory kind follows (docs/inventory.md).
  *
  * A resource is {kind, version, metadata: {name, labels, annotations, description, revision,
  * created_at, updated_at}, spec, status}. Clients write metadata (but revision and the times)

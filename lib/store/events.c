@@ -10,7 +10,8 @@
 #include <time.h>
 
 /* The kinds of the core's events; each resource kind registers its own (its resource_kind's
- * events). README's Events section lists them all: t/6005 holds it to the feed's list. */
+ * events). docs/automation.md's Events section lists them all: t/6005 holds it to the feed's list.
+ */
 const struct event_kind event_kinds[] = {
     {"organization", "an organization was created or changed (name: the organization)"},
     {"member", "a user became a member, had its roles changed or left (name: the user)"},

@@ -16,7 +16,7 @@ struct event_kind {
 
 /* The core's kinds, one table (events.c); a resource kind's own kinds come with it
  * (event_kinds_register). event_append refuses any kind of neither, and so does the feed's
- * kinds= filter; README's Events section lists them all. */
+ * kinds= filter; docs/automation.md's Events section lists them all. */
 extern const struct event_kind event_kinds[];
 extern const size_t event_kind_count;
 

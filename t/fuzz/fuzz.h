@@ -1,7 +1,7 @@
-/* fuzz.h: what the libFuzzer targets of t/fuzz share (make fuzz; README "Fuzzing"). Each
- * target is one file, LLVMFuzzerTestOneInput over one parser that takes outside input, and
- * its seed corpus is t/fuzz/corpus/<target>/. A crash found becomes a file of that corpus,
- * which make test replays (t/0009). */
+/* fuzz.h: what the libFuzzer targets of t/fuzz share (make fuzz; docs/developer.md, "Fuzzing").
+ * Each target is one file, LLVMFuzzerTestOneInput over one parser that takes outside input, and its
+ * seed corpus is t/fuzz/corpus/<target>/. A crash found becomes a file of that corpus, which make
+ * test replays (t/0009). */
 #ifndef PURSER_FUZZ_H
 #define PURSER_FUZZ_H
 

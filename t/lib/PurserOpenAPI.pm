@@ -3,7 +3,7 @@
 # it makes: an answer that does not match its operation (status, content type, body) fails
 # the test, and so does a request body the server accepted (2xx) that its operation's request
 # schema refuses (a refused one may be malformed on purpose). The counts of each test file go
-# to build/test-output/openapi/, which t/9999 and the README's figures add up.
+# to build/test-output/openapi/, which t/9999 adds up.
 package PurserOpenAPI;
 use strict;
 use warnings;

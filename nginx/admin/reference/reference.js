@@ -125,7 +125,7 @@ function parameters(op) {
     h('span.type', {}, typeOf(p.schema || {})), note({ ...(p.schema || {}), description: p.description })))) : null;
 }
 
-/** The operation as a curl line in the README's style: its api() helper (the admin's token,
+/** The operation as a curl line in the manual's style: docs/operator/identity.md's api() helper (the admin's token,
  *  JSON) for JSON bodies; open routes without a token; a body of another type sent as it is
  *  (api() would send a second Content-Type, and the first wins). */
 function curl(method, path, op) {
