@@ -17,18 +17,18 @@ int health_live(struct request *req)
 
 int health_deep(struct request *req)
 {
-    int current = 0, expected = migrate_latest(purser_migrations, purser_migration_count);
-    int rc = migrate_current(req->svc->store, &current, &req->err);
+    int current = 0, contract = 0;
+    int expected = migrate_latest(purser_migrations, purser_migration_count);
+    int rc = migrate_schema_state(req->svc->store, expected, &current, &contract, &req->err);
     json_t *body;
 
     if (rc)
         return rc == PURSER_EUNAVAIL
                    ? rc
                    : purser_error_set(&req->err, PURSER_EUNAVAIL, "database check failed");
-    if (current != expected)
-        return purser_error_set(&req->err, PURSER_EUNAVAIL,
-                                "database schema is at version %d, this build needs %d", current,
-                                expected);
+    /* (a newer schema that only expanded: this host serves during a rolling upgrade) */
+    if ((rc = migrate_serves(expected, current, contract, &req->err)))
+        return rc;
     body =
         json_pack("{s:s, s:s, s:i}", "status", "ok", "database", "ok", "schema_version", current);
     rc = respond_json(req, 200, body, "Cache-Control: no-store\r\n");

@@ -46,6 +46,7 @@ struct worker {
     double auth_checked;    /* when it was read (now_ms) */
     double schema_checked;  /* when the schema's version was last read (now_ms) */
     int schema_version;     /* what it was then; -1 before the first read */
+    int schema_contract;    /* the newest contracting migration past this build's (0: none) */
     int change_told;        /* a change of access the handler made was noted and told */
 
     struct expiry_timer expiry; /* the background sweep of what has expired */
@@ -254,14 +255,17 @@ static void change_outside(struct worker *w)
         log_message("warning", "the change was not noted for other hosts (cache.auth_ttl)", NULL);
 }
 
-/* A worker serves only on the schema its build was made for (docs/operator/upgrades.md): older, the
- * migrations have not run yet; newer, a newer version's did. Otherwise every request but the
- * health checks and the metrics is refused with 503 and Retry-After, which clients retry. The
- * version is read again at most once a second, so an upgrade's end is seen within a second. A
- * database that cannot be reached is left to the request, which answers for it. */
+/* A worker serves on the schema its build was made for, and on a newer one whose migrations
+ * since only expanded it (a rolling upgrade: docs/operator/upgrades.md); older, the migrations
+ * have not run yet; newer past a contracting migration, this host must be upgraded. Otherwise
+ * every request but the health checks and the metrics is refused with 503 and Retry-After,
+ * which clients retry. The schema is read again at most once a second, so an upgrade's end is
+ * seen within a second. A database that cannot be reached is left to the request, which
+ * answers for it. */
 static int schema_gate(struct worker *w, struct request *req)
 {
     int expected = migrate_latest(purser_migrations, purser_migration_count), version = 0;
+    int contract = 0;
     double now = now_ms();
     struct purser_error err;
 
@@ -269,17 +273,13 @@ static int schema_gate(struct worker *w, struct request *req)
         req->route->handler == metrics_answer)
         return 0;
     if (w->schema_version < 0 || now - w->schema_checked >= 1000.0) {
-        if (migrate_current(w->svc.store, &version, &err))
+        if (migrate_schema_state(w->svc.store, expected, &version, &contract, &err))
             return 0;
         w->schema_version = version;
+        w->schema_contract = contract;
         w->schema_checked = now;
     }
-    if (w->schema_version == expected)
-        return 0;
-    return purser_error_set(&req->err, PURSER_EUNAVAIL,
-                            "the database schema is at version %d and this purser-fcgi needs %d: "
-                            "an upgrade is under way (purser migrate)",
-                            w->schema_version, expected);
+    return migrate_serves(expected, w->schema_version, w->schema_contract, &req->err);
 }
 
 /* Serves one request; returns its arena, which the caller frees once the answer is sent

@@ -5,6 +5,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
+use Time::HiRes qw(sleep);
 use PurserStack;
 
 my $s = PurserStack->new(workers => 1);
@@ -28,6 +29,32 @@ is $s->sql('SELECT applied_at FROM schema_migrations ORDER BY version'), $stamps
     'the records are untouched';
 is $s->sql('SELECT COUNT(*) FROM settings WHERE name = "instance_id"'), "1\n",
     'the data of a migration is there once';
+
+# A rolling upgrade (docs/operator/upgrades.md): a newer release's migrations applied while this
+# build still serves. Expand-only ones (recorded with contract 0) leave it serving, its deep
+# health too; one that contracts the schema (a file with `-- purser: contract`) stops it with
+# 503 naming that migration, until the future rows are gone again. 0019 is recorded as one.
+is $s->sql('SELECT version FROM schema_migrations WHERE contract = 1'), "19\n",
+    'the migrations that contract the schema are recorded as such (0019)';
+{
+    my $now = $versions[-1];
+    my ($expand, $contract) = ($now + 1, $now + 2);
+    my $org_path = '/organizations/' . $s->env('PURSER_ORG') . '/nodes';
+    $s->sql("INSERT INTO schema_migrations (version, name) VALUES ($expand, '${expand}_a_newer_expand.sql')");
+    sleep 1.2; # (a worker reads the schema again at most once a second)
+    is +($s->api('GET', $org_path))[0]{status}, 200, 'a newer schema that only expanded: this build still serves';
+    my $h = $s->get('/healthz/deep');
+    is $h->{status}, 200, '  and its deep health says so';
+    $s->sql("INSERT INTO schema_migrations (version, name, contract) VALUES ($contract, '${contract}_a_newer_contract.sql', 1)");
+    sleep 1.2;
+    my ($r) = $s->api('GET', $org_path);
+    is $r->{status}, 503, 'past a migration that contracts the schema: it refuses';
+    like $r->{content}, qr/past migration $contract, which contracts/, '  naming that migration';
+    is $s->get('/healthz/deep')->{status}, 503, '  and its deep health is 503';
+    $s->sql("DELETE FROM schema_migrations WHERE version > $now");
+    sleep 1.2;
+    is +($s->api('GET', $org_path))[0]{status}, 200, 'its own schema again: it serves';
+}
 
 # Forget the records from the newest migration that creates tables on: applying it again must
 # fail (its tables exist), name the migration, and leave the schema where it was. (Later

@@ -85,8 +85,61 @@ static int apply_one(struct store *store, const struct migration *m, migrate_pro
     int rc = store_exec_script_notes(store, m->sql, progress ? on_note : NULL, &notes, &inner);
     if (rc)
         return purser_error_set(err, rc, "migration %s failed: %s", m->name, inner.message);
-    return store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", params,
-                      2, NULL, NULL, err);
+    rc = store_exec(store, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", params, 2,
+                    NULL, NULL, err);
+    /* (the column is there from 0025 on: a migration before it cannot mark itself) */
+    if (!rc && migrate_contracts(m))
+        rc = store_exec(store, "UPDATE schema_migrations SET contract = 1 WHERE version = ?",
+                        params, 1, NULL, NULL, err);
+    return rc;
+}
+
+int migrate_contracts(const struct migration *m)
+{
+    const char *mark = "-- purser: contract";
+    const char *at = strstr(m->sql, mark);
+    return at && (at == m->sql || at[-1] == '\n');
+}
+
+int migrate_schema_state(struct store *store, int expected, int *current_out, int *floor_out,
+                         struct purser_error *err)
+{
+    struct arena *arena = NULL;
+    struct store_rows rows;
+    struct store_value params[] = {STORE_INT(expected)};
+    int rc = migrate_current(store, current_out, err);
+
+    *floor_out = 0;
+    if (rc || *current_out <= expected)
+        return rc;
+    /* newer than this build: the newest migration after it that contracts the schema */
+    arena = arena_new();
+    if (!arena)
+        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    rc = store_query(store, arena, &rows,
+                     "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+                     " WHERE contract = 1 AND version > ?",
+                     params, 1, err);
+    if (!rc)
+        *floor_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
+    arena_free(arena);
+    return rc;
+}
+
+int migrate_serves(int expected, int current, int contract, struct purser_error *err)
+{
+    if (current < expected)
+        return purser_error_set(err, PURSER_EUNAVAIL,
+                                "the database schema is at version %d and this purser-fcgi needs "
+                                "%d: an upgrade is under way (purser migrate)",
+                                current, expected);
+    if (current > expected && contract)
+        return purser_error_set(err, PURSER_EUNAVAIL,
+                                "the database schema is at version %d, past migration %d, which "
+                                "contracts what this purser-fcgi (made for version %d) reads: "
+                                "upgrade this host",
+                                current, contract, expected);
+    return 0;
 }
 
 int migrate_apply(struct store *store, const struct migration *list, size_t count,

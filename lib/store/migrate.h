@@ -29,6 +29,21 @@ int migrate_latest(const struct migration *list, size_t count);
 /* The highest version recorded in the database (0 when nothing is applied yet). */
 int migrate_current(struct store *store, int *version_out, struct purser_error *err);
 
+/* Whether m contracts the schema (drops or rewrites what an older binary reads or writes): its
+ * SQL has a line `-- purser: contract`. Recorded in schema_migrations.contract (from 0025 on). */
+int migrate_contracts(const struct migration *m);
+
+/* The database's schema for a binary made for version expected: *current_out its version, and
+ * *floor_out the newest migration after expected that contracts it (0: none, or not newer). */
+int migrate_schema_state(struct store *store, int expected, int *current_out, int *floor_out,
+                         struct purser_error *err);
+
+/* Whether a binary made for schema expected serves on a database at current whose newest
+ * contracting migration after expected is contract (migrate_schema_state): on its own schema,
+ * and on a newer one that only expanded it (a rolling upgrade, docs/operator/upgrades.md).
+ * Otherwise PURSER_EUNAVAIL saying which: older (migrations not run yet), or contracted. */
+int migrate_serves(int expected, int current, int contract, struct purser_error *err);
+
 /* A migration's progress: note is NULL as m starts, then each line m reports as it runs (a
  * result row of its script, such as a long conversion's count). */
 typedef void (*migrate_progress_fn)(const struct migration *m, const char *note, void *ctx);
