@@ -217,24 +217,24 @@ static int list_scope(const struct resource_kind *k, struct store *store, struct
     *q = l->q;
     if (!rc && (k == &identity_client_kind || k == &identity_member_kind))
         rc = identity_org_id(store, arena, l->org, &oid, err);
-    if (rc)
-        return rc;
-    q->scope = p;
-    if (k == &identity_org_kind) {
-        p[0] = (struct store_value)STORE_INT(!l->who || l->who->server_admin);
-        p[1] = (struct store_value)STORE_INT(l->who ? l->who->id : 0);
-        q->scope_count = 2;
-    } else if (k != &identity_user_kind) {
-        p[0] = (struct store_value)STORE_INT(k == &identity_token_kind ? l->principal_id : oid);
-        q->scope_count = 1;
+    if (!rc) {
+        q->scope = p;
+        if (k == &identity_org_kind) {
+            p[0] = (struct store_value)STORE_INT(!l->who || l->who->server_admin);
+            p[1] = (struct store_value)STORE_INT(l->who ? l->who->id : 0);
+            q->scope_count = 2;
+        } else if (k != &identity_user_kind) {
+            p[0] = (struct store_value)STORE_INT(k == &identity_token_kind ? l->principal_id : oid);
+            q->scope_count = 1;
+        }
+        if (k == &identity_token_kind)
+            identity_expire(store, "token", l->principal_id, NULL);
+        else if (k == &identity_client_kind)
+            identity_expire(store, "client", oid, NULL);
+        else if (k != &identity_org_kind)
+            identity_expire(store, "user", 0, NULL);
     }
-    if (k == &identity_token_kind)
-        identity_expire(store, "token", l->principal_id, NULL);
-    else if (k == &identity_client_kind)
-        identity_expire(store, "client", oid, NULL);
-    else if (k != &identity_org_kind)
-        identity_expire(store, "user", 0, NULL);
-    return 0;
+    return rc;
 }
 
 int identity_page(const struct resource_kind *k, struct store *store, struct arena *arena,
@@ -286,10 +286,10 @@ int identity_selection(const struct resource_kind *k, struct store *store, struc
     *count = 0;
     if (!identity_narrowed(l))
         return 0;
-    if ((rc = identity_selected(k, store, arena, l, names, count, err)))
-        return rc;
-    qsort(*names, *count, sizeof(**names), name_order);
-    return 0;
+    rc = identity_selected(k, store, arena, l, names, count, err);
+    if (!rc)
+        qsort(*names, *count, sizeof(**names), name_order);
+    return rc;
 }
 
 /* ---- revisions ---- */
