@@ -26,10 +26,9 @@ static int current_version(struct store *store, struct arena *arena, int *versio
     struct store_rows rows;
     int rc = store_query(store, arena, &rows,
                          "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, err);
-    if (rc)
-        return rc;
-    *version_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
-    return 0;
+    if (!rc)
+        *version_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
+    return rc;
 }
 
 int migrate_current(struct store *store, int *version_out, struct purser_error *err)
