@@ -190,14 +190,14 @@ int resource_expire(const struct resource_kind *k, const struct resource_scope *
     if (k->table) /* such a kind expires its own rows (lib/auth/identity_resource.c) */
         return 0;
     rc = store_query(s->store, s->arena, &rows, expired_sql, p, 4, err);
-    if (rc || rows.count == 0)
-        return rc;
-    server.actor = "purser";
-    rc = store_txn(s->store, 0, expire_txn, &e, err);
-    if (rc) {
-        json_t *fields = json_pack("{s:s, s:s}", "kind", k->kind, "error", err->message);
-        log_message("warning", "expired resources could not be deleted", fields);
-        json_decref(fields);
+    if (!rc && rows.count > 0) {
+        server.actor = "purser";
+        rc = store_txn(s->store, 0, expire_txn, &e, err);
+        if (rc) {
+            json_t *fields = json_pack("{s:s, s:s}", "kind", k->kind, "error", err->message);
+            log_message("warning", "expired resources could not be deleted", fields);
+            json_decref(fields);
+        }
     }
     return rc;
 }
