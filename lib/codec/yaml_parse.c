@@ -256,15 +256,17 @@ static int on_start(struct parse *ps, yaml_event_t *ev, int is_map)
                                    (int)ev->start_mark.column + 1, "nesting deeper than %u levels",
                                    ps->limits->max_depth);
     rc = count_nodes(ps, 1, &ev->start_mark);
-    if (!rc) {
-        if (ps->depth == ps->stack_cap) {
-            unsigned cap = ps->stack_cap ? ps->stack_cap * 2 : 16;
-            struct frame *grown = realloc(ps->stack, cap * sizeof(*grown));
-            if (!grown)
-                return PURSER_EINTERNAL;
+    if (!rc && ps->depth == ps->stack_cap) {
+        unsigned cap = ps->stack_cap ? ps->stack_cap * 2 : 16;
+        struct frame *grown = realloc(ps->stack, cap * sizeof(*grown));
+        if (!grown) {
+            rc = PURSER_EINTERNAL;
+        } else {
             ps->stack = grown;
             ps->stack_cap = cap;
         }
+    }
+    if (!rc) {
         f = &ps->stack[ps->depth];
         memset(f, 0, sizeof(*f));
         f->container = is_map ? json_object() : json_array();
@@ -273,7 +275,7 @@ static int on_start(struct parse *ps, yaml_event_t *ev, int is_map)
         f->mark = ev->start_mark;
         ps->depth++;
         if (!f->container || (anchor && !f->anchor))
-            return PURSER_EINTERNAL;
+            rc = PURSER_EINTERNAL;
     }
     return rc;
 }

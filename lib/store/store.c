@@ -619,9 +619,9 @@ int store_exec_script_notes(struct store *s, const char *sql,
 {
     int rc, status;
     rc = store_connect(s, err);
+    if (!rc && mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_ON))
+        rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
     if (!rc) {
-        if (mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_ON))
-            return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
         status = mysql_real_query(s->conn, sql, strlen(sql));
         while (!status) {
             MYSQL_RES *res = mysql_store_result(s->conn);
