@@ -315,10 +315,12 @@ int identity_revision_check(struct store *store, struct arena *arena, struct ide
     struct store_rows found;
     int rc = store_query(store, arena, &found, rows[row->table].lock, row->key,
                          (size_t)rows[row->table].params, err);
-    if (rc || found.count == 0) /* a row that is not there: the write's own 404 */
-        return rc;
-    snprintf(row->revision, sizeof(row->revision), "%s", store_cell(&found, 0, 0));
-    return resource_precondition(arena, row->kind, row->name, row->if_match, row->revision, 0, err);
+    if (!rc && found.count > 0) { /* (a row that is not there: the write's own 404) */
+        snprintf(row->revision, sizeof(row->revision), "%s", store_cell(&found, 0, 0));
+        rc = resource_precondition(arena, row->kind, row->name, row->if_match, row->revision, 0,
+                                   err);
+    }
+    return rc;
 }
 
 int identity_revision_bump(struct store *store, struct identity_row *row, struct purser_error *err)
@@ -443,13 +445,13 @@ int identity_expire(struct store *store, const char *kind, long long scope, cons
     struct purser_error err;
     int rc = arena ? expired_rows(store, arena, &e, 0, &found, &err) : PURSER_EINTERNAL;
     arena_free(arena);
-    if (rc || found.count == 0) /* a cheap read: nothing expired, nothing written */
-        return rc;
-    rc = store_txn(store, 0, expire_txn, &e, &err); /* by the server ("purser": expire_one) */
-    if (rc) {
-        json_t *fields = json_pack("{s:s, s:s}", "kind", kind, "error", err.message);
-        log_message("warning", "expired principals or tokens could not be deleted", fields);
-        json_decref(fields);
+    if (!rc && found.count > 0) { /* (a cheap read: nothing expired, nothing written) */
+        rc = store_txn(store, 0, expire_txn, &e, &err); /* by the server ("purser": expire_one) */
+        if (rc) {
+            json_t *fields = json_pack("{s:s, s:s}", "kind", kind, "error", err.message);
+            log_message("warning", "expired principals or tokens could not be deleted", fields);
+            json_decref(fields);
+        }
     }
     return rc;
 }

@@ -39,17 +39,21 @@ int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitr
     *out = (struct gitrepo_selector){0};
     if (!select)
         return 0;
-    if ((rc = cluster_git_select_check(select, err))) /* as a cluster's write checked it */
-        return rc;
-    out->buckets = arena_calloc(arena, json_array_size(buckets) + 1, sizeof(char *));
-    out->labels = arena_calloc(arena, json_object_size(labels) + 1, sizeof(char *));
-    if (!out->buckets || !out->labels)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_array_foreach (buckets, i, v)
-        out->buckets[out->bucket_count++] = json_string_value(v);
-    json_object_foreach ((json_t *)labels, key, v)
-        out->labels[out->label_count++] = arena_sprintf(arena, "%s=%s", key, json_string_value(v));
-    return 0;
+    rc = cluster_git_select_check(select, err); /* as a cluster's write checked it */
+    if (!rc) {
+        out->buckets = arena_calloc(arena, json_array_size(buckets) + 1, sizeof(char *));
+        out->labels = arena_calloc(arena, json_object_size(labels) + 1, sizeof(char *));
+        if (!out->buckets || !out->labels)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc) {
+        json_array_foreach (buckets, i, v)
+            out->buckets[out->bucket_count++] = json_string_value(v);
+        json_object_foreach ((json_t *)labels, key, v)
+            out->labels[out->label_count++] =
+                arena_sprintf(arena, "%s=%s", key, json_string_value(v));
+    }
+    return rc;
 }
 
 /* 1 when data is a Kubernetes object: apiVersion, kind and metadata.name. */

@@ -260,9 +260,8 @@ int resource_expire_due(const struct resource_kind *const *kinds, size_t count, 
     size_t found = rc ? 0 : rows.count;
     arena_free(arena);
     *deleted = 0;
-    if (rc || found == 0) /* a cheap read: nothing expired, nothing written */
-        return rc;
-    rc = store_txn(store, 0, due_txn, &d, err); /* each row's scope names the actor, purser */
+    if (!rc && found > 0) /* (a cheap read: nothing expired, nothing written) */
+        rc = store_txn(store, 0, due_txn, &d, err); /* each row's scope names the actor, purser */
     if (!rc)
         *deleted = d.deleted;
     return rc;
