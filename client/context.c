@@ -53,14 +53,13 @@ static int config_read(struct ctl *ctl, json_t **out)
         *out = json_pack("{s:n, s:[]}", "current-context", "contexts");
         return CTL_OK;
     }
-    if ((rc = ctl_read_value(out, path)))
-        return rc;
-    if (!json_is_object(*out) ||
-        (json_object_get(*out, "contexts") && !json_is_array(json_object_get(*out, "contexts"))))
-        return ctl_error(CTL_INVALID, "%s: a mapping with a list of contexts expected", path);
-    if (!json_object_get(*out, "contexts"))
+    rc = ctl_read_value(out, path);
+    if (!rc && (!json_is_object(*out) || (json_object_get(*out, "contexts") &&
+                                          !json_is_array(json_object_get(*out, "contexts")))))
+        rc = ctl_error(CTL_INVALID, "%s: a mapping with a list of contexts expected", path);
+    if (!rc && !json_object_get(*out, "contexts"))
         json_object_set_new(*out, "contexts", json_array());
-    return CTL_OK;
+    return rc;
 }
 
 /* Makes the folders of path (mode 700). */
@@ -172,43 +171,45 @@ int ctl_context_load(struct ctl *ctl)
     const char *name;
     int rc = config_read(ctl, &config);
 
-    if (rc)
-        return rc;
-    name = ctl->context_flag ? ctl->context_flag
-                             : json_string_value(json_object_get(config, "current-context"));
-    c = context_find(config, name, NULL);
-    if (ctl->context_flag && !c) {
-        json_decref(config);
-        return ctl_error(CTL_USAGE, "no context named %s in %s (purserctl config get-contexts)",
-                         ctl->context_flag, ctl_config_path(ctl));
-    }
-    if (c) {
-        ctl->context.name = ctl_printf(ctl, "%s", name);
-        for (size_t i = 0; i < CONTEXT_FIELDS; i++) {
-            const char *v = json_string_value(json_object_get(c, context_fields[i].key));
-            *field(&ctl->context, i) = v && *v ? ctl_printf(ctl, "%s", v) : NULL;
+    if (!rc) {
+        name = ctl->context_flag ? ctl->context_flag
+                                 : json_string_value(json_object_get(config, "current-context"));
+        c = context_find(config, name, NULL);
+        if (ctl->context_flag && !c) {
+            json_decref(config);
+            return ctl_error(CTL_USAGE, "no context named %s in %s (purserctl config get-contexts)",
+                             ctl->context_flag, ctl_config_path(ctl));
         }
+        if (c) {
+            ctl->context.name = ctl_printf(ctl, "%s", name);
+            for (size_t i = 0; i < CONTEXT_FIELDS; i++) {
+                const char *v = json_string_value(json_object_get(c, context_fields[i].key));
+                *field(&ctl->context, i) = v && *v ? ctl_printf(ctl, "%s", v) : NULL;
+            }
+        }
+        json_decref(config);
+        if (!ctl->context_flag)
+            context_from_env(ctl);
+        if (!ctl->context.url)
+            rc = ctl_error(CTL_USAGE, "no server: run `purserctl login --url URL ...` (or "
+                                      "`purserctl login --from var/stack.env`), or set PURSER_URL");
     }
-    json_decref(config);
-    if (!ctl->context_flag)
-        context_from_env(ctl);
-    if (!ctl->context.url)
-        return ctl_error(CTL_USAGE, "no server: run `purserctl login --url URL ...` (or "
-                                    "`purserctl login --from var/stack.env`), or set PURSER_URL");
-    if (!ctl->anonymous && !ctl->context.token && !ctl->context.client)
-        return ctl_error(CTL_USAGE,
-                         "no credential for %s: run `purserctl login ...` (a token, or a "
-                         "client and its key), or set PURSER_TOKEN",
-                         ctl->context.url);
-    if (!ctl->anonymous && session_ended(ctl->context.expires))
-        return ctl_error(CTL_DENIED,
-                         "the session of context %s ended at %s: sign in again (purserctl login "
-                         "--sso)",
-                         ctl->context.name ? ctl->context.name : "-", ctl->context.expires);
-    while (*ctl->context.url && ctl->context.url[strlen(ctl->context.url) - 1] == '/')
-        ctl->context.url =
-            ctl_printf(ctl, "%.*s", (int)strlen(ctl->context.url) - 1, ctl->context.url);
-    return CTL_OK;
+    if (!rc && !ctl->anonymous && !ctl->context.token && !ctl->context.client)
+        rc = ctl_error(CTL_USAGE,
+                       "no credential for %s: run `purserctl login ...` (a token, or a "
+                       "client and its key), or set PURSER_TOKEN",
+                       ctl->context.url);
+    if (!rc && !ctl->anonymous && session_ended(ctl->context.expires))
+        rc = ctl_error(CTL_DENIED,
+                       "the session of context %s ended at %s: sign in again (purserctl login "
+                       "--sso)",
+                       ctl->context.name ? ctl->context.name : "-", ctl->context.expires);
+    if (!rc) {
+        while (*ctl->context.url && ctl->context.url[strlen(ctl->context.url) - 1] == '/')
+            ctl->context.url =
+                ctl_printf(ctl, "%.*s", (int)strlen(ctl->context.url) - 1, ctl->context.url);
+    }
+    return rc;
 }
 
 int ctl_context_save(struct ctl *ctl, const struct ctl_context *context, int make_current)
@@ -216,25 +217,25 @@ int ctl_context_save(struct ctl *ctl, const struct ctl_context *context, int mak
     json_t *config = NULL, *entry;
     int rc = config_read(ctl, &config);
 
-    if (rc)
-        return rc;
-    entry = json_pack("{s:s}", "name", context->name);
-    for (size_t i = 0; i < CONTEXT_FIELDS; i++) {
-        const char *v = *field((struct ctl_context *)context, i);
-        if (v)
-            json_object_set_new(entry, context_fields[i].key, json_string(v));
+    if (!rc) {
+        entry = json_pack("{s:s}", "name", context->name);
+        for (size_t i = 0; i < CONTEXT_FIELDS; i++) {
+            const char *v = *field((struct ctl_context *)context, i);
+            if (v)
+                json_object_set_new(entry, context_fields[i].key, json_string(v));
+        }
+        size_t i;
+        json_t *old = context_find(config, context->name, &i),
+               *contexts = json_object_get(config, "contexts");
+        if (old)
+            json_array_set_new(contexts, i, entry);
+        else
+            json_array_append_new(contexts, entry);
+        if (make_current)
+            json_object_set_new(config, "current-context", json_string(context->name));
+        rc = config_write(ctl, config);
+        json_decref(config);
     }
-    size_t i;
-    json_t *old = context_find(config, context->name, &i),
-           *contexts = json_object_get(config, "contexts");
-    if (old)
-        json_array_set_new(contexts, i, entry);
-    else
-        json_array_append_new(contexts, entry);
-    if (make_current)
-        json_object_set_new(config, "current-context", json_string(context->name));
-    rc = config_write(ctl, config);
-    json_decref(config);
     return rc;
 }
 
@@ -310,21 +311,22 @@ static int login_from(struct ctl *ctl, struct ctl_context *c, const char *from, 
 {
     struct buf text = BUF_INIT;
     int rc = ctl_read_file(&text, from);
-    if (rc)
-        return rc;
-    c->url = c->url ? c->url : stack_value(ctl, text.data, "PURSER_URL");
-    c->ca = c->ca ? c->ca : stack_value(ctl, text.data, "PURSER_CA");
-    c->organization = c->organization ? c->organization : stack_value(ctl, text.data, "PURSER_ORG");
-    if (chef) {
-        c->client = stack_value(ctl, text.data, "PURSER_ADMIN_USER");
-        c->key = stack_value(ctl, text.data, "PURSER_ADMIN_KEY");
-    } else if (!c->token && !c->client)
-        c->token = stack_value(ctl, text.data, "PURSER_ADMIN_TOKEN");
-    c->name = c->name ? c->name : "local";
-    buf_release(&text);
-    if (!c->url)
-        return ctl_error(CTL_INVALID, "%s has no PURSER_URL: is it a stack's settings?", from);
-    return CTL_OK;
+    if (!rc) {
+        c->url = c->url ? c->url : stack_value(ctl, text.data, "PURSER_URL");
+        c->ca = c->ca ? c->ca : stack_value(ctl, text.data, "PURSER_CA");
+        c->organization =
+            c->organization ? c->organization : stack_value(ctl, text.data, "PURSER_ORG");
+        if (chef) {
+            c->client = stack_value(ctl, text.data, "PURSER_ADMIN_USER");
+            c->key = stack_value(ctl, text.data, "PURSER_ADMIN_KEY");
+        } else if (!c->token && !c->client)
+            c->token = stack_value(ctl, text.data, "PURSER_ADMIN_TOKEN");
+        c->name = c->name ? c->name : "local";
+        buf_release(&text);
+        if (!c->url)
+            rc = ctl_error(CTL_INVALID, "%s has no PURSER_URL: is it a stack's settings?", from);
+    }
+    return rc;
 }
 
 /* A token given as "-": read from standard input (so that it is in no process list). */
@@ -429,25 +431,25 @@ int cmd_login(struct ctl *ctl, int argc, char **argv)
         rc = token_from_stdin(ctl, &c);
     if (!rc)
         rc = login_check_args(self, &c);
-    if (rc)
-        return rc;
-    if (!c.name)
-        c.name = ctl_printf(ctl, "%.*s", (int)strcspn(c.url + 8, "/"), c.url + 8);
-    c.ca = absolute(ctl, c.ca);
-    c.key = absolute(ctl, c.key);
-    ctl->context = c;
-    rc = login_check(ctl, &who);
-    if (!rc)
-        rc = ctl_context_save(ctl, &c, 1);
-    if (rc)
-        return rc;
-    printf("logged in to %s as %s%s%s (context %s, in %s)\n", c.url,
-           c.client ? c.client
-           : who    ? who
-                    : "the token's user",
-           c.organization ? ", organization " : "", c.organization ? c.organization : "", c.name,
-           ctl_config_path(ctl));
-    return CTL_OK;
+    if (!rc) {
+        if (!c.name)
+            c.name = ctl_printf(ctl, "%.*s", (int)strcspn(c.url + 8, "/"), c.url + 8);
+        c.ca = absolute(ctl, c.ca);
+        c.key = absolute(ctl, c.key);
+        ctl->context = c;
+        rc = login_check(ctl, &who);
+        if (!rc)
+            rc = ctl_context_save(ctl, &c, 1);
+    }
+    if (!rc) {
+        printf("logged in to %s as %s%s%s (context %s, in %s)\n", c.url,
+               c.client ? c.client
+               : who    ? who
+                        : "the token's user",
+               c.organization ? ", organization " : "", c.organization ? c.organization : "",
+               c.name, ctl_config_path(ctl));
+    }
+    return rc;
 }
 
 /* ---- config --------------------------------------------------------------------------------- */
@@ -515,24 +517,24 @@ int cmd_config(struct ctl *ctl, int argc, char **argv)
     const char *current;
     int rc = config_read(ctl, &config);
 
-    if (rc)
-        return rc;
-    current = json_string_value(json_object_get(config, "current-context"));
-    if (!strcmp(verb, "get-contexts") && argc == 2)
-        rc = contexts_print(ctl, config);
-    else if (!strcmp(verb, "current-context") && argc == 2) {
-        if (current)
-            printf("%s\n", current);
+    if (!rc) {
+        current = json_string_value(json_object_get(config, "current-context"));
+        if (!strcmp(verb, "get-contexts") && argc == 2)
+            rc = contexts_print(ctl, config);
+        else if (!strcmp(verb, "current-context") && argc == 2) {
+            if (current)
+                printf("%s\n", current);
+            else
+                rc = ctl_error(CTL_NOTFOUND, "no current context (purserctl login)");
+        } else if ((!strcmp(verb, "use-context") || !strcmp(verb, "delete-context")) && argc == 3)
+            rc = context_choose(ctl, config, verb, argv[2]);
         else
-            rc = ctl_error(CTL_NOTFOUND, "no current context (purserctl login)");
-    } else if ((!strcmp(verb, "use-context") || !strcmp(verb, "delete-context")) && argc == 3)
-        rc = context_choose(ctl, config, verb, argv[2]);
-    else
-        rc = ctl_usage(self,
-                       "config %s: which? get-contexts, current-context, use-context NAME, "
-                       "delete-context NAME",
-                       verb);
-    json_decref(config);
+            rc = ctl_usage(self,
+                           "config %s: which? get-contexts, current-context, use-context NAME, "
+                           "delete-context NAME",
+                           verb);
+        json_decref(config);
+    }
     return rc;
 }
 
@@ -640,26 +642,27 @@ int cmd_bootstrap(struct ctl *ctl, int argc, char **argv)
         }
     if (optind + 1 != argc)
         return ctl_usage(self, "one bootstrap token (or its install URL) expected");
-    if ((rc = bootstrap_target(ctl, argv[optind], absolute(ctl, ca), &token)))
-        return rc;
-    /* the install route is open: the token in the query is the credential, and nothing else
-       goes with it */
-    ctl->context.token = ctl->context.client = NULL;
-    ctl_query_add(&query, "token", token);
-    struct ctl_request request = {
-        .method = "GET", .template = "/install/bootstrap.json", .query = query.data};
-    rc = ctl_call_json(ctl, &request, &manifest);
-    buf_release(&query);
-    if (!rc)
-        rc = manifest_context(ctl, manifest, &c, chef);
-    if (!rc)
-        rc = ctl_context_save(ctl, &c, 0);
-    if (!rc)
-        printf("cluster %s: its credential is context %s (purserctl --context %s ...)\n",
-               json_string_value(json_object_get(manifest, "cluster")), c.name, c.name);
-    if (!rc && json_string_value(json_object_get(json_object_get(manifest, "git_repo"), "url")))
-        printf("its git repository: %s\n",
-               json_string_value(json_object_get(json_object_get(manifest, "git_repo"), "url")));
-    json_decref(manifest);
+    rc = bootstrap_target(ctl, argv[optind], absolute(ctl, ca), &token);
+    if (!rc) {
+        /* the install route is open: the token in the query is the credential, and nothing else
+           goes with it */
+        ctl->context.token = ctl->context.client = NULL;
+        ctl_query_add(&query, "token", token);
+        struct ctl_request request = {
+            .method = "GET", .template = "/install/bootstrap.json", .query = query.data};
+        rc = ctl_call_json(ctl, &request, &manifest);
+        buf_release(&query);
+        if (!rc)
+            rc = manifest_context(ctl, manifest, &c, chef);
+        if (!rc)
+            rc = ctl_context_save(ctl, &c, 0);
+        if (!rc)
+            printf("cluster %s: its credential is context %s (purserctl --context %s ...)\n",
+                   json_string_value(json_object_get(manifest, "cluster")), c.name, c.name);
+        if (!rc && json_string_value(json_object_get(json_object_get(manifest, "git_repo"), "url")))
+            printf("its git repository: %s\n", json_string_value(json_object_get(
+                                                   json_object_get(manifest, "git_repo"), "url")));
+        json_decref(manifest);
+    }
     return rc;
 }

@@ -498,24 +498,27 @@ static int file_download(struct ctl *ctl, const char *dir, const json_t *entry, 
     struct stat st;
     int rc;
 
-    if ((rc = folders_make(ctl, dir, path)))
-        return rc;
-    full = ctl_printf(ctl, "%s/%s", dir, path);
-    tmp = ctl_printf(ctl, "%s.tmp", full);
-    if (!(request.download = fopen(tmp, "wb")))
-        return ctl_error(CTL_INVALID, "cannot write %s: %s", tmp, strerror(errno));
-    rc = ctl_call(ctl, &request, &answer);
-    if (fclose(request.download) && !rc)
-        rc = ctl_error(CTL_FAILED, "cannot write %s: %s", tmp, strerror(errno));
-    if (!rc)
-        rc = checksum_check(tmp, checksum);
-    if (!rc && rename(tmp, full))
-        rc = ctl_error(CTL_FAILED, "cannot rename %s to %s: %s", tmp, full, strerror(errno));
-    if (rc)
-        unlink(tmp);
-    else if (!stat(full, &st))
-        *bytes += (double)st.st_size;
-    ctl_answer_release(&answer);
+    rc = folders_make(ctl, dir, path);
+    if (!rc) {
+        full = ctl_printf(ctl, "%s/%s", dir, path);
+        tmp = ctl_printf(ctl, "%s.tmp", full);
+        if (!(request.download = fopen(tmp, "wb")))
+            rc = ctl_error(CTL_INVALID, "cannot write %s: %s", tmp, strerror(errno));
+    }
+    if (!rc) {
+        rc = ctl_call(ctl, &request, &answer);
+        if (fclose(request.download) && !rc)
+            rc = ctl_error(CTL_FAILED, "cannot write %s: %s", tmp, strerror(errno));
+        if (!rc)
+            rc = checksum_check(tmp, checksum);
+        if (!rc && rename(tmp, full))
+            rc = ctl_error(CTL_FAILED, "cannot rename %s to %s: %s", tmp, full, strerror(errno));
+        if (rc)
+            unlink(tmp);
+        else if (!stat(full, &st))
+            *bytes += (double)st.st_size;
+        ctl_answer_release(&answer);
+    }
     return rc;
 }
 

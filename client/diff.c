@@ -414,15 +414,17 @@ int cmd_diff(struct ctl *ctl, int argc, char **argv)
     const struct ctl_command *self = ctl_command_find("diff");
     struct apply_options o;
     int first, rc = apply_options_parse(self, argc, argv, &o, &first), args = argc - first;
-    if (rc)
-        return rc;
-    if (o.append)
-        return ctl_usage(self, "--append is apply's");
-    if (o.file)
-        return args ? ctl_usage(self, "-f FILE takes no revisions or groups") : diff_file(ctl, &o);
-    if (args != 2)
-        return ctl_usage(self, "two revisions, --groups FROM TO, or -f FILE");
-    if (o.groups)
-        return diff_groups(ctl, argv + first, o.policy);
-    return diff_revisions(ctl, self, argv + first, o.deep);
+    if (!rc && o.append)
+        rc = ctl_usage(self, "--append is apply's");
+    if (!rc && o.file && args)
+        rc = ctl_usage(self, "-f FILE takes no revisions or groups");
+    else if (!rc && o.file)
+        rc = diff_file(ctl, &o);
+    else if (!rc && args != 2)
+        rc = ctl_usage(self, "two revisions, --groups FROM TO, or -f FILE");
+    else if (!rc && o.groups)
+        rc = diff_groups(ctl, argv + first, o.policy);
+    else if (!rc)
+        rc = diff_revisions(ctl, self, argv + first, o.deep);
+    return rc;
 }

@@ -359,11 +359,9 @@ cleanup:
 int ctl_call(struct ctl *ctl, const struct ctl_request *request, struct ctl_answer *out)
 {
     int rc = ctl_send(ctl, request, out);
-    if (rc)
-        return rc;
-    if (out->status < 200 || out->status >= 300)
-        return ctl_fail(out);
-    return CTL_OK;
+    if (!rc && (out->status < 200 || out->status >= 300))
+        rc = ctl_fail(out);
+    return rc;
 }
 
 int ctl_call_json(struct ctl *ctl, const struct ctl_request *request, json_t **out)

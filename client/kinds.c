@@ -499,17 +499,19 @@ int kind_target_fill(struct ctl *ctl, struct target *t, const char *const *given
                      int nargs)
 {
     char parents[64];
-    int rc;
+    int rc = CTL_OK;
     snprintf(parents, sizeof(parents), "%s", t->kind->parents ? t->kind->parents : "");
-    for (char *save = NULL, *p = strtok_r(parents, " ", &save); p; p = strtok_r(NULL, " ", &save))
-        for (size_t i = 0; kind_parent_options[i]; i++)
+    for (char *save = NULL, *p = strtok_r(parents, " ", &save); p && !rc;
+         p = strtok_r(NULL, " ", &save))
+        for (size_t i = 0; kind_parent_options[i] && !rc; i++)
             if (!strcmp(kind_parent_options[i], p)) {
                 const char *v = given[i];
-                if (!v && (rc = parent_default(ctl, t->kind, p, &v)))
-                    return rc;
-                t->values[t->count++] = v;
+                if (!v)
+                    rc = parent_default(ctl, t->kind, p, &v);
+                if (!rc)
+                    t->values[t->count++] = v;
             }
-    for (int i = 0; i < nargs && t->count < 7; i++) {
+    for (int i = 0; !rc && i < nargs && t->count < 7; i++) {
         char *schema = args[i];
         if (t->kind->args == 4 && i == 0) { /* a document's schema: namespace/kind/version */
             char *a = strchr(schema, '/'), *b = a ? strchr(a + 1, '/') : NULL;
@@ -521,6 +523,7 @@ int kind_target_fill(struct ctl *ctl, struct target *t, const char *const *given
         } else
             t->values[t->count++] = args[i];
     }
-    t->values[t->count] = NULL;
-    return CTL_OK;
+    if (!rc)
+        t->values[t->count] = NULL;
+    return rc;
 }

@@ -312,15 +312,16 @@ int cmd_get(struct ctl *ctl, int argc, char **argv)
     int first, rc = verb_parse(self, argc, argv, &o, &first);
     unsigned verb;
 
-    if (rc)
-        return rc;
-    list = kind_find(argv[first], o.given, K_LIST);
-    verb = list && (list->verbs & K_LIST) && argc - first - 1 == kind_names_wanted(list, K_LIST)
-               ? K_LIST
-               : K_GET;
-    if ((rc = target_of(ctl, self, verb, &o, argv + first, argc - first, &t)))
-        return rc;
-    return verb == K_LIST ? get_list(ctl, self, &t, &o) : get_one(ctl, &t, argv[argc - 1]);
+    if (!rc) {
+        list = kind_find(argv[first], o.given, K_LIST);
+        verb = list && (list->verbs & K_LIST) && argc - first - 1 == kind_names_wanted(list, K_LIST)
+                   ? K_LIST
+                   : K_GET;
+        rc = target_of(ctl, self, verb, &o, argv + first, argc - first, &t);
+    }
+    if (!rc)
+        rc = verb == K_LIST ? get_list(ctl, self, &t, &o) : get_one(ctl, &t, argv[argc - 1]);
+    return rc;
 }
 
 int cmd_describe(struct ctl *ctl, int argc, char **argv)
@@ -333,37 +334,39 @@ int cmd_describe(struct ctl *ctl, int argc, char **argv)
 
     if (!rc)
         rc = target_of(ctl, self, K_GET, &o, argv + first, argc - first, &t);
-    if (rc)
-        return rc;
-    struct ctl_request request = {.method = "GET", .template = t.kind->item, .values = t.values};
-    if ((rc = ctl_call_json(ctl, &request, &answer)))
-        return rc;
-    printf("%s %s\n", t.kind->name, argv[argc - 1]);
-    ctl_print_yaml(stdout, answer);
-    json_decref(answer);
-    /* the kinds that hang off this one */
-    char related[64];
-    snprintf(related, sizeof(related), "%s", t.kind->related ? t.kind->related : "");
-    for (char *save = NULL, *r = strtok_r(related, " ", &save); r && !rc;
-         r = strtok_r(NULL, " ", &save)) {
-        struct verb_options child = {0};
-        struct target ct = {0};
-        struct ctl_answer raw = {0};
-        json_t *list = NULL;
-        for (size_t i = 0; kind_parent_options[i]; i++)
-            if (!strcmp(kind_parent_options[i], t.kind->name))
-                child.given[i] = argv[argc - 1];
-        if (!(ct.kind = kind_find(r, child.given, K_LIST)) ||
-            kind_target_fill(ctl, &ct, child.given, NULL, 0))
-            continue;
-        printf("\n%s:\n", ct.kind->plural);
-        enum ctl_output was = ctl->output;
-        ctl->output = OUT_TABLE;
-        if (list_all(ctl, &ct, &child, &list, &raw) == CTL_OK)
-            ctl_print(ctl, list, ct.kind->view, NULL);
-        ctl->output = was;
-        json_decref(list);
-        ctl_answer_release(&raw);
+    if (!rc) {
+        struct ctl_request request = {
+            .method = "GET", .template = t.kind->item, .values = t.values};
+        rc = ctl_call_json(ctl, &request, &answer);
+    }
+    if (!rc) {
+        printf("%s %s\n", t.kind->name, argv[argc - 1]);
+        ctl_print_yaml(stdout, answer);
+        json_decref(answer);
+        /* the kinds that hang off this one */
+        char related[64];
+        snprintf(related, sizeof(related), "%s", t.kind->related ? t.kind->related : "");
+        for (char *save = NULL, *r = strtok_r(related, " ", &save); r && !rc;
+             r = strtok_r(NULL, " ", &save)) {
+            struct verb_options child = {0};
+            struct target ct = {0};
+            struct ctl_answer raw = {0};
+            json_t *list = NULL;
+            for (size_t i = 0; kind_parent_options[i]; i++)
+                if (!strcmp(kind_parent_options[i], t.kind->name))
+                    child.given[i] = argv[argc - 1];
+            if (!(ct.kind = kind_find(r, child.given, K_LIST)) ||
+                kind_target_fill(ctl, &ct, child.given, NULL, 0))
+                continue;
+            printf("\n%s:\n", ct.kind->plural);
+            enum ctl_output was = ctl->output;
+            ctl->output = OUT_TABLE;
+            if (list_all(ctl, &ct, &child, &list, &raw) == CTL_OK)
+                ctl_print(ctl, list, ct.kind->view, NULL);
+            ctl->output = was;
+            json_decref(list);
+            ctl_answer_release(&raw);
+        }
     }
     return rc;
 }
@@ -442,16 +445,16 @@ int cmd_create(struct ctl *ctl, int argc, char **argv)
 
     if (!rc)
         rc = target_of(ctl, self, K_CREATE, &o, argv + first, argc - first, &t);
-    if (rc)
-        return rc;
-    if (o.file && (rc = ctl_read_value(&body, o.file)))
-        return rc;
-    if (!body)
-        body = json_object();
-    if (t.kind->name_field && argc - first - 1 > kind_names_wanted(t.kind, K_CREATE))
-        set_name(body, t.kind->name_field, argv[argc - 1]);
-    rc = send_body(ctl, &t, "POST", body, "application/json", NULL, argv[argc - 1]);
-    json_decref(body);
+    if (!rc && o.file)
+        rc = ctl_read_value(&body, o.file);
+    if (!rc) {
+        if (!body)
+            body = json_object();
+        if (t.kind->name_field && argc - first - 1 > kind_names_wanted(t.kind, K_CREATE))
+            set_name(body, t.kind->name_field, argv[argc - 1]);
+        rc = send_body(ctl, &t, "POST", body, "application/json", NULL, argv[argc - 1]);
+        json_decref(body);
+    }
     return rc;
 }
 
@@ -465,21 +468,21 @@ int cmd_replace(struct ctl *ctl, int argc, char **argv)
 
     if (!rc)
         rc = target_of(ctl, self, K_REPLACE, &o, argv + first, argc - first, &t);
-    if (rc)
-        return rc;
-    if (!o.file)
-        return ctl_usage(self, "-f FILE: the whole new %s", t.kind->name);
-    if ((rc = ctl_read_value(&body, o.file)))
-        return rc;
-    rc = send_body(ctl, &t, "PUT", body, "application/json", o.if_match, argv[argc - 1]);
-    if (rc == CTL_CONFLICT && kind_is_conditional(t.kind) && !o.if_match &&
-        !ctl_dig(body, "metadata.revision"))
-        fprintf(stderr,
-                "purserctl: a %s is replaced at the revision it was read at: keep "
-                "metadata.revision in the file (purserctl get %s %s -o yaml), or give "
-                "--if-match REVISION, or --if-match '*' to replace whatever is there\n",
-                t.kind->name, t.kind->name, argv[argc - 1]);
-    json_decref(body);
+    if (!rc && !o.file)
+        rc = ctl_usage(self, "-f FILE: the whole new %s", t.kind->name);
+    if (!rc)
+        rc = ctl_read_value(&body, o.file);
+    if (!rc) {
+        rc = send_body(ctl, &t, "PUT", body, "application/json", o.if_match, argv[argc - 1]);
+        if (rc == CTL_CONFLICT && kind_is_conditional(t.kind) && !o.if_match &&
+            !ctl_dig(body, "metadata.revision"))
+            fprintf(stderr,
+                    "purserctl: a %s is replaced at the revision it was read at: keep "
+                    "metadata.revision in the file (purserctl get %s %s -o yaml), or give "
+                    "--if-match REVISION, or --if-match '*' to replace whatever is there\n",
+                    t.kind->name, t.kind->name, argv[argc - 1]);
+        json_decref(body);
+    }
     return rc;
 }
 
@@ -494,21 +497,21 @@ int cmd_patch(struct ctl *ctl, int argc, char **argv)
 
     if (!rc)
         rc = target_of(ctl, self, K_PATCH, &o, argv + first, argc - first, &t);
-    if (rc)
-        return rc;
-    if (!!o.patch == !!o.file)
-        return ctl_usage(self, "give the merge patch: -p JSON or -f FILE");
-    if (o.patch && !(body = json_loads(o.patch, 0, &error)))
-        return ctl_error(CTL_INVALID, "-p: %s", error.text);
-    if (o.file && (rc = ctl_read_value(&body, o.file)))
-        return rc;
-    /* as kubectl patch: a merge patch applies to whatever is there unless --if-match says
-     * which revision (the server merges it in the write's own transaction) */
-    if (!o.if_match && kind_is_conditional(t.kind) && !ctl_dig(body, "metadata.revision"))
-        o.if_match = "*";
-    rc = send_body(ctl, &t, "PATCH", body, "application/merge-patch+json", o.if_match,
-                   argv[argc - 1]);
-    json_decref(body);
+    if (!rc && !!o.patch == !!o.file)
+        rc = ctl_usage(self, "give the merge patch: -p JSON or -f FILE");
+    if (!rc && o.patch && !(body = json_loads(o.patch, 0, &error)))
+        rc = ctl_error(CTL_INVALID, "-p: %s", error.text);
+    if (!rc && o.file)
+        rc = ctl_read_value(&body, o.file);
+    if (!rc) {
+        /* as kubectl patch: a merge patch applies to whatever is there unless --if-match says
+         * which revision (the server merges it in the write's own transaction) */
+        if (!o.if_match && kind_is_conditional(t.kind) && !ctl_dig(body, "metadata.revision"))
+            o.if_match = "*";
+        rc = send_body(ctl, &t, "PATCH", body, "application/merge-patch+json", o.if_match,
+                       argv[argc - 1]);
+        json_decref(body);
+    }
     return rc;
 }
 
@@ -536,35 +539,39 @@ int cmd_delete(struct ctl *ctl, int argc, char **argv)
     int first, rc = verb_parse(self, argc, argv, &o, &first);
     unsigned verb;
 
-    if (rc)
-        return rc;
-    verb = o.all ? K_DELETE_ALL : K_DELETE;
-    if (o.all && argc - first != 1)
-        return ctl_usage(self, "--all deletes every %s: no names with it", argv[first]);
-    if ((rc = delete_guard(self, kind_find(argv[first], o.given, verb), verb, &o)))
-        return rc;
-    if (o.all) {
+    if (!rc) {
+        verb = o.all ? K_DELETE_ALL : K_DELETE;
+        if (o.all && argc - first != 1)
+            rc = ctl_usage(self, "--all deletes every %s: no names with it", argv[first]);
+    }
+    if (!rc)
+        rc = delete_guard(self, kind_find(argv[first], o.given, verb), verb, &o);
+    if (!rc && o.all) {
         memset(&t, 0, sizeof(t));
         if (!(t.kind = kind_find(argv[first], o.given, K_DELETE_ALL)) ||
             !(t.kind->verbs & K_DELETE_ALL))
-            return ctl_usage(self, "--all works on revisions (purge) and tags");
-        if ((rc = kind_target_fill(ctl, &t, o.given, NULL, 0)))
-            return rc;
-    } else if ((rc = target_of(ctl, self, verb, &o, argv + first, argc - first, &t)))
-        return rc;
-    struct ctl_request request = {
-        .method = "DELETE", .template = o.all ? t.kind->list : t.kind->item, .values = t.values};
-    request.if_match = o.if_match;
-    if (!strcmp(t.kind->name, "organization") && o.query)
-        request.query = o.query;
-    if ((rc = ctl_call(ctl, &request, &answer)) == CTL_OK && !ctl->quiet) {
-        if (ctl->output == OUT_JSON && answer.body.len)
-            printf("%s\n", answer.body.data);
-        else if (ctl->output == OUT_NAME)
-            printf("%s/%s\n", t.kind->name, o.all ? "*" : argv[argc - 1]);
-        else
-            printf("%s %s deleted\n", t.kind->name, o.all ? "(all)" : argv[argc - 1]);
+            rc = ctl_usage(self, "--all works on revisions (purge) and tags");
+        if (!rc)
+            rc = kind_target_fill(ctl, &t, o.given, NULL, 0);
+    } else if (!rc) {
+        rc = target_of(ctl, self, verb, &o, argv + first, argc - first, &t);
     }
-    ctl_answer_release(&answer);
+    if (!rc) {
+        struct ctl_request request = {.method = "DELETE",
+                                      .template = o.all ? t.kind->list : t.kind->item,
+                                      .values = t.values};
+        request.if_match = o.if_match;
+        if (!strcmp(t.kind->name, "organization") && o.query)
+            request.query = o.query;
+        if ((rc = ctl_call(ctl, &request, &answer)) == CTL_OK && !ctl->quiet) {
+            if (ctl->output == OUT_JSON && answer.body.len)
+                printf("%s\n", answer.body.data);
+            else if (ctl->output == OUT_NAME)
+                printf("%s/%s\n", t.kind->name, o.all ? "*" : argv[argc - 1]);
+            else
+                printf("%s %s deleted\n", t.kind->name, o.all ? "(all)" : argv[argc - 1]);
+        }
+        ctl_answer_release(&answer);
+    }
     return rc;
 }

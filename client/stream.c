@@ -236,19 +236,19 @@ static int watch_poll(struct watch *w, long wait, int *retry)
     int rc = feed_get(w, w->since, w->kinds, NULL, wait, &answer);
 
     *retry = rc == CTL_UNAVAILABLE;
-    if (rc)
-        return rc;
-    if (answer.status == 410)
-        rc = gone_error(&answer, w->since);
-    else if (answer.status < 200 || answer.status >= 300) {
-        rc = ctl_fail(&answer);
-        *retry = status_transient(answer.status);
-    } else if (!(page = page_parse(&answer)))
-        rc = CTL_FAILED;
-    else
-        page_print(w, page);
-    json_decref(page);
-    ctl_answer_release(&answer);
+    if (!rc) {
+        if (answer.status == 410)
+            rc = gone_error(&answer, w->since);
+        else if (answer.status < 200 || answer.status >= 300) {
+            rc = ctl_fail(&answer);
+            *retry = status_transient(answer.status);
+        } else if (!(page = page_parse(&answer)))
+            rc = CTL_FAILED;
+        else
+            page_print(w, page);
+        json_decref(page);
+        ctl_answer_release(&answer);
+    }
     return rc;
 }
 
@@ -477,20 +477,21 @@ int cmd_import(struct ctl *ctl, int argc, char **argv)
         }
     if (!path || optind < argc)
         return ctl_usage(self, "-f FILE: an export's YAML stream (- for standard input)");
-    if ((rc = import_source(path, &stream, &request.body, &request.body_len, &mapped)))
-        return rc;
-    if (!(rc = ctl_call(ctl, &request, &answer)))
-        value = json_loadb(answer.body.data, answer.body.len, 0, NULL);
-    if (!rc && ctl->output == OUT_JSON)
-        rc = ctl_print(ctl, value, NULL, answer.body.data);
-    else if (!rc && ctl->output == OUT_YAML)
-        rc = ctl_print_yaml(stdout, value ? value : json_null());
-    else if (!rc)
-        imported_print(ctl, value);
-    json_decref(value);
-    ctl_answer_release(&answer);
-    if (mapped)
-        munmap((void *)request.body, mapped);
-    buf_release(&stream);
+    rc = import_source(path, &stream, &request.body, &request.body_len, &mapped);
+    if (!rc) {
+        if (!(rc = ctl_call(ctl, &request, &answer)))
+            value = json_loadb(answer.body.data, answer.body.len, 0, NULL);
+        if (!rc && ctl->output == OUT_JSON)
+            rc = ctl_print(ctl, value, NULL, answer.body.data);
+        else if (!rc && ctl->output == OUT_YAML)
+            rc = ctl_print_yaml(stdout, value ? value : json_null());
+        else if (!rc)
+            imported_print(ctl, value);
+        json_decref(value);
+        ctl_answer_release(&answer);
+        if (mapped)
+            munmap((void *)request.body, mapped);
+        buf_release(&stream);
+    }
     return rc;
 }

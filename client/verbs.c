@@ -65,13 +65,12 @@ int cmd_promote(struct ctl *ctl, int argc, char **argv)
                                       .template = ORG "/policy_groups/{group}/policies/{name}/"
                                                       "revision/{rev}",
                                       .values = values};
-        if ((rc = ctl_call_json(ctl, &request, &answer)))
-            return rc;
-        if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
+        rc = ctl_call_json(ctl, &request, &answer);
+        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
             printf("policy group %s: %s at %s\n", to, argv[optind], revision);
-        else
+        else if (!rc)
             rc = print_answer(ctl, answer, "policy-group", to);
-        json_decref(answer);
+        json_decref(answer); /* (NULL after a failure) */
         return rc;
     }
     json_t *body = json_pack("{s:s}", "from", from);
@@ -182,10 +181,11 @@ int cmd_rollback(struct ctl *ctl, int argc, char **argv)
     if (argc != 2)
         return ctl_usage(ctl_command_find("rollback"), "one revision");
     const char *values[] = {argv[1], NULL};
-    if ((rc = docs_write(ctl, DOCS "/rollback/{id}", values, NULL, &answer)))
-        return rc;
-    rc = print_revision(ctl, answer, ctl_printf(ctl, "rolled back to %s", argv[1]));
-    json_decref(answer);
+    rc = docs_write(ctl, DOCS "/rollback/{id}", values, NULL, &answer);
+    if (!rc) {
+        rc = print_revision(ctl, answer, ctl_printf(ctl, "rolled back to %s", argv[1]));
+        json_decref(answer);
+    }
     return rc;
 }
 
@@ -195,22 +195,19 @@ int cmd_tag(struct ctl *ctl, int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     const struct ctl_command *self = ctl_command_find("tag");
     json_t *data = NULL, *answer = NULL;
-    int opt, rc;
+    int opt, rc = CTL_OK;
 
-    while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
+    while (!rc && (opt = getopt_long(argc, argv, "f:", options, NULL)) != -1)
         switch (opt) {
-        case 'f':
-            if ((rc = ctl_read_value(&data, optarg)))
-                return rc;
-            break;
+        case 'f': rc = ctl_read_value(&data, optarg); break;
         default: return ctl_usage(self, NULL);
         }
-    if (argc - optind != 2) {
-        json_decref(data);
-        return ctl_usage(self, "a REVISION and a TAG");
+    if (!rc && argc - optind != 2)
+        rc = ctl_usage(self, "a REVISION and a TAG");
+    if (!rc) {
+        const char *values[] = {argv[optind], argv[optind + 1], NULL};
+        rc = docs_write(ctl, DOCS "/revisions/{id}/tags/{tag}", values, data, &answer);
     }
-    const char *values[] = {argv[optind], argv[optind + 1], NULL};
-    rc = docs_write(ctl, DOCS "/revisions/{id}/tags/{tag}", values, data, &answer);
     if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
         printf("revision %s tagged %s\n", argv[optind], argv[optind + 1]);
     else if (!rc)
@@ -280,25 +277,26 @@ int cmd_facts(struct ctl *ctl, int argc, char **argv)
         }
     if (argc - optind != 2 || strcmp(argv[optind], "report") || !file)
         return ctl_usage(self, "report CLUSTER -f FILE");
-    if ((rc = ctl_read_value(&facts, file)))
-        return rc;
-    char *text = json_dumps(facts, JSON_COMPACT);
-    const char *values[] = {argv[optind + 1], NULL};
-    struct ctl_request request = {.method = "PUT",
-                                  .template = ORG "/clusters/{id}/facts",
-                                  .values = values,
-                                  .content_type = "application/json",
-                                  .body = text,
-                                  .body_len = strlen(text)};
-    rc = ctl_call_json(ctl, &request, &answer);
-    if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
-        printf("cluster %s: facts reported (revision %s)\n", argv[optind + 1],
-               ctl_text(answer, "metadata.revision"));
-    else if (!rc)
-        rc = print_answer(ctl, answer, "cluster", argv[optind + 1]);
-    free(text);
-    json_decref(facts);
-    json_decref(answer);
+    rc = ctl_read_value(&facts, file);
+    if (!rc) {
+        char *text = json_dumps(facts, JSON_COMPACT);
+        const char *values[] = {argv[optind + 1], NULL};
+        struct ctl_request request = {.method = "PUT",
+                                      .template = ORG "/clusters/{id}/facts",
+                                      .values = values,
+                                      .content_type = "application/json",
+                                      .body = text,
+                                      .body_len = strlen(text)};
+        rc = ctl_call_json(ctl, &request, &answer);
+        if (!rc && (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE))
+            printf("cluster %s: facts reported (revision %s)\n", argv[optind + 1],
+                   ctl_text(answer, "metadata.revision"));
+        else if (!rc)
+            rc = print_answer(ctl, answer, "cluster", argv[optind + 1]);
+        free(text);
+        json_decref(facts);
+        json_decref(answer);
+    }
     return rc;
 }
 
@@ -311,21 +309,22 @@ int cmd_reset_token(struct ctl *ctl, int argc, char **argv)
     const char *values[] = {argv[1], NULL};
     struct ctl_request request = {
         .method = "POST", .template = ORG "/clusters/{id}/bootstrap-token", .values = values};
-    if ((rc = ctl_call_json(ctl, &request, &answer)))
-        return rc;
-    if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
-        printf("cluster %s: a new bootstrap token (shown once; the old one no longer works)\n"
-               "token:       %s\nexpires:     %s\ninstall URL: %s\n",
-               argv[1], ctl_text(answer, "bootstrap_token.token"),
-               ctl_text(answer, "bootstrap_token.expires_at"),
-               ctl_text(answer, "bootstrap_token.install_url"));
-    else {
-        if (ctl->output == OUT_NAME) /* the token would be lost */
-            fprintf(stderr, "purserctl: note: the install URL, shown this once:\n%s\n",
-                    ctl_text(answer, "bootstrap_token.install_url"));
-        rc = print_answer(ctl, answer, "cluster", argv[1]);
+    rc = ctl_call_json(ctl, &request, &answer);
+    if (!rc) {
+        if (ctl->output == OUT_DEFAULT || ctl->output == OUT_TABLE)
+            printf("cluster %s: a new bootstrap token (shown once; the old one no longer works)\n"
+                   "token:       %s\nexpires:     %s\ninstall URL: %s\n",
+                   argv[1], ctl_text(answer, "bootstrap_token.token"),
+                   ctl_text(answer, "bootstrap_token.expires_at"),
+                   ctl_text(answer, "bootstrap_token.install_url"));
+        else {
+            if (ctl->output == OUT_NAME) /* the token would be lost */
+                fprintf(stderr, "purserctl: note: the install URL, shown this once:\n%s\n",
+                        ctl_text(answer, "bootstrap_token.install_url"));
+            rc = print_answer(ctl, answer, "cluster", argv[1]);
+        }
+        json_decref(answer);
     }
-    json_decref(answer);
     return rc;
 }
 
@@ -476,9 +475,10 @@ int cmd_token(struct ctl *ctl, int argc, char **argv)
             return ctl_usage(self, "token %s takes %s", a.verb,
                              token_verbs[i].takes_id ? "a token's ID" : "no argument");
         a.values[1] = token_verbs[i].takes_id ? argv[optind + 1] : NULL;
-        if ((rc = token_user(ctl, a.values[0], &a.values[0])))
-            return rc;
-        return token_verbs[i].run(ctl, &a);
+        rc = token_user(ctl, a.values[0], &a.values[0]);
+        if (!rc)
+            rc = token_verbs[i].run(ctl, &a);
+        return rc;
     }
     return ctl_usage(self, "token %s: which? create, list, revoke, disable, enable", a.verb);
 }
@@ -558,29 +558,31 @@ int cmd_api(struct ctl *ctl, int argc, char **argv)
         }
     if (argc - optind != 2 || argv[optind + 1][0] != '/')
         return ctl_usage(self, "a METHOD and a PATH starting with /");
-    if (file && (rc = ctl_read_file(&body, file)))
-        return rc;
-    path = ctl_printf(ctl, "%s", argv[optind + 1]);
-    for (char *m = argv[optind]; *m; m++) /* HTTP methods are case-sensitive: GET, not get */
-        *m = (char)toupper((unsigned char)*m);
-    if ((query = strchr(path, '?')))
-        *query++ = '\0';
-    /* the path as given: its braces are not a template's */
-    struct ctl_request request = {.method = argv[optind], .template = path, .query = query};
-    request.accept = "*/*";
-    request.literal = 1;
-    if (file) {
-        request.body = body.data;
-        request.body_len = body.len;
-        request.content_type = type ? type : "application/json";
-    }
-    rc = ctl_send(ctl, &request, &answer);
+    if (file)
+        rc = ctl_read_file(&body, file);
     if (!rc) {
-        fwrite(answer.body.data, 1, answer.body.len, stdout);
-        if (answer.status < 200 || answer.status >= 300)
-            rc = ctl_exit_of_status(answer.status);
+        path = ctl_printf(ctl, "%s", argv[optind + 1]);
+        for (char *m = argv[optind]; *m; m++) /* HTTP methods are case-sensitive: GET, not get */
+            *m = (char)toupper((unsigned char)*m);
+        if ((query = strchr(path, '?')))
+            *query++ = '\0';
+        /* the path as given: its braces are not a template's */
+        struct ctl_request request = {.method = argv[optind], .template = path, .query = query};
+        request.accept = "*/*";
+        request.literal = 1;
+        if (file) {
+            request.body = body.data;
+            request.body_len = body.len;
+            request.content_type = type ? type : "application/json";
+        }
+        rc = ctl_send(ctl, &request, &answer);
+        if (!rc) {
+            fwrite(answer.body.data, 1, answer.body.len, stdout);
+            if (answer.status < 200 || answer.status >= 300)
+                rc = ctl_exit_of_status(answer.status);
+        }
+        ctl_answer_release(&answer);
+        buf_release(&body);
     }
-    ctl_answer_release(&answer);
-    buf_release(&body);
     return rc;
 }

@@ -31,7 +31,7 @@ my $h = "int step_a(int x, struct purser_error *err);\nint step_b(struct purser_
 my ($rc, $out) = (system('tools/idioms') >> 8);
 is($rc, 0, 'the real lib/, fcgi/ and client/ use the two forms only');
 
-tree('lib/base/s.h' => $h, 'lib/base/a.c' => <<'C');
+my $g = <<'C';
 static int f(struct purser_error *err)
 {
     int rc = step_a(1, err);
@@ -54,18 +54,44 @@ cleanup:
     return rc;
 }
 
+static const char *k(const char *name, struct purser_error *err)
+{
+    int rc = 0;
+    if (!name)
+        return NULL;
+    if (name)
+        return name;
+    for (int i = 0; i < 3; i++) {
+        rc = step_a(i, err);
+        if (rc)
+            break;
+    }
+    if (rc != PURSER_EEXISTS)
+        return NULL;
+    return name;
+}
+C
+# a handler: a list of steps with early returns (fcgi/ only)
+my $handler = <<'C';
 static int h(int x, struct purser_error *err)
 {
     int rc;
     if (x && (rc = step_a(x, err)))
+        return rc;
+    if ((rc = step_b(err)))
+        return rc;
+    rc = step_a(x, err);
+    if (rc)
         return rc;
     if (step_a(x, err) < 0 || !step_b(err))
         return 1;
     return x ? rc : 0;
 }
 C
+tree('lib/base/s.h' => $h, 'lib/base/a.c' => $g, 'fcgi/a.c' => $handler);
 ($rc, $out) = idioms();
-is($rc, 0, 'if (!rc) rc = ..., goto cleanup, a guarded step and compared calls pass') or diag $out;
+is($rc, 0, 'if (!rc) rc = ..., goto cleanup, a loop that breaks, a returned pointer, and a '
+           . "handler's early returns in fcgi/ pass") or diag $out;
 
 my @bad = (
     ['self-conditional', "    rc = rc ? rc : step_b(err);\n"],
@@ -78,6 +104,30 @@ my @bad = (
     ['collapse', "    rc = buf_adds(b, \"x\") || other(b) ? purser_error_set(err, PURSER_EINVAL, \"too many tags\") : 0;\n"],
     ['return-code', "    if (step_a(1, err))\n        return err->code;\n"],
 );
+# an early return of a step's code, in lib/ and in client/ (the first failure's line named)
+my @early = (
+    "    rc = step_b(err);\n    if (rc)\n        return rc;\n",
+    "    if ((rc = step_a(1, err)))\n        return rc;\n",
+    "    if (b && (rc = step_a(1, err))) {\n        return rc;\n    }\n",
+    "    rc = step_b(err);\n    if (rc || !b)\n        return rc;\n",
+    "    if ((code = step_b(err)))\n        return code;\n",
+);
+for my $body (@early) {
+    my $c = "static int f(struct buf *b, struct purser_error *err)\n{\n    int rc = 0, code;\n\n$body"
+          . "    return rc;\n}\n";
+    (my $what = $body) =~ s/\s+/ /g;
+    for my $dir ('lib/docs', 'client') {
+        tree('lib/base/s.h' => $h, "$dir/a.c" => $c);
+        ($rc, $out) = idioms();
+        is($rc, 1, "early-return fails in $dir/:$what");
+        like($out, qr{^idioms: \Q$dir\E/a\.c:\d+: early-return: }m, 'and names the file and rule')
+            or diag $out;
+    }
+    tree('lib/base/s.h' => $h, 'fcgi/a.c' => $c);
+    ($rc, $out) = idioms();
+    is($rc, 0, "and passes in fcgi/ (a handler's early return)") or diag $out;
+}
+
 for my $case (@bad) {
     my ($rule, $body) = @$case;
     tree('lib/base/s.h' => $h,

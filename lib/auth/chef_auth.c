@@ -87,17 +87,15 @@ int chef_auth_check_headers(const struct chef_signed_request *req, time_t now, i
         rc = purser_error_set(err, PURSER_EINVAL, "missing required authentication header(s) %s",
                               buf_cstr(&missing));
     buf_release(&missing);
-    if (rc)
-        return rc;
     /* Chef answers a timestamp it cannot read as it answers one out of bounds (401, bad_clock);
      * only a missing one is a bad request. */
-    if (chef_auth_parse_time(req->timestamp, &at) || at > now + skew || at < now - skew)
-        return purser_error_set(err, PURSER_EUNAUTH,
-                                "Failed to authenticate as %s. Synchronize the clock on your host.",
-                                req->user_id);
-    if (parse_sign(req->sign, version_out))
-        return purser_error_set(err, PURSER_EINVAL, "Unsupported authentication protocol version");
-    return 0;
+    if (!rc && (chef_auth_parse_time(req->timestamp, &at) || at > now + skew || at < now - skew))
+        rc = purser_error_set(err, PURSER_EUNAUTH,
+                              "Failed to authenticate as %s. Synchronize the clock on your host.",
+                              req->user_id);
+    if (!rc && parse_sign(req->sign, version_out))
+        rc = purser_error_set(err, PURSER_EINVAL, "Unsupported authentication protocol version");
+    return rc;
 }
 
 /* Chef's canonical path: runs of slashes become one, a trailing slash goes (but "/" stays). */

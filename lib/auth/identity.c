@@ -60,7 +60,7 @@ int identity_labels(const json_t *body, char **text, struct purser_error *err)
 {
     const json_t *labels = json_object_get(body, "labels"), *v;
     const char *key;
-    int rc;
+    int rc = 0;
     *text = NULL;
     if (!labels)
         return 0;
@@ -69,13 +69,15 @@ int identity_labels(const json_t *body, char **text, struct purser_error *err)
                                 "labels must be a mapping of at most 64 strings");
     json_object_foreach ((json_t *)labels, key, v) {
         if (!json_is_string(v))
-            return purser_error_set(err, PURSER_EINVAL, "labels.%.80s must be a string", key);
-        if ((rc = selector_label_check("labels", key, json_string_value(v), err)))
-            return rc;
+            rc = purser_error_set(err, PURSER_EINVAL, "labels.%.80s must be a string", key);
+        if (!rc)
+            rc = selector_label_check("labels", key, json_string_value(v), err);
+        if (rc)
+            break;
     }
-    if (!(*text = json_text(labels, JSON_COMPACT | JSON_PRESERVE_ORDER)))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    return 0;
+    if (!rc && !(*text = json_text(labels, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    return rc;
 }
 
 json_t *identity_labels_value(const char *text)
@@ -197,12 +199,11 @@ int identity_org_id(struct store *store, struct arena *arena, const char *org, l
     struct store_value p = STORE_STR(org);
     int rc =
         store_query(store, arena, &rows, "SELECT id FROM organizations WHERE name = ?", &p, 1, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
-    *id = atoll(store_cell(&rows, 0, 0));
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
+    if (!rc)
+        *id = atoll(store_cell(&rows, 0, 0));
+    return rc;
 }
 
 void identity_principal_from_row(struct principal *out, const struct store_rows *rows, size_t r)
@@ -288,20 +289,22 @@ static int keys_of(struct store *store, struct arena *arena, long long id, const
                          " principal_id = ? AND (expires_at IS NULL OR expires_at >"
                          " UTC_TIMESTAMP()) ORDER BY name",
                          &p, 1, err);
-    if (rc)
-        return rc;
-    *expiring = 0;
-    for (size_t i = 0; i < rows.count; i++) {
-        *expiring |= strcmp(store_cell(&rows, i, 1), "1") == 0;
-        *end = credential_end(*end, store_cell(&rows, i, 2));
+    if (!rc) {
+        *expiring = 0;
+        for (size_t i = 0; i < rows.count; i++) {
+            *expiring |= strcmp(store_cell(&rows, i, 1), "1") == 0;
+            *end = credential_end(*end, store_cell(&rows, i, 2));
+        }
+        *keys = arena_calloc(arena, rows.count + 1, sizeof(**keys));
+        if (!*keys)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    *keys = arena_calloc(arena, rows.count + 1, sizeof(**keys));
-    if (!*keys)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++)
-        (*keys)[i] = store_cell(&rows, i, 0);
-    *count = rows.count;
-    return 0;
+    if (!rc) {
+        for (size_t i = 0; i < rows.count; i++)
+            (*keys)[i] = store_cell(&rows, i, 0);
+        *count = rows.count;
+    }
+    return rc;
 }
 
 int identity_requestor(struct store *store, struct lru *cache, struct arena *arena, const char *org,
@@ -331,16 +334,16 @@ int identity_requestor(struct store *store, struct lru *cache, struct arena *are
                          " WHERE p.kind = 'user' AND p.org_scope = 0 AND p.name = ?"
                          " AND p.active = 1" PRINCIPAL_LIVE,
                          &user, 1, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
-    identity_principal_from_row(out, &rows, 0);
-    out->expires_ms = credential_end(0, store_cell(&rows, 0, 6));
-    rc = keys_of(store, arena, out->id, keys, key_count, &expiring, &out->expires_ms, err);
-    expiring |= strcmp(store_cell(&rows, 0, 5), "1") == 0;
-    if (!rc && key && !expiring)
-        cache_put_principal(cache, key, out, *keys, *key_count);
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "no user or client '%s'", name);
+    if (!rc) {
+        identity_principal_from_row(out, &rows, 0);
+        out->expires_ms = credential_end(0, store_cell(&rows, 0, 6));
+        rc = keys_of(store, arena, out->id, keys, key_count, &expiring, &out->expires_ms, err);
+        expiring |= strcmp(store_cell(&rows, 0, 5), "1") == 0;
+        if (!rc && key && !expiring)
+            cache_put_principal(cache, key, out, *keys, *key_count);
+    }
     return rc;
 }
 
@@ -368,32 +371,34 @@ int identity_token_principal(struct store *store, struct lru *cache, struct aren
                      " FROM api_tokens t JOIN principals p ON p.id = t.principal_id"
                      " WHERE t.token_sha256 = ?",
                      &p, 1, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "invalid token");
-    if (strcmp(store_cell(&rows, 0, 6), "1") == 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "token expired");
-    if (strcmp(store_cell(&rows, 0, 8), "1") != 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "token deactivated");
-    if (strcmp(store_cell(&rows, 0, 9), "1") != 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client is deactivated");
-    if (strcmp(store_cell(&rows, 0, 10), "1") == 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "the token's user or client has expired");
-    identity_principal_from_row(out, &rows, 0);
-    out->expires_ms = credential_end(0, store_cell(&rows, 0, 7));
-    {
-        struct store_value id = STORE_STR(store_cell(&rows, 0, 5));
-        struct purser_error ignored;
-        store_exec(store,
-                   "UPDATE api_tokens SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND"
-                   " (last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND)",
-                   &id, 1, NULL, NULL, &ignored);
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "invalid token");
+    if (!rc && strcmp(store_cell(&rows, 0, 6), "1") == 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "token expired");
+    if (!rc && strcmp(store_cell(&rows, 0, 8), "1") != 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "token deactivated");
+    if (!rc && strcmp(store_cell(&rows, 0, 9), "1") != 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "the token's user or client is deactivated");
+    if (!rc && strcmp(store_cell(&rows, 0, 10), "1") == 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "the token's user or client has expired");
+    if (!rc) {
+        identity_principal_from_row(out, &rows, 0);
+        out->expires_ms = credential_end(0, store_cell(&rows, 0, 7));
+        {
+            struct store_value id = STORE_STR(store_cell(&rows, 0, 5));
+            struct purser_error ignored;
+            store_exec(
+                store,
+                "UPDATE api_tokens SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND"
+                " (last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 60 SECOND)",
+                &id, 1, NULL, NULL, &ignored);
+        }
+        /* A token (or its principal) about to expire is not cached: it must stop working on time.
+         */
+        if (key && !out->expires_ms)
+            cache_put_principal(cache, key, out, NULL, 0);
     }
-    /* A token (or its principal) about to expire is not cached: it must stop working on time. */
-    if (key && !out->expires_ms)
-        cache_put_principal(cache, key, out, NULL, 0);
-    return 0;
+    return rc;
 }
 
 /* The cached form of grants: the role and "=patterns" (a membership's limit, "=" one that
@@ -433,19 +438,21 @@ int identity_roles(struct store *store, struct lru *cache, struct arena *arena,
                      "organizations o ON o.id = m.org_id WHERE m.principal_id = ? AND o.name = ? "
                      "ORDER BY m.role",
                      p, 2, err);
-    if (rc)
-        return rc;
-    if (!(fields = arena_calloc(arena, 2 * rows.count + 1, sizeof(*fields))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++) {
-        fields[2 * i] = store_cell(&rows, i, 0);
-        fields[2 * i + 1] = store_cell(&rows, i, 1);
+    if (!rc && !(fields = arena_calloc(arena, 2 * rows.count + 1, sizeof(*fields))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < rows.count; i++) {
+            fields[2 * i] = store_cell(&rows, i, 0);
+            fields[2 * i + 1] = store_cell(&rows, i, 1);
+        }
+        if (grants_from(arena, fields, 2 * rows.count, grants, count))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    if (grants_from(arena, fields, 2 * rows.count, grants, count))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (key) {
-        holder = (struct principal){.id = principal_id, .name = ""};
-        cache_put_principal(cache, key, &holder, fields, 2 * rows.count);
+    if (!rc) {
+        if (key) {
+            holder = (struct principal){.id = principal_id, .name = ""};
+            cache_put_principal(cache, key, &holder, fields, 2 * rows.count);
+        }
     }
-    return 0;
+    return rc;
 }

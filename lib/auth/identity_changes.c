@@ -26,9 +26,9 @@ int identity_changes_newest(struct store *store, struct arena *arena, long long 
     const char *cell;
     int rc = store_query(store, arena, &rows, "SELECT COALESCE(MAX(id), 0) FROM auth_changes", NULL,
                          0, err);
-    if (rc)
-        return rc;
-    cell = store_cell(&rows, 0, 0);
-    *newest = cell ? atoll(cell) : 0;
-    return 0;
+    if (!rc) {
+        cell = store_cell(&rows, 0, 0);
+        *newest = cell ? atoll(cell) : 0;
+    }
+    return rc;
 }

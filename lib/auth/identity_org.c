@@ -24,24 +24,23 @@ int identity_org_list(struct store *store, struct arena *arena, const struct pri
     int all = !who || who->server_admin, rc;
     if (narrow)
         l.q = narrow->q;
-    if ((rc = identity_selection(&identity_org_kind, store, arena, &l, &names, &count, err)))
-        return rc;
-    {
+    rc = identity_selection(&identity_org_kind, store, arena, &l, &names, &count, err);
+    if (!rc) {
         struct store_value p[] = {STORE_INT(all), STORE_INT(who ? who->id : 0)};
         rc = store_query(store, arena, &rows,
                          "SELECT o.name FROM organizations o WHERE (? = 1 OR o.id IN (SELECT"
                          " m.org_id FROM memberships m WHERE m.principal_id = ?)) ORDER BY o.name",
                          p, 2, err);
     }
-    if (rc)
-        return rc;
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++)
-        if (identity_keep(names, count, store_cell(&rows, i, 0)))
-            json_object_set_new(
-                *out, store_cell(&rows, i, 0),
-                link_url(links, LINK_ORGANIZATION, store_cell(&rows, i, 0), NULL, NULL));
-    return 0;
+    if (!rc) {
+        *out = json_object();
+        for (size_t i = 0; i < rows.count; i++)
+            if (identity_keep(names, count, store_cell(&rows, i, 0)))
+                json_object_set_new(
+                    *out, store_cell(&rows, i, 0),
+                    link_url(links, LINK_ORGANIZATION, store_cell(&rows, i, 0), NULL, NULL));
+    }
+    return rc;
 }
 
 /* An organization's sub_kind when body gives it (*given set; null clears: *sub_kind NULL);
@@ -50,16 +49,16 @@ static int org_sub_kind(const json_t *body, int *given, const char **sub_kind,
                         struct purser_error *err)
 {
     const json_t *v = json_object_get(body, "sub_kind");
-    int rc;
+    int rc = 0;
     if (json_object_get(body, "expires") && !json_is_null(json_object_get(body, "expires")))
         return purser_error_set(err, PURSER_EINVAL,
                                 "Field 'expires' invalid: an organization does not expire (it "
                                 "holds everything else); delete it instead");
     *given = v != NULL;
     *sub_kind = json_string_value(v);
-    if (v && !json_is_null(v) && (rc = resource_sub_kind_check("Field 'sub_kind'", v, err)))
-        return rc;
-    return 0;
+    if (v && !json_is_null(v))
+        rc = resource_sub_kind_check("Field 'sub_kind'", v, err);
+    return rc;
 }
 
 struct new_org {
@@ -168,40 +167,43 @@ int identity_org_create(struct store *store, const char *actor, const json_t *bo
         rc = identity_field_string(body, "name", &no.name, err);
     if (!rc)
         rc = identity_field_string(body, "full_name", &no.full_name, err);
-    if (rc)
-        return rc;
-    if (!no.name)
-        return identity_missing(err, "name");
-    if (!identity_name_ok(no.name, 0))
-        return identity_invalid(err, "name");
-    if (!no.full_name)
-        no.full_name = no.name;
-    if (strlen(no.full_name) > 1023)
-        return identity_invalid(err, "full_name");
-    no.external = json_object_get(body, "external_ids");
-    rc = check_external_ids(no.external, err);
-    if (!rc)
-        rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err);
-    if (!rc)
-        rc = identity_labels(body, &no.labels, err);
-    if (rc)
-        return rc;
-    snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
-    if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
-        return rc;
-    no.validator = (struct new_principal){.org = no.name,
-                                          .name = validator_name,
-                                          .validator = 1,
-                                          .public_key = public_pem,
-                                          .role = "validator"};
-    rc = store_txn(store, 0, insert_org, &no, err);
-    free(no.labels);
-    if (!rc)
-        *out = json_pack("{s:o, s:s, s:s}", "uri",
-                         link_url(links, LINK_ORGANIZATION, no.name, NULL, NULL), "clientname",
-                         validator_name, "private_key", private_pem);
-    crypto_free_secret(private_pem);
-    free(public_pem);
+    if (!rc && !no.name)
+        rc = identity_missing(err, "name");
+    if (!rc && !identity_name_ok(no.name, 0))
+        rc = identity_invalid(err, "name");
+    if (!rc) {
+        if (!no.full_name)
+            no.full_name = no.name;
+        if (strlen(no.full_name) > 1023)
+            rc = identity_invalid(err, "full_name");
+    }
+    if (!rc) {
+        no.external = json_object_get(body, "external_ids");
+        rc = check_external_ids(no.external, err);
+        if (!rc)
+            rc = org_sub_kind(body, &sub_kind_given, &no.sub_kind, err);
+        if (!rc)
+            rc = identity_labels(body, &no.labels, err);
+    }
+    if (!rc) {
+        snprintf(validator_name, sizeof(validator_name), "%s-validator", no.name);
+        rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err);
+    }
+    if (!rc) {
+        no.validator = (struct new_principal){.org = no.name,
+                                              .name = validator_name,
+                                              .validator = 1,
+                                              .public_key = public_pem,
+                                              .role = "validator"};
+        rc = store_txn(store, 0, insert_org, &no, err);
+        free(no.labels);
+        if (!rc)
+            *out = json_pack("{s:o, s:s, s:s}", "uri",
+                             link_url(links, LINK_ORGANIZATION, no.name, NULL, NULL), "clientname",
+                             validator_name, "private_key", private_pem);
+        crypto_free_secret(private_pem);
+        free(public_pem);
+    }
     return rc;
 }
 
@@ -220,21 +222,21 @@ int identity_org_get(struct store *store, struct arena *arena, const char *org, 
                          "SELECT x.external_id FROM organization_external_ids x JOIN organizations"
                          " o ON o.id = x.org_id WHERE o.name = ? ORDER BY x.external_id",
                          &p, 1, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
-    *out = json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", store_cell(&rows, 0, 0), "full_name",
-                     store_cell(&rows, 0, 1), "guid", store_cell(&rows, 0, 2), "labels",
-                     identity_labels_value(store_cell(&rows, 0, 3)), "external_ids");
-    for (size_t i = 0; i < ids.count; i++)
-        json_array_append_new(json_object_get(*out, "external_ids"),
-                              json_string(store_cell(&ids, i, 0)));
-    if (store_cell(&rows, 0, 5)) /* beyond Chef's fields, when set */
-        json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, 5)));
-    if (revision)
-        *revision = store_cell(&rows, 0, 4);
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
+    if (!rc) {
+        *out = json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", store_cell(&rows, 0, 0), "full_name",
+                         store_cell(&rows, 0, 1), "guid", store_cell(&rows, 0, 2), "labels",
+                         identity_labels_value(store_cell(&rows, 0, 3)), "external_ids");
+        for (size_t i = 0; i < ids.count; i++)
+            json_array_append_new(json_object_get(*out, "external_ids"),
+                                  json_string(store_cell(&ids, i, 0)));
+        if (store_cell(&rows, 0, 5)) /* beyond Chef's fields, when set */
+            json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, 5)));
+        if (revision)
+            *revision = store_cell(&rows, 0, 4);
+    }
+    return rc;
 }
 
 struct org_change {
@@ -304,24 +306,25 @@ static int org_write(struct store *store, const char *actor, const char *org, co
         rc = identity_field_string(body, "full_name", &full_name, err);
     if (!rc)
         rc = identity_field_string(body, "name", &name, err);
-    if (rc)
-        return rc;
-    if (name && strcmp(name, org) != 0)
-        return purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
-    rc = check_external_ids(c.external, err);
-    if (!rc)
-        rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err);
-    if (rc)
-        return rc;
-    if (full_name && strlen(full_name) > 1023)
-        return identity_invalid(err, "full_name");
-    c.full_name = full_name;
-    if ((rc = identity_labels(body, &c.labels, err)))
-        return rc;
-    c.changes = c.labels || c.external || c.full_name || c.sub_kind_given;
-    if (c.changes || if_match) /* a condition alone is checked, and changes nothing */
-        rc = store_txn(store, 0, change_org, &c, err);
-    free(c.labels);
+    if (!rc && name && strcmp(name, org) != 0)
+        rc = purser_error_set(err, PURSER_EINVAL, "Field 'name' cannot be changed");
+    if (!rc) {
+        rc = check_external_ids(c.external, err);
+        if (!rc)
+            rc = org_sub_kind(body, &c.sub_kind_given, &c.sub_kind, err);
+    }
+    if (!rc && full_name && strlen(full_name) > 1023)
+        rc = identity_invalid(err, "full_name");
+    if (!rc) {
+        c.full_name = full_name;
+        rc = identity_labels(body, &c.labels, err);
+    }
+    if (!rc) {
+        c.changes = c.labels || c.external || c.full_name || c.sub_kind_given;
+        if (c.changes || if_match) /* a condition alone is checked, and changes nothing */
+            rc = store_txn(store, 0, change_org, &c, err);
+        free(c.labels);
+    }
     return rc;
 }
 
@@ -374,9 +377,9 @@ int identity_org_update(struct store *store, const char *actor, struct arena *ar
     }
     if (!(cond && cond->merge))
         rc = org_write(store, actor, org, body, if_match, err);
-    if (rc)
-        return rc;
-    return identity_org_get(store, arena, org, out, cond ? &cond->revision : NULL, err);
+    if (!rc)
+        rc = identity_org_get(store, arena, org, out, cond ? &cond->revision : NULL, err);
+    return rc;
 }
 
 /* What an organization holds besides its validator and members, in the order a message
@@ -496,37 +499,41 @@ int identity_member_list(struct store *store, struct arena *arena, const char *o
     int rc = identity_org_id(store, arena, org, &oid, err);
     if (narrow)
         l.q = narrow->q;
-    if (rc)
-        return rc;
-    identity_expire(store, "user", 0, NULL); /* what has expired goes first, with its events */
-    if ((rc = identity_selection(&identity_member_kind, store, arena, &l, &names, &count, err)))
-        return rc;
-    p = (struct store_value)STORE_INT(oid);
-    rc = store_query(store, arena, &rows,
-                     "SELECT p.name, m.role, m.policy_groups FROM memberships m JOIN principals p"
-                     " ON p.id = m.principal_id WHERE m.org_id = ? AND p.kind = 'user' AND"
-                     " (p.expires_at IS NULL OR p.expires_at > NOW(6)) ORDER BY p.name, m.role",
-                     &p, 1, err);
-    if (rc)
-        return rc;
-    *out = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *user = store_cell(&rows, i, 0), *groups = store_cell(&rows, i, 2);
-        if (!identity_keep(names, count, user))
-            continue;
-        if (!last || strcmp(json_string_value(json_object_get(last, "username")), user) != 0) {
-            last = json_pack("{s:s, s:[]}", "username", user, "roles");
-            json_array_append_new(*out, json_pack("{s:o}", "user", last));
-        }
-        json_array_append_new(json_object_get(last, "roles"), json_string(store_cell(&rows, i, 1)));
-        if (groups) { /* only the limited roles: {role: [patterns]} */
-            json_t *limited = json_object_get(last, "policy_groups");
-            if (!limited)
-                json_object_set_new(last, "policy_groups", limited = json_object());
-            json_object_set_new(limited, store_cell(&rows, i, 1), identity_split_groups(groups));
+    if (!rc) {
+        identity_expire(store, "user", 0, NULL); /* what has expired goes first, with its events */
+        rc = identity_selection(&identity_member_kind, store, arena, &l, &names, &count, err);
+    }
+    if (!rc) {
+        p = (struct store_value)STORE_INT(oid);
+        rc = store_query(
+            store, arena, &rows,
+            "SELECT p.name, m.role, m.policy_groups FROM memberships m JOIN principals p"
+            " ON p.id = m.principal_id WHERE m.org_id = ? AND p.kind = 'user' AND"
+            " (p.expires_at IS NULL OR p.expires_at > NOW(6)) ORDER BY p.name, m.role",
+            &p, 1, err);
+    }
+    if (!rc) {
+        *out = json_array();
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *user = store_cell(&rows, i, 0), *groups = store_cell(&rows, i, 2);
+            if (!identity_keep(names, count, user))
+                continue;
+            if (!last || strcmp(json_string_value(json_object_get(last, "username")), user) != 0) {
+                last = json_pack("{s:s, s:[]}", "username", user, "roles");
+                json_array_append_new(*out, json_pack("{s:o}", "user", last));
+            }
+            json_array_append_new(json_object_get(last, "roles"),
+                                  json_string(store_cell(&rows, i, 1)));
+            if (groups) { /* only the limited roles: {role: [patterns]} */
+                json_t *limited = json_object_get(last, "policy_groups");
+                if (!limited)
+                    json_object_set_new(last, "policy_groups", limited = json_object());
+                json_object_set_new(limited, store_cell(&rows, i, 1),
+                                    identity_split_groups(groups));
+            }
         }
     }
-    return 0;
+    return rc;
 }
 
 struct member_add {
@@ -654,46 +661,48 @@ int identity_member_add(struct store *store, const char *actor, const char *org,
     rc = identity_require_object(body, err);
     if (!rc)
         rc = identity_field_string(body, "username", &m.user, err);
-    if (rc)
-        return rc;
-    if (!m.user)
-        return identity_missing(err, "username");
-    roles = json_object_get(body, "roles");
-    if (!roles)
-        roles = json_pack("[s]", "reader");
-    else if (!json_is_array(roles) || json_array_size(roles) == 0)
-        return identity_invalid(err, "roles");
-    else
-        json_incref(roles);
-    json_array_foreach (roles, i, role) {
-        if (!json_is_string(role) || !valid_role(json_string_value(role), ctx)) {
-            json_decref(roles);
-            return purser_error_set(err, PURSER_EINVAL, "Field 'roles': unknown role %s",
-                                    json_is_string(role) ? json_string_value(role)
-                                                         : "(not a string)");
-        }
-    }
-    rc = member_groups(body, roles, &groups, err);
-    m.roles = roles;
-    m.groups = groups;
-    if (!rc)
-        rc = store_txn(store, 0, txn_member_add, &m, err);
+    if (!rc && !m.user)
+        rc = identity_missing(err, "username");
     if (!rc) {
-        *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles",
-                         m.held ? m.held : roles);
-        if (json_object_size(groups)) {
-            json_t *shown = json_object(), *joined;
-            const char *name;
-            json_object_foreach (groups, name, joined)
-                if (json_is_string(joined))
-                    json_object_set_new(shown, name,
-                                        identity_split_groups(json_string_value(joined)));
-            json_object_set_new(json_object_get(*out, "user"), "policy_groups", shown);
-        }
+        roles = json_object_get(body, "roles");
+        if (!roles)
+            roles = json_pack("[s]", "reader");
+        else if (!json_is_array(roles) || json_array_size(roles) == 0)
+            rc = identity_invalid(err, "roles");
+        else
+            json_incref(roles);
     }
-    json_decref(m.held);
-    json_decref(roles);
-    json_decref(groups);
+    if (!rc) {
+        json_array_foreach (roles, i, role) {
+            if (!json_is_string(role) || !valid_role(json_string_value(role), ctx)) {
+                json_decref(roles);
+                return purser_error_set(err, PURSER_EINVAL, "Field 'roles': unknown role %s",
+                                        json_is_string(role) ? json_string_value(role)
+                                                             : "(not a string)");
+            }
+        }
+        rc = member_groups(body, roles, &groups, err);
+        m.roles = roles;
+        m.groups = groups;
+        if (!rc)
+            rc = store_txn(store, 0, txn_member_add, &m, err);
+        if (!rc) {
+            *out = json_pack("{s:{s:s, s:O}}", "user", "username", m.user, "roles",
+                             m.held ? m.held : roles);
+            if (json_object_size(groups)) {
+                json_t *shown = json_object(), *joined;
+                const char *name;
+                json_object_foreach (groups, name, joined)
+                    if (json_is_string(joined))
+                        json_object_set_new(shown, name,
+                                            identity_split_groups(json_string_value(joined)));
+                json_object_set_new(json_object_get(*out, "user"), "policy_groups", shown);
+            }
+        }
+        json_decref(m.held);
+        json_decref(roles);
+        json_decref(groups);
+    }
     return rc;
 }
 

@@ -213,16 +213,16 @@ static int principal_row(struct store *store, struct arena *arena, const char *o
 {
     struct store_value p[] = {STORE_STR(org ? org : name), STORE_STR(name)};
     int rc = store_query(store, arena, rows, principal_select(org), p, org ? 2 : 1, err);
-    if (rc)
-        return rc;
-    if (rows->count == 0)
-        principal_expire(store, org, name); /* an expired one goes now, with its event */
-    if (rows->count == 0) {
-        if (org)
-            return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load client %s", name);
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load user %s", name);
+    if (!rc) {
+        if (rows->count == 0)
+            principal_expire(store, org, name); /* an expired one goes now, with its event */
+        if (rows->count == 0) {
+            if (org)
+                return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load client %s", name);
+            return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load user %s", name);
+        }
     }
-    return 0;
+    return rc;
 }
 
 int identity_principal_id(struct store *store, struct arena *arena, const char *org,
@@ -263,14 +263,14 @@ int identity_principal_list(struct store *store, struct arena *arena, const char
                                "SELECT p.name FROM principals p WHERE p.kind = 'user'" LIVE
                                " ORDER BY p.name",
                                NULL, 0, err);
-    if (rc)
-        return rc;
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++)
-        if (identity_keep(names, count, store_cell(&rows, i, 0)))
-            json_object_set_new(*out, store_cell(&rows, i, 0),
-                                principal_uri(links, org, store_cell(&rows, i, 0)));
-    return 0;
+    if (!rc) {
+        *out = json_object();
+        for (size_t i = 0; i < rows.count; i++)
+            if (identity_keep(names, count, store_cell(&rows, i, 0)))
+                json_object_set_new(*out, store_cell(&rows, i, 0),
+                                    principal_uri(links, org, store_cell(&rows, i, 0)));
+    }
+    return rc;
 }
 
 static int txn_insert_principal(struct store *store, void *ctx, struct purser_error *err)
@@ -291,21 +291,20 @@ static int key_material(const json_t *body, int default_create, const char **pub
     const json_t *create = json_object_get(body, "create_key");
     int rc;
     *generated_public = *private_pem = NULL;
-    if ((rc = identity_field_string(body, "public_key", public_pem, err)))
-        return rc;
-    if (create && !json_is_boolean(create))
-        return identity_invalid(err, "create_key");
-    if (*public_pem && json_is_true(create))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "Fields 'public_key' and 'create_key' cannot both be given");
-    if (*public_pem)
-        return crypto_public_key_check(*public_pem, "public_key", err);
-    if (create ? json_is_true(create) : default_create) {
-        if ((rc = crypto_rsa_generate(private_pem, generated_public, 2048, err)))
-            return rc;
-        *public_pem = *generated_public;
+    rc = identity_field_string(body, "public_key", public_pem, err);
+    if (!rc && create && !json_is_boolean(create))
+        rc = identity_invalid(err, "create_key");
+    if (!rc && *public_pem && json_is_true(create))
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "Fields 'public_key' and 'create_key' cannot both be given");
+    if (!rc && *public_pem) {
+        rc = crypto_public_key_check(*public_pem, "public_key", err);
+    } else if (!rc && (create ? json_is_true(create) : default_create)) {
+        rc = crypto_rsa_generate(private_pem, generated_public, 2048, err);
+        if (!rc)
+            *public_pem = *generated_public;
     }
-    return 0;
+    return rc;
 }
 
 const char *identity_client_role(const json_t *body)
@@ -338,55 +337,57 @@ int identity_principal_create(struct store *store, const char *actor, const char
         rc = identity_field_string(body, "last_name", &np.last_name, err);
     if (!rc)
         rc = identity_field_string(body, "email", &np.email, err);
-    if (rc)
-        return rc;
-    if (org && !np.name && (rc = identity_field_string(body, "clientname", &np.name, err)))
-        return rc;
-    if (!np.name)
-        return identity_missing(err, org ? "name" : "username");
-    if (!identity_name_ok(np.name, org != NULL))
-        return identity_invalid(err, org ? "name" : "username");
-    if (validator && !json_is_boolean(validator))
-        return identity_invalid(err, "validator");
-    np.validator = json_is_true(validator);
-    np.role = org ? identity_client_role(body) : NULL;
-    np.limit = org ? limit : NULL;
-    if ((rc = identity_principal_extras(body, &x, err)))
-        return rc;
-    np.sub_kind = x.sub_kind;
-    memcpy(np.expires, x.expires, sizeof(np.expires));
-    if ((rc = key_material(body, 1, &public_pem, &generated, &private_pem, err)))
-        return rc;
-    principal_expire(store, org, np.name); /* the name of an expired one is free */
-    np.public_key = public_pem;
-    {
-        char *labels = NULL;
-        if ((rc = identity_labels(body, &labels, err))) {
-            crypto_free_secret(private_pem);
-            free(generated);
-            return rc;
-        }
-        np.labels = labels;
-        rc = store_txn(store, 0, txn_insert_principal, &np, err);
-        free(labels);
+    if (!rc && org && !np.name)
+        rc = identity_field_string(body, "clientname", &np.name, err);
+    if (!rc && !np.name)
+        rc = identity_missing(err, org ? "name" : "username");
+    if (!rc && !identity_name_ok(np.name, org != NULL))
+        rc = identity_invalid(err, org ? "name" : "username");
+    if (!rc && validator && !json_is_boolean(validator))
+        rc = identity_invalid(err, "validator");
+    if (!rc) {
+        np.validator = json_is_true(validator);
+        np.role = org ? identity_client_role(body) : NULL;
+        np.limit = org ? limit : NULL;
+        rc = identity_principal_extras(body, &x, err);
     }
     if (!rc) {
-        json_t *key = NULL;
-        *out = json_pack("{s:o}", "uri", principal_uri(links, org, np.name));
-        if (public_pem) {
-            key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
-                            "expiration_date", "infinity", "uri",
-                            org ? link_url(links, LINK_CLIENT_KEY, org, np.name, "default")
-                                : link_url(links, LINK_USER_KEY, np.name, "default", NULL));
-            if (private_pem)
-                json_object_set_new(key, "private_key", json_string(private_pem));
-            json_object_set_new(*out, "chef_key", key);
-        }
-        if (private_pem) /* Chef's API v0 shape too */
-            json_object_set_new(*out, "private_key", json_string(private_pem));
+        np.sub_kind = x.sub_kind;
+        memcpy(np.expires, x.expires, sizeof(np.expires));
+        rc = key_material(body, 1, &public_pem, &generated, &private_pem, err);
     }
-    crypto_free_secret(private_pem);
-    free(generated);
+    if (!rc) {
+        principal_expire(store, org, np.name); /* the name of an expired one is free */
+        np.public_key = public_pem;
+        {
+            char *labels = NULL;
+            if ((rc = identity_labels(body, &labels, err))) {
+                crypto_free_secret(private_pem);
+                free(generated);
+                return rc;
+            }
+            np.labels = labels;
+            rc = store_txn(store, 0, txn_insert_principal, &np, err);
+            free(labels);
+        }
+        if (!rc) {
+            json_t *key = NULL;
+            *out = json_pack("{s:o}", "uri", principal_uri(links, org, np.name));
+            if (public_pem) {
+                key = json_pack("{s:s, s:s, s:s, s:o}", "name", "default", "public_key", public_pem,
+                                "expiration_date", "infinity", "uri",
+                                org ? link_url(links, LINK_CLIENT_KEY, org, np.name, "default")
+                                    : link_url(links, LINK_USER_KEY, np.name, "default", NULL));
+                if (private_pem)
+                    json_object_set_new(key, "private_key", json_string(private_pem));
+                json_object_set_new(*out, "chef_key", key);
+            }
+            if (private_pem) /* Chef's API v0 shape too */
+                json_object_set_new(*out, "private_key", json_string(private_pem));
+        }
+        crypto_free_secret(private_pem);
+        free(generated);
+    }
     return rc;
 }
 
@@ -396,36 +397,40 @@ int identity_principal_shape(struct store *store, struct arena *arena, const cha
 {
     struct store_rows rows;
     int rc = principal_row(store, arena, org, name, &rows, err);
-    if (rc)
-        return rc;
-    if (org)
-        *out = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "name", store_cell(&rows, 0, P_NAME),
-                         "clientname", store_cell(&rows, 0, P_NAME), "orgname",
-                         store_cell(&rows, 0, P_ORG), "validator",
-                         strcmp(store_cell(&rows, 0, P_VALIDATOR), "1") == 0, "json_class",
-                         "Chef::ApiClient", "chef_type", "client");
-    else
-        *out = json_pack("{s:s, s:s, s:s, s:s, s:s}", "username", store_cell(&rows, 0, P_NAME),
-                         "display_name", store_cell(&rows, 0, P_DISPLAY), "first_name",
-                         store_cell(&rows, 0, P_FIRST), "last_name", store_cell(&rows, 0, P_LAST),
-                         "email", store_cell(&rows, 0, P_EMAIL));
-    if (!*out)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if (!org || full) { /* beyond Chef's fields (OSIS): labels and whether it may authenticate */
-        json_object_set_new(*out, "labels", identity_labels_value(store_cell(&rows, 0, P_LABELS)));
-        json_object_set_new(*out, "active",
-                            json_boolean(strcmp(store_cell(&rows, 0, P_ACTIVE), "1") == 0));
+    if (!rc) {
+        if (org)
+            *out = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "name", store_cell(&rows, 0, P_NAME),
+                             "clientname", store_cell(&rows, 0, P_NAME), "orgname",
+                             store_cell(&rows, 0, P_ORG), "validator",
+                             strcmp(store_cell(&rows, 0, P_VALIDATOR), "1") == 0, "json_class",
+                             "Chef::ApiClient", "chef_type", "client");
+        else
+            *out = json_pack("{s:s, s:s, s:s, s:s, s:s}", "username", store_cell(&rows, 0, P_NAME),
+                             "display_name", store_cell(&rows, 0, P_DISPLAY), "first_name",
+                             store_cell(&rows, 0, P_FIRST), "last_name",
+                             store_cell(&rows, 0, P_LAST), "email", store_cell(&rows, 0, P_EMAIL));
+        if (!*out)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    if (store_cell(&rows, 0, P_SUB_KIND)) /* Teleport's, when set */
-        json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, P_SUB_KIND)));
-    if (store_cell(&rows, 0, P_EXPIRES))
-        json_object_set_new(*out, "expires", json_string(store_cell(&rows, 0, P_EXPIRES)));
-    if (store_cell(&rows, 0, P_LIMITS)) /* a client's limited roles, when it has some */
-        json_object_set_new(*out, "policy_groups",
-                            identity_limited_roles(store_cell(&rows, 0, P_LIMITS)));
-    if (revision)
-        *revision = store_cell(&rows, 0, P_REVISION);
-    return 0;
+    if (!rc) {
+        if (!org ||
+            full) { /* beyond Chef's fields (OSIS): labels and whether it may authenticate */
+            json_object_set_new(*out, "labels",
+                                identity_labels_value(store_cell(&rows, 0, P_LABELS)));
+            json_object_set_new(*out, "active",
+                                json_boolean(strcmp(store_cell(&rows, 0, P_ACTIVE), "1") == 0));
+        }
+        if (store_cell(&rows, 0, P_SUB_KIND)) /* Teleport's, when set */
+            json_object_set_new(*out, "sub_kind", json_string(store_cell(&rows, 0, P_SUB_KIND)));
+        if (store_cell(&rows, 0, P_EXPIRES))
+            json_object_set_new(*out, "expires", json_string(store_cell(&rows, 0, P_EXPIRES)));
+        if (store_cell(&rows, 0, P_LIMITS)) /* a client's limited roles, when it has some */
+            json_object_set_new(*out, "policy_groups",
+                                identity_limited_roles(store_cell(&rows, 0, P_LIMITS)));
+        if (revision)
+            *revision = store_cell(&rows, 0, P_REVISION);
+    }
+    return rc;
 }
 
 int identity_principal_get(struct store *store, struct arena *arena, const char *org,
@@ -453,23 +458,23 @@ int identity_principal_lookup(struct store *store, struct arena *arena, const ch
                          "   AND (p.expires_at IS NULL OR p.expires_at > NOW(6))"
                          " WHERE o.name = ? ORDER BY p.kind = 'client' DESC",
                          p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
-    *out = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *key = store_cell(&rows, i, 2);
-        if (!store_cell(&rows, i, 0))
-            continue;
-        json_array_append_new(*out,
-                              json_pack("{s:s, s:s, s:o, s:s, s:b}", "name",
-                                        store_cell(&rows, i, 1), "type", store_cell(&rows, i, 0),
-                                        "public_key", key ? json_string(key) : json_null(),
-                                        "authz_id", store_cell(&rows, i, 3), "org_member",
-                                        strcmp(store_cell(&rows, i, 4), "1") == 0));
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "organization '%s' does not exist", org);
+    if (!rc) {
+        *out = json_array();
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *key = store_cell(&rows, i, 2);
+            if (!store_cell(&rows, i, 0))
+                continue;
+            json_array_append_new(*out, json_pack("{s:s, s:s, s:o, s:s, s:b}", "name",
+                                                  store_cell(&rows, i, 1), "type",
+                                                  store_cell(&rows, i, 0), "public_key",
+                                                  key ? json_string(key) : json_null(), "authz_id",
+                                                  store_cell(&rows, i, 3), "org_member",
+                                                  strcmp(store_cell(&rows, i, 4), "1") == 0));
+        }
     }
-    return 0;
+    return rc;
 }
 
 /* ---- keys ----------------------------------------------------------------------------------- */
@@ -483,16 +488,16 @@ int identity_key_list(struct store *store, struct arena *arena, long long princi
                          "SELECT name, expires_at IS NOT NULL AND expires_at <= UTC_TIMESTAMP()"
                          " FROM principal_keys WHERE principal_id = ? ORDER BY name",
                          &p, 1, err);
-    if (rc)
-        return rc;
-    *out = json_array();
-    for (size_t i = 0; i < rows.count; i++)
-        json_array_append_new(*out,
-                              json_pack("{s:o, s:s, s:b}", "uri",
-                                        json_sprintf("%s/%s", keys_uri, store_cell(&rows, i, 0)),
-                                        "name", store_cell(&rows, i, 0), "expired",
-                                        strcmp(store_cell(&rows, i, 1), "1") == 0));
-    return 0;
+    if (!rc) {
+        *out = json_array();
+        for (size_t i = 0; i < rows.count; i++)
+            json_array_append_new(
+                *out, json_pack("{s:o, s:s, s:b}", "uri",
+                                json_sprintf("%s/%s", keys_uri, store_cell(&rows, i, 0)), "name",
+                                store_cell(&rows, i, 0), "expired",
+                                strcmp(store_cell(&rows, i, 1), "1") == 0));
+    }
+    return rc;
 }
 
 int identity_key_get(struct store *store, struct arena *arena, long long principal_id,
@@ -504,13 +509,12 @@ int identity_key_get(struct store *store, struct arena *arena, long long princip
                          "SELECT name, public_key, expires_at FROM principal_keys"
                          " WHERE principal_id = ? AND name = ?",
                          p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "key '%s' not found", key);
-    *out = identity_key_json(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1),
-                             store_cell(&rows, 0, 2));
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "key '%s' not found", key);
+    if (!rc)
+        *out = identity_key_json(store_cell(&rows, 0, 0), store_cell(&rows, 0, 1),
+                                 store_cell(&rows, 0, 2));
+    return rc;
 }
 
 int identity_key_create(struct store *store, const char *actor, long long principal_id,
@@ -526,47 +530,48 @@ int identity_key_create(struct store *store, const char *actor, long long princi
         rc = identity_field_string(body, "name", &name, err);
     if (!rc)
         rc = identity_field_string(body, "expiration_date", &expiration, err);
-    if (rc)
-        return rc;
-    if (!name)
-        return identity_missing(err, "name");
-    if (!identity_name_ok(name, 1))
-        return identity_invalid(err, "name");
-    if (!expiration)
-        return identity_missing(err, "expiration_date");
-    rc = identity_expiration_param(expiration, when, &infinite, err);
-    if (!rc)
-        rc = key_material(body, 0, &public_pem, &generated, &private_pem, err);
-    if (rc)
-        return rc;
-    if (!public_pem)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "Field 'public_key' identity_missing (or set create_key)");
-    {
-        struct identity_batch batch = {.actor = actor,
-                                       .principal_id = principal_id,
-                                       .kind = "key",
-                                       .name = name,
-                                       .op = "put",
-                                       .qualify = 1};
-        identity_batch_add(&batch,
-                           "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
-                           " VALUES (?, ?, ?, ?)",
-                           (struct store_value[]){STORE_INT(principal_id), STORE_STR(name),
-                                                  STORE_STR(public_pem),
-                                                  infinite ? STORE_NULLV : STORE_STR(when)},
-                           4);
-        rc = identity_batch_run(store, &batch, err);
-    }
-    if (rc == PURSER_EEXISTS)
-        rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
+    if (!rc && !name)
+        rc = identity_missing(err, "name");
+    if (!rc && !identity_name_ok(name, 1))
+        rc = identity_invalid(err, "name");
+    if (!rc && !expiration)
+        rc = identity_missing(err, "expiration_date");
     if (!rc) {
-        *out = json_pack("{s:o}", "uri", json_sprintf("%s/%s", keys_uri, name));
-        if (private_pem)
-            json_object_set_new(*out, "private_key", json_string(private_pem));
+        rc = identity_expiration_param(expiration, when, &infinite, err);
+        if (!rc)
+            rc = key_material(body, 0, &public_pem, &generated, &private_pem, err);
     }
-    crypto_free_secret(private_pem);
-    free(generated);
+    if (!rc && !public_pem)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "Field 'public_key' identity_missing (or set create_key)");
+    if (!rc) {
+        {
+            struct identity_batch batch = {.actor = actor,
+                                           .principal_id = principal_id,
+                                           .kind = "key",
+                                           .name = name,
+                                           .op = "put",
+                                           .qualify = 1};
+            identity_batch_add(
+                &batch,
+                "INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                (struct store_value[]){STORE_INT(principal_id), STORE_STR(name),
+                                       STORE_STR(public_pem),
+                                       infinite ? STORE_NULLV : STORE_STR(when)},
+                4);
+            rc = identity_batch_run(store, &batch, err);
+        }
+        if (rc == PURSER_EEXISTS)
+            rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
+        if (!rc) {
+            *out = json_pack("{s:o}", "uri", json_sprintf("%s/%s", keys_uri, name));
+            if (private_pem)
+                json_object_set_new(*out, "private_key", json_string(private_pem));
+        }
+        crypto_free_secret(private_pem);
+        free(generated);
+    }
     return rc;
 }
 
@@ -586,16 +591,16 @@ int identity_key_update(struct store *store, const char *actor, struct arena *ar
         rc = identity_field_string(body, "expiration_date", &expiration, err);
     if (!rc)
         rc = identity_key_get(store, arena, principal_id, key, &current, err);
-    if (rc)
-        return rc;
-    json_decref(current);
-    if (name && !identity_name_ok(name, 1))
-        return identity_invalid(err, "name");
-    if (expiration && (rc = identity_expiration_param(expiration, when, &infinite, err)))
-        return rc;
-    if ((rc = key_material(body, 0, &public_pem, &generated, &private_pem, err)))
-        return rc;
-    {
+    if (!rc) {
+        json_decref(current);
+        if (name && !identity_name_ok(name, 1))
+            rc = identity_invalid(err, "name");
+    }
+    if (!rc && expiration)
+        rc = identity_expiration_param(expiration, when, &infinite, err);
+    if (!rc)
+        rc = key_material(body, 0, &public_pem, &generated, &private_pem, err);
+    if (!rc) {
         /* one transaction; the event names the key as it is after the write */
         struct identity_batch batch = {.actor = actor,
                                        .principal_id = principal_id,
@@ -625,13 +630,13 @@ int identity_key_update(struct store *store, const char *actor, struct arena *ar
         rc = batch.count ? identity_batch_run(store, &batch, err) : 0;
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "key '%s' already exists", name);
+        if (!rc)
+            rc = identity_key_get(store, arena, principal_id, name ? name : key, out, err);
+        if (!rc && private_pem)
+            json_object_set_new(*out, "private_key", json_string(private_pem));
+        crypto_free_secret(private_pem);
+        free(generated);
     }
-    if (!rc)
-        rc = identity_key_get(store, arena, principal_id, name ? name : key, out, err);
-    if (!rc && private_pem)
-        json_object_set_new(*out, "private_key", json_string(private_pem));
-    crypto_free_secret(private_pem);
-    free(generated);
     return rc;
 }
 

@@ -15,24 +15,23 @@ int identity_principal_extras(const json_t *body, struct principal_extras *x,
 {
     const json_t *sub = json_object_get(body, "sub_kind"), *exp = json_object_get(body, "expires");
     long long when;
-    int rc;
+    int rc = 0;
     memset(x, 0, sizeof(*x));
     x->sub_kind_given = sub != NULL;
     x->expires_given = exp != NULL;
     if (sub && !json_is_null(sub)) {
-        if ((rc = resource_sub_kind_check("Field 'sub_kind'", sub, err)))
-            return rc;
-        x->sub_kind = json_string_value(sub);
+        rc = resource_sub_kind_check("Field 'sub_kind'", sub, err);
+        if (!rc)
+            x->sub_kind = json_string_value(sub);
     }
-    if (exp && !json_is_null(exp)) {
-        if ((rc = resource_expires_parse("Field 'expires'", json_string_value(exp), x->expires,
-                                         &when, err)))
-            return rc;
-        if (when <= (long long)time(NULL))
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "Field 'expires' invalid: %s UTC is in the past", x->expires);
+    if (!rc && exp && !json_is_null(exp)) {
+        rc = resource_expires_parse("Field 'expires'", json_string_value(exp), x->expires, &when,
+                                    err);
+        if (!rc && when <= (long long)time(NULL))
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "Field 'expires' invalid: %s UTC is in the past", x->expires);
     }
-    return 0;
+    return rc;
 }
 
 /* A user's profile fields given in body, into the batch. */
@@ -44,16 +43,15 @@ static int profile_fields(const json_t *body, long long id, struct identity_batc
                                       "UPDATE principals SET first_name = ? WHERE id = ?",
                                       "UPDATE principals SET last_name = ? WHERE id = ?",
                                       "UPDATE principals SET email = ? WHERE id = ?"};
-    for (size_t i = 0; i < 4; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < 4 && !rc; i++) {
         const char *value;
-        int rc = identity_field_string(body, fields[i], &value, err);
-        if (rc)
-            return rc;
-        if (value)
+        rc = identity_field_string(body, fields[i], &value, err);
+        if (!rc && value)
             identity_batch_add(batch, sql[i],
                                (struct store_value[]){STORE_STR(value), STORE_INT(id)}, 2);
     }
-    return 0;
+    return rc;
 }
 
 /* What else body gives (active, validator, labels, sub_kind, expires), into the batch; *labels
@@ -72,30 +70,32 @@ static int other_fields(const json_t *body, const char *org, long long id,
     rc = identity_principal_extras(body, x, err);
     if (!rc)
         rc = identity_labels(body, labels, err);
-    if (rc)
-        return rc;
-    if (active)
-        identity_batch_add(batch, "UPDATE principals SET active = ? WHERE id = ?",
-                           (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)},
-                           2);
-    if (*labels)
-        identity_batch_add(batch, "UPDATE principals SET labels = ? WHERE id = ?",
-                           (struct store_value[]){STORE_STR(*labels), STORE_INT(id)}, 2);
-    if (validator)
-        identity_batch_add(
-            batch, "UPDATE principals SET validator = ? WHERE id = ?",
-            (struct store_value[]){STORE_INT(json_is_true(validator)), STORE_INT(id)}, 2);
-    if (x->sub_kind_given)
-        identity_batch_add(batch, "UPDATE principals SET sub_kind = ? WHERE id = ?",
-                           (struct store_value[]){
-                               x->sub_kind ? STORE_STR(x->sub_kind) : STORE_NULLV, STORE_INT(id)},
-                           2);
-    if (x->expires_given)
-        identity_batch_add(batch, "UPDATE principals SET expires_at = ? WHERE id = ?",
-                           (struct store_value[]){
-                               x->expires[0] ? STORE_STR(x->expires) : STORE_NULLV, STORE_INT(id)},
-                           2);
-    return 0;
+    if (!rc) {
+        if (active)
+            identity_batch_add(
+                batch, "UPDATE principals SET active = ? WHERE id = ?",
+                (struct store_value[]){STORE_INT(json_is_true(active)), STORE_INT(id)}, 2);
+        if (*labels)
+            identity_batch_add(batch, "UPDATE principals SET labels = ? WHERE id = ?",
+                               (struct store_value[]){STORE_STR(*labels), STORE_INT(id)}, 2);
+        if (validator)
+            identity_batch_add(
+                batch, "UPDATE principals SET validator = ? WHERE id = ?",
+                (struct store_value[]){STORE_INT(json_is_true(validator)), STORE_INT(id)}, 2);
+        if (x->sub_kind_given)
+            identity_batch_add(
+                batch, "UPDATE principals SET sub_kind = ? WHERE id = ?",
+                (struct store_value[]){x->sub_kind ? STORE_STR(x->sub_kind) : STORE_NULLV,
+                                       STORE_INT(id)},
+                2);
+        if (x->expires_given)
+            identity_batch_add(
+                batch, "UPDATE principals SET expires_at = ? WHERE id = ?",
+                (struct store_value[]){x->expires[0] ? STORE_STR(x->expires) : STORE_NULLV,
+                                       STORE_INT(id)},
+                2);
+    }
+    return rc;
 }
 
 /* Writes the fields body gives, in one transaction, conditional on if_match. Every field is
@@ -120,19 +120,21 @@ static int principal_write(struct store *store, const char *actor, struct arena 
         rc = identity_field_string(body, org ? "name" : "username", &new_name, err);
     if (!rc)
         rc = identity_principal_id(store, arena, org, name, &batch.principal_id, err);
-    if (rc)
-        return rc;
-    if (new_name && strcmp(new_name, name) != 0)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "Field '%s' cannot be changed (renaming is not supported)",
-                                org ? "name" : "username");
-    row.key[0] = (struct store_value)STORE_INT(batch.principal_id);
-    if (!org && (rc = profile_fields(body, batch.principal_id, &batch, err)))
-        return rc;
-    if (!(rc = other_fields(body, org, batch.principal_id, &batch, &labels, &x, err)) &&
-        (batch.count || if_match)) /* a condition alone is checked, and changes nothing */
-        rc = identity_batch_run(store, &batch, err);
-    free(labels);
+    if (!rc && new_name && strcmp(new_name, name) != 0)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "Field '%s' cannot be changed (renaming is not supported)",
+                              org ? "name" : "username");
+    if (!rc) {
+        row.key[0] = (struct store_value)STORE_INT(batch.principal_id);
+        if (!org)
+            rc = profile_fields(body, batch.principal_id, &batch, err);
+    }
+    if (!rc) {
+        if (!(rc = other_fields(body, org, batch.principal_id, &batch, &labels, &x, err)) &&
+            (batch.count || if_match)) /* a condition alone is checked, and changes nothing */
+            rc = identity_batch_run(store, &batch, err);
+        free(labels);
+    }
     return rc;
 }
 

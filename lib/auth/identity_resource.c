@@ -217,24 +217,24 @@ static int list_scope(const struct resource_kind *k, struct store *store, struct
     *q = l->q;
     if (!rc && (k == &identity_client_kind || k == &identity_member_kind))
         rc = identity_org_id(store, arena, l->org, &oid, err);
-    if (rc)
-        return rc;
-    q->scope = p;
-    if (k == &identity_org_kind) {
-        p[0] = (struct store_value)STORE_INT(!l->who || l->who->server_admin);
-        p[1] = (struct store_value)STORE_INT(l->who ? l->who->id : 0);
-        q->scope_count = 2;
-    } else if (k != &identity_user_kind) {
-        p[0] = (struct store_value)STORE_INT(k == &identity_token_kind ? l->principal_id : oid);
-        q->scope_count = 1;
+    if (!rc) {
+        q->scope = p;
+        if (k == &identity_org_kind) {
+            p[0] = (struct store_value)STORE_INT(!l->who || l->who->server_admin);
+            p[1] = (struct store_value)STORE_INT(l->who ? l->who->id : 0);
+            q->scope_count = 2;
+        } else if (k != &identity_user_kind) {
+            p[0] = (struct store_value)STORE_INT(k == &identity_token_kind ? l->principal_id : oid);
+            q->scope_count = 1;
+        }
+        if (k == &identity_token_kind)
+            identity_expire(store, "token", l->principal_id, NULL);
+        else if (k == &identity_client_kind)
+            identity_expire(store, "client", oid, NULL);
+        else if (k != &identity_org_kind)
+            identity_expire(store, "user", 0, NULL);
     }
-    if (k == &identity_token_kind)
-        identity_expire(store, "token", l->principal_id, NULL);
-    else if (k == &identity_client_kind)
-        identity_expire(store, "client", oid, NULL);
-    else if (k != &identity_org_kind)
-        identity_expire(store, "user", 0, NULL);
-    return 0;
+    return rc;
 }
 
 int identity_page(const struct resource_kind *k, struct store *store, struct arena *arena,
@@ -286,10 +286,10 @@ int identity_selection(const struct resource_kind *k, struct store *store, struc
     *count = 0;
     if (!identity_narrowed(l))
         return 0;
-    if ((rc = identity_selected(k, store, arena, l, names, count, err)))
-        return rc;
-    qsort(*names, *count, sizeof(**names), name_order);
-    return 0;
+    rc = identity_selected(k, store, arena, l, names, count, err);
+    if (!rc)
+        qsort(*names, *count, sizeof(**names), name_order);
+    return rc;
 }
 
 /* ---- revisions ---- */
@@ -315,10 +315,12 @@ int identity_revision_check(struct store *store, struct arena *arena, struct ide
     struct store_rows found;
     int rc = store_query(store, arena, &found, rows[row->table].lock, row->key,
                          (size_t)rows[row->table].params, err);
-    if (rc || found.count == 0) /* a row that is not there: the write's own 404 */
-        return rc;
-    snprintf(row->revision, sizeof(row->revision), "%s", store_cell(&found, 0, 0));
-    return resource_precondition(arena, row->kind, row->name, row->if_match, row->revision, 0, err);
+    if (!rc && found.count > 0) { /* (a row that is not there: the write's own 404) */
+        snprintf(row->revision, sizeof(row->revision), "%s", store_cell(&found, 0, 0));
+        rc = resource_precondition(arena, row->kind, row->name, row->if_match, row->revision, 0,
+                                   err);
+    }
+    return rc;
 }
 
 int identity_revision_bump(struct store *store, struct identity_row *row, struct purser_error *err)
@@ -443,13 +445,13 @@ int identity_expire(struct store *store, const char *kind, long long scope, cons
     struct purser_error err;
     int rc = arena ? expired_rows(store, arena, &e, 0, &found, &err) : PURSER_EINTERNAL;
     arena_free(arena);
-    if (rc || found.count == 0) /* a cheap read: nothing expired, nothing written */
-        return rc;
-    rc = store_txn(store, 0, expire_txn, &e, &err); /* by the server ("purser": expire_one) */
-    if (rc) {
-        json_t *fields = json_pack("{s:s, s:s}", "kind", kind, "error", err.message);
-        log_message("warning", "expired principals or tokens could not be deleted", fields);
-        json_decref(fields);
+    if (!rc && found.count > 0) { /* (a cheap read: nothing expired, nothing written) */
+        rc = store_txn(store, 0, expire_txn, &e, &err); /* by the server ("purser": expire_one) */
+        if (rc) {
+            json_t *fields = json_pack("{s:s, s:s}", "kind", kind, "error", err.message);
+            log_message("warning", "expired principals or tokens could not be deleted", fields);
+            json_decref(fields);
+        }
     }
     return rc;
 }

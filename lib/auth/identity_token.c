@@ -76,23 +76,27 @@ int identity_token_create(struct store *store, const char *actor, long long prin
     char *token = NULL, *labels = NULL, id[17];
     struct arena *arena = NULL;
     struct store_rows rows;
-    int rc;
+    int rc = 0;
 
     if (body && (rc = identity_require_object(body, err)))
-        return rc;
+        goto cleanup;
     if (body && (rc = identity_field_string(body, "description", &description, err)))
-        return rc;
+        goto cleanup;
     if (sub_kind && !json_is_null(sub_kind) &&
         (rc = resource_sub_kind_check("Field 'sub_kind'", sub_kind, err)))
-        return rc;
-    if (description && strlen(description) > 1023)
-        return identity_invalid(err, "description");
+        goto cleanup;
+    if (description && strlen(description) > 1023) {
+        rc = identity_invalid(err, "description");
+        goto cleanup;
+    }
     if (expires_in && !json_is_null(expires_in) &&
         (!json_is_integer(expires_in) || json_integer_value(expires_in) <= 0 ||
-         json_integer_value(expires_in) > 10LL * 366 * 86400))
-        return identity_invalid(err, "expires_in");
+         json_integer_value(expires_in) > 10LL * 366 * 86400)) {
+        rc = identity_invalid(err, "expires_in");
+        goto cleanup;
+    }
     if ((rc = identity_labels(body, &labels, err)))
-        return rc;
+        goto cleanup;
     token = crypto_new_token();
     arena = arena_new();
     if (!token || !arena) {
@@ -108,22 +112,23 @@ int identity_token_create(struct store *store, const char *actor, long long prin
                               labels,
                               json_string_value(sub_kind),
                               id};
-        rc = store_txn(store, 0, txn_token_create, &t, err);
+        if ((rc = store_txn(store, 0, txn_token_create, &t, err)))
+            goto cleanup;
     }
-    if (!rc) {
+    {
         struct store_value p = STORE_STR(id);
-        rc = store_query(
-            store, arena, &rows,
-            "SELECT " STORE_ISO_TIME(
-                "created_at") ","
-                              " " STORE_ISO_TIME("expires_at") " FROM api_tokens WHERE id = ?",
-            &p, 1, err);
+        if ((rc = store_query(
+                 store, arena, &rows,
+                 "SELECT " STORE_ISO_TIME(
+                     "created_at") ","
+                                   " " STORE_ISO_TIME("expires_at") " FROM api_tokens WHERE id = ?",
+                 &p, 1, err)))
+            goto cleanup;
     }
-    if (!rc)
-        *out = json_pack(
-            "{s:s, s:s, s:s, s:s, s:o}", "id", id, "token", token, "description",
-            description ? description : "", "created_at", store_cell(&rows, 0, 0), "expires_at",
-            store_cell(&rows, 0, 1) ? json_string(store_cell(&rows, 0, 1)) : json_null());
+    *out = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "token", token, "description",
+                     description ? description : "", "created_at", store_cell(&rows, 0, 0),
+                     "expires_at",
+                     store_cell(&rows, 0, 1) ? json_string(store_cell(&rows, 0, 1)) : json_null());
 cleanup:
     crypto_free_secret(token);
     free(labels);
@@ -207,13 +212,13 @@ int identity_token_list(struct store *store, struct arena *arena, long long prin
     rc = identity_selection(&identity_token_kind, store, arena, &l, &ids, &count, err);
     if (!rc)
         rc = token_rows(store, arena, principal_id, NULL, &rows, err);
-    if (rc)
-        return rc;
-    *out = json_array();
-    for (size_t i = 0; i < rows.count; i++)
-        if (identity_keep(ids, count, store_cell(&rows, i, T_ID)))
-            json_array_append_new(*out, token_json(&rows, i));
-    return 0;
+    if (!rc) {
+        *out = json_array();
+        for (size_t i = 0; i < rows.count; i++)
+            if (identity_keep(ids, count, store_cell(&rows, i, T_ID)))
+                json_array_append_new(*out, token_json(&rows, i));
+    }
+    return rc;
 }
 
 /* A token's labels after the merge patch (labels_patch), as text in *text (malloc'd), and the
@@ -297,33 +302,37 @@ int identity_token_update(struct store *store, const char *actor, struct arena *
     struct store_rows rows;
     int rc;
     *out = NULL;
-    if ((rc = identity_require_object(body, err)))
-        return rc;
-    json_object_foreach ((json_t *)body, key, v)
-        if (strcmp(key, "active") != 0 && strcmp(key, "labels") != 0)
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "Field '%.80s' cannot be changed (a token's active and labels "
-                                    "only)",
-                                    key);
-    if (active && !json_is_boolean(active))
-        return identity_invalid(err, "active");
-    if ((v = json_object_get(body, "labels")) && !json_is_object(v))
-        return identity_invalid(err, "labels");
-    for (int attempt = 0; attempt < 5; attempt++) { /* labels merged again after a race */
-        rc = token_write(store, actor, arena, principal_id, id, body, if_match, err);
-        if (rc != PURSER_ECOMPARE || if_match)
-            break;
+    rc = identity_require_object(body, err);
+    if (!rc) {
+        json_object_foreach ((json_t *)body, key, v)
+            if (strcmp(key, "active") != 0 && strcmp(key, "labels") != 0)
+                return purser_error_set(
+                    err, PURSER_EINVAL,
+                    "Field '%.80s' cannot be changed (a token's active and labels "
+                    "only)",
+                    key);
+        if (active && !json_is_boolean(active))
+            rc = identity_invalid(err, "active");
     }
-    if (!rc)
-        rc = token_rows(store, arena, principal_id, id, &rows, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "token '%s' not found", id);
-    if (cond)
-        cond->revision = store_cell(&rows, 0, T_REV);
-    *out = token_json(&rows, 0);
-    return 0;
+    if (!rc && (v = json_object_get(body, "labels")) && !json_is_object(v))
+        rc = identity_invalid(err, "labels");
+    if (!rc) {
+        for (int attempt = 0; attempt < 5; attempt++) { /* labels merged again after a race */
+            rc = token_write(store, actor, arena, principal_id, id, body, if_match, err);
+            if (rc != PURSER_ECOMPARE || if_match)
+                break;
+        }
+        if (!rc)
+            rc = token_rows(store, arena, principal_id, id, &rows, err);
+    }
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "token '%s' not found", id);
+    if (!rc) {
+        if (cond)
+            cond->revision = store_cell(&rows, 0, T_REV);
+        *out = token_json(&rows, 0);
+    }
+    return rc;
 }
 
 int identity_token_delete(struct store *store, const char *actor, long long principal_id,

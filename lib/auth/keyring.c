@@ -125,18 +125,19 @@ int keyring_load(struct keyring **out, const char *path, struct purser_error *er
     if (st.st_mode & (S_IRWXG | S_IRWXO))
         return purser_error_set(err, PURSER_EINVAL,
                                 "keyring %s may be read by others: chmod 600 it", path);
-    if ((rc = file_read_all(&text, &len, path, 1 << 20, err)))
-        return rc;
-    if (!(ring = calloc(1, sizeof(*ring))))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    else
-        rc = parse_text(ring, text, path, err);
-    OPENSSL_cleanse(text, len);
-    free(text);
-    if (rc)
-        keyring_free(ring);
-    else
-        *out = ring;
+    rc = file_read_all(&text, &len, path, 1 << 20, err);
+    if (!rc) {
+        if (!(ring = calloc(1, sizeof(*ring))))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        else
+            rc = parse_text(ring, text, path, err);
+        OPENSSL_cleanse(text, len);
+        free(text);
+        if (rc)
+            keyring_free(ring);
+        else
+            *out = ring;
+    }
     return rc;
 }
 
@@ -335,20 +336,21 @@ int keyring_remove_slot(const char *path, int id, struct purser_error *err)
     struct keyring *ring = NULL;
     int rc = keyring_load(&ring, path, err);
     size_t i;
-    if (rc)
-        return rc;
-    for (i = 0; i < ring->count && ring->slots[i].id != id; i++)
-        ;
-    if (i == ring->count)
-        rc = purser_error_set(err, PURSER_ENOTFOUND, "keyring %s has no slot %d", path, id);
-    else if (ring->count == 1)
-        rc = purser_error_set(err, PURSER_EINVAL, "slot %d is the keyring's only key", id);
-    else {
-        OPENSSL_cleanse(&ring->slots[i], sizeof(struct slot));
-        memmove(&ring->slots[i], &ring->slots[i + 1], (ring->count - i - 1) * sizeof(struct slot));
-        ring->count--;
-        rc = save_ring(path, ring, err);
+    if (!rc) {
+        for (i = 0; i < ring->count && ring->slots[i].id != id; i++)
+            ;
+        if (i == ring->count)
+            rc = purser_error_set(err, PURSER_ENOTFOUND, "keyring %s has no slot %d", path, id);
+        else if (ring->count == 1)
+            rc = purser_error_set(err, PURSER_EINVAL, "slot %d is the keyring's only key", id);
+        else {
+            OPENSSL_cleanse(&ring->slots[i], sizeof(struct slot));
+            memmove(&ring->slots[i], &ring->slots[i + 1],
+                    (ring->count - i - 1) * sizeof(struct slot));
+            ring->count--;
+            rc = save_ring(path, ring, err);
+        }
+        keyring_free(ring);
     }
-    keyring_free(ring);
     return rc;
 }

@@ -63,46 +63,49 @@ int oidc_device_start(struct store *store, struct arena *arena, const struct key
     *out = NULL;
     if (rc == PURSER_ENOTFOUND)
         return refuse(outcome, "provider", err, PURSER_ENOTFOUND, "no such identity provider");
-    if (rc)
-        return rc;
-    outcome->provider = p.name;
-    rc = oidc_discover(&ep, p.issuer, err);
-    if (!rc && !ep.device[0])
-        rc = refuse(outcome, "provider", err, PURSER_EINVAL,
-                    "the provider has no device authorization grant (no "
-                    "device_authorization_endpoint)");
-    scopes = json_object_get(p.spec, "scopes");
-    snprintf(form, sizeof form, "scope="); /* the client authenticates with Basic, once */
-    for (size_t i = 0; !rc && i < (scopes ? json_array_size(scopes) : 3); i++) {
-        static const char *const fallback[] = {"openid", "profile", "email"};
-        const char *one = scopes ? json_string_value(json_array_get(scopes, i)) : fallback[i];
-        if (oidc_form_escape(scope, sizeof scope, one) ||
-            strlen(form) + strlen(scope) + 4 >= sizeof form)
-            rc = purser_error_set(err, PURSER_ETOOLARGE, "spec.scopes are too long");
-        else
-            strcat(strcat(form, i ? "%20" : ""), scope);
-    }
-    if (!rc)
-        rc = oidc_post_form(&answer, &status, ep.device, p.client_id, p.client_secret, form, err);
-    code = json_string_value(json_object_get(answer, "device_code"));
-    if (!rc && (status != 200 || !code || !json_is_string(json_object_get(answer, "user_code"))))
-        rc = refuse(outcome, "code", err, PURSER_EUNAVAIL,
-                    "the provider gave no device code for this client");
-    if (!rc)
-        rc = device_keep(store, p.id, code,
-                         json_integer_value(json_object_get(answer, "expires_in")) ?: 600, id, err);
     if (!rc) {
-        *out = json_pack("{s:s}", "device_id", id);
-        copy_member(*out, answer, "user_code");
-        copy_member(*out, answer, "verification_uri");
-        copy_member(*out, answer, "verification_uri_complete");
-        copy_member(*out, answer, "expires_in");
-        json_object_set_new(
-            *out, "interval",
-            json_integer(json_integer_value(json_object_get(answer, "interval")) ?: 5));
+        outcome->provider = p.name;
+        rc = oidc_discover(&ep, p.issuer, err);
+        if (!rc && !ep.device[0])
+            rc = refuse(outcome, "provider", err, PURSER_EINVAL,
+                        "the provider has no device authorization grant (no "
+                        "device_authorization_endpoint)");
+        scopes = json_object_get(p.spec, "scopes");
+        snprintf(form, sizeof form, "scope="); /* the client authenticates with Basic, once */
+        for (size_t i = 0; !rc && i < (scopes ? json_array_size(scopes) : 3); i++) {
+            static const char *const fallback[] = {"openid", "profile", "email"};
+            const char *one = scopes ? json_string_value(json_array_get(scopes, i)) : fallback[i];
+            if (oidc_form_escape(scope, sizeof scope, one) ||
+                strlen(form) + strlen(scope) + 4 >= sizeof form)
+                rc = purser_error_set(err, PURSER_ETOOLARGE, "spec.scopes are too long");
+            else
+                strcat(strcat(form, i ? "%20" : ""), scope);
+        }
+        if (!rc)
+            rc = oidc_post_form(&answer, &status, ep.device, p.client_id, p.client_secret, form,
+                                err);
+        code = json_string_value(json_object_get(answer, "device_code"));
+        if (!rc &&
+            (status != 200 || !code || !json_is_string(json_object_get(answer, "user_code"))))
+            rc = refuse(outcome, "code", err, PURSER_EUNAVAIL,
+                        "the provider gave no device code for this client");
+        if (!rc)
+            rc = device_keep(store, p.id, code,
+                             json_integer_value(json_object_get(answer, "expires_in")) ?: 600, id,
+                             err);
+        if (!rc) {
+            *out = json_pack("{s:s}", "device_id", id);
+            copy_member(*out, answer, "user_code");
+            copy_member(*out, answer, "verification_uri");
+            copy_member(*out, answer, "verification_uri_complete");
+            copy_member(*out, answer, "expires_in");
+            json_object_set_new(
+                *out, "interval",
+                json_integer(json_integer_value(json_object_get(answer, "interval")) ?: 5));
+        }
+        json_decref(answer);
+        oidc_provider_release(&p);
     }
-    json_decref(answer);
-    oidc_provider_release(&p);
     return rc;
 }
 

@@ -259,20 +259,20 @@ static int pending_take(struct store *store, struct arena *arena, const char *st
     if (!rc)
         rc = store_exec(store, "DELETE FROM oidc_logins WHERE state_sha256 = ?", &p, 1, &affected,
                         NULL, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0 || affected == 0)
-        return refuse(outcome, "state", err, PURSER_EINVAL,
-                      "'state' is not a sign-in under way here (unknown, or already used)");
-    if (strcmp(store_cell(&rows, 0, 4), "1") != 0)
-        return refuse(outcome, "state", err, PURSER_EINVAL,
-                      "the sign-in took longer than 10 minutes; start again");
-    out->provider_id = atoll(store_cell(&rows, 0, 0));
-    out->nonce = store_cell(&rows, 0, 1);
-    out->verifier = store_cell(&rows, 0, 2);
-    out->return_to = store_cell(&rows, 0, 3);
-    out->challenge = store_cell(&rows, 0, 5);
-    return 0;
+    if (!rc && (rows.count == 0 || affected == 0))
+        rc = refuse(outcome, "state", err, PURSER_EINVAL,
+                    "'state' is not a sign-in under way here (unknown, or already used)");
+    if (!rc && strcmp(store_cell(&rows, 0, 4), "1") != 0)
+        rc = refuse(outcome, "state", err, PURSER_EINVAL,
+                    "the sign-in took longer than 10 minutes; start again");
+    if (!rc) {
+        out->provider_id = atoll(store_cell(&rows, 0, 0));
+        out->nonce = store_cell(&rows, 0, 1);
+        out->verifier = store_cell(&rows, 0, 2);
+        out->return_to = store_cell(&rows, 0, 3);
+        out->challenge = store_cell(&rows, 0, 5);
+    }
+    return rc;
 }
 
 /* The code traded at the token endpoint: *id_token (arena) from the answer. */
@@ -590,31 +590,32 @@ static int txn_redeem(struct store *store, void *ctx, struct purser_error *err)
                          " ON u.id = h.principal_id WHERE h.code_sha256 = ? FOR UPDATE",
                          &p, 1, err);
     if (!rc && (rows.count == 0 || strcmp(store_cell(&rows, 0, 2), "1") != 0))
-        return refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
-                      "the sign-in code is unknown, used already or expired");
+        rc = refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
+                    "the sign-in code is unknown, used already or expired");
     /* a code handed to another browser or listener than the one that began the sign-in */
     if (!rc && !handoff_proven(store_cell(&rows, 0, 6), r->proven))
-        return refuse(r->outcome, "handoff_binding", err, PURSER_EUNAUTH,
-                      "the sign-in code was not begun here: this browser's sign-in cookie (or "
-                      "purserctl's verifier) is missing or another sign-in's; begin again here");
+        rc = refuse(r->outcome, "handoff_binding", err, PURSER_EUNAUTH,
+                    "the sign-in code was not begun here: this browser's sign-in cookie (or "
+                    "purserctl's verifier) is missing or another sign-in's; begin again here");
     if (!rc)
         rc = store_exec(store, "DELETE FROM oidc_handoffs WHERE code_sha256 = ?", &p, 1, &affected,
                         NULL, err);
     if (!rc && !affected)
-        return refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
-                      "the sign-in code is unknown, used already or expired");
-    if (rc)
-        return rc;
-    r->outcome->provider = store_cell(&rows, 0, 3);
-    r->outcome->user = store_cell(&rows, 0, 5);
-    spec = json_loads(store_cell(&rows, 0, 4), 0, NULL);
-    seconds = json_integer_value(json_object_get(spec, "session_seconds"));
-    body = json_pack("{s:s, s:I, s:s}", "description",
-                     arena_concat(r->arena, "session: signed in through ", r->outcome->provider,
-                                  (const char *)NULL),
-                     "expires_in", (json_int_t)(seconds ? seconds : 3600), "sub_kind", "session");
-    rc = identity_token_create(store, r->outcome->user, atoll(store_cell(&rows, 0, 1)), body,
-                               &r->token, err);
+        rc = refuse(r->outcome, "handoff", err, PURSER_EUNAUTH,
+                    "the sign-in code is unknown, used already or expired");
+    if (!rc) {
+        r->outcome->provider = store_cell(&rows, 0, 3);
+        r->outcome->user = store_cell(&rows, 0, 5);
+        spec = json_loads(store_cell(&rows, 0, 4), 0, NULL);
+        seconds = json_integer_value(json_object_get(spec, "session_seconds"));
+        body =
+            json_pack("{s:s, s:I, s:s}", "description",
+                      arena_concat(r->arena, "session: signed in through ", r->outcome->provider,
+                                   (const char *)NULL),
+                      "expires_in", (json_int_t)(seconds ? seconds : 3600), "sub_kind", "session");
+        rc = identity_token_create(store, r->outcome->user, atoll(store_cell(&rows, 0, 1)), body,
+                                   &r->token, err);
+    }
     if (!rc) {
         struct store_value v[] = {STORE_INT(atoll(store_cell(&rows, 0, 0))),
                                   STORE_STR(json_string_value(json_object_get(r->token, "id")))};

@@ -420,10 +420,8 @@ int oidc_provider_list(struct store *store, struct arena *arena, int public, jso
     json_t *items;
     int rc = store_query(store, arena, &rows, ENVELOPE_COLUMNS " ORDER BY name", NULL, 0, err);
     *out = NULL;
-    if (rc)
-        return rc;
-    items = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
+    items = rc ? NULL : json_array();
+    for (size_t i = 0; !rc && i < rows.count; i++) {
         json_t *one = envelope(&rows, i);
         const json_t *shown = json_object_get(json_object_get(one, "spec"), "display_name");
         if (public)
@@ -435,8 +433,9 @@ int oidc_provider_list(struct store *store, struct arena *arena, int public, jso
             json_array_append(items, one);
         json_decref(one);
     }
-    *out = json_pack("{s:o, s:s}", "items", items, "next_page_token", "");
-    return 0;
+    if (!rc)
+        *out = json_pack("{s:o, s:s}", "items", items, "next_page_token", "");
+    return rc;
 }
 
 struct provider_delete {
@@ -519,17 +518,18 @@ int oidc_provider_load(struct store *store, struct arena *arena, const struct ke
                               "identity provider '%.63s' has no client secret (imported "
                               "without it): set spec.client_secret again",
                               store_cell(&rows, 0, 1));
-    if (rc)
-        return rc;
-    out->id = atoll(store_cell(&rows, 0, 0));
-    out->name = store_cell(&rows, 0, 1);
-    out->spec = json_loads(store_cell(&rows, 0, 2), 0, NULL);
-    out->issuer = json_string_value(json_object_get(out->spec, "issuer"));
-    out->client_id = json_string_value(json_object_get(out->spec, "client_id"));
-    snprintf(aad, sizeof aad, "identity_provider/%s", out->name);
-    rc = keyring_open(ring, atoi(store_cell(&rows, 0, 3)), aad, strlen(aad),
-                      (const unsigned char *)store_cell(&rows, 0, 4), rows.lengths[4],
-                      &out->client_secret, &out->client_secret_len, err);
+    if (!rc) {
+        out->id = atoll(store_cell(&rows, 0, 0));
+        out->name = store_cell(&rows, 0, 1);
+        out->spec = json_loads(store_cell(&rows, 0, 2), 0, NULL);
+        out->issuer = json_string_value(json_object_get(out->spec, "issuer"));
+        out->client_id = json_string_value(json_object_get(out->spec, "client_id"));
+        snprintf(aad, sizeof aad, "identity_provider/%s", out->name);
+    }
+    if (!rc)
+        rc = keyring_open(ring, atoi(store_cell(&rows, 0, 3)), aad, strlen(aad),
+                          (const unsigned char *)store_cell(&rows, 0, 4), rows.lengths[4],
+                          &out->client_secret, &out->client_secret_len, err);
     if (!rc && (!out->issuer || !out->client_id))
         rc = purser_error_set(err, PURSER_EINTERNAL, "identity provider '%s': spec unreadable",
                               out->name);

@@ -123,7 +123,7 @@ static int check_structure(const json_t *doc, struct purser_error *err)
 {
     const char *key, *role;
     json_t *value, *def;
-    int rc;
+    int rc = 0;
     if (!json_is_object(doc))
         return purser_error_set(err, PURSER_EINVAL, "policy: must be a mapping");
     json_object_foreach ((json_t *)doc, key, value) {
@@ -153,18 +153,20 @@ static int check_structure(const json_t *doc, struct purser_error *err)
         if (json_object_get(def, "own") && !is_string_array(json_object_get(def, "own")))
             return purser_error_set(err, PURSER_EINVAL,
                                     "policy.roles.%s.own: must be a list of actions", role);
-        if ((rc = check_role_groups(role, json_object_get(def, "policy_groups"), err)))
-            return rc;
-        if (json_object_get(def, "people") && !json_is_boolean(json_object_get(def, "people")))
-            return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s.people: true or false",
-                                    role);
+        rc = check_role_groups(role, json_object_get(def, "policy_groups"), err);
+        if (!rc && json_object_get(def, "people") &&
+            !json_is_boolean(json_object_get(def, "people")))
+            rc =
+                purser_error_set(err, PURSER_EINVAL, "policy.roles.%s.people: true or false", role);
         json_object_foreach (def, key, value)
-            if (strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own") &&
+            if (!rc && strcmp(key, "description") && strcmp(key, "actions") && strcmp(key, "own") &&
                 strcmp(key, "policy_groups") && strcmp(key, "people"))
-                return purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown key '%s'",
-                                        role, key);
+                rc = purser_error_set(err, PURSER_EINVAL, "policy.roles.%s: unknown key '%s'", role,
+                                      key);
+        if (rc)
+            break;
     }
-    return 0;
+    return rc;
 }
 
 int rbac_policy_parse(struct rbac_policy **out, const char *text, size_t len,
@@ -175,24 +177,25 @@ int rbac_policy_parse(struct rbac_policy **out, const char *text, size_t len,
     int rc;
 
     *out = NULL;
-    if ((rc = yaml_codec_parse(&docs, text, len, NULL, err)))
-        return rc;
-    doc = json_array_get(docs, 0);
-    if (json_array_size(docs) != 1)
-        rc = purser_error_set(err, PURSER_EINVAL, "policy: must be one YAML document");
-    else
-        rc = check_structure(doc, err);
-    if (!rc && !(p = calloc(1, sizeof(*p))))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    rc = yaml_codec_parse(&docs, text, len, NULL, err);
     if (!rc) {
-        p->actions = json_incref(json_object_get(doc, "actions"));
-        p->authenticated = json_incref(json_object_get(doc, "authenticated"));
-        p->self = json_incref(json_object_get(doc, "self"));
-        p->roles = json_incref(json_object_get(doc, "roles"));
-        p->role_groups = joined_role_groups(p->roles);
-        *out = p;
+        doc = json_array_get(docs, 0);
+        if (json_array_size(docs) != 1)
+            rc = purser_error_set(err, PURSER_EINVAL, "policy: must be one YAML document");
+        else
+            rc = check_structure(doc, err);
+        if (!rc && !(p = calloc(1, sizeof(*p))))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (!rc) {
+            p->actions = json_incref(json_object_get(doc, "actions"));
+            p->authenticated = json_incref(json_object_get(doc, "authenticated"));
+            p->self = json_incref(json_object_get(doc, "self"));
+            p->roles = json_incref(json_object_get(doc, "roles"));
+            p->role_groups = joined_role_groups(p->roles);
+            *out = p;
+        }
+        json_decref(docs);
     }
-    json_decref(docs);
     return rc;
 }
 
@@ -467,10 +470,10 @@ static int narrow_to(const struct rbac_policy *p, const struct rbac_subject *mak
     for (size_t i = 0; i < maker->grant_count; i++)
         held |= role_holds(p, maker->grants[i].role, action);
     rc = rbac_group_limits(p, maker, held ? action : making, &reach);
-    if (rc || !reach)
-        return rc;
-    rc = narrow_within(reach, limit);
-    free(reach);
+    if (!rc && reach) {
+        rc = narrow_within(reach, limit);
+        free(reach);
+    }
     return rc;
 }
 
@@ -515,13 +518,11 @@ int rbac_grant_within(const struct rbac_policy *p, const struct rbac_subject *ma
     const char *has = grant_limit(p, grant);
     char *need = NULL, one[256];
     int rc = rbac_made_limit(p, maker, grant->role, making, &need, err);
-    if (rc || !need)
-        return rc;
-    if (!has)
+    if (!rc && need && !has)
         rc = purser_error_set(err, PURSER_EDENIED,
                               "its role %s holds every policy group, and your %s only %.120s",
                               grant->role, making, need);
-    for (const char *q = has; !rc && q && *q;) {
+    for (const char *q = has; !rc && need && q && *q;) {
         size_t n = strcspn(q, ",");
         snprintf(one, sizeof(one), "%.*s", (int)n, q);
         q += n + (q[n] == ',');

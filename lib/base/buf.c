@@ -37,13 +37,13 @@ int buf_grow(struct buf *b, size_t extra)
 int buf_add(struct buf *b, const void *data, size_t n)
 {
     int rc = buf_grow(b, n);
-    if (rc)
-        return rc;
-    if (n)
-        memcpy(b->data + b->len, data, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
+    if (!rc) {
+        if (n)
+            memcpy(b->data + b->len, data, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+    }
+    return rc;
 }
 
 int buf_adds(struct buf *b, const char *s)
@@ -79,13 +79,13 @@ int buf_printf(struct buf *b, const char *fmt, ...)
     if (room)
         b->data[b->len] = '\0';
     rc = buf_grow(b, (size_t)n);
-    if (rc)
-        return rc;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-    return 0;
+    if (!rc) {
+        va_start(ap, fmt);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        b->len += (size_t)n;
+    }
+    return rc;
 }
 
 const char *buf_cstr(const struct buf *b)

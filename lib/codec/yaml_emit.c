@@ -84,7 +84,7 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
 {
     yaml_event_t event;
     char text[64];
-    int rc;
+    int rc = 0;
 
     switch (json_typeof(value)) {
     case JSON_OBJECT: {
@@ -98,11 +98,13 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
             if (!rc)
                 rc = emit_value(emitter, item);
             if (rc)
-                return rc;
+                break;
         }
-        if (!yaml_mapping_end_event_initialize(&event))
-            return PURSER_EINTERNAL;
-        return emit(emitter, &event);
+        if (!rc && !yaml_mapping_end_event_initialize(&event))
+            rc = PURSER_EINTERNAL;
+        if (!rc)
+            rc = emit(emitter, &event);
+        return rc;
     }
     case JSON_ARRAY: {
         size_t i;
@@ -112,12 +114,15 @@ static int emit_value(yaml_emitter_t *emitter, const json_t *value)
             emit(emitter, &event))
             return PURSER_EINTERNAL;
         json_array_foreach (value, i, item) {
-            if ((rc = emit_value(emitter, item)))
-                return rc;
+            rc = emit_value(emitter, item);
+            if (rc)
+                break;
         }
-        if (!yaml_sequence_end_event_initialize(&event))
-            return PURSER_EINTERNAL;
-        return emit(emitter, &event);
+        if (!rc && !yaml_sequence_end_event_initialize(&event))
+            rc = PURSER_EINTERNAL;
+        if (!rc)
+            rc = emit(emitter, &event);
+        return rc;
     }
     case JSON_STRING:
         return emit_string(emitter, json_string_value(value), json_string_length(value));
@@ -142,22 +147,26 @@ static int emit_stream(yaml_emitter_t *emitter, const json_t *docs)
     yaml_event_t event;
     size_t i;
     const json_t *doc;
-    int rc;
+    int rc = 0;
 
     if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING) || emit(emitter, &event))
         return PURSER_EINTERNAL;
     json_array_foreach (docs, i, doc) {
         if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0) ||
             emit(emitter, &event))
-            return PURSER_EINTERNAL;
-        if ((rc = emit_value(emitter, doc)))
-            return rc;
-        if (!yaml_document_end_event_initialize(&event, 1) || emit(emitter, &event))
-            return PURSER_EINTERNAL;
+            rc = PURSER_EINTERNAL;
+        if (!rc)
+            rc = emit_value(emitter, doc);
+        if (!rc && (!yaml_document_end_event_initialize(&event, 1) || emit(emitter, &event)))
+            rc = PURSER_EINTERNAL;
+        if (rc)
+            break;
     }
-    if (!yaml_stream_end_event_initialize(&event) || emit(emitter, &event))
-        return PURSER_EINTERNAL;
-    return yaml_emitter_flush(emitter) ? 0 : PURSER_EINTERNAL;
+    if (!rc && (!yaml_stream_end_event_initialize(&event) || emit(emitter, &event)))
+        rc = PURSER_EINTERNAL;
+    if (!rc && !yaml_emitter_flush(emitter))
+        rc = PURSER_EINTERNAL;
+    return rc;
 }
 
 int yaml_codec_emit(struct buf *out, const json_t *docs, struct purser_error *err)

@@ -159,15 +159,16 @@ static int merge_value(struct parse *ps, struct frame *f, json_t *value, const y
 {
     size_t i;
     json_t *item;
+    int rc = 0;
     if (!json_is_array(value))
         return merge_mapping(ps, f, value, mark);
     /* In a sequence of mappings, earlier mappings win: the merge keeps keys already there. */
     json_array_foreach (value, i, item) {
-        int rc = merge_mapping(ps, f, item, mark);
+        rc = merge_mapping(ps, f, item, mark);
         if (rc)
-            return rc;
+            break;
     }
-    return 0;
+    return rc;
 }
 
 static int set_key(struct parse *ps, struct frame *f, json_t *value, const yaml_mark_t *mark)
@@ -254,26 +255,29 @@ static int on_start(struct parse *ps, yaml_event_t *ev, int is_map)
         return purser_error_set_at(ps->err, PURSER_EINVAL, (int)ev->start_mark.line + 1,
                                    (int)ev->start_mark.column + 1, "nesting deeper than %u levels",
                                    ps->limits->max_depth);
-    if ((rc = count_nodes(ps, 1, &ev->start_mark)))
-        return rc;
-    if (ps->depth == ps->stack_cap) {
+    rc = count_nodes(ps, 1, &ev->start_mark);
+    if (!rc && ps->depth == ps->stack_cap) {
         unsigned cap = ps->stack_cap ? ps->stack_cap * 2 : 16;
         struct frame *grown = realloc(ps->stack, cap * sizeof(*grown));
-        if (!grown)
-            return PURSER_EINTERNAL;
-        ps->stack = grown;
-        ps->stack_cap = cap;
+        if (!grown) {
+            rc = PURSER_EINTERNAL;
+        } else {
+            ps->stack = grown;
+            ps->stack_cap = cap;
+        }
     }
-    f = &ps->stack[ps->depth];
-    memset(f, 0, sizeof(*f));
-    f->container = is_map ? json_object() : json_array();
-    f->anchor = anchor ? strdup(anchor) : NULL;
-    f->first_node = ps->nodes - 1;
-    f->mark = ev->start_mark;
-    ps->depth++;
-    if (!f->container || (anchor && !f->anchor))
-        return PURSER_EINTERNAL;
-    return 0;
+    if (!rc) {
+        f = &ps->stack[ps->depth];
+        memset(f, 0, sizeof(*f));
+        f->container = is_map ? json_object() : json_array();
+        f->anchor = anchor ? strdup(anchor) : NULL;
+        f->first_node = ps->nodes - 1;
+        f->mark = ev->start_mark;
+        ps->depth++;
+        if (!f->container || (anchor && !f->anchor))
+            rc = PURSER_EINTERNAL;
+    }
+    return rc;
 }
 
 static int on_end(struct parse *ps, yaml_event_t *ev)
@@ -340,24 +344,24 @@ static int on_scalar(struct parse *ps, yaml_event_t *ev)
     rc = scalar_kind_for_tag(ps, ev, &kind);
     if (!rc)
         rc = count_nodes(ps, 1, &ev->start_mark);
-    if (rc)
-        return rc;
-    rc = yaml_scalar_to_json(&value, kind, text, len, ps->err);
-    if (rc) {
-        if (ps->err) {
+    if (!rc) {
+        rc = yaml_scalar_to_json(&value, kind, text, len, ps->err);
+        if (rc && ps->err) {
             ps->err->line = (int)ev->start_mark.line + 1;
             ps->err->column = (int)ev->start_mark.column + 1;
         }
-        return rc;
     }
-    if (ev->data.scalar.anchor &&
-        (rc = anchor_add(ps, strdup((const char *)ev->data.scalar.anchor), value, 1, 0))) {
-        json_decref(value);
-        return rc;
+    if (!rc && ev->data.scalar.anchor) {
+        rc = anchor_add(ps, strdup((const char *)ev->data.scalar.anchor), value, 1, 0);
+        if (rc)
+            json_decref(value);
     }
-    is_merge = !ev->data.scalar.tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-               len == 2 && memcmp(text, "<<", 2) == 0;
-    return add_value(ps, value, is_merge, &ev->start_mark);
+    if (!rc) {
+        is_merge = !ev->data.scalar.tag && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                   len == 2 && memcmp(text, "<<", 2) == 0;
+        rc = add_value(ps, value, is_merge, &ev->start_mark);
+    }
+    return rc;
 }
 
 static int on_alias(struct parse *ps, yaml_event_t *ev)
@@ -373,13 +377,13 @@ static int on_alias(struct parse *ps, yaml_event_t *ev)
             return purser_error_set_at(ps->err, PURSER_EINVAL, (int)ev->start_mark.line + 1,
                                        (int)ev->start_mark.column + 1,
                                        "nesting deeper than %u levels", ps->limits->max_depth);
-        if ((rc = count_alias_nodes(ps, a->nodes, &ev->start_mark)))
-            return rc;
-        note_height(ps, a->height);
-        copy = json_deep_copy(a->value);
-        if (!copy)
-            return PURSER_EINTERNAL;
-        return add_value(ps, copy, 0, &ev->start_mark);
+        rc = count_alias_nodes(ps, a->nodes, &ev->start_mark);
+        if (!rc) {
+            note_height(ps, a->height);
+            copy = json_deep_copy(a->value);
+            rc = copy ? add_value(ps, copy, 0, &ev->start_mark) : PURSER_EINTERNAL;
+        }
+        return rc;
     }
     return fail_at(ps, &ev->start_mark, "undefined alias", name);
 }

@@ -211,6 +211,7 @@ static int apply_document(struct purser_config *cfg, const json_t *doc, struct p
 {
     const char *section, *key;
     const json_t *keys, *value;
+    int rc = 0;
 
     if (!doc || json_is_null(doc)) /* an empty file, or only comments */
         return 0;
@@ -218,21 +219,22 @@ static int apply_document(struct purser_config *cfg, const json_t *doc, struct p
         return purser_error_set(err, PURSER_EINVAL, "configuration must be a mapping of sections");
     json_object_foreach ((json_t *)doc, section, keys) {
         if (!option_find(section, NULL))
-            return purser_error_set(err, PURSER_EINVAL, "%s: unknown section", section);
-        if (json_is_null(keys))
-            continue;
-        if (!json_is_object(keys))
-            return purser_error_set(err, PURSER_EINVAL, "%s: must be a mapping", section);
-        json_object_foreach ((json_t *)keys, key, value) {
-            const struct option *opt = option_find(section, key);
-            int rc;
-            if (!opt)
-                return purser_error_set(err, PURSER_EINVAL, "%s.%s: unknown key", section, key);
-            if ((rc = option_set(cfg, opt, value, err)))
-                return rc;
+            rc = purser_error_set(err, PURSER_EINVAL, "%s: unknown section", section);
+        else if (!json_is_null(keys) && !json_is_object(keys))
+            rc = purser_error_set(err, PURSER_EINVAL, "%s: must be a mapping", section);
+        if (!rc) { /* a null section (keys) has no members */
+            json_object_foreach ((json_t *)keys, key, value) {
+                const struct option *opt = option_find(section, key);
+                rc = opt ? option_set(cfg, opt, value, err)
+                         : purser_error_set(err, PURSER_EINVAL, "%s.%s: unknown key", section, key);
+                if (rc)
+                    break;
+            }
         }
+        if (rc)
+            break;
     }
-    return 0;
+    return rc;
 }
 
 /* http.external_url: empty, or https://HOST[:PORT] with nothing after (no path, no slash). */
@@ -304,15 +306,14 @@ void config_release(struct purser_config *cfg)
 
 int config_describe(struct buf *out)
 {
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < OPTION_COUNT && !rc; i++) {
         const struct option *o = &options[i];
-        int rc = buf_printf(out, "%s.%s: %s%s%s  # %s\n", o->section, o->key,
-                            o->type == OPT_STRING ? "\"" : "", o->default_value,
-                            o->type == OPT_STRING ? "\"" : "", o->meaning);
-        if (rc)
-            return rc;
+        rc = buf_printf(out, "%s.%s: %s%s%s  # %s\n", o->section, o->key,
+                        o->type == OPT_STRING ? "\"" : "", o->default_value,
+                        o->type == OPT_STRING ? "\"" : "", o->meaning);
     }
-    return 0;
+    return rc;
 }
 
 int file_read_all(char **out, size_t *len_out, const char *path, size_t max,

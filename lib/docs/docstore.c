@@ -34,10 +34,11 @@ static int insert_rows_returning(const struct docstore_ctx *ctx, const char *pre
                                  const char *suffix, size_t width, const struct store_value *params,
                                  size_t rows, returned_fn got, void *arg, struct purser_error *err)
 {
-    for (size_t done = 0; done < rows;) {
+    int rc = 0;
+    for (size_t done = 0; done < rows && !rc;) {
         size_t k = rows - done < BATCH_ROWS ? rows - done : BATCH_ROWS;
         struct buf sql = BUF_INIT;
-        int rc = buf_adds(&sql, prefix);
+        rc = buf_adds(&sql, prefix);
         if (!rc)
             rc = buf_adds(&sql, " VALUES ");
         for (size_t r = 0; r < k && !rc; r++) {
@@ -60,11 +61,9 @@ static int insert_rows_returning(const struct docstore_ctx *ctx, const char *pre
             rc = docstore_exec(ctx, buf_cstr(&sql), params + done * width, k * width, NULL, err);
         }
         buf_release(&sql);
-        if (rc)
-            return rc;
         done += k;
     }
-    return 0;
+    return rc;
 }
 
 static int insert_rows(const struct docstore_ctx *ctx, const char *prefix, const char *suffix,
@@ -106,18 +105,20 @@ static int content_columns(struct write *w, const struct entry *e, struct store_
                                 &sealed_len, &key_id, err)
                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
         crypto_free_secret(data);
-        if (rc)
-            return rc;
-        copy = arena_alloc(w->ctx->arena, sealed_len);
-        if (copy)
-            memcpy(copy, sealed, sealed_len);
-        free(sealed);
-        if (!copy || crypto_random(random_sha, 32))
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        cols[1] = STORE_BLOB(copy, sealed_len);
-        cols[2] = STORE_INT(key_id);
-        cols[3] = STORE_BLOB((const char *)random_sha, 32);
-        cols[4] = STORE_NULLV;
+        if (!rc) {
+            copy = arena_alloc(w->ctx->arena, sealed_len);
+            if (copy)
+                memcpy(copy, sealed, sealed_len);
+            free(sealed);
+            if (!copy || crypto_random(random_sha, 32))
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        }
+        if (!rc) {
+            cols[1] = STORE_BLOB(copy, sealed_len);
+            cols[2] = STORE_INT(key_id);
+            cols[3] = STORE_BLOB((const char *)random_sha, 32);
+            cols[4] = STORE_NULLV;
+        }
     }
     return rc;
 }
@@ -178,11 +179,11 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
     struct store_value *p = arena_alloc(w->ctx->arena, (n ? n : 1) * 11 * sizeof(*p));
     struct new_contents nc = {arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.entries)),
                               arena_alloc(w->ctx->arena, (n ? n : 1) * sizeof(*nc.shas))};
-    int rc;
+    int rc = 0;
 
     if (!p || !nc.entries || !nc.shas)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !rc; i++) {
         const struct document *d = entries[i].doc;
         struct store_value *row = p + news * 11, cols[5];
         unsigned char *random_sha;
@@ -191,33 +192,36 @@ static int write_contents(struct write *w, struct entry *entries, size_t n,
         if (!entries[i].is_new)
             continue;
         if (!(random_sha = arena_alloc(w->ctx->arena, 32)))
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        if ((rc = content_columns(w, &entries[i], cols, random_sha, err)))
-            return rc;
-        nc.entries[news] = &entries[i];
-        nc.shas[news] = (const unsigned char *)cols[3].str;
-        row[0] = STORE_INT(w->ctx->org_id);
-        row[1] = cols[3];
-        row[2] = STORE_STR(d->schema);
-        row[3] = STORE_STR(d->layer);
-        row[4] = STORE_STR(d->name);
-        row[5] = STORE_INT(d->encrypted);
-        row[6] = cols[2];
-        row[7] = cols[0];
-        row[8] = cols[1];
-        row[9] = cols[4];
-        if (!(labels = labels_column(w->ctx->arena, entries[i].item, &labels_len)))
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        row[10] = labels_len ? STORE_BLOB(labels, labels_len) : STORE_NULLV;
-        news++;
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (!rc)
+            rc = content_columns(w, &entries[i], cols, random_sha, err);
+        if (!rc) {
+            nc.entries[news] = &entries[i];
+            nc.shas[news] = (const unsigned char *)cols[3].str;
+            row[0] = STORE_INT(w->ctx->org_id);
+            row[1] = cols[3];
+            row[2] = STORE_STR(d->schema);
+            row[3] = STORE_STR(d->layer);
+            row[4] = STORE_STR(d->name);
+            row[5] = STORE_INT(d->encrypted);
+            row[6] = cols[2];
+            row[7] = cols[0];
+            row[8] = cols[1];
+            row[9] = cols[4];
+            if (!(labels = labels_column(w->ctx->arena, entries[i].item, &labels_len)))
+                rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        }
+        if (!rc) {
+            row[10] = labels_len ? STORE_BLOB(labels, labels_len) : STORE_NULLV;
+            news++;
+        }
     }
-    if (!news)
-        return 0;
-    rc = insert_rows_returning(w->ctx,
-                               "INSERT INTO doc_contents (org_id, content_sha256, schema_name,"
-                               " layer, name, encrypted, key_id, metadata, data, yaml, labels)",
-                               " ON DUPLICATE KEY UPDATE id = id RETURNING id, content_sha256", 11,
-                               p, news, content_ids, &nc, err);
+    if (!rc && news)
+        rc = insert_rows_returning(w->ctx,
+                                   "INSERT INTO doc_contents (org_id, content_sha256, schema_name,"
+                                   " layer, name, encrypted, key_id, metadata, data, yaml, labels)",
+                                   " ON DUPLICATE KEY UPDATE id = id RETURNING id, content_sha256",
+                                   11, p, news, content_ids, &nc, err);
     /* Each new content is there now, inserted or found (the upsert returns the row it met, a
      * concurrent writer's too). One that is neither was lost to the upsert: Galera gave its
      * auto-increment id twice (the INSERT met another content on the PRIMARY key, "updated"
@@ -372,19 +376,20 @@ int docstore_close_members(struct write *w, struct purser_error *err)
 {
     struct member *rows[CLOSE_BATCH];
     size_t k = 0;
-    for (size_t j = 0; j < w->member_count; j++) {
+    int rc = 0;
+    for (size_t j = 0; j < w->member_count && !rc; j++) {
         struct member *m = &w->members[j];
-        int rc;
         if (!m->drop || m->kept || m->closed)
             continue;
         rows[k++] = m;
         if (k < CLOSE_BATCH)
             continue;
-        if ((rc = close_rows(w, rows, k, err)))
-            return rc;
+        rc = close_rows(w, rows, k, err);
         k = 0;
     }
-    return close_rows(w, rows, k, err);
+    if (!rc)
+        rc = close_rows(w, rows, k, err);
+    return rc;
 }
 
 /* The answer: the payload's documents (encrypted data never echoed), or the status alone. */
@@ -472,28 +477,57 @@ static int write_items(struct write *w, struct item *const *items, size_t from, 
     int rc;
     if (!entries || !replaced)
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if ((rc = docstore_plan_documents(w, items, from, to, entries, &n, err)))
-        return rc;
-    rc = docstore_written(w, write_contents(w, entries, n, err), err);
-    if (!rc)
-        rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
-    if (rc)
-        return rc;
-    /* the rows these change end now, while the next documents are parsed, not after it */
-    for (size_t i = 0; i < n; i++)
-        if (entries[i].replaced && !entries[i].replaced->closed)
-            replaced[k++] = entries[i].replaced;
-    return close_rows(w, replaced, k, err);
+    rc = docstore_plan_documents(w, items, from, to, entries, &n, err);
+    if (!rc) {
+        rc = docstore_written(w, write_contents(w, entries, n, err), err);
+        if (!rc)
+            rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
+    }
+    if (!rc) {
+        /* the rows these change end now, while the next documents are parsed, not after it */
+        for (size_t i = 0; i < n; i++)
+            if (entries[i].replaced && !entries[i].replaced->closed)
+                replaced[k++] = entries[i].replaced;
+        rc = close_rows(w, replaced, k, err);
+    }
+    return rc;
+}
+
+/* The payload as the parser hands it over: each document hashed at once (its JSON then goes;
+ * by the preparer when there is one), its rows stored FEED_BATCH at a time (the statements then
+ * have one shape, which the store keeps prepared; only the payload's last ones are fewer).
+ * *items and *done: the items the feed holds, how many are written; WRITE_ABANDONED when the
+ * payload failed. */
+static int write_payload(struct write *w, struct item *const **items, size_t *done,
+                         struct purser_error *err)
+{
+    size_t n = 0, hashed = 0, until;
+    enum feed_state state = FEED_OPEN;
+    int rc = 0;
+    *done = 0;
+    while (!rc && (state = docstore_feed_wait(w->feed, hashed, &until, items)) != FEED_FAILED &&
+           (*done < until || state == FEED_OPEN)) {
+        if (!w->feed->prepared)
+            rc = docstore_prepare_items(w->feed, w->ctx->arena, *items, hashed, until, err);
+        hashed = until;
+        for (; !rc && *done < until && (until - *done >= FEED_BATCH || state != FEED_OPEN);
+             *done += n) {
+            n = until - *done < FEED_BATCH ? until - *done : FEED_BATCH;
+            rc = write_items(w, *items, *done, *done + n, err);
+        }
+    }
+    if (!rc && state == FEED_FAILED)
+        rc = WRITE_ABANDONED;
+    return rc;
 }
 
 static int write_txn(struct store *store, void *arg, struct purser_error *err)
 {
     struct write *w = arg;
-    struct entry *carried;
+    struct entry *carried = NULL;
     struct item *const *items = NULL;
     const char *answer_bucket = w->bucket;
-    size_t n = 0, done = 0, hashed = 0, until;
-    enum feed_state state;
+    size_t n = 0, done = 0;
     int rc;
 
     (void)store;
@@ -502,65 +536,47 @@ static int write_txn(struct store *store, void *arg, struct purser_error *err)
     rc = docstore_lock_head(w, err);
     if (!rc)
         rc = docstore_load_previous(w, err);
-    if (rc)
-        return rc;
-    if (w->delete_schema && !(answer_bucket = docstore_find_member_by_name(w)))
-        return purser_error_set(err, PURSER_ENOTFOUND, "document [%s] %s does not exist",
-                                w->delete_schema, w->delete_name);
-    if (w->bucket && (rc = docstore_bucket_id(w, err)))
-        return rc;
-    if ((rc = docstore_written(w, docstore_insert_revision(w, err), err)))
-        return rc;
-    docstore_feed_set_revision(w->feed, w->revision); /* (for the parser's answer, written while
-                                                         this one ends) */
-    /* the payload as the parser hands it over: each document hashed at once (its JSON then
-     * goes; by the preparer when there is one), its rows stored FEED_BATCH at a time (the
-     * statements then have one shape, which the store keeps prepared; only the payload's last ones
-     * are fewer) */
-    while ((state = docstore_feed_wait(w->feed, hashed, &until, &items)) != FEED_FAILED &&
-           (done < until || state == FEED_OPEN)) {
-        if (!w->feed->prepared &&
-            (rc = docstore_prepare_items(w->feed, w->ctx->arena, items, hashed, until, err)))
-            return rc;
-        hashed = until;
-        for (; done < until && (until - done >= FEED_BATCH || state != FEED_OPEN); done += n) {
-            n = until - done < FEED_BATCH ? until - done : FEED_BATCH;
-            if ((rc = write_items(w, items, done, done + n, err)))
-                return rc;
-        }
+    if (!rc && w->delete_schema && !(answer_bucket = docstore_find_member_by_name(w)))
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "document [%s] %s does not exist",
+                              w->delete_schema, w->delete_name);
+    if (!rc && w->bucket)
+        rc = docstore_bucket_id(w, err);
+    if (!rc)
+        rc = docstore_written(w, docstore_insert_revision(w, err), err);
+    if (!rc) {
+        docstore_feed_set_revision(w->feed, w->revision); /* (for the parser's answer, written
+                                                             while this one ends) */
+        rc = write_payload(w, &items, &done, err);
     }
-    if (state == FEED_FAILED)
-        return WRITE_ABANDONED;
-    n = 0;
-    if (!(carried =
-              arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1, sizeof(*carried))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    docstore_plan_carried(w, carried, &n);
-    for (size_t i = 0; i < w->member_count; i++) {
+    if (!rc && !(carried = arena_calloc(w->ctx->arena, w->member_count ? w->member_count : 1,
+                                        sizeof(*carried))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc)
+        docstore_plan_carried(w, carried, &n);
+    for (size_t i = 0; !rc && i < w->member_count; i++) {
         const struct member *m = &w->members[i];
-        if (m->drop && m->encrypted && !m->kept &&
-            (rc = docstore_encrypted_check(w->ctx, "changing or deleting", m->schema, m->layer,
-                                           m->name, err)))
-            return rc;
+        if (m->drop && m->encrypted && !m->kept)
+            rc = docstore_encrypted_check(w->ctx, "changing or deleting", m->schema, m->layer,
+                                          m->name, err);
     }
-    if ((rc = docstore_check_singleton(w, err)))
-        return rc;
-    if (!w->changed) { /* no revision: the transaction is rolled back */
+    if (!rc)
+        rc = docstore_check_singleton(w, err);
+    if (!rc && !w->changed) { /* no revision: the transaction is rolled back */
         rc = answer(w, items, done, answer_bucket, w->latest, err);
         if (!rc)
-            rc = WRITE_UNCHANGED;
-        return rc;
+            rc = WRITE_UNCHANGED; /* (so nothing below runs) */
     }
-    rc = docstore_close_members(w, err);
+    if (!rc)
+        rc = docstore_close_members(w, err);
     if (!rc)
         rc = docstore_written(w, docstore_write_members(w, carried, n, err), err);
     if (!rc)
         rc = docstore_written(w, docstore_finish_revision(w, carried, n, err), err);
     if (!rc)
         rc = docstore_written(w, docstore_record_checks(w, items, done, carried, n, err), err);
-    if (rc)
-        return rc;
-    return answer(w, items, done, answer_bucket, w->revision, err);
+    if (!rc)
+        rc = answer(w, items, done, answer_bucket, w->revision, err);
+    return rc;
 }
 
 /* Runs the write's transaction; a write that changes nothing succeeds without a revision. */
@@ -630,13 +646,15 @@ int docstore_write(const struct docstore_ctx *ctx, const char *bucket, enum docs
     for (size_t i = 0; !rc && i < count; i++) {
         struct item *it = docstore_feed_next(&feed, ctx->arena);
         if (!it)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        it->doc = &docs[i];
-        if ((rc = docstore_item_fill(ctx->arena, it, err)))
-            return rc;
-        docstore_feed_filled(&feed);
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (!rc) {
+            it->doc = &docs[i];
+            rc = docstore_item_fill(ctx->arena, it, err);
+        }
+        if (!rc)
+            docstore_feed_filled(&feed);
     }
-    docstore_feed_publish(&feed, FEED_DONE);
+    docstore_feed_publish(&feed, FEED_DONE); /* (a local feed, no thread: inert after a failure) */
     if (!rc)
         rc = docstore_run_write(&w, err);
     return rc;

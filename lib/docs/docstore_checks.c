@@ -92,14 +92,14 @@ static int layer_order(struct write *w, json_t **order, const char **policy,
                             " ORDER BY LEAST(m.until_revision, ? + 1) DESC, m.name LIMIT 1",
                             p, 3, err);
     *order = NULL;
-    if (rc || rows.count == 0)
-        return rc;
-    *policy = store_cell(&rows, 0, 0);
-    data = json_loadb(store_cell(&rows, 0, 1), rows.lengths[1], JSON_DECODE_ANY, &jerr);
-    if (json_is_array(json_object_get(data, "layerOrder")))
-        *order = json_incref(json_object_get(data, "layerOrder"));
-    json_decref(data);
-    return 0;
+    if (!rc && rows.count > 0) {
+        *policy = store_cell(&rows, 0, 0);
+        data = json_loadb(store_cell(&rows, 0, 1), rows.lengths[1], JSON_DECODE_ANY, &jerr);
+        if (json_is_array(json_object_get(data, "layerOrder")))
+            *order = json_incref(json_object_get(data, "layerOrder"));
+        json_decref(data);
+    }
+    return rc;
 }
 
 static int in_order(const json_t *order, const char *layer)
@@ -150,28 +150,30 @@ static int check_layers(struct write *w, const struct checked *docs, size_t n, j
         ;
     if (i == n) /* none names a layer */
         return 0;
-    if ((rc = layer_order(w, &order, &policy, err)))
-        return rc;
-    if (!(bad = misplaced(arena, docs, n, order, &count)))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (i = 0; !rc && i < count && i < DOCSTORE_CHECK_MAX_ERRORS; i++) {
-        const struct checked *d = bad[i];
-        const char *message =
-            order ? arena_sprintf(arena,
-                                  "Invalid layer '%s' for document [%s] %s was not found in "
-                                  "layerOrder for the LayeringPolicy %s.",
-                                  d->layer, d->schema, d->name, policy)
-                  : arena_sprintf(arena,
-                                  "Required LayeringPolicy was not found for layering: document "
-                                  "[%s] %s names the layer '%s', and no LayeringPolicy orders "
-                                  "it.",
-                                  d->schema, d->name, d->layer);
-        rc = check_error(errors, d->schema, d->name, d->layer, ".metadata.layeringDefinition.layer",
-                         message, err);
+    rc = layer_order(w, &order, &policy, err);
+    if (!rc) {
+        if (!(bad = misplaced(arena, docs, n, order, &count)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        for (i = 0; !rc && i < count && i < DOCSTORE_CHECK_MAX_ERRORS; i++) {
+            const struct checked *d = bad[i];
+            const char *message =
+                order
+                    ? arena_sprintf(arena,
+                                    "Invalid layer '%s' for document [%s] %s was not found in "
+                                    "layerOrder for the LayeringPolicy %s.",
+                                    d->layer, d->schema, d->name, policy)
+                    : arena_sprintf(arena,
+                                    "Required LayeringPolicy was not found for layering: document "
+                                    "[%s] %s names the layer '%s', and no LayeringPolicy orders "
+                                    "it.",
+                                    d->schema, d->name, d->layer);
+            rc = check_error(errors, d->schema, d->name, d->layer,
+                             ".metadata.layeringDefinition.layer", message, err);
+        }
+        if (!rc)
+            rc = check_more(errors, count > i ? count - i : 0, err);
+        json_decref(order);
     }
-    if (!rc)
-        rc = check_more(errors, count > i ? count - i : 0, err);
-    json_decref(order);
     return rc;
 }
 
@@ -320,17 +322,18 @@ static int check_as_they_are(const struct docstore_ctx *ctx, long long id, const
         return 0;
     memcpy(names, schemas, n * sizeof(*names));
     names[n] = "deckhand/DataSchema";
-    if ((rc = docstore_documents(ctx, id, &f, &docs, err)))
-        return rc;
-    json_array_foreach (docs, i, d)
-        concrete += !json_is_true(json_object_get(
-            json_object_get(json_object_get(d, "metadata"), "layeringDefinition"), "abstract"));
-    if (!(plain = as_they_are(docs)))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    else if ((*done = json_array_size(plain) == concrete))
-        rc = docstore_check_rendered(docs, plain, NULL, found_entry, r, err);
-    docstore_release_later(ctx, plain);
-    docstore_release_later(ctx, docs);
+    rc = docstore_documents(ctx, id, &f, &docs, err);
+    if (!rc) {
+        json_array_foreach (docs, i, d)
+            concrete += !json_is_true(json_object_get(
+                json_object_get(json_object_get(d, "metadata"), "layeringDefinition"), "abstract"));
+        if (!(plain = as_they_are(docs)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        else if ((*done = json_array_size(plain) == concrete))
+            rc = docstore_check_rendered(docs, plain, NULL, found_entry, r, err);
+        docstore_release_later(ctx, plain);
+        docstore_release_later(ctx, docs);
+    }
     return rc;
 }
 
@@ -400,16 +403,18 @@ static int check_schemas(struct write *w, const struct checked *docs, size_t n, 
     size_t count = 0, documents = 0;
     int rc = schemas_to_check(w->ctx->arena, docs, n, &schemas, &count, &documents, err);
     *errors = NULL;
-    if (rc)
-        return rc;
-    if (!count)
-        return (*errors = json_array()) ? 0 : purser_error_set(err, PURSER_EINTERNAL, "oom");
-    /* every document counts, the encrypted ones too (what is recorded never quotes a value) */
-    reader.read_encrypted = reader.keyring != NULL;
-    /* when most of the revision is to be checked, some of it surely needs rendering: it is read
-     * once, whole, rather than its checked part first */
-    return render_check(&reader, w->revision, 4 * documents <= n ? schemas : NULL, count, errors,
-                        err);
+    if (!rc && !count && !(*errors = json_array()))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "oom");
+    if (!rc && count) {
+        /* every document counts, the encrypted ones too (what is recorded never quotes a
+         * value) */
+        reader.read_encrypted = reader.keyring != NULL;
+        /* when most of the revision is to be checked, some of it surely needs rendering: it is
+         * read once, whole, rather than its checked part first */
+        rc = render_check(&reader, w->revision, 4 * documents <= n ? schemas : NULL, count, errors,
+                          err);
+    }
+    return rc;
 }
 
 /* ---- recording ---- */

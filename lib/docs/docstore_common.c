@@ -75,27 +75,27 @@ int docstore_members(const struct docstore_ctx *ctx, long long id, struct member
         " JOIN doc_contents c ON c.id = m.content_id"
         " WHERE m.org_id = ? AND" DOCSTORE_IN_REVISION " ORDER BY m.content_id",
         p, 3, err);
-    if (rc)
-        return rc;
-    if (!(list = arena_calloc(ctx->arena, rows.count ? rows.count : 1, sizeof(*list))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++) {
-        struct member *m = &list[i];
-        m->content_id = atoll(store_cell(&rows, i, 0));
-        m->bucket_id = atoll(store_cell(&rows, i, 1));
-        m->bucket = store_cell(&rows, i, 2);
-        m->since = atoll(store_cell(&rows, i, 3));
-        m->sha = (const unsigned char *)store_cell(&rows, i, 4);
-        m->schema = store_cell(&rows, i, 5);
-        m->layer = store_cell(&rows, i, 6);
-        m->name = store_cell(&rows, i, 7);
-        m->abstract = atoi(store_cell(&rows, i, 8));
-        m->encrypted = atoi(store_cell(&rows, i, 9));
-        m->from = atoll(store_cell(&rows, i, 10));
+    if (!rc && !(list = arena_calloc(ctx->arena, rows.count ? rows.count : 1, sizeof(*list))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < rows.count; i++) {
+            struct member *m = &list[i];
+            m->content_id = atoll(store_cell(&rows, i, 0));
+            m->bucket_id = atoll(store_cell(&rows, i, 1));
+            m->bucket = store_cell(&rows, i, 2);
+            m->since = atoll(store_cell(&rows, i, 3));
+            m->sha = (const unsigned char *)store_cell(&rows, i, 4);
+            m->schema = store_cell(&rows, i, 5);
+            m->layer = store_cell(&rows, i, 6);
+            m->name = store_cell(&rows, i, 7);
+            m->abstract = atoi(store_cell(&rows, i, 8));
+            m->encrypted = atoi(store_cell(&rows, i, 9));
+            m->from = atoll(store_cell(&rows, i, 10));
+        }
+        *out = list;
+        *count = rows.count;
     }
-    *out = list;
-    *count = rows.count;
-    return 0;
+    return rc;
 }
 
 int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const char *layer,
@@ -115,11 +115,12 @@ int docstore_open_data(const struct docstore_ctx *ctx, const char *schema, const
                                 "no keyring is configured: encrypted documents cannot be read");
     rc = keyring_open(ctx->keyring, key_id, aad, aad_len, (const unsigned char *)sealed, sealed_len,
                       &plain, &plain_len, err);
-    if (rc)
-        return rc;
-    *out = json_loadb(plain, plain_len, JSON_DECODE_ANY, &jerr);
-    keyring_free_plain(plain, plain_len);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a sealed record is not JSON");
+    if (!rc) {
+        *out = json_loadb(plain, plain_len, JSON_DECODE_ANY, &jerr);
+        keyring_free_plain(plain, plain_len);
+        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a sealed record is not JSON");
+    }
+    return rc;
 }
 
 int docstore_param(struct docstore_params *p, struct store_value v)

@@ -15,13 +15,14 @@ static int revision_buckets(const struct docstore_ctx *ctx, long long id, json_t
                                  "SELECT buckets FROM doc_revisions WHERE org_id = ? AND id = ?", p,
                                  2, err)
                 : 0;
-    if (rc)
-        return rc;
-    if (id && rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
-                                id);
-    *out = id ? json_loads(store_cell(&rows, 0, 0), 0, &jerr) : json_array();
-    return json_is_array(*out) ? 0 : purser_error_set(err, PURSER_EINTERNAL, "bad bucket list");
+    if (!rc && id && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
+                              id);
+    if (!rc) {
+        *out = id ? json_loads(store_cell(&rows, 0, 0), 0, &jerr) : json_array();
+        rc = json_is_array(*out) ? 0 : purser_error_set(err, PURSER_EINTERNAL, "bad bucket list");
+    }
+    return rc;
 }
 
 static int holds(const json_t *names, const char *name)
@@ -52,24 +53,24 @@ static int changed_buckets(const struct docstore_ctx *ctx, long long a, long lon
         " WHERE m.org_id = ? AND ((m.revision_id > ? AND m.revision_id <= ?) OR"
         " (m.until_revision > ? AND m.until_revision <= ?)) ORDER BY b.name, m.content_id",
         p, 9, err);
-    if (rc)
-        return rc;
-    for (size_t i = 0, j; i < rows.count; i = j) { /* one bucket's rows: i to j */
-        const char *bucket = store_cell(&rows, i, 0);
-        json_t *only_a = json_array(), *only_b = json_array();
-        for (j = i; j < rows.count && strcmp(store_cell(&rows, j, 0), bucket) == 0; j++) {
-            json_t *content = json_integer(atoll(store_cell(&rows, j, 1)));
-            int in_a = atoi(store_cell(&rows, j, 2)), in_b = atoi(store_cell(&rows, j, 3));
-            if (in_a != in_b) /* (a row that began and ended between a and b is in neither) */
-                json_array_append(in_a ? only_a : only_b, content);
-            json_decref(content);
+    if (!rc) {
+        for (size_t i = 0, j; i < rows.count; i = j) { /* one bucket's rows: i to j */
+            const char *bucket = store_cell(&rows, i, 0);
+            json_t *only_a = json_array(), *only_b = json_array();
+            for (j = i; j < rows.count && strcmp(store_cell(&rows, j, 0), bucket) == 0; j++) {
+                json_t *content = json_integer(atoll(store_cell(&rows, j, 1)));
+                int in_a = atoi(store_cell(&rows, j, 2)), in_b = atoi(store_cell(&rows, j, 3));
+                if (in_a != in_b) /* (a row that began and ended between a and b is in neither) */
+                    json_array_append(in_a ? only_a : only_b, content);
+                json_decref(content);
+            }
+            if (!json_equal(only_a, only_b))
+                json_object_set_new(changed, bucket, json_true());
+            json_decref(only_a);
+            json_decref(only_b);
         }
-        if (!json_equal(only_a, only_b))
-            json_object_set_new(changed, bucket, json_true());
-        json_decref(only_a);
-        json_decref(only_b);
     }
-    return 0;
+    return rc;
 }
 
 /* Each bucket of the newer revision created, modified or unmodified, then those of the older

@@ -160,9 +160,7 @@ static int build_query(const struct docstore_ctx *ctx, long long id,
         rc = filter_labels(ctx->arena, sql, p, f->labels, f->label_count);
     if (!rc)
         rc = docstore_page_where(f->page, docstore_document_fields, field_sql, sql, p);
-    if (with_yaml == 2)
-        return rc;
-    if (!rc)
+    if (!rc && with_yaml != 2) /* (a count has no order) */
         rc = sql_paged(f) ? page_order(f, sql, p) : buf_adds(sql, " ORDER BY m.content_id");
     return rc;
 }
@@ -413,54 +411,56 @@ static int select_rows(const struct docstore_ctx *ctx, long long id,
 
     *out = NULL;
     *count = 0;
-    if ((rc = docstore_revision_check(ctx, id, err)))
-        return rc;
-    if ((rc = build_query(ctx, id, f, with_yaml, &sql, &p)))
-        rc = docstore_query_failed(rc, "too many filter values", err);
-    else
-        rc = store_query(ctx->store, ctx->arena, rows, buf_cstr(&sql), p.v, p.n, err);
-    buf_release(&sql);
-    if (rc)
-        return rc;
-    if (!(list = arena_calloc(ctx->arena, rows->count ? rows->count : 1, sizeof(*list))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows->count; i++) {
-        list[i] = (struct row){.rows = rows, .i = i};
-        if (with_yaml)
-            continue;
-        if (!(list[i].doc = row_document(ctx, f, &list[i], NULL, err))) {
-            for (size_t j = 0; j < i; j++)
-                json_decref(list[j].doc);
-            return err->code;
+    rc = docstore_revision_check(ctx, id, err);
+    if (!rc) {
+        if ((rc = build_query(ctx, id, f, with_yaml, &sql, &p)))
+            rc = docstore_query_failed(rc, "too many filter values", err);
+        else
+            rc = store_query(ctx->store, ctx->arena, rows, buf_cstr(&sql), p.v, p.n, err);
+        buf_release(&sql);
+    }
+    if (!rc && !(list = arena_calloc(ctx->arena, rows->count ? rows->count : 1, sizeof(*list))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < rows->count; i++) {
+            list[i] = (struct row){.rows = rows, .i = i};
+            if (with_yaml)
+                continue;
+            if (!(list[i].doc = row_document(ctx, f, &list[i], NULL, err))) {
+                for (size_t j = 0; j < i; j++)
+                    json_decref(list[j].doc);
+                return err->code;
+            }
         }
-    }
-    sort_filter = f;
-    *count = rows->count;
-    if (sql_paged(f)) { /* sorted and cut by the server */
-        page_cut(f, count);
-        *out = list;
-        return page_total(ctx, id, f, err);
-    }
-    if (f->sort_count || f->descending)
-        qsort(list, rows->count, sizeof(*list), row_compare);
-    if (f->page) { /* sorted here: the page of the rows */
-        size_t from = (size_t)f->page->offset < *count ? (size_t)f->page->offset : *count;
-        size_t n = *count - from < (size_t)f->page->size ? *count - from : (size_t)f->page->size;
-        f->page->total = (long long)*count;
-        f->page->next = from + n < *count ? (long)(from + n) : -1;
-        for (size_t j = 0; j < *count; j++)
-            if (j < from || j >= from + n)
+        sort_filter = f;
+        *count = rows->count;
+        if (sql_paged(f)) { /* sorted and cut by the server */
+            page_cut(f, count);
+            *out = list;
+            return page_total(ctx, id, f, err);
+        }
+        if (f->sort_count || f->descending)
+            qsort(list, rows->count, sizeof(*list), row_compare);
+        if (f->page) { /* sorted here: the page of the rows */
+            size_t from = (size_t)f->page->offset < *count ? (size_t)f->page->offset : *count;
+            size_t n =
+                *count - from < (size_t)f->page->size ? *count - from : (size_t)f->page->size;
+            f->page->total = (long long)*count;
+            f->page->next = from + n < *count ? (long)(from + n) : -1;
+            for (size_t j = 0; j < *count; j++)
+                if (j < from || j >= from + n)
+                    json_decref(list[j].doc);
+            list += from;
+            *count = n;
+        }
+        if (f->limit >= 0 && *count > (size_t)f->limit) {
+            for (size_t j = (size_t)f->limit; j < *count; j++)
                 json_decref(list[j].doc);
-        list += from;
-        *count = n;
+            *count = (size_t)f->limit;
+        }
+        *out = list;
     }
-    if (f->limit >= 0 && *count > (size_t)f->limit) {
-        for (size_t j = (size_t)f->limit; j < *count; j++)
-            json_decref(list[j].doc);
-        *count = (size_t)f->limit;
-    }
-    *out = list;
-    return 0;
+    return rc;
 }
 
 /* docstore_documents' rows, decoded one by one as they arrive. */
@@ -531,6 +531,7 @@ static int status_lines(struct status_cache *cache, size_t *used, size_t cap, co
                         long long revision, const struct buf **out, struct purser_error *err)
 {
     size_t i;
+    int rc = 0;
     for (i = 0; i < *used; i++)
         if (cache[i].revision == revision && strcmp(cache[i].bucket, bucket) == 0)
             break;
@@ -541,12 +542,11 @@ static int status_lines(struct status_cache *cache, size_t *used, size_t cap, co
             (*used)++;
         cache[i].bucket = bucket;
         cache[i].revision = revision;
-        int rc = document_status_yaml(&cache[i].text, bucket, revision, err);
-        if (rc)
-            return rc;
+        rc = document_status_yaml(&cache[i].text, bucket, revision, err);
     }
-    *out = &cache[i].text;
-    return 0;
+    if (!rc)
+        *out = &cache[i].text;
+    return rc;
 }
 
 /* The YAML of one row: as stored, or emitted now (encrypted, or decoded to be sorted). */

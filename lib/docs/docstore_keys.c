@@ -48,24 +48,25 @@ static int reseal(struct store *store, struct rotate *r, struct store_rows *rows
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     rc = docstore_open_data(&ctx, schema, layer, name, old_key, store_cell(rows, i, 6),
                             rows->lengths[i * rows->columns + 6], &data, err);
-    if (rc)
-        return rc;
-    text = json_text(data, JSON_COMPACT | JSON_ENCODE_ANY);
-    json_decref(data);
-    rc = text ? keyring_seal(r->ring, aad, aad_len, text, strlen(text), &sealed, &sealed_len,
-                             &key_id, err)
-              : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    crypto_free_secret(text);
     if (!rc) {
-        struct store_value p[] = {STORE_BLOB((const char *)sealed, sealed_len), STORE_INT(key_id),
-                                  STORE_INT(atoll(store_cell(rows, i, 0))), STORE_INT(old_key)};
-        unsigned long long affected = 0;
-        rc = store_exec(store,
-                        "UPDATE doc_contents SET data = ?, key_id = ? WHERE id = ? AND key_id = ?",
-                        p, 4, &affected, NULL, err);
-        r->done += (long)affected;
+        text = json_text(data, JSON_COMPACT | JSON_ENCODE_ANY);
+        json_decref(data);
+        rc = text ? keyring_seal(r->ring, aad, aad_len, text, strlen(text), &sealed, &sealed_len,
+                                 &key_id, err)
+                  : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        crypto_free_secret(text);
+        if (!rc) {
+            struct store_value p[] = {STORE_BLOB((const char *)sealed, sealed_len),
+                                      STORE_INT(key_id), STORE_INT(atoll(store_cell(rows, i, 0))),
+                                      STORE_INT(old_key)};
+            unsigned long long affected = 0;
+            rc = store_exec(
+                store, "UPDATE doc_contents SET data = ?, key_id = ? WHERE id = ? AND key_id = ?",
+                p, 4, &affected, NULL, err);
+            r->done += (long)affected;
+        }
+        free(sealed);
     }
-    free(sealed);
     return rc;
 }
 

@@ -68,7 +68,7 @@ int docstore_page_parse(struct arena *arena, const char *page_size, const char *
                         const char *filter, const char *const *fields, struct docstore_page *out,
                         struct purser_error *err)
 {
-    char *text, *save = NULL;
+    char *text = NULL, *save = NULL;
     int rc;
     memset(out, 0, sizeof(*out));
     out->next = -1;
@@ -76,16 +76,12 @@ int docstore_page_parse(struct arena *arena, const char *page_size, const char *
                      err);
     if (!rc)
         rc = count_param(page_token, 0, 0, "page_token", &out->offset, err);
-    if (rc)
-        return rc;
-    if (!filter || !*filter)
-        return 0;
-    if (!(text = arena_strdup(arena, filter)))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (char *c = strtok_r(text, ";", &save); c; c = strtok_r(NULL, ";", &save))
-        if ((rc = cond_add(arena, c, fields, out, err)))
-            return rc;
-    return 0;
+    if (!rc && filter && *filter && !(text = arena_strdup(arena, filter)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    for (char *c = !rc && text ? strtok_r(text, ";", &save) : NULL; c && !rc;
+         c = strtok_r(NULL, ";", &save))
+        rc = cond_add(arena, c, fields, out, err);
+    return rc;
 }
 
 int docstore_page_where(const struct docstore_page *pg, const char *const *fields,

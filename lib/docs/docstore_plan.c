@@ -44,26 +44,28 @@ int docstore_lock_head(struct write *w, struct purser_error *err)
         rc = docstore_query(w->ctx, &rows,
                             "SELECT next_revision FROM doc_heads WHERE org_id = ? FOR UPDATE", p, 1,
                             err);
-    if (rc)
-        return rc;
-    w->revision = atoll(store_cell(&rows, 0, 0));
-    w->latest = w->revision - 1;
-    return 0;
+    if (!rc) {
+        w->revision = atoll(store_cell(&rows, 0, 0));
+        w->latest = w->revision - 1;
+    }
+    return rc;
 }
 
 int docstore_load_previous(struct write *w, struct purser_error *err)
 {
     int rc = docstore_members(w->ctx, w->latest, &w->members, &w->member_count, err);
-    if (rc)
-        return rc;
-    w->sorted =
-        arena_alloc(w->ctx->arena, (w->member_count ? w->member_count : 1) * sizeof(*w->sorted));
-    if (!w->sorted)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < w->member_count; i++)
-        w->sorted[i] = &w->members[i];
-    qsort(w->sorted, w->member_count, sizeof(*w->sorted), member_identity_compare);
-    return 0;
+    if (!rc) {
+        w->sorted = arena_alloc(w->ctx->arena,
+                                (w->member_count ? w->member_count : 1) * sizeof(*w->sorted));
+        if (!w->sorted)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc) {
+        for (size_t i = 0; i < w->member_count; i++)
+            w->sorted[i] = &w->members[i];
+        qsort(w->sorted, w->member_count, sizeof(*w->sorted), member_identity_compare);
+    }
+    return rc;
 }
 
 int docstore_bucket_id(struct write *w, struct purser_error *err)
@@ -101,26 +103,25 @@ static int same_secret(struct write *w, const struct member *m, const struct doc
     int rc = docstore_query(
         w->ctx, &rows, "SELECT metadata, data, key_id FROM doc_contents WHERE id = ?", p, 1, err);
     *same = 0;
-    if (rc || rows.count == 0)
-        return rc;
-    rc = docstore_open_data(w->ctx, m->schema, m->layer, m->name, atoi(store_cell(&rows, 0, 2)),
-                            store_cell(&rows, 0, 1), rows.lengths[1], &data, err);
-    if (rc)
-        return rc;
-    a = document_canonical(data);
-    b = document_canonical(json_object_get(d->doc, "data"));
-    if (a && b && strcmp(a, b) == 0) {
-        json_error_t jerr;
-        json_t *meta = json_loads(store_cell(&rows, 0, 0), 0, &jerr);
-        *same = json_equal(meta, json_object_get(d->doc, "metadata"));
-        json_decref(meta);
+    if (!rc && rows.count > 0)
+        rc = docstore_open_data(w->ctx, m->schema, m->layer, m->name, atoi(store_cell(&rows, 0, 2)),
+                                store_cell(&rows, 0, 1), rows.lengths[1], &data, err);
+    if (!rc && rows.count > 0) { /* (no row: not the same) */
+        a = document_canonical(data);
+        b = document_canonical(json_object_get(d->doc, "data"));
+        if (a && b && strcmp(a, b) == 0) {
+            json_error_t jerr;
+            json_t *meta = json_loads(store_cell(&rows, 0, 0), 0, &jerr);
+            *same = json_equal(meta, json_object_get(d->doc, "metadata"));
+            json_decref(meta);
+        }
+        if (a)
+            crypto_free_secret(a);
+        if (b)
+            crypto_free_secret(b);
+        json_decref(data);
     }
-    if (a)
-        crypto_free_secret(a);
-    if (b)
-        crypto_free_secret(b);
-    json_decref(data);
-    return 0;
+    return rc;
 }
 
 /* The first two LayeringPolicy documents of the new revision (Deckhand allows one). */
@@ -143,13 +144,13 @@ static void note_layering(struct write *w, const char *schema, const char *layer
 int docstore_plan_documents(struct write *w, struct item *const *items, size_t from, size_t to,
                             struct entry *entries, size_t *entry_count, struct purser_error *err)
 {
-    int *changed = &w->changed;
+    int *changed = &w->changed, rc = 0;
     for (size_t i = from; i < to; i++) {
         const struct item *it = docstore_feed_item(items, i);
         const struct document *d = it->doc;
         const struct member *m;
         struct entry *e;
-        int same, rc;
+        int same;
 
         if (d->kind == DOCUMENT_TOMBSTONE) {
             for (size_t j = 0; j < w->member_count; j++) {
@@ -177,8 +178,10 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             return conflict(m, err);
         ((struct member *)m)->drop = 1;
         same = !d->encrypted && !m->encrypted && memcmp(m->sha, d->content_sha256, 32) == 0;
-        if (d->encrypted && m->encrypted && (rc = same_secret(w, m, d, &same, err)))
-            return rc;
+        if (d->encrypted && m->encrypted)
+            rc = same_secret(w, m, d, &same, err);
+        if (rc)
+            break;
         if (same) {
             ((struct member *)m)->kept = 1;
             e->member = m;
@@ -191,7 +194,7 @@ int docstore_plan_documents(struct write *w, struct item *const *items, size_t f
             *changed = 1;
         }
     }
-    return 0;
+    return rc;
 }
 
 /* Rows of the previous revision that stay: w->changed when any is dropped. */

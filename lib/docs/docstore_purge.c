@@ -15,16 +15,17 @@ static int purge_txn(struct store *store, void *arg, struct purser_error *err)
         "DELETE FROM doc_buckets WHERE org_id = ?",
         "UPDATE doc_heads SET next_revision = 1 WHERE org_id = ?",
     };
+    int rc = 0;
     (void)store;
-    for (size_t i = 0; i < sizeof(statements) / sizeof(statements[0]); i++) {
+    for (size_t i = 0; !rc && i < sizeof(statements) / sizeof(statements[0]); i++) {
         struct store_rows rows;
-        int rc = i == 1 ? docstore_query(ctx, &rows, statements[i], p, 1, err)
-                        : docstore_exec(ctx, statements[i], p, 1, NULL, err);
-        if (rc)
-            return rc;
+        rc = i == 1 ? docstore_query(ctx, &rows, statements[i], p, 1, err)
+                    : docstore_exec(ctx, statements[i], p, 1, NULL, err);
     }
-    return event_append(ctx->store, ctx->principal, ctx->org_id, "document_revision", "*", "delete",
-                        NULL, NULL, err);
+    if (!rc)
+        rc = event_append(ctx->store, ctx->principal, ctx->org_id, "document_revision", "*",
+                          "delete", NULL, NULL, err);
+    return rc;
 }
 
 int docstore_purge(const struct docstore_ctx *ctx, struct purser_error *err)
@@ -76,38 +77,39 @@ static int rollback_txn(struct store *store, void *arg, struct purser_error *err
     rc = docstore_lock_head(w, err);
     if (!rc)
         rc = docstore_load_previous(w, err);
-    if (rc)
-        return rc;
-    if (r->target && (rc = docstore_revision_check(w->ctx, r->target, err)))
-        return rc;
-    if ((rc = docstore_members(w->ctx, r->target, &target, &n, err)))
-        return rc;
-    if (!(entries = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*entries))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t j = 0; j < w->member_count; j++)
-        w->members[j].drop = 1; /* closed unless a row of the target goes on */
-    for (size_t i = 0; i < n; i++) {
-        struct member *now = (struct member *)docstore_find_member(w, target[i].schema,
-                                                                   target[i].layer, target[i].name);
-        int same = now && now->content_id == target[i].content_id;
-        entries[i] = (struct entry){.member = &target[i],
-                                    .content_id = target[i].content_id,
-                                    .bucket_id = target[i].bucket_id,
-                                    .since = same ? now->since : w->revision,
-                                    .goes_on = same && now->bucket_id == target[i].bucket_id};
-        if (entries[i].goes_on)
-            now->kept = 1;
-    }
-    if ((rc = rollback_encrypted_check(w, target, n, err)))
-        return rc;
-    w->any_payload = 0;
-    if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)) &&
-        !(rc = docstore_close_members(w, err)))
-        rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
+    if (!rc && r->target)
+        rc = docstore_revision_check(w->ctx, r->target, err);
     if (!rc)
-        rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err);
-    if (!rc) /* checked again: a LayeringPolicy of an earlier revision may apply now */
-        rc = docstore_written(w, docstore_record_checks(w, NULL, 0, entries, n, err), err);
+        rc = docstore_members(w->ctx, r->target, &target, &n, err);
+    if (!rc && !(entries = arena_calloc(w->ctx->arena, n ? n : 1, sizeof(*entries))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        for (size_t j = 0; j < w->member_count; j++)
+            w->members[j].drop = 1; /* closed unless a row of the target goes on */
+        for (size_t i = 0; i < n; i++) {
+            struct member *now = (struct member *)docstore_find_member(
+                w, target[i].schema, target[i].layer, target[i].name);
+            int same = now && now->content_id == target[i].content_id;
+            entries[i] = (struct entry){.member = &target[i],
+                                        .content_id = target[i].content_id,
+                                        .bucket_id = target[i].bucket_id,
+                                        .since = same ? now->since : w->revision,
+                                        .goes_on = same && now->bucket_id == target[i].bucket_id};
+            if (entries[i].goes_on)
+                now->kept = 1;
+        }
+        rc = rollback_encrypted_check(w, target, n, err);
+    }
+    if (!rc) {
+        w->any_payload = 0;
+        if (!(rc = docstore_written(w, docstore_insert_revision(w, err), err)) &&
+            !(rc = docstore_close_members(w, err)))
+            rc = docstore_written(w, docstore_write_members(w, entries, n, err), err);
+        if (!rc)
+            rc = docstore_written(w, docstore_finish_revision(w, entries, n, err), err);
+        if (!rc) /* checked again: a LayeringPolicy of an earlier revision may apply now */
+            rc = docstore_written(w, docstore_record_checks(w, NULL, 0, entries, n, err), err);
+    }
     return rc;
 }
 

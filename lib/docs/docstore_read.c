@@ -164,30 +164,30 @@ static int facts_read(const struct docstore_ctx *ctx, long long from, long long 
                             "BETWEEN ? AND ?) v WHERE n = 1",
                             p, 3, err);
     }
-    if (rc)
-        return rc;
-    if ((rc = failed_rows(ctx, from, to, &failed, err)))
-        return rc;
-    f->tags = json_object();
-    f->policies = json_object();
-    f->latest = json_object();
-    f->failed = json_object();
-    for (size_t i = 0; i < failed.count; i++)
-        json_object_set_new(f->failed, store_cell(&failed, i, 0), json_true());
-    for (size_t i = 0; i < tags.count; i++)
-        facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
-    for (size_t i = 0; i < policies.count; i++)
-        facts_add(f->policies, sorted[i * 3],
-                  json_pack("[s, s]", sorted[i * 3 + 1], sorted[i * 3 + 2]));
-    for (size_t i = 0; i < latest.count; i++) {
-        char *key = arena_concat(ctx->arena, store_cell(&latest, i, 0), " ",
-                                 store_cell(&latest, i, 1), (const char *)NULL);
-        if (key)
-            json_object_set_new(
-                f->latest, key,
-                json_pack("[s, s]", store_cell(&latest, i, 2), store_cell(&latest, i, 3)));
+    if (!rc)
+        rc = failed_rows(ctx, from, to, &failed, err);
+    if (!rc) {
+        f->tags = json_object();
+        f->policies = json_object();
+        f->latest = json_object();
+        f->failed = json_object();
+        for (size_t i = 0; i < failed.count; i++)
+            json_object_set_new(f->failed, store_cell(&failed, i, 0), json_true());
+        for (size_t i = 0; i < tags.count; i++)
+            facts_add(f->tags, store_cell(&tags, i, 0), json_string(store_cell(&tags, i, 1)));
+        for (size_t i = 0; i < policies.count; i++)
+            facts_add(f->policies, sorted[i * 3],
+                      json_pack("[s, s]", sorted[i * 3 + 1], sorted[i * 3 + 2]));
+        for (size_t i = 0; i < latest.count; i++) {
+            char *key = arena_concat(ctx->arena, store_cell(&latest, i, 0), " ",
+                                     store_cell(&latest, i, 1), (const char *)NULL);
+            if (key)
+                json_object_set_new(
+                    f->latest, key,
+                    json_pack("[s, s]", store_cell(&latest, i, 2), store_cell(&latest, i, 3)));
+        }
     }
-    return 0;
+    return rc;
 }
 
 /* {name: {url, status, validations: [{name, url, status}]}} of revision id's
@@ -349,6 +349,34 @@ static int revisions_where(const struct docstore_ctx *ctx, const struct docstore
     return rc;
 }
 
+/* The revisions of rows [0, count) (ids from to to) as the API shows them: *out a new array. */
+static int revisions_json(const struct docstore_ctx *ctx, const struct store_rows *rows,
+                          size_t count, long long from, long long to, json_t **out,
+                          struct purser_error *err)
+{
+    /* the tags and validation status of all of them in three more queries */
+    struct revision_facts facts = {0};
+    json_t *results = NULL;
+    int rc = facts_read(ctx, from, to, 1, &facts, err);
+    if (!rc) {
+        if (!(results = json_array()))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        for (size_t i = 0; !rc && i < count; i++) {
+            json_t *r = revision_json(ctx, &facts, rows, i, 0, err);
+            if (r)
+                json_array_append_new(results, r);
+            else
+                rc = err->code; /* (revision_json gives its code there) */
+        }
+        facts_release(&facts);
+    }
+    if (rc)
+        json_decref(results);
+    else
+        *out = results;
+    return rc;
+}
+
 /* How many revisions the tags and conditions select. */
 static int revisions_total(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
                            long long *total, struct purser_error *err)
@@ -369,31 +397,19 @@ static int revisions_total(const struct docstore_ctx *ctx, const struct docstore
     return rc;
 }
 
-int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
-                       json_t **out, struct purser_error *err)
+/* The revisions q asks for, after the page token's id (-1: from the first), one more than its
+ * limit (is there a next page?). */
+static int revisions_query(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
+                           long long after, struct store_rows *rows, struct purser_error *err)
 {
-    const char *sort = q->sort, *page_token = q->page_token;
+    const char *sort = q->sort;
     int descending = q->descending;
     long limit = q->limit;
-    long long total = 0;
     struct buf sql = BUF_INIT;
     struct docstore_params p = {.n = 0};
-    struct store_rows rows;
-    json_t *results;
-    long long after = -1, from = 0, to = 0;
-    size_t count;
-    int rc = 0;
-
-    *out = NULL;
-    if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
-        return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
-    if (page_token && *page_token && (rc = token_id(page_token, &after, err)))
-        return rc;
-    if (limit > 0 && q->with_total && (rc = revisions_total(ctx, q, &total, err)))
-        return rc;
-    rc = buf_adds(
-        &sql, "SELECT r.id, " STORE_ISO_TIME("r.created_at") ", r.buckets FROM "
-                                                             "doc_revisions r WHERE r.org_id = ?");
+    int rc =
+        buf_adds(&sql, "SELECT r.id, " STORE_ISO_TIME(
+                           "r.created_at") ", r.buckets FROM doc_revisions r WHERE r.org_id = ?");
     if (!rc)
         rc = revisions_where(ctx, q, &sql, &p);
     /* keyset pages follow the id (revisions are numbered in the order they are made) */
@@ -415,42 +431,46 @@ int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_rev
     if (rc)
         rc = docstore_query_failed(rc, "too many tags", err);
     else
-        rc = docstore_query(ctx, &rows, buf_cstr(&sql), p.v, p.n, err);
+        rc = docstore_query(ctx, rows, buf_cstr(&sql), p.v, p.n, err);
     buf_release(&sql);
-    if (rc)
-        return rc;
-    count = limit > 0 && rows.count > (size_t)limit ? (size_t)limit : rows.count;
-    for (size_t i = 0; i < count; i++) {
-        long long id = atoll(store_cell(&rows, i, 0));
-        if (i == 0 || id < from)
-            from = id;
-        if (i == 0 || id > to)
-            to = id;
-    }
-    {
-        /* the tags and validation status of all of them in three more queries */
-        struct revision_facts facts = {0};
-        if ((rc = facts_read(ctx, from, to, 1, &facts, err)))
-            return rc;
-        if (!(results = json_array())) {
-            facts_release(&facts);
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        }
+    return rc;
+}
+
+int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_revision_query *q,
+                       json_t **out, struct purser_error *err)
+{
+    const char *sort = q->sort, *page_token = q->page_token;
+    long limit = q->limit;
+    long long total = 0;
+    struct store_rows rows;
+    json_t *results;
+    long long after = -1, from = 0, to = 0;
+    size_t count;
+    int rc = 0;
+
+    *out = NULL;
+    if (sort && strcmp(sort, "id") && strcmp(sort, "createdAt"))
+        return purser_error_set(err, PURSER_EINVAL, "sort must be id or createdAt, not '%s'", sort);
+    if (page_token && *page_token)
+        rc = token_id(page_token, &after, err);
+    if (!rc && limit > 0 && q->with_total)
+        rc = revisions_total(ctx, q, &total, err);
+    if (!rc)
+        rc = revisions_query(ctx, q, after, &rows, err);
+    if (!rc) {
+        count = limit > 0 && rows.count > (size_t)limit ? (size_t)limit : rows.count;
         for (size_t i = 0; i < count; i++) {
-            json_t *r = revision_json(ctx, &facts, &rows, i, 0, err);
-            if (!r) {
-                json_decref(results);
-                facts_release(&facts);
-                return err->code;
-            }
-            json_array_append_new(results, r);
+            long long id = atoll(store_cell(&rows, i, 0));
+            if (i == 0 || id < from)
+                from = id;
+            if (i == 0 || id > to)
+                to = id;
         }
-        facts_release(&facts);
+        rc = revisions_json(ctx, &rows, count, from, to, &results, err);
     }
-    rc = listing(results, out, err);
-    if (rc || limit <= 0)
-        return rc;
-    {
+    if (!rc)
+        rc = listing(results, out, err);
+    if (!rc && limit > 0) {
         char *token = NULL;
         if (rows.count > count) {
             const char *last =
@@ -462,7 +482,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_rev
             json_object_set_new(*out, "total", json_integer(total));
         free(token);
     }
-    return 0;
+    return rc;
 }
 
 int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out,
@@ -476,12 +496,10 @@ int docstore_revision(const struct docstore_ctx *ctx, long long id, json_t **out
                                                                   " WHERE org_id = ? AND id = ?",
                        p, 2, err);
     *out = NULL;
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
-                                id);
-    {
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "The requested revision=%lld was not found.",
+                              id);
+    if (!rc) {
         struct revision_facts facts = {0};
         if (!(rc = facts_read(ctx, id, id, 0, &facts, err)))
             *out = revision_json(ctx, &facts, &rows, 0, 1, err);
@@ -508,27 +526,27 @@ int docstore_tag_create(const struct docstore_ctx *ctx, long long id, const char
     rc = check_tag_name(tag, err);
     if (!rc)
         rc = docstore_revision_check(ctx, id, err);
-    if (rc)
-        return rc;
-    if (data && !json_is_null(data) && !json_is_object(data))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "The requested tag data must either be null or dictionary.");
-    text = json_is_object(data) ? json_text(data, JSON_COMPACT) : strdup("{}");
-    {
-        struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
-                                  STORE_STR(text ? text : "{}")};
-        rc = docstore_exec_event(ctx,
-                                 "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES "
-                                 "(?, ?, ?, ?) ON DUPLICATE KEY UPDATE data = VALUES(data)",
-                                 p, 4, NULL, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag),
-                                 "put", err);
+    if (!rc && data && !json_is_null(data) && !json_is_object(data))
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "The requested tag data must either be null or dictionary.");
+    if (!rc) {
+        text = json_is_object(data) ? json_text(data, JSON_COMPACT) : strdup("{}");
+        {
+            struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag),
+                                      STORE_STR(text ? text : "{}")};
+            rc = docstore_exec_event(ctx,
+                                     "INSERT INTO doc_tags (org_id, revision_id, tag, data) VALUES "
+                                     "(?, ?, ?, ?) ON DUPLICATE KEY UPDATE data = VALUES(data)",
+                                     p, 4, NULL, "tag",
+                                     arena_sprintf(ctx->arena, "%lld/%s", id, tag), "put", err);
+        }
+        free(text);
+        /* the tag as this POST wrote it, not read again: a concurrent POST may have replaced it
+         * since (the last one's data stays, as Deckhand's update of an existing tag leaves it) */
+        if (!rc && !(*out = json_pack("{s:o}", tag,
+                                      json_is_object(data) ? json_deep_copy(data) : json_object())))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    free(text);
-    /* the tag as this POST wrote it, not read again: a concurrent POST may have replaced it
-     * since (the last one's data stays, as Deckhand's update of an existing tag leaves it) */
-    if (!rc && !(*out = json_pack("{s:o}", tag,
-                                  json_is_object(data) ? json_deep_copy(data) : json_object())))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     return rc;
 }
 
@@ -546,13 +564,14 @@ int docstore_tag_get(const struct docstore_ctx *ctx, long long id, const char *t
             ctx, &rows,
             "SELECT data FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
             err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND,
-                                "The requested tag '%s' for revision %lld was not found.", tag, id);
-    *out = json_pack("{s:o}", tag, json_loads(store_cell(&rows, 0, 0), JSON_DECODE_ANY, &jerr));
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a stored tag is not JSON");
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND,
+                              "The requested tag '%s' for revision %lld was not found.", tag, id);
+    if (!rc) {
+        *out = json_pack("{s:o}", tag, json_loads(store_cell(&rows, 0, 0), JSON_DECODE_ANY, &jerr));
+        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "a stored tag is not JSON");
+    }
+    return rc;
 }
 
 int docstore_tag_list(const struct docstore_ctx *ctx, long long id, json_t **out,
@@ -571,18 +590,19 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
     struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(tag ? tag : "")};
     unsigned long long affected = 0;
     int rc = docstore_revision_check(ctx, id, err);
-    if (rc)
-        return rc;
-    if (!tag)
-        return docstore_exec_event(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?",
-                                   p, 2, NULL, "tag", arena_sprintf(ctx->arena, "%lld/*", id),
-                                   "delete", err);
-    rc = docstore_exec_event(
-        ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
-        &affected, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag), "delete", err);
-    if (!rc && affected == 0)
-        rc = purser_error_set(err, PURSER_ENOTFOUND,
-                              "The requested tag '%s' for revision %lld was not found.", tag, id);
+    if (!rc && !tag) {
+        rc = docstore_exec_event(ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ?",
+                                 p, 2, NULL, "tag", arena_sprintf(ctx->arena, "%lld/*", id),
+                                 "delete", err);
+    } else if (!rc) {
+        rc = docstore_exec_event(
+            ctx, "DELETE FROM doc_tags WHERE org_id = ? AND revision_id = ? AND tag = ?", p, 3,
+            &affected, "tag", arena_sprintf(ctx->arena, "%lld/%s", id, tag), "delete", err);
+        if (!rc && affected == 0)
+            rc = purser_error_set(err, PURSER_ENOTFOUND,
+                                  "The requested tag '%s' for revision %lld was not found.", tag,
+                                  id);
+    }
     return rc;
 }
 
@@ -613,36 +633,38 @@ int docstore_validation_create(const struct docstore_ctx *ctx, long long id, con
     int rc;
 
     *out = NULL;
-    if ((rc = document_name_check("validation name", name, err)))
-        return rc;
-    if (docstore_validation_reserved(name))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "validation name '%.64s' is reserved: names beginning with "
-                                "deckhand are Deckhand's own, recorded by every write",
-                                name);
-    if (!json_is_object(body))
-        return purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
-    if (!json_is_string(status) ||
-        (!is_success(json_string_value(status)) && strcmp(json_string_value(status), "failure") &&
-         strcmp(json_string_value(status), "failed")))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "status must be success, succeeded, failure or failed");
-    if (validator && !json_is_object(validator))
-        return purser_error_set(err, PURSER_EINVAL, "validator must be a mapping (name, version)");
-    if (errors && !json_is_array(errors))
-        return purser_error_set(err, PURSER_EINVAL, "errors must be a list");
-    if ((rc = docstore_revision_check(ctx, id, err)))
-        return rc;
-    validator_text = json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
-    errors_text = errors ? json_text(errors, JSON_COMPACT) : strdup("[]");
-    v.status = json_string_value(status);
-    v.validator = validator_text ? validator_text : "null";
-    v.errors = errors_text ? errors_text : "[]";
-    rc = store_txn(ctx->store, 0, validation_txn, &v, err);
-    free(validator_text);
-    free(errors_text);
+    rc = document_name_check("validation name", name, err);
+    if (!rc && docstore_validation_reserved(name))
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "validation name '%.64s' is reserved: names beginning with "
+                              "deckhand are Deckhand's own, recorded by every write",
+                              name);
+    if (!rc && !json_is_object(body))
+        rc = purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
+    if (!rc && (!json_is_string(status) || (!is_success(json_string_value(status)) &&
+                                            strcmp(json_string_value(status), "failure") &&
+                                            strcmp(json_string_value(status), "failed"))))
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "status must be success, succeeded, failure or failed");
+    if (!rc && validator && !json_is_object(validator))
+        rc = purser_error_set(err, PURSER_EINVAL, "validator must be a mapping (name, version)");
+    if (!rc && errors && !json_is_array(errors))
+        rc = purser_error_set(err, PURSER_EINVAL, "errors must be a list");
     if (!rc)
-        rc = docstore_validation_entry(ctx, id, name, v.entry, out, err);
+        rc = docstore_revision_check(ctx, id, err);
+    if (!rc) {
+        validator_text =
+            json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+        errors_text = errors ? json_text(errors, JSON_COMPACT) : strdup("[]");
+        v.status = json_string_value(status);
+        v.validator = validator_text ? validator_text : "null";
+        v.errors = errors_text ? errors_text : "[]";
+        rc = store_txn(ctx->store, 0, validation_txn, &v, err);
+        free(validator_text);
+        free(errors_text);
+        if (!rc)
+            rc = docstore_validation_entry(ctx, id, name, v.entry, out, err);
+    }
     return rc;
 }
 
@@ -657,27 +679,27 @@ static int validation_txn(struct store *store, void *arg, struct purser_error *e
         "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
         " revision_id = ? AND name = ? FOR UPDATE",
         key, 3, err);
-    if (rc)
-        return rc;
-    v->entry = atoll(store_cell(&rows, 0, 0));
-    {
-        struct store_value p[] = {key[0],
-                                  key[1],
-                                  key[2],
-                                  STORE_INT(v->entry),
-                                  STORE_STR(v->status),
-                                  STORE_STR(v->validator),
-                                  STORE_STR(v->errors)};
-        rc = docstore_exec(
-            v->ctx,
-            "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
-            " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            p, 7, NULL, err);
+    if (!rc) {
+        v->entry = atoll(store_cell(&rows, 0, 0));
+        {
+            struct store_value p[] = {key[0],
+                                      key[1],
+                                      key[2],
+                                      STORE_INT(v->entry),
+                                      STORE_STR(v->status),
+                                      STORE_STR(v->validator),
+                                      STORE_STR(v->errors)};
+            rc = docstore_exec(
+                v->ctx,
+                "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
+                " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                p, 7, NULL, err);
+        }
+        if (!rc)
+            rc = event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
+                              arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
+                              NULL, err);
     }
-    if (!rc)
-        rc = event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
-                          arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
-                          NULL, err);
     return rc;
 }
 
@@ -724,21 +746,23 @@ int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int d
     json_t *results;
     int rc;
     *out = NULL;
-    if ((rc = entry_rows(ctx, id, NULL, &rows, err)))
-        return rc;
-    results = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
-        int last = i + 1 == rows.count ||
-                   strcmp(store_cell(&rows, i, 0), store_cell(&rows, i + 1, 0)) != 0;
-        if (detail)
-            json_array_append_new(results, entry_json(ctx, id, &rows, i));
-        else if (last)
-            json_array_append_new(
-                results, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "url",
-                                   url_of(ctx, id, "/validations/", store_cell(&rows, i, 0)),
-                                   "status", store_cell(&rows, i, 2)));
+    rc = entry_rows(ctx, id, NULL, &rows, err);
+    if (!rc) {
+        results = json_array();
+        for (size_t i = 0; i < rows.count; i++) {
+            int last = i + 1 == rows.count ||
+                       strcmp(store_cell(&rows, i, 0), store_cell(&rows, i + 1, 0)) != 0;
+            if (detail)
+                json_array_append_new(results, entry_json(ctx, id, &rows, i));
+            else if (last)
+                json_array_append_new(
+                    results, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "url",
+                                       url_of(ctx, id, "/validations/", store_cell(&rows, i, 0)),
+                                       "status", store_cell(&rows, i, 2)));
+        }
+        rc = listing(results, out, err);
     }
-    return listing(results, out, err);
+    return rc;
 }
 
 int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
@@ -748,17 +772,20 @@ int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, co
     json_t *results;
     int rc;
     *out = NULL;
-    if ((rc = entry_rows(ctx, id, name, &rows, err)))
-        return rc;
-    results = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
-        json_t *e = entry_json(ctx, id, &rows, i);
-        json_array_append_new(results, json_pack("{s:O, s:O, s:O}", "id", json_object_get(e, "id"),
-                                                 "url", json_object_get(e, "url"), "status",
-                                                 json_object_get(e, "status")));
-        json_decref(e);
+    rc = entry_rows(ctx, id, name, &rows, err);
+    if (!rc) {
+        results = json_array();
+        for (size_t i = 0; i < rows.count; i++) {
+            json_t *e = entry_json(ctx, id, &rows, i);
+            json_array_append_new(results,
+                                  json_pack("{s:O, s:O, s:O}", "id", json_object_get(e, "id"),
+                                            "url", json_object_get(e, "url"), "status",
+                                            json_object_get(e, "status")));
+            json_decref(e);
+        }
+        rc = listing(results, out, err);
     }
-    return listing(results, out, err);
+    return rc;
 }
 
 int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,
@@ -775,13 +802,14 @@ int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, cons
                             "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
                             " revision_id = ? AND name = ? AND entry_id = ?",
                             p, 4, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND,
-                                "The requested validation entry %lld was not found for validation "
-                                "name %s and revision ID %lld.",
-                                entry, name, id);
-    *out = entry_json(ctx, id, &rows, 0);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND,
+                              "The requested validation entry %lld was not found for validation "
+                              "name %s and revision ID %lld.",
+                              entry, name, id);
+    if (!rc) {
+        *out = entry_json(ctx, id, &rows, 0);
+        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    return rc;
 }

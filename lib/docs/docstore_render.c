@@ -248,14 +248,14 @@ int docstore_render_load(const struct docstore_ctx *ctx, long long id, int with_
     size_t i;
 
     *fallback = NULL;
-    if (rc)
-        return rc;
-    json_array_foreach (*docs, i, d)
-        has_policy |=
-            document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
-    if (!has_policy)
-        *fallback = earlier_policy(ctx, id, err);
-    return 0;
+    if (!rc) {
+        json_array_foreach (*docs, i, d)
+            has_policy |=
+                document_schema_is(str(json_object_get(d, "schema")), "deckhand/LayeringPolicy");
+        if (!has_policy)
+            *fallback = earlier_policy(ctx, id, err);
+    }
+    return rc;
 }
 
 /* Renders revision id and validates it: *out {documents, secrets} (a new reference). */
@@ -266,19 +266,19 @@ static int render_revision(const struct docstore_ctx *ctx, long long id, json_t 
     int rc = docstore_render_load(ctx, id, 1, &docs, &fallback, err);
 
     *out = NULL;
-    if (rc)
-        return rc;
-    rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
-    if (!rc)
-        rc = validate(docs, rendered, secrets, messages, err);
-    if (!rc)
-        *out = json_pack("{s:o, s:o}", "documents", rendered, "secrets", secrets);
-    else {
-        json_decref(rendered);
-        json_decref(secrets);
+    if (!rc) {
+        rc = render_documents(docs, fallback, ctx->render_limits, &rendered, &secrets, err);
+        if (!rc)
+            rc = validate(docs, rendered, secrets, messages, err);
+        if (!rc)
+            *out = json_pack("{s:o, s:o}", "documents", rendered, "secrets", secrets);
+        else {
+            json_decref(rendered);
+            json_decref(secrets);
+        }
+        json_decref(fallback);
+        docstore_release_later(ctx, docs);
     }
-    json_decref(fallback);
-    docstore_release_later(ctx, docs);
     return rc;
 }
 
@@ -382,11 +382,12 @@ int docstore_rendering(const struct docstore_ctx *ctx, long long id, const char 
 
     if ((*out = docstore_cache_get(ctx, key)))
         return 0;
-    if ((rc = render_revision(ctx, id, out, messages, err)))
-        return rc;
-    if (ctx->render_cache && keep) /* (a rendering not kept is rendered again next time) */
-        docstore_cache_put(ctx, key, *out);
-    return 0;
+    rc = render_revision(ctx, id, out, messages, err);
+    if (!rc) {
+        if (ctx->render_cache && keep) /* (a rendering not kept is rendered again next time) */
+            docstore_cache_put(ctx, key, *out);
+    }
+    return rc;
 }
 
 /* The YAML of rendered documents: the stored schema and metadata lines when there are (the
@@ -452,18 +453,19 @@ int docstore_rendered_yaml(const struct docstore_ctx *ctx, long long id,
         docstore_release_later(ctx, selected);
         return rc;
     }
-    if ((rc = docstore_rendering(ctx, id, key, !whole_key, &rendered, messages, err)))
-        return rc;
-    selected = select_rendered(rendered, f, NULL);
-    docstore_release_later(ctx, rendered);
-    if (!selected || docstore_sort_json(selected, f) ||
-        (f->page && docstore_page_slice(selected, f->page)))
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    else
-        rc = emit_rendered(out, selected, err);
-    if (!rc && whole_key)
-        lru_put(ctx->render_cache, whole_key, out->data ? out->data : "", out->len, time(NULL));
-    docstore_release_later(ctx, selected);
+    rc = docstore_rendering(ctx, id, key, !whole_key, &rendered, messages, err);
+    if (!rc) {
+        selected = select_rendered(rendered, f, NULL);
+        docstore_release_later(ctx, rendered);
+        if (!selected || docstore_sort_json(selected, f) ||
+            (f->page && docstore_page_slice(selected, f->page)))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        else
+            rc = emit_rendered(out, selected, err);
+        if (!rc && whole_key)
+            lru_put(ctx->render_cache, whole_key, out->data ? out->data : "", out->len, time(NULL));
+        docstore_release_later(ctx, selected);
+    }
     return rc;
 }
 

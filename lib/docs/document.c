@@ -538,11 +538,12 @@ int document_prepare(struct arena *arena, json_t *docs, struct document **out, s
     for (size_t i = 0; i < n; i++)
         if (document_hash(arena, &list[i]))
             return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    if ((rc = document_check_duplicates(arena, order, n, err)))
-        return rc;
-    *out = list;
-    *count = n;
-    return 0;
+    rc = document_check_duplicates(arena, order, n, err);
+    if (!rc) {
+        *out = list;
+        *count = n;
+    }
+    return rc;
 }
 
 char *document_aad(struct arena *arena, long long org_id, const char *schema, const char *layer,

@@ -491,37 +491,39 @@ static int prepare(struct render *r, const json_t *docs, const json_t *fallback_
     const json_t *policy;
     for (size_t i = 0; !rc && i < r->count; i++)
         rc = read_document(r, &r->docs[i], json_array_get(docs, i));
-    if (rc)
-        return rc;
-    if (!(policy = r->policy ? r->policy->doc : fallback_policy))
-        return purser_error_set(r->err, PURSER_EEXISTS,
-                                "Required LayeringPolicy was not found for layering.");
-    r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
-    for (size_t i = 0; i < r->count; i++) {
-        struct rdoc *d = &r->docs[i];
-        d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
+    if (!rc && !(policy = r->policy ? r->policy->doc : fallback_policy))
+        rc = purser_error_set(r->err, PURSER_EEXISTS,
+                              "Required LayeringPolicy was not found for layering.");
+    if (!rc) {
+        r->order = json_object_get(json_object_get(policy, "data"), "layerOrder");
+        for (size_t i = 0; i < r->count; i++) {
+            struct rdoc *d = &r->docs[i];
+            d->layer_index = d->control || !d->layer[0] ? -1 : layer_index(r->order, d->layer);
+        }
+        if (!(order = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*order))))
+            rc = purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
     }
-    if (!(order = arena_alloc(r->arena, (r->count ? r->count : 1) * sizeof(*order))))
-        return purser_error_set(r->err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < r->count; i++)
-        order[i] = &r->docs[i];
-    qsort(order, r->count, sizeof(*order), by_identity);
-    for (size_t i = 0; i < r->count; i++)
-        order[i]->rank = i;
-    /* every step in identity order, so that the outcome (and the errors) do not depend on
-     * the input's sequence */
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = check_layer(r, order[i]);
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = index_labels(r, order[i]);
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = find_parent(r, order[i]);
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = check_replacement(r, order[i]);
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = index_source(r, order[i]);
-    for (size_t i = 0; !rc && i < r->count; i++)
-        rc = build_edges(r, order[i]);
+    if (!rc) {
+        for (size_t i = 0; i < r->count; i++)
+            order[i] = &r->docs[i];
+        qsort(order, r->count, sizeof(*order), by_identity);
+        for (size_t i = 0; i < r->count; i++)
+            order[i]->rank = i;
+        /* every step in identity order, so that the outcome (and the errors) do not depend on
+         * the input's sequence */
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = check_layer(r, order[i]);
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = index_labels(r, order[i]);
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = find_parent(r, order[i]);
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = check_replacement(r, order[i]);
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = index_source(r, order[i]);
+        for (size_t i = 0; !rc && i < r->count; i++)
+            rc = build_edges(r, order[i]);
+    }
     return rc;
 }
 

@@ -77,9 +77,9 @@ static int merge_into(json_t *into, const json_t *from, json_t **mask)
         else
             json_decref(marks);
         if (rc)
-            return rc;
+            break;
     }
-    return 0;
+    return rc;
 }
 
 static int missing_key(struct render *r, const struct rdoc *d, const char *method, const char *path)

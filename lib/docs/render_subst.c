@@ -163,25 +163,25 @@ static int replace_within(struct render *r, pcre2_code *re, json_t *v, const cha
     int rc = 0;
     if (depth == 0)
         return 0;
-    json_array_foreach (v, i, item) {
-        if (json_is_string(item)) {
-            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
-                                  &s)))
-                return rc;
+    json_array_foreach (v, i, item) { /* (v is an array, or an object, or neither) */
+        if (!json_is_string(item))
+            rc = replace_within(r, re, item, with, depth - 1);
+        else if (!(rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
+                                    &s)))
             json_array_set_new(v, i, s);
-        } else if ((rc = replace_within(r, re, item, with, depth - 1)))
-            return rc;
+        if (rc)
+            break;
     }
     json_object_foreach (v, key, item) {
-        if (json_is_string(item)) {
-            if ((rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
-                                  &s)))
-                return rc;
+        if (!json_is_string(item))
+            rc = replace_within(r, re, item, with, depth - 1);
+        else if (!(rc = replace_all(r, re, json_string_value(item), json_string_length(item), with,
+                                    &s)))
             json_object_set_new(v, key, s);
-        } else if ((rc = replace_within(r, re, item, with, depth - 1)))
-            return rc;
+        if (rc)
+            break;
     }
-    return 0;
+    return rc;
 }
 
 /* Where the substituted value's marks go (source: the mask of the value substituted, borrowed,
@@ -284,17 +284,15 @@ int render_substitute(struct render *r, struct rdoc *d)
 {
     if (d->nsubst && render_own_data(r, d))
         return r->err->code;
-    for (size_t i = 0; i < d->nsubst; i++) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < d->nsubst; i++) {
         const struct rsub *s = &d->subst[i];
         json_t *value = source_value(r, d, s);
-        int rc = 0;
         if (!value)
-            return r->err->code;
+            rc = r->err->code; /* (source_value returns NULL and fills r->err) */
         for (size_t j = 0; !rc && j < s->ndests; j++)
             rc = substitute_into(r, d, &s->dests[j], value, source_mask(r, s));
         json_decref(value);
-        if (rc)
-            return rc;
     }
-    return 0;
+    return rc;
 }

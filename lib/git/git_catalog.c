@@ -39,17 +39,21 @@ int gitrepo_selector_of(const json_t *git_repo, struct arena *arena, struct gitr
     *out = (struct gitrepo_selector){0};
     if (!select)
         return 0;
-    if ((rc = cluster_git_select_check(select, err))) /* as a cluster's write checked it */
-        return rc;
-    out->buckets = arena_calloc(arena, json_array_size(buckets) + 1, sizeof(char *));
-    out->labels = arena_calloc(arena, json_object_size(labels) + 1, sizeof(char *));
-    if (!out->buckets || !out->labels)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    json_array_foreach (buckets, i, v)
-        out->buckets[out->bucket_count++] = json_string_value(v);
-    json_object_foreach ((json_t *)labels, key, v)
-        out->labels[out->label_count++] = arena_sprintf(arena, "%s=%s", key, json_string_value(v));
-    return 0;
+    rc = cluster_git_select_check(select, err); /* as a cluster's write checked it */
+    if (!rc) {
+        out->buckets = arena_calloc(arena, json_array_size(buckets) + 1, sizeof(char *));
+        out->labels = arena_calloc(arena, json_object_size(labels) + 1, sizeof(char *));
+        if (!out->buckets || !out->labels)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc) {
+        json_array_foreach (buckets, i, v)
+            out->buckets[out->bucket_count++] = json_string_value(v);
+        json_object_foreach ((json_t *)labels, key, v)
+            out->labels[out->label_count++] =
+                arena_sprintf(arena, "%s=%s", key, json_string_value(v));
+    }
+    return rc;
 }
 
 /* 1 when data is a Kubernetes object: apiVersion, kind and metadata.name. */
@@ -263,21 +267,22 @@ static int revisions_to_render(const struct docstore_ctx *docs, const char *repo
                      " doc_revisions WHERE org_id = ? AND id = ?),"
                      " (SELECT MAX(id) FROM doc_revisions WHERE org_id = ?)",
                      (struct store_value[]){p[0], p[1], p[0]}, 3, err);
-    if (rc)
-        return rc;
-    from = !store_cell(&rows, 0, 1) ? 0 : atoll(store_cell(&rows, 0, 1));
-    same = c.revision > 0 && store_cell(&rows, 0, 0) &&
-           strcmp(store_cell(&rows, 0, 0), c.created) == 0;
-    if (same && c.revision == from && strcmp(c.selector, selector) == 0)
-        from++; /* (nothing new: nothing to render) */
-    else if (same && c.revision < from && from - c.revision <= CATALOG_RENDERS)
-        from = c.revision + 1;
-    p[1] = STORE_INT(from);
-    return store_query(docs->store, docs->arena, out,
-                       "SELECT id, created_by, UNIX_TIMESTAMP(created_at) DIV 1,"
-                       " DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM doc_revisions"
-                       " WHERE org_id = ? AND id >= ? ORDER BY id",
-                       p, 2, err);
+    if (!rc) {
+        from = !store_cell(&rows, 0, 1) ? 0 : atoll(store_cell(&rows, 0, 1));
+        same = c.revision > 0 && store_cell(&rows, 0, 0) &&
+               strcmp(store_cell(&rows, 0, 0), c.created) == 0;
+        if (same && c.revision == from && strcmp(c.selector, selector) == 0)
+            from++; /* (nothing new: nothing to render) */
+        else if (same && c.revision < from && from - c.revision <= CATALOG_RENDERS)
+            from = c.revision + 1;
+        p[1] = STORE_INT(from);
+        rc = store_query(docs->store, docs->arena, out,
+                         "SELECT id, created_by, UNIX_TIMESTAMP(created_at) DIV 1,"
+                         " DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM doc_revisions"
+                         " WHERE org_id = ? AND id >= ? ORDER BY id",
+                         p, 2, err);
+    }
+    return rc;
 }
 
 /* A revision that failed to render by its own fault (a layering or substitution error: 400; a

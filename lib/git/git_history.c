@@ -43,33 +43,36 @@ static int revision_changes(const struct gitrepo_ctx *ctx, git_repository *repo,
         " FROM doc_revision_documents m JOIN doc_buckets b ON b.id = m.bucket_id"
         " WHERE m.org_id = ? AND m.until_revision = ?) x ORDER BY bucket",
         p, 4, err);
-    if (rc)
-        return rc;
-    list = arena_calloc(arena, rows.count + 1, sizeof(*list));
-    if (!list)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *bucket = store_cell(&rows, i, 1), *text = store_cell(&rows, i, 6);
-        int encrypted = atoi(store_cell(&rows, i, 5));
-        size_t len = text ? rows.lengths[i * rows.columns + 6] : 0;
-        struct change *c = &list[n++];
-        if (encrypted) /* only its marker: nothing of its content, not even its metadata */
-            text = GIT_MARKER_TEXT, len = strlen(GIT_MARKER_TEXT);
-        c->upsert = atoi(store_cell(&rows, i, 0));
-        c->path = git_document_path(arena, bucket, store_cell(&rows, i, 2), store_cell(&rows, i, 3),
-                                    store_cell(&rows, i, 4), encrypted);
-        if (!c->path)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        if (c->upsert && git_write_blob(repo, text ? text : "", len, &c->blob) < 0)
-            return git_fail(err, c->path);
-        if ((i == 0 || strcmp(bucket, store_cell(&rows, i - 1, 1)) != 0) &&
-            ((buckets->len && buf_adds(buckets, ", ")) || buf_adds(buckets, bucket)))
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        list = arena_calloc(arena, rows.count + 1, sizeof(*list));
+        if (!list)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    qsort(list, n, sizeof(*list), change_order);
-    *out = list;
-    *count = n;
-    return 0;
+    if (!rc) {
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *bucket = store_cell(&rows, i, 1), *text = store_cell(&rows, i, 6);
+            int encrypted = atoi(store_cell(&rows, i, 5));
+            size_t len = text ? rows.lengths[i * rows.columns + 6] : 0;
+            struct change *c = &list[n++];
+            if (encrypted) /* only its marker: nothing of its content, not even its metadata */
+                text = GIT_MARKER_TEXT, len = strlen(GIT_MARKER_TEXT);
+            c->upsert = atoi(store_cell(&rows, i, 0));
+            c->path =
+                git_document_path(arena, bucket, store_cell(&rows, i, 2), store_cell(&rows, i, 3),
+                                  store_cell(&rows, i, 4), encrypted);
+            if (!c->path)
+                return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+            if (c->upsert && git_write_blob(repo, text ? text : "", len, &c->blob) < 0)
+                return git_fail(err, c->path);
+            if ((i == 0 || strcmp(bucket, store_cell(&rows, i - 1, 1)) != 0) &&
+                ((buckets->len && buf_adds(buckets, ", ")) || buf_adds(buckets, bucket)))
+                return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        }
+        qsort(list, n, sizeof(*list), change_order);
+        *out = list;
+        *count = n;
+    }
+    return rc;
 }
 
 /* The tree of parent (the empty tree when none) with changes applied. */
@@ -148,27 +151,14 @@ static int commit_revision(const struct gitrepo_ctx *ctx, git_repository *repo, 
     return rc;
 }
 
-/* When the branch's last revision is not the database's (a purge started the ids again), a
- * commit with an empty tree on it, which refs/purser/base records: the new revisions build on
- * it. */
-static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, struct arena *arena,
-                        struct position *at, struct purser_error *err)
+/* follow_purge's commit: an empty tree on the branch's last commit, recorded as BASE_REF. */
+static int purge_commit(git_repository *repo, struct position *at, struct purser_error *err)
 {
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(at->revision)};
-    struct store_rows rows;
     git_treebuilder *empty = NULL;
     git_commit *last = NULL;
     long long when = 0;
     git_oid tree;
-    int rc;
-    if (!at->has_commit || at->revision == 0)
-        return 0;
-    rc = store_query(ctx->store, arena, &rows,
-                     "SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM doc_revisions"
-                     " WHERE org_id = ? AND id = ?",
-                     p, 2, err);
-    if (rc || (rows.count == 1 && strcmp(store_cell(&rows, 0, 0), at->created) == 0))
-        return rc;
+    int rc = 0;
     /* at the time of the last revision it follows: two hosts that saw the same history write
      * the same purge commit (the purge's own time is not stored) */
     if (git_treebuilder_new(&empty, repo, NULL) < 0 || git_treebuilder_write(&tree, empty) < 0 ||
@@ -188,6 +178,26 @@ static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, str
     at->created[0] = '\0';
     if (!rc)
         rc = git_update_ref(repo, BASE_REF, &at->commit, err);
+    return rc;
+}
+
+/* When the branch's last revision is not the database's (a purge started the ids again), a
+ * commit with an empty tree on it, which refs/purser/base records: the new revisions build on
+ * it. */
+static int follow_purge(const struct gitrepo_ctx *ctx, git_repository *repo, struct arena *arena,
+                        struct position *at, struct purser_error *err)
+{
+    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(at->revision)};
+    struct store_rows rows;
+    int rc;
+    if (!at->has_commit || at->revision == 0)
+        return 0;
+    rc = store_query(ctx->store, arena, &rows,
+                     "SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM doc_revisions"
+                     " WHERE org_id = ? AND id = ?",
+                     p, 2, err);
+    if (!rc && (rows.count != 1 || strcmp(store_cell(&rows, 0, 0), at->created) != 0))
+        rc = purge_commit(repo, at, err);
     return rc;
 }
 

@@ -88,35 +88,37 @@ int git_history_tags(const struct gitrepo_ctx *ctx, git_repository *repo, struct
                          " JOIN doc_revisions v ON v.org_id = t.org_id AND v.id = t.revision_id"
                          " WHERE t.org_id = ? ORDER BY t.tag",
                          p, 1, err);
-    if (rc)
-        return rc;
-    names = arena_calloc(arena, rows.count + 1, sizeof(*names));
-    for (size_t i = 0; names && i < rows.count; i++) {
-        struct buf b = BUF_INIT;
-        if (!buf_adds(&b, "refs/tags/") && !gitrepo_escape_tag(&b, store_cell(&rows, i, 0)))
-            names[i] = arena_strdup(arena, buf_cstr(&b));
-        buf_release(&b);
-        if (!names[i])
-            names = NULL;
-    }
-    if (!names)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; !rc && i < rows.count; i++) {
-        long long revision = atoll(store_cell(&rows, i, 1));
-        git_oid id;
-        if (git_reference_name_to_id(&id, repo, names[i]) == 0 &&
-            commit_is(repo, &id, revision, store_cell(&rows, i, 2)))
-            continue;
-        if (!commits && at->has_commit) { /* (walked once, when a tag is to be set) */
-            commits = calloc((size_t)at->revision + 1, sizeof(*commits));
-            rc = commits ? revision_commits(repo, at, commits, at->revision, err)
-                         : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        names = arena_calloc(arena, rows.count + 1, sizeof(*names));
+        for (size_t i = 0; names && i < rows.count; i++) {
+            struct buf b = BUF_INIT;
+            if (!buf_adds(&b, "refs/tags/") && !gitrepo_escape_tag(&b, store_cell(&rows, i, 0)))
+                names[i] = arena_strdup(arena, buf_cstr(&b));
+            buf_release(&b);
+            if (!names[i])
+                names = NULL;
         }
-        if (!rc && commits && revision <= at->revision && !git_oid_is_zero(&commits[revision]))
-            rc = git_update_ref(repo, names[i], &commits[revision], err);
+        if (!names)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
-    free(commits);
-    if (!rc)
-        rc = delete_others(repo, names, rows.count, err);
+    if (!rc) {
+        for (size_t i = 0; !rc && i < rows.count; i++) {
+            long long revision = atoll(store_cell(&rows, i, 1));
+            git_oid id;
+            if (git_reference_name_to_id(&id, repo, names[i]) == 0 &&
+                commit_is(repo, &id, revision, store_cell(&rows, i, 2)))
+                continue;
+            if (!commits && at->has_commit) { /* (walked once, when a tag is to be set) */
+                commits = calloc((size_t)at->revision + 1, sizeof(*commits));
+                rc = commits ? revision_commits(repo, at, commits, at->revision, err)
+                             : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+            }
+            if (!rc && commits && revision <= at->revision && !git_oid_is_zero(&commits[revision]))
+                rc = git_update_ref(repo, names[i], &commits[revision], err);
+        }
+        free(commits);
+        if (!rc)
+            rc = delete_others(repo, names, rows.count, err);
+    }
     return rc;
 }

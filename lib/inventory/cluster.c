@@ -63,7 +63,7 @@ static int check_git_repo(const json_t *repo, struct purser_error *err)
     static const char *const fields[] = {"url", "type", "host_keys", "deploy_key", "select"};
     const char *key, *type;
     const json_t *v;
-    int rc;
+    int rc = 0;
     if (!json_is_object(repo))
         return purser_error_set(err, PURSER_EINVAL, "spec.git_repo must be an object");
     json_object_foreach ((json_t *)repo, key, v) {
@@ -71,16 +71,18 @@ static int check_git_repo(const json_t *repo, struct purser_error *err)
         while (i < 5 && strcmp(fields[i], key) != 0)
             i++;
         if (i == 5)
-            return purser_error_set(err, PURSER_EINVAL, "spec.git_repo.%.80s: unknown field", key);
-        if ((rc = i == 4 ? cluster_git_select_check(v, err)
-                         : string_member(repo, key, "spec.git_repo.", err)))
-            return rc;
+            rc = purser_error_set(err, PURSER_EINVAL, "spec.git_repo.%.80s: unknown field", key);
+        else
+            rc = i == 4 ? cluster_git_select_check(v, err)
+                        : string_member(repo, key, "spec.git_repo.", err);
+        if (rc)
+            break;
     }
     type = json_string_value(json_object_get(repo, "type"));
-    if (type && strcmp(type, "auto") != 0 && strcmp(type, "unmanaged") != 0)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "spec.git_repo.type must be auto or unmanaged, not '%.40s'", type);
-    return 0;
+    if (!rc && type && strcmp(type, "auto") != 0 && strcmp(type, "unmanaged") != 0)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "spec.git_repo.type must be auto or unmanaged, not '%.40s'", type);
+    return rc;
 }
 
 /* 1 when the n bytes at s are a URL's host and optional port: a DNS name or address
@@ -170,7 +172,7 @@ static int check_spec(const json_t *spec, struct purser_error *err)
                                          "api_endpoint", "token_lifetime", NULL};
     const char *key;
     const json_t *v, *facts = json_object_get(spec, "facts");
-    int rc;
+    int rc = 0;
     json_object_foreach ((json_t *)spec, key, v) {
         size_t i = 0;
         while (fields[i] && strcmp(fields[i], key))
@@ -178,27 +180,27 @@ static int check_spec(const json_t *spec, struct purser_error *err)
         if (!fields[i])
             return purser_error_set(err, PURSER_EINVAL, "spec.%.80s: unknown field", key);
     }
-    if ((v = json_object_get(spec, "api_endpoint")) && (rc = check_api_endpoint(v, err)))
-        return rc;
-    if (token_lifetime(spec) < 0)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "spec.token_lifetime must be seconds from 1 to %d (30 days): an "
-                                "integer, or a duration such as \"4h\", \"30m\" or \"1h30m\" "
-                                "(units s, m, h, d)",
-                                TOKEN_LIFETIME_MAX);
-    if ((rc = string_member(spec, "display_name", "spec.", err)))
-        return rc;
-    if (facts && !json_is_object(facts))
-        return purser_error_set(err, PURSER_EINVAL, "spec.facts must be a mapping of strings");
+    if ((v = json_object_get(spec, "api_endpoint")))
+        rc = check_api_endpoint(v, err);
+    if (!rc && token_lifetime(spec) < 0)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "spec.token_lifetime must be seconds from 1 to %d (30 days): an "
+                              "integer, or a duration such as \"4h\", \"30m\" or \"1h30m\" "
+                              "(units s, m, h, d)",
+                              TOKEN_LIFETIME_MAX);
+    if (!rc)
+        rc = string_member(spec, "display_name", "spec.", err);
+    if (!rc && facts && !json_is_object(facts))
+        rc = purser_error_set(err, PURSER_EINVAL, "spec.facts must be a mapping of strings");
     json_object_foreach ((json_t *)facts, key, v)
-        if (!json_is_string(v)) /* Lieutenant drops such a fact silently */
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "spec.facts.%.80s must be a string (facts are strings; "
-                                    "quote the value)",
-                                    key);
-    if ((v = json_object_get(spec, "git_repo")) && (rc = check_git_repo(v, err)))
-        return rc;
-    return 0;
+        if (!rc && !json_is_string(v)) /* Lieutenant drops such a fact silently */
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "spec.facts.%.80s must be a string (facts are strings; "
+                                  "quote the value)",
+                                  key);
+    if (!rc && (v = json_object_get(spec, "git_repo")))
+        rc = check_git_repo(v, err);
+    return rc;
 }
 
 static const struct resource_field cluster_filters[] = {
@@ -285,10 +287,10 @@ static int delete_credential(struct store *store, long long id, const struct res
                          "SELECT CAST(JSON_VALUE(status, '$.client_id') AS INTEGER) FROM "
                          "resources WHERE id = ?",
                          &p, 1, err);
-    if (rc || rows.count == 0 || !store_cell(&rows, 0, 0))
-        return rc;
-    return identity_client_remove(store, s->actor, s->org_id,
-                                  strtoll(store_cell(&rows, 0, 0), NULL, 10), err);
+    if (!rc && rows.count > 0 && store_cell(&rows, 0, 0))
+        rc = identity_client_remove(store, s->actor, s->org_id,
+                                    strtoll(store_cell(&rows, 0, 0), NULL, 10), err);
+    return rc;
 }
 
 static const struct event_kind cluster_events[] = {
@@ -462,28 +464,29 @@ int cluster_create(const struct resource_scope *s, const json_t *body, long ttl,
         return purser_error_set(err, PURSER_EINVAL, "metadata.name must be a string");
     if (token_lifetime(json_object_get(body, "spec")) > 0) /* its own, else the default */
         ttl = token_lifetime(json_object_get(body, "spec"));
-    if ((rc = token_new(&t, ttl, &token, err)))
-        return rc;
-    state = token_state(&t);
-    copy = json_deep_copy(body); /* with the final id as its name */
-    if (!json_object_get(copy, "metadata"))
-        json_object_set_new(copy, "metadata", json_object());
-    /* a generated id that is taken is drawn again (a given one taken is 409) */
-    for (int attempt = 0; attempt < (given ? 1 : 8); attempt++) {
-        if ((rc = cluster_id(s->arena, given, &id, err)))
-            break;
-        json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
-        if ((rc = set_catalog_url(s, copy, state, install_base, id, err)))
-            break;
-        if ((rc = resource_create(&cluster_kind, s, id, copy, state, token_hook, &t, out, err)) !=
-            PURSER_EEXISTS)
-            break;
+    rc = token_new(&t, ttl, &token, err);
+    if (!rc) {
+        state = token_state(&t);
+        copy = json_deep_copy(body); /* with the final id as its name */
+        if (!json_object_get(copy, "metadata"))
+            json_object_set_new(copy, "metadata", json_object());
+        /* a generated id that is taken is drawn again (a given one taken is 409) */
+        for (int attempt = 0; attempt < (given ? 1 : 8); attempt++) {
+            if ((rc = cluster_id(s->arena, given, &id, err)))
+                break;
+            json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(id));
+            if ((rc = set_catalog_url(s, copy, state, install_base, id, err)))
+                break;
+            if ((rc = resource_create(&cluster_kind, s, id, copy, state, token_hook, &t, out,
+                                      err)) != PURSER_EEXISTS)
+                break;
+        }
+        json_decref(copy);
+        json_decref(state);
+        if (!rc)
+            json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
+        crypto_free_secret(token);
     }
-    json_decref(copy);
-    json_decref(state);
-    if (!rc)
-        json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
-    crypto_free_secret(token);
     return rc;
 }
 
@@ -496,23 +499,24 @@ int cluster_token_reset(const struct resource_scope *s, const char *name, long t
     json_t *state, *cluster = NULL;
     int rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err);
     *out = NULL;
-    if (rc)
-        return rc;
-    if (token_lifetime(json_object_get(cluster, "spec")) > 0) /* its own, else the default */
-        ttl = token_lifetime(json_object_get(cluster, "spec"));
-    json_decref(cluster);
-    cluster = NULL;
-    if ((rc = token_new(&t, ttl, &token, err)))
-        return rc;
-    state = token_state(&t);
-    rc = resource_set_status(&cluster_kind, s, name, state, "bootstrap_token_reset", token_hook, &t,
-                             &cluster, err);
-    json_decref(state);
-    if (!rc) { /* the answer of a creation: the cluster, and its new token once */
-        *out = cluster;
-        json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
+    if (!rc) {
+        if (token_lifetime(json_object_get(cluster, "spec")) > 0) /* its own, else the default */
+            ttl = token_lifetime(json_object_get(cluster, "spec"));
+        json_decref(cluster);
+        cluster = NULL;
+        rc = token_new(&t, ttl, &token, err);
     }
-    crypto_free_secret(token);
+    if (!rc) {
+        state = token_state(&t);
+        rc = resource_set_status(&cluster_kind, s, name, state, "bootstrap_token_reset", token_hook,
+                                 &t, &cluster, err);
+        json_decref(state);
+        if (!rc) { /* the answer of a creation: the cluster, and its new token once */
+            *out = cluster;
+            json_object_set_new(*out, "bootstrap_token", shown_token(token, &t, install_base));
+        }
+        crypto_free_secret(token);
+    }
     return rc;
 }
 
@@ -574,25 +578,24 @@ int cluster_facts_put(const struct resource_scope *s, const char *name, const js
                             .org_id = s->org_id,
                             .keep = keep};
     json_t *cluster;
-    int rc;
+    int rc = 0;
     *out = NULL;
     if (!json_is_object(facts))
         return purser_error_set(err, PURSER_EINVAL, "facts must be a JSON object");
     if (owner) {
-        if ((rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err)))
-            return rc;
-        rc = resource_owner_check(&cluster_kind, cluster, owner, "write_cluster_facts", err);
-        json_decref(cluster);
-        if (rc)
-            return rc;
+        rc = resource_get(&cluster_kind, s, name, &cluster, NULL, err);
+        if (!rc) {
+            rc = resource_owner_check(&cluster_kind, cluster, owner, "write_cluster_facts", err);
+            json_decref(cluster);
+        }
     }
-    {
+    if (!rc) {
         json_t *members = json_pack("{s:O}", "dynamic_facts", facts);
         rc =
             resource_set_status(&cluster_kind, s, name, members, "facts", facts_hook, &f, out, err);
         json_decref(members);
-        return rc;
     }
+    return rc;
 }
 
 int cluster_facts_history(const struct resource_scope *s, const char *name, const char *page_size,
@@ -607,48 +610,51 @@ int cluster_facts_history(const struct resource_scope *s, const char *name, cons
     *out = NULL;
     if (size < 0)
         return (int)size;
-    if ((rc = resource_get(&cluster_kind, s, name, &cluster, &id, err)))
-        return rc;
-    rc = resource_owner_check(&cluster_kind, cluster, owner, "read_cluster", err);
-    json_decref(cluster);
-    if (rc)
-        return rc;
-    if (page_token && *page_token) {
-        char *end = NULL;
-        if (page_token[0] == 'v')
-            after = strtoll(page_token + 1, &end, 10);
-        if (after <= 0 || !end || *end)
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "page_token is not one this server made: use next_page_token "
-                                    "as it is");
+    rc = resource_get(&cluster_kind, s, name, &cluster, &id, err);
+    if (!rc) {
+        rc = resource_owner_check(&cluster_kind, cluster, owner, "read_cluster", err);
+        json_decref(cluster);
     }
-    {
-        struct store_value p[] = {STORE_INT(id), STORE_INT(after), STORE_INT(after),
-                                  STORE_INT(size + 1)};
-        rc = store_query(
-            s->store, s->arena, &rows,
-            "SELECT id, facts, author, " STORE_ISO_TIME(
-                "created_at") " FROM cluster_facts WHERE resource_id = ? AND (? = 0 OR id < ?) "
-                              "ORDER BY id DESC LIMIT ?",
-            p, 4, err);
+    if (!rc) {
+        if (page_token && *page_token) {
+            char *end = NULL;
+            if (page_token[0] == 'v')
+                after = strtoll(page_token + 1, &end, 10);
+            if (after <= 0 || !end || *end)
+                return purser_error_set(
+                    err, PURSER_EINVAL,
+                    "page_token is not one this server made: use next_page_token "
+                    "as it is");
+        }
+        {
+            struct store_value p[] = {STORE_INT(id), STORE_INT(after), STORE_INT(after),
+                                      STORE_INT(size + 1)};
+            rc = store_query(
+                s->store, s->arena, &rows,
+                "SELECT id, facts, author, " STORE_ISO_TIME(
+                    "created_at") " FROM cluster_facts WHERE resource_id = ? AND (? = 0 OR id < ?) "
+                                  "ORDER BY id DESC LIMIT ?",
+                p, 4, err);
+        }
     }
-    if (rc)
-        return rc;
-    items = json_array();
-    for (size_t i = 0; i < rows.count && i < (size_t)size; i++) {
-        json_t *facts = json_loads(store_cell(&rows, i, 1), 0, NULL);
-        if (!facts)
-            continue; /* a row that no longer decodes: skipped */
-        json_array_append_new(items,
-                              json_pack("{s:s, s:o, s:s, s:s}", "version", store_cell(&rows, i, 0),
-                                        "facts", facts, "author", store_cell(&rows, i, 2),
-                                        "created_at", store_cell(&rows, i, 3)));
+    if (!rc) {
+        items = json_array();
+        for (size_t i = 0; i < rows.count && i < (size_t)size; i++) {
+            json_t *facts = json_loads(store_cell(&rows, i, 1), 0, NULL);
+            if (!facts)
+                continue; /* a row that no longer decodes: skipped */
+            json_array_append_new(items, json_pack("{s:s, s:o, s:s, s:s}", "version",
+                                                   store_cell(&rows, i, 0), "facts", facts,
+                                                   "author", store_cell(&rows, i, 2), "created_at",
+                                                   store_cell(&rows, i, 3)));
+        }
+        *out =
+            json_pack("{s:o, s:s}", "items", items, "next_page_token",
+                      rows.count > (size_t)size
+                          ? arena_sprintf(s->arena, "v%s", store_cell(&rows, (size_t)size - 1, 0))
+                          : "");
     }
-    *out = json_pack("{s:o, s:s}", "items", items, "next_page_token",
-                     rows.count > (size_t)size
-                         ? arena_sprintf(s->arena, "v%s", store_cell(&rows, (size_t)size - 1, 0))
-                         : "");
-    return 0;
+    return rc;
 }
 
 /* ---- redeeming a bootstrap token ---- */
@@ -667,13 +673,14 @@ static int make_credential(struct cluster_credential *c, struct purser_error *er
     int rc;
     if (c->private_key)
         return 0; /* a transaction run again keeps the first */
-    if ((rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err)))
-        return rc;
-    c->private_key = private_pem;
-    c->public_key = public_pem;
-    if (!(c->bearer = crypto_new_token()))
-        return purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
-    return 0;
+    rc = crypto_rsa_generate(&private_pem, &public_pem, 2048, err);
+    if (!rc) {
+        c->private_key = private_pem;
+        c->public_key = public_pem;
+        if (!(c->bearer = crypto_new_token()))
+            rc = purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
+    }
+    return rc;
 }
 
 static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
@@ -700,56 +707,58 @@ static int redeem_txn(struct store *store, void *ctx, struct purser_error *err)
         &p, 1, err);
     json_decref(r->out);
     r->out = NULL;
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "invalid token");
-    if (strcmp(store_cell(&rows, 0, 4), "1") != 0)
-        return purser_error_set(err, PURSER_EUNAUTH, "token already used or expired");
-    resource = strtoll(store_cell(&rows, 0, 0), NULL, 10);
-    cluster = store_cell(&rows, 0, 1);
-    scope.org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
-    org = store_cell(&rows, 0, 3);
-    scope.actor = cluster; /* the cluster's own credential is what this write makes */
-    {
-        struct store_value q = STORE_INT(resource);
-        rc = store_exec(store, "UPDATE bootstrap_tokens SET used_at = NOW(6) WHERE resource_id = ?",
-                        &q, 1, NULL, NULL, err);
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "invalid token");
+    if (!rc && strcmp(store_cell(&rows, 0, 4), "1") != 0)
+        rc = purser_error_set(err, PURSER_EUNAUTH, "token already used or expired");
+    if (!rc) {
+        resource = strtoll(store_cell(&rows, 0, 0), NULL, 10);
+        cluster = store_cell(&rows, 0, 1);
+        scope.org_id = strtoll(store_cell(&rows, 0, 2), NULL, 10);
+        org = store_cell(&rows, 0, 3);
+        scope.actor = cluster; /* the cluster's own credential is what this write makes */
+        {
+            struct store_value q = STORE_INT(resource);
+            rc = store_exec(store,
+                            "UPDATE bootstrap_tokens SET used_at = NOW(6) WHERE resource_id = ?",
+                            &q, 1, NULL, NULL, err);
+        }
+        if (!rc)
+            rc = make_credential(r->cred, err);
+        if (!rc)
+            rc = identity_client_credential(
+                store, org, cluster, "cluster", store_cell(&rows, 0, 11), r->cred->public_key,
+                r->cred->bearer, arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
+                strtoll(store_cell(&rows, 0, 7), NULL, 10), &client_id, token_id, err);
+        if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too
+                    */
+            const char *limit = store_cell(&rows, 0, 11);
+            json_t *members =
+                json_pack("{s:{s:s, s:s, s:o*}, s:s, s:I}", "bootstrap_token", "expires_at",
+                          store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),
+                          "policy_groups", limit ? identity_split_groups(limit) : NULL, "client",
+                          cluster, "client_id", (json_int_t)client_id);
+            rc = resource_set_status_in(&cluster_kind, &scope, cluster, members, NULL, err);
+            json_decref(members);
+        }
+        if (!rc)
+            rc = client_follows_expiry(store, resource, err);
+        if (!rc)
+            rc = event_append(store, scope.actor, scope.org_id, "client", cluster, "put", NULL,
+                              NULL, err);
+        if (!rc)
+            rc = event_append(store, scope.actor, scope.org_id, "token", token_id, "put", NULL,
+                              NULL, err);
+        if (!rc) /* api_url: the cluster's own api_endpoint when it has one */
+            r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s, s:s*}", "cluster", cluster,
+                               "organization", org, "client", "name", cluster, "id",
+                               (json_int_t)client_id, "private_key", r->cred->private_key, "token",
+                               r->cred->bearer, "api_url", store_cell(&rows, 0, 8));
+        if (r->out && store_cell(&rows, 0, 10)) /* its git_repo: the catalog when type is auto */
+            json_object_set_new(r->out, "git_repo",
+                                json_pack("{s:s, s:s?}", "url", store_cell(&rows, 0, 10), "type",
+                                          store_cell(&rows, 0, 9)));
     }
-    if (!rc)
-        rc = make_credential(r->cred, err);
-    if (!rc)
-        rc = identity_client_credential(
-            store, org, cluster, "cluster", store_cell(&rows, 0, 11), r->cred->public_key,
-            r->cred->bearer, arena_sprintf(r->arena, "bootstrap of cluster %s", cluster),
-            strtoll(store_cell(&rows, 0, 7), NULL, 10), &client_id, token_id, err);
-    if (!rc) { /* the cluster's status says it was redeemed and by which client, its event too */
-        const char *limit = store_cell(&rows, 0, 11);
-        json_t *members =
-            json_pack("{s:{s:s, s:s, s:o*}, s:s, s:I}", "bootstrap_token", "expires_at",
-                      store_cell(&rows, 0, 5), "redeemed_at", store_cell(&rows, 0, 6),
-                      "policy_groups", limit ? identity_split_groups(limit) : NULL, "client",
-                      cluster, "client_id", (json_int_t)client_id);
-        rc = resource_set_status_in(&cluster_kind, &scope, cluster, members, NULL, err);
-        json_decref(members);
-    }
-    if (!rc)
-        rc = client_follows_expiry(store, resource, err);
-    if (!rc)
-        rc = event_append(store, scope.actor, scope.org_id, "client", cluster, "put", NULL, NULL,
-                          err);
-    if (!rc)
-        rc = event_append(store, scope.actor, scope.org_id, "token", token_id, "put", NULL, NULL,
-                          err);
-    if (!rc) /* api_url: the cluster's own api_endpoint when it has one */
-        r->out = json_pack("{s:s, s:s, s:{s:s, s:I, s:s}, s:s, s:s*}", "cluster", cluster,
-                           "organization", org, "client", "name", cluster, "id",
-                           (json_int_t)client_id, "private_key", r->cred->private_key, "token",
-                           r->cred->bearer, "api_url", store_cell(&rows, 0, 8));
-    if (r->out && store_cell(&rows, 0, 10)) /* its git_repo: the catalog when type is auto */
-        json_object_set_new(r->out, "git_repo",
-                            json_pack("{s:s, s:s?}", "url", store_cell(&rows, 0, 10), "type",
-                                      store_cell(&rows, 0, 9)));
     return rc;
 }
 

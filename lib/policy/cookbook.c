@@ -130,7 +130,7 @@ int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(id)};
     struct store_rows rows;
-    json_t *checksums;
+    json_t *checksums = NULL;
     const json_t *done = json_object_get(body, "is_completed");
     int rc;
 
@@ -147,34 +147,31 @@ int cookbook_sandbox_commit(struct store *store, struct arena *arena, const char
                                          "fc.checksum = sc.checksum"
                                          " WHERE o.name = ? AND s.id = ? ORDER BY sc.checksum",
                      p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "No such sandbox '%s'", id);
-    checksums = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "No such sandbox '%s'", id);
+    if (!rc)
+        checksums = json_array();
+    for (size_t i = 0; !rc && i < rows.count; i++) {
         if (!store_cell(&rows, i, 0))
             continue;
-        if (strcmp(store_cell(&rows, i, 1), "1") != 0) {
-            json_decref(checksums);
-            return purser_error_set(err, PURSER_EINVAL,
-                                    "Cannot update sandbox %s: checksum %s was not uploaded", id,
-                                    store_cell(&rows, i, 0));
-        }
-        json_array_append_new(checksums, json_string(store_cell(&rows, i, 0)));
+        if (strcmp(store_cell(&rows, i, 1), "1") != 0)
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "Cannot update sandbox %s: checksum %s was not uploaded", id,
+                                  store_cell(&rows, i, 0));
+        else
+            json_array_append_new(checksums, json_string(store_cell(&rows, i, 0)));
     }
-    {
+    if (!rc) {
         struct store_value key = STORE_STR(id);
         rc = store_exec(store, "UPDATE sandboxes SET completed = 1 WHERE id = ?", &key, 1, NULL,
                         NULL, err);
     }
-    if (rc) {
+    if (rc)
         json_decref(checksums);
-        return rc;
-    }
-    *out = json_pack("{s:s, s:s, s:o, s:s, s:b}", "guid", id, "name", id, "checksums", checksums,
-                     "create_time", store_cell(&rows, 0, 3), "is_completed", 1);
-    return 0;
+    else /* the answer takes checksums */
+        *out = json_pack("{s:s, s:s, s:o, s:s, s:b}", "guid", id, "name", id, "checksums",
+                         checksums, "create_time", store_cell(&rows, 0, 3), "is_completed", 1);
+    return rc;
 }
 
 /* ---- the file store ----------------------------------------------------------------------------
@@ -246,13 +243,13 @@ int cookbook_file_get(struct store *store, struct arena *arena, const char *org,
                          "SELECT fc.content FROM file_contents fc JOIN organizations o"
                          " ON o.id = fc.org_id WHERE o.name = ? AND fc.checksum = ?",
                          p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "no file with checksum %s", checksum);
-    *data = store_cell(&rows, 0, 0);
-    *len = rows.lengths[0];
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "no file with checksum %s", checksum);
+    if (!rc) {
+        *data = store_cell(&rows, 0, 0);
+        *len = rows.lengths[0];
+    }
+    return rc;
 }
 
 /* ---- cookbook artifacts ---------------------------------------------------------------------- */
@@ -275,27 +272,27 @@ int cookbook_artifact_list(struct store *store, struct arena *arena, const char 
                                " organizations o ON o.id = a.org_id WHERE o.name = ?"
                                " ORDER BY a.name, a.created_at, a.id",
                         p, name ? 2 : 1, err);
-    if (rc)
-        return rc;
-    if (name && rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot find a cookbook named %s", name);
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *cookbook = store_cell(&rows, i, 0);
-        json_t *entry = json_object_get(*out, cookbook);
-        if (!entry) {
-            entry =
-                json_pack("{s:o, s:[]}", "url",
-                          link_url(links, LINK_COOKBOOK_ARTIFACT, org, cookbook, NULL), "versions");
-            json_object_set_new(*out, cookbook, entry);
+    if (!rc && name && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot find a cookbook named %s", name);
+    if (!rc) {
+        *out = json_object();
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *cookbook = store_cell(&rows, i, 0);
+            json_t *entry = json_object_get(*out, cookbook);
+            if (!entry) {
+                entry = json_pack("{s:o, s:[]}", "url",
+                                  link_url(links, LINK_COOKBOOK_ARTIFACT, org, cookbook, NULL),
+                                  "versions");
+                json_object_set_new(*out, cookbook, entry);
+            }
+            json_array_append_new(json_object_get(entry, "versions"),
+                                  json_pack("{s:o, s:s}", "url",
+                                            link_url(links, LINK_COOKBOOK_ARTIFACT_VERSION, org,
+                                                     cookbook, store_cell(&rows, i, 1)),
+                                            "identifier", store_cell(&rows, i, 1)));
         }
-        json_array_append_new(json_object_get(entry, "versions"),
-                              json_pack("{s:o, s:s}", "url",
-                                        link_url(links, LINK_COOKBOOK_ARTIFACT_VERSION, org,
-                                                 cookbook, store_cell(&rows, i, 1)),
-                                        "identifier", store_cell(&rows, i, 1)));
     }
-    return 0;
+    return rc;
 }
 
 void cookbook_manifest_checksums(const json_t *manifest, json_t *set)
@@ -316,29 +313,30 @@ void cookbook_manifest_checksums(const json_t *manifest, json_t *set)
 static int check_files(struct store *store, struct arena *arena, long long oid, const json_t *body,
                        struct purser_error *err)
 {
-    for (size_t s = 0; s < SEGMENT_COUNT; s++) {
+    int rc = 0;
+    for (size_t s = 0; s < SEGMENT_COUNT && !rc; s++) {
         const json_t *files = json_object_get(body, file_segments[s]);
         size_t i;
         json_t *file;
-        if (!files)
-            continue;
-        if (!json_is_array(files))
-            return purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", file_segments[s]);
-        json_array_foreach (files, i, file) {
+        if (files && !json_is_array(files))
+            rc = purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", file_segments[s]);
+        json_array_foreach (files, i, file) { /* (none when files is not an array) */
             const char *checksum = json_string_value(json_object_get(file, "checksum"));
-            int exists = 0, rc;
+            int exists = 0;
             if (!json_is_object(file) || !json_is_string(json_object_get(file, "name")) ||
                 !json_is_string(json_object_get(file, "path")) || !checksum_ok(checksum))
-                return purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", file_segments[s]);
-            if ((rc = file_exists(store, arena, oid, checksum, 1, &exists, err)))
-                return rc;
-            if (!exists)
-                return purser_error_set(err, PURSER_EINVAL,
-                                        "Manifest has checksum %s but it hasn't yet been uploaded",
-                                        checksum);
+                rc = purser_error_set(err, PURSER_EINVAL, "Field '%s' invalid", file_segments[s]);
+            if (!rc)
+                rc = file_exists(store, arena, oid, checksum, 1, &exists, err);
+            if (!rc && !exists)
+                rc = purser_error_set(err, PURSER_EINVAL,
+                                      "Manifest has checksum %s but it hasn't yet been uploaded",
+                                      checksum);
+            if (rc)
+                break;
         }
     }
-    return 0;
+    return rc;
 }
 
 static int check_artifact(const json_t *body, const char *name, const char *identifier,
@@ -426,23 +424,23 @@ int cookbook_artifact_put(struct store *store, struct arena *arena, const char *
     *created = 0;
     if (!rc)
         rc = identity_org_id(store, arena, org, &w.oid, err);
-    if (rc)
-        return rc;
-    text = json_text(body, JSON_COMPACT);
-    canonical = json_text(body, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!text || !canonical)
-        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     if (!rc) {
-        crypto_sha256_hex(sha, canonical, strlen(canonical));
-        w.sha = sha;
-        w.text = text;
-        rc = store_txn(store, 0, txn_artifact, &w, err);
+        text = json_text(body, JSON_COMPACT);
+        canonical = json_text(body, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!text || !canonical)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        if (!rc) {
+            crypto_sha256_hex(sha, canonical, strlen(canonical));
+            w.sha = sha;
+            w.text = text;
+            rc = store_txn(store, 0, txn_artifact, &w, err);
+        }
+        *created = !rc && w.created;
+        if (!rc)
+            *out = json_incref((json_t *)body);
+        free(text);
+        free(canonical);
     }
-    *created = !rc && w.created;
-    if (!rc)
-        *out = json_incref((json_t *)body);
-    free(text);
-    free(canonical);
     return rc;
 }
 
@@ -467,21 +465,21 @@ int cookbook_artifact_get(struct store *store, struct arena *arena, const char *
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
-    if (rc)
-        return rc;
-    if (!(*out = json_loads(store_cell(&rows, 0, 1), 0, NULL)))
-        return purser_error_set(err, PURSER_EINTERNAL, "stored artifact is not JSON");
-    for (size_t s = 0; s < SEGMENT_COUNT; s++) {
-        size_t i;
-        json_t *file;
-        json_array_foreach (json_object_get(*out, file_segments[s]), i, file) {
-            json_object_set_new(file, "url",
-                                link_url(links, LINK_FILE, org,
-                                         json_string_value(json_object_get(file, "checksum")),
-                                         NULL));
+    if (!rc && !(*out = json_loads(store_cell(&rows, 0, 1), 0, NULL)))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "stored artifact is not JSON");
+    if (!rc) {
+        for (size_t s = 0; s < SEGMENT_COUNT; s++) {
+            size_t i;
+            json_t *file;
+            json_array_foreach (json_object_get(*out, file_segments[s]), i, file) {
+                json_object_set_new(file, "url",
+                                    link_url(links, LINK_FILE, org,
+                                             json_string_value(json_object_get(file, "checksum")),
+                                             NULL));
+            }
         }
     }
-    return 0;
+    return rc;
 }
 
 int cookbook_artifact_delete(struct store *store, const char *actor, struct arena *arena,
@@ -490,9 +488,7 @@ int cookbook_artifact_delete(struct store *store, const char *actor, struct aren
 {
     struct store_rows rows;
     int rc = artifact_row(store, arena, org, name, identifier, &rows, err);
-    if (rc)
-        return rc;
-    {
+    if (!rc) {
         struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
         rc = event_exec(store, actor, 0, org, "DELETE FROM cookbook_artifacts WHERE id = ?", &id, 1,
                         NULL, "cookbook_artifact", arena_sprintf(arena, "%s/%s", name, identifier),

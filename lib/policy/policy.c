@@ -103,13 +103,13 @@ int policy_list(struct store *store, struct arena *arena, const char *org,
     if (!rc)
         rc = store_query(store, arena, &rows,
                          REVISIONS_OF_ORG " ORDER BY p.name, r.created_at, r.id", &p, 1, err);
-    if (rc)
-        return rc;
-    *out = revisions_by_policy(&rows);
-    json_object_foreach (*out, name, entry) {
-        json_object_set_new(entry, "uri", link_url(links, LINK_POLICY, org, name, NULL));
+    if (!rc) {
+        *out = revisions_by_policy(&rows);
+        json_object_foreach (*out, name, entry) {
+            json_object_set_new(entry, "uri", link_url(links, LINK_POLICY, org, name, NULL));
+        }
     }
-    return 0;
+    return rc;
 }
 
 int policy_get(struct store *store, struct arena *arena, const char *org, const char *name,
@@ -120,14 +120,14 @@ int policy_get(struct store *store, struct arena *arena, const char *org, const 
     json_t *all;
     int rc = store_query(store, arena, &rows,
                          REVISIONS_OF_ORG " AND p.name = ? ORDER BY r.created_at, r.id", p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return policy_not_found(err, "policy", name);
-    all = revisions_by_policy(&rows);
-    *out = json_incref(json_object_get(all, name));
-    json_decref(all);
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = policy_not_found(err, "policy", name);
+    if (!rc) {
+        all = revisions_by_policy(&rows);
+        *out = json_incref(json_object_get(all, name));
+        json_decref(all);
+    }
+    return rc;
 }
 
 /* A pointer of a group outside the checked ones appeared between the check and the delete. */
@@ -216,22 +216,21 @@ static int revision_insert(struct store *store, struct arena *arena, struct revi
                              : "SELECT id, content_sha256 FROM policy_revisions"
                                " WHERE policy_id = ? AND revision_id = ?",
                      key, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0 && w->text) /* the other writer rolled back after all */
-        return purser_error_set(err, PURSER_EEXISTS,
-                                "Policy '%s' with revision_id '%s' was being written by another "
-                                "request; try again",
-                                w->name, w->revision);
-    if (rows.count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
-                                w->name, w->revision);
-    if (w->text && (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0))
-        return purser_error_set(err, PURSER_EEXISTS,
-                                "Policy '%s' with revision_id '%s' already exists%s.", w->name,
-                                w->revision, w->must_be_new ? "" : " with different content");
-    *revision_pk = atoll(store_cell(&rows, 0, 0));
-    return 0;
+    if (!rc && rows.count == 0 && w->text) /* the other writer rolled back after all */
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "Policy '%s' with revision_id '%s' was being written by another "
+                              "request; try again",
+                              w->name, w->revision);
+    else if (!rc && rows.count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
+                              w->name, w->revision);
+    if (!rc && w->text && (w->must_be_new || strcmp(store_cell(&rows, 0, 1), w->sha) != 0))
+        rc = purser_error_set(err, PURSER_EEXISTS,
+                              "Policy '%s' with revision_id '%s' already exists%s.", w->name,
+                              w->revision, w->must_be_new ? "" : " with different content");
+    if (!rc)
+        *revision_pk = atoll(store_cell(&rows, 0, 0));
+    return rc;
 }
 
 int policy_revision_write_txn(struct store *store, void *ctx, struct purser_error *err)
@@ -297,15 +296,15 @@ int policy_revision_write(struct store *store, struct revision_write *w, const j
         rc = purser_error_set(err, PURSER_EINVAL, "Field 'policy_group' invalid");
     if (!rc)
         rc = lock_texts(lock, &text, sha, err);
-    if (rc)
-        return rc;
-    w->revision = json_string_value(json_object_get(lock, "revision_id"));
-    w->text = text;
-    w->sha = sha;
-    rc = store_txn(store, 0, policy_revision_write_txn, w, err);
-    if (!rc)
-        *out = policy_parse_stored(text);
-    free(text);
+    if (!rc) {
+        w->revision = json_string_value(json_object_get(lock, "revision_id"));
+        w->text = text;
+        w->sha = sha;
+        rc = store_txn(store, 0, policy_revision_write_txn, w, err);
+        if (!rc)
+            *out = policy_parse_stored(text);
+        free(text);
+    }
     return rc;
 }
 
@@ -335,25 +334,26 @@ int policy_revision_list(struct store *store, struct arena *arena, const char *o
     struct store_value p[] = {STORE_STR(org), STORE_STR(name)};
     struct store_rows rows;
     int rc = store_query(store, arena, &rows, REVISIONS_WITH_GROUPS, p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return policy_not_found(err, "policy", name);
-    *out = json_object();
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *revision = store_cell(&rows, i, 0), *group = store_cell(&rows, i, 3);
-        json_t *entry = revision ? json_object_get(*out, revision) : NULL;
-        if (revision && !entry) {
-            entry = json_pack("{s:o, s:s, s:s, s:[]}", "uri",
-                              link_url(links, LINK_POLICY_REVISION, org, name, revision),
-                              "created_at", store_cell(&rows, i, 1), "created_by",
-                              store_cell(&rows, i, 2), "policy_group_list");
-            json_object_set_new(*out, revision, entry);
+    if (!rc && rows.count == 0)
+        rc = policy_not_found(err, "policy", name);
+    if (!rc) {
+        *out = json_object();
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *revision = store_cell(&rows, i, 0), *group = store_cell(&rows, i, 3);
+            json_t *entry = revision ? json_object_get(*out, revision) : NULL;
+            if (revision && !entry) {
+                entry = json_pack("{s:o, s:s, s:s, s:[]}", "uri",
+                                  link_url(links, LINK_POLICY_REVISION, org, name, revision),
+                                  "created_at", store_cell(&rows, i, 1), "created_by",
+                                  store_cell(&rows, i, 2), "policy_group_list");
+                json_object_set_new(*out, revision, entry);
+            }
+            if (entry && group)
+                json_array_append_new(json_object_get(entry, "policy_group_list"),
+                                      json_string(group));
         }
-        if (entry && group)
-            json_array_append_new(json_object_get(entry, "policy_group_list"), json_string(group));
     }
-    return 0;
+    return rc;
 }
 
 #define REVISION_ROW                                                                               \
@@ -368,13 +368,12 @@ static int revision_row(struct store *store, struct arena *arena, const char *or
 {
     struct store_value p[] = {STORE_STR(org), STORE_STR(name), STORE_STR(revision)};
     int rc = store_query(store, arena, rows, REVISION_ROW, p, 3, err);
-    if (rc)
-        return rc;
-    if (rows->count == 0)
-        return purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s",
-                                name, revision);
-    *pk = (struct store_value)STORE_INT(atoll(store_cell(rows, 0, 0)));
-    return 0;
+    if (!rc && rows->count == 0)
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s with revision %s", name,
+                              revision);
+    if (!rc)
+        *pk = (struct store_value)STORE_INT(atoll(store_cell(rows, 0, 0)));
+    return rc;
 }
 
 int policy_revision_get(struct store *store, struct arena *arena, const char *org, const char *name,
@@ -384,20 +383,19 @@ int policy_revision_get(struct store *store, struct arena *arena, const char *or
     struct store_value pk;
     json_t *list;
     int rc = revision_row(store, arena, org, name, revision, &rows, &pk, err);
-    if (rc)
-        return rc;
-    rc = store_query(store, arena, &groups,
-                     "SELECT g.name FROM policy_group_pointers pp JOIN policy_groups g"
-                     " ON g.id = pp.group_id WHERE pp.revision_pk = ? ORDER BY g.name",
-                     &pk, 1, err);
-    if (rc)
-        return rc;
-    *out = policy_parse_stored(store_cell(&rows, 0, 1));
-    list = json_array();
-    for (size_t i = 0; i < groups.count; i++)
-        json_array_append_new(list, json_string(store_cell(&groups, i, 0)));
-    json_object_set_new(*out, "policy_group_list", list);
-    return 0;
+    if (!rc)
+        rc = store_query(store, arena, &groups,
+                         "SELECT g.name FROM policy_group_pointers pp JOIN policy_groups g"
+                         " ON g.id = pp.group_id WHERE pp.revision_pk = ? ORDER BY g.name",
+                         &pk, 1, err);
+    if (!rc) {
+        *out = policy_parse_stored(store_cell(&rows, 0, 1));
+        list = json_array();
+        for (size_t i = 0; i < groups.count; i++)
+            json_array_append_new(list, json_string(store_cell(&groups, i, 0)));
+        json_object_set_new(*out, "policy_group_list", list);
+    }
+    return rc;
 }
 
 int policy_revision_delete(struct store *store, const char *actor, struct arena *arena,
@@ -408,20 +406,20 @@ int policy_revision_delete(struct store *store, const char *actor, struct arena 
     struct store_value p[3];
     unsigned long long affected = 0;
     int rc = revision_row(store, arena, org, name, revision, &rows, &p[0], err);
-    if (rc)
-        return rc;
-    p[1] = groups ? (struct store_value)STORE_STR(groups) : (struct store_value)STORE_NULLV;
-    p[2] = p[1];
-    rc = event_exec(store, actor, 0, org,
-                    "DELETE FROM policy_revisions WHERE id = ? AND (? IS NULL OR NOT EXISTS"
-                    " (SELECT 1 FROM policy_group_pointers pp JOIN policy_groups g ON"
-                    " g.id = pp.group_id WHERE pp.revision_pk = policy_revisions.id AND NOT"
-                    " FIND_IN_SET(g.name, ?)))",
-                    p, 3, &affected, "policy_revision",
-                    arena_sprintf(arena, "%s/%s", name, revision), "delete", err);
-    if (!rc && !affected)
-        rc = moved_meanwhile(err, "revision", revision);
-    if (!rc)
-        *out = policy_parse_stored(store_cell(&rows, 0, 1));
+    if (!rc) {
+        p[1] = groups ? (struct store_value)STORE_STR(groups) : (struct store_value)STORE_NULLV;
+        p[2] = p[1];
+        rc = event_exec(store, actor, 0, org,
+                        "DELETE FROM policy_revisions WHERE id = ? AND (? IS NULL OR NOT EXISTS"
+                        " (SELECT 1 FROM policy_group_pointers pp JOIN policy_groups g ON"
+                        " g.id = pp.group_id WHERE pp.revision_pk = policy_revisions.id AND NOT"
+                        " FIND_IN_SET(g.name, ?)))",
+                        p, 3, &affected, "policy_revision",
+                        arena_sprintf(arena, "%s/%s", name, revision), "delete", err);
+        if (!rc && !affected)
+            rc = moved_meanwhile(err, "revision", revision);
+        if (!rc)
+            *out = policy_parse_stored(store_cell(&rows, 0, 1));
+    }
     return rc;
 }

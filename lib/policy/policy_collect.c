@@ -42,7 +42,7 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
     const json_t *policies = json_object_get(body, "policies");
     const char *key;
     json_t *value;
-    int rc;
+    int rc = 0;
     memset(out, 0, sizeof(*out));
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL,
@@ -61,12 +61,14 @@ int policy_collect_parse(const json_t *body, struct policy_collect_options *out,
                                 KEEP_MAX);
     if (dry_run && !json_is_boolean(dry_run))
         return purser_error_set(err, PURSER_EINVAL, "Field 'dry_run' invalid: true or false");
-    if (policies && !json_is_null(policies) && (rc = policies_check(policies, err)))
-        return rc;
-    out->keep = (long)json_integer_value(keep);
-    out->dry_run = json_is_true(dry_run);
-    out->policies = json_is_array(policies) ? policies : NULL;
-    return 0;
+    if (policies && !json_is_null(policies))
+        rc = policies_check(policies, err);
+    if (!rc) {
+        out->keep = (long)json_integer_value(keep);
+        out->dry_run = json_is_true(dry_run);
+        out->policies = json_is_array(policies) ? policies : NULL;
+    }
+    return rc;
 }
 
 /* ---- one collection, one transaction ------------------------------------------------------- */
@@ -88,17 +90,18 @@ static int policies_exist(struct store *store, struct collection *c, struct purs
 {
     size_t i;
     json_t *name;
+    int rc = 0;
     json_array_foreach (c->opts->policies, i, name) {
         struct store_value p[] = {STORE_INT(c->oid), STORE_STR(json_string_value(name))};
         struct store_rows rows;
-        int rc = store_query(store, c->arena, &rows,
-                             "SELECT 1 FROM policies WHERE org_id = ? AND name = ?", p, 2, err);
+        rc = store_query(store, c->arena, &rows,
+                         "SELECT 1 FROM policies WHERE org_id = ? AND name = ?", p, 2, err);
         if (!rc && rows.count == 0)
             rc = policy_not_found(err, "policy", json_string_value(name));
         if (rc)
-            return rc;
+            break;
     }
-    return 0;
+    return rc;
 }
 
 static int policy_chosen(const struct collection *c, const char *policy)

@@ -65,16 +65,16 @@ int policy_group_get(struct store *store, struct arena *arena, const char *org, 
     json_t *all;
     int rc = store_query(store, arena, &rows, GROUPS_OF_ORG " AND g.name = ? ORDER BY p.name", p, 2,
                          err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return policy_not_found(err, "policy group", group);
-    all = groups_json(&rows, links, org);
-    *out = json_incref(json_object_get(all, group));
-    json_decref(all);
-    if (*out && !json_object_get(*out, "policies")) /* Chef's answer: {} when it has none */
-        json_object_set_new(*out, "policies", json_object());
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = policy_not_found(err, "policy group", group);
+    if (!rc) {
+        all = groups_json(&rows, links, org);
+        *out = json_incref(json_object_get(all, group));
+        json_decref(all);
+        if (*out && !json_object_get(*out, "policies")) /* Chef's answer: {} when it has none */
+            json_object_set_new(*out, "policies", json_object());
+    }
+    return rc;
 }
 
 int policy_group_delete(struct store *store, const char *actor, struct arena *arena,
@@ -117,10 +117,11 @@ int policy_group_policy_get(struct store *store, struct arena *arena, const char
     size_t len;
     int rc =
         policy_group_policy_fetch(store, NULL, arena, org, group, name, &text, &len, &etag, err);
-    if (rc)
-        return rc;
-    *out = json_loadb(text, len, 0, NULL);
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
+    if (!rc) {
+        *out = json_loadb(text, len, 0, NULL);
+        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored lock is not JSON");
+    }
+    return rc;
 }
 
 /* The revision a group points at for a policy: by the ids remembered for these names (one
@@ -146,16 +147,48 @@ static int pointer_revision(struct store *store, struct lru *cache, struct arena
             return rc;
         }
     }
-    if ((rc = policy_pointer_by_names(store, arena, org, group, name, &rows, err)))
-        return rc;
-    if (cache && key) {
-        const char *value =
-            arena_sprintf(arena, "%s %s", store_cell(&rows, 0, 1), store_cell(&rows, 0, 2));
-        if (value)
-            lru_put(cache, key, value, strlen(value), time(NULL));
+    rc = policy_pointer_by_names(store, arena, org, group, name, &rows, err);
+    if (!rc) {
+        if (cache && key) {
+            const char *value =
+                arena_sprintf(arena, "%s %s", store_cell(&rows, 0, 1), store_cell(&rows, 0, 2));
+            if (value)
+                lru_put(cache, key, value, strlen(value), time(NULL));
+        }
+        *revision_pk = store_cell(&rows, 0, 0);
     }
-    *revision_pk = store_cell(&rows, 0, 0);
-    return 0;
+    return rc;
+}
+
+/* A revision not in the cache: its entry (the content's SHA-256, then the body) read, put in
+ * the cache, and *entry_out a copy in arena. */
+static int revision_entry(struct store *store, struct lru *cache, struct arena *arena,
+                          const char *pk, const char *key, time_t now, const char *name,
+                          const char *group, const char **entry_out, size_t *len_out,
+                          struct purser_error *err)
+{
+    struct store_value id = STORE_STR(pk);
+    struct store_rows body;
+    struct buf entry = BUF_INIT;
+    int rc =
+        store_query(store, arena, &body,
+                    "SELECT content_sha256, body FROM policy_revisions WHERE id = ?", &id, 1, err);
+    if (!rc && body.count == 0) /* deleted between the two reads */
+        rc = purser_error_set(err, PURSER_ENOTFOUND, "Cannot load policy %s in policy group %s",
+                              name, group);
+    if (!rc && (buf_add(&entry, store_cell(&body, 0, 0), 64) ||
+                buf_add(&entry, store_cell(&body, 0, 1), body.lengths[1])))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        if (cache)
+            lru_put(cache, key, entry.data, entry.len, now);
+        *entry_out = arena_strndup(arena, entry.data, entry.len);
+        *len_out = entry.len;
+        if (!*entry_out)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    buf_release(&entry);
+    return rc;
 }
 
 int policy_group_policy_fetch(struct store *store, struct lru *cache, struct arena *arena,
@@ -163,45 +196,28 @@ int policy_group_policy_fetch(struct store *store, struct lru *cache, struct are
                               const char **text, size_t *len, const char **etag,
                               struct purser_error *err)
 {
-    const char *pk = NULL, *cached;
+    const char *pk = NULL, *cached = NULL;
     char key[40];
-    size_t cached_len;
+    size_t cached_len = 0;
     time_t now = time(NULL);
     int rc = pointer_revision(store, cache, arena, org, group, name, &pk, err);
-    if (rc)
-        return rc;
-    /* The entry is the content's SHA-256 (64 characters) and then the body. */
-    snprintf(key, sizeof(key), "revision:%s", pk);
-    if (!cache || !(cached = lru_get(cache, key, &cached_len, now)) || cached_len < 64) {
-        struct store_value id = STORE_STR(pk);
-        struct store_rows body;
-        struct buf entry = BUF_INIT;
-        if ((rc = store_query(store, arena, &body,
-                              "SELECT content_sha256, body FROM policy_revisions WHERE id = ?", &id,
-                              1, err)))
-            return rc;
-        if (body.count == 0) /* deleted between the two reads */
-            return purser_error_set(err, PURSER_ENOTFOUND,
-                                    "Cannot load policy %s in policy group %s", name, group);
-        if (buf_add(&entry, store_cell(&body, 0, 0), 64) ||
-            buf_add(&entry, store_cell(&body, 0, 1), body.lengths[1])) {
-            buf_release(&entry);
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-        }
-        if (cache)
-            lru_put(cache, key, entry.data, entry.len, now);
-        cached = arena_strndup(arena, entry.data, entry.len);
-        cached_len = entry.len;
-        buf_release(&entry);
-        if (!cached)
-            return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        /* The entry is the content's SHA-256 (64 characters) and then the body. */
+        snprintf(key, sizeof(key), "revision:%s", pk);
+        if (!cache || !(cached = lru_get(cache, key, &cached_len, now)) || cached_len < 64)
+            rc = revision_entry(store, cache, arena, pk, key, now, name, group, &cached,
+                                &cached_len, err);
     }
-    /* On a hit the body is the cache's own memory (no copy of kilobytes per request): it
-     * stays valid until the next lru_put of this worker, after the response is written. */
-    *etag = arena_strndup(arena, cached, 64);
-    *text = cached + 64;
-    *len = cached_len - 64;
-    return *etag ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        /* On a hit the body is the cache's own memory (no copy of kilobytes per request): it
+         * stays valid until the next lru_put of this worker, after the response is written. */
+        *etag = arena_strndup(arena, cached, 64);
+        *text = cached + 64;
+        *len = cached_len - 64;
+        if (!*etag)
+            rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    return rc;
 }
 
 int policy_group_policy_put(struct store *store, const char *org, const char *group,
@@ -268,10 +284,9 @@ int policy_group_nodes(struct store *store, struct arena *arena, const char *org
                               : "SELECT n.name FROM nodes n JOIN organizations o ON o.id = n.org_id"
                                 " WHERE o.name = ? AND n.policy_group = ? ORDER BY n.name",
                          p, name ? 3 : 2, err);
-    if (rc)
-        return rc;
-    *out = policy_node_uris(&rows, links, org);
-    return 0;
+    if (!rc)
+        *out = policy_node_uris(&rows, links, org);
+    return rc;
 }
 
 struct promotion {
@@ -393,11 +408,10 @@ static int diff_side(struct store *store, struct arena *arena, const char *org, 
         rc = policy_group_policy_get(store, arena, org, group, name, lock, err);
     else
         rc = policy_revision_get(store, arena, org, name, revision, lock, err);
-    if (rc)
-        return rc;
-    *label = json_pack("{s:s?, s:O}", "policy_group", group, "revision_id",
-                       json_object_get(*lock, "revision_id"));
-    return 0;
+    if (!rc)
+        *label = json_pack("{s:s?, s:O}", "policy_group", group, "revision_id",
+                           json_object_get(*lock, "revision_id"));
+    return rc;
 }
 
 int policy_diff_query(struct store *store, struct arena *arena, const char *org, const char *name,

@@ -69,17 +69,19 @@ int policy_page(struct store *store, struct arena *arena, const char *org,
     buf_release(&f.where);
     f.params[f.count++] = (struct store_value)STORE_INT(b.size + 1);
     f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
-    if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
-        return rc;
-    *out = page_answer(total, rows.count, &b);
-    for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++) {
-        json_t *item = json_pack("{s:s, s:I}", "name", store_cell(&rows, i, 0), "revision_count",
-                                 (json_int_t)strtoll(store_cell(&rows, i, 1), NULL, 10));
-        if (store_cell(&rows, i, 2))
-            json_object_set_new(item, "latest_at", json_string(store_cell(&rows, i, 2)));
-        json_array_append_new(json_object_get(*out, "items"), item);
+    rc = store_query(store, arena, &rows, sql, f.params, f.count, err);
+    if (!rc) {
+        *out = page_answer(total, rows.count, &b);
+        for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++) {
+            json_t *item =
+                json_pack("{s:s, s:I}", "name", store_cell(&rows, i, 0), "revision_count",
+                          (json_int_t)strtoll(store_cell(&rows, i, 1), NULL, 10));
+            if (store_cell(&rows, i, 2))
+                json_object_set_new(item, "latest_at", json_string(store_cell(&rows, i, 2)));
+            json_array_append_new(json_object_get(*out, "items"), item);
+        }
     }
-    return 0;
+    return rc;
 }
 
 /* The groups of rows (name, policy_count, policy, revision_id; a group's rows together), those
@@ -139,15 +141,16 @@ int policy_group_page(struct store *store, struct arena *arena, const char *org,
     buf_release(&f.where);
     f.params[f.count++] = (struct store_value)STORE_INT(reach ? PAGE_ALL : b.size + 1);
     f.params[f.count++] = (struct store_value)STORE_INT(reach ? 0 : b.offset);
-    if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
-        return rc;
-    all = json_array();
-    groups_fold(&rows, reach, all);
-    n = json_array_size(all);
-    skip = reach ? (size_t)b.offset : 0; /* without reach, the query skipped them */
-    *out = page_answer(reach ? (long long)n : total, n > skip ? n - skip : 0, &b);
-    for (size_t i = skip; i < n && i < skip + (size_t)b.size; i++)
-        json_array_append(json_object_get(*out, "items"), json_array_get(all, i));
-    json_decref(all);
-    return 0;
+    rc = store_query(store, arena, &rows, sql, f.params, f.count, err);
+    if (!rc) {
+        all = json_array();
+        groups_fold(&rows, reach, all);
+        n = json_array_size(all);
+        skip = reach ? (size_t)b.offset : 0; /* without reach, the query skipped them */
+        *out = page_answer(reach ? (long long)n : total, n > skip ? n - skip : 0, &b);
+        for (size_t i = skip; i < n && i < skip + (size_t)b.size; i++)
+            json_array_append(json_object_get(*out, "items"), json_array_get(all, i));
+        json_decref(all);
+    }
+    return rc;
 }

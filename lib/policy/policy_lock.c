@@ -128,23 +128,24 @@ static int check_cookbook_locks(const json_t *lock, struct purser_error *err)
     const json_t *locks = json_object_get(lock, "cookbook_locks");
     const char *name;
     json_t *entry;
-    int rc;
+    int rc = 0;
     if (!locks)
         return field_missing(err, "cookbook_locks");
     if (!json_is_object(locks))
         return field_invalid(err, "cookbook_locks");
     json_object_foreach ((json_t *)locks, name, entry) {
         if (!cookbook_name_ok(name) || !json_is_object(entry))
-            return field_invalid(err, "cookbook_locks");
-        rc = check_name_field(entry, "identifier", err);
+            rc = field_invalid(err, "cookbook_locks");
+        if (!rc)
+            rc = check_name_field(entry, "identifier", err);
         if (!rc)
             rc = check_version(entry, "dotted_decimal_identifier", 1, err);
         if (!rc)
             rc = check_version(entry, "version", 0, err);
         if (rc)
-            return rc;
+            break;
     }
-    return 0;
+    return rc;
 }
 
 int policy_lock_validate(const json_t *lock, const char *url_name, struct purser_error *err)
@@ -159,10 +160,8 @@ int policy_lock_validate(const json_t *lock, const char *url_name, struct purser
         rc = check_run_list(lock, err);
     if (!rc)
         rc = check_cookbook_locks(lock, err);
-    if (rc)
-        return rc;
-    if (url_name && strcmp(json_string_value(json_object_get(lock, "name")), url_name) != 0)
-        return purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid : %s does not match %s",
-                                url_name, json_string_value(json_object_get(lock, "name")));
-    return 0;
+    if (!rc && url_name && strcmp(json_string_value(json_object_get(lock, "name")), url_name) != 0)
+        rc = purser_error_set(err, PURSER_EINVAL, "Field 'name' invalid : %s does not match %s",
+                              url_name, json_string_value(json_object_get(lock, "name")));
+    return rc;
 }

@@ -72,15 +72,14 @@ int policy_node_list(struct store *store, struct arena *arena, const char *org,
     struct store_value p;
     long long oid;
     int rc = identity_org_id(store, arena, org, &oid, err);
-    if (rc)
-        return rc;
-    p = (struct store_value)STORE_INT(oid);
-    rc = store_query(store, arena, &rows, "SELECT name FROM nodes WHERE org_id = ? ORDER BY name",
-                     &p, 1, err);
-    if (rc)
-        return rc;
-    *out = policy_node_uris(&rows, links, org);
-    return 0;
+    if (!rc) {
+        p = (struct store_value)STORE_INT(oid);
+        rc = store_query(store, arena, &rows,
+                         "SELECT name FROM nodes WHERE org_id = ? ORDER BY name", &p, 1, err);
+    }
+    if (!rc)
+        *out = policy_node_uris(&rows, links, org);
+    return rc;
 }
 
 int policy_node_creator_groups(struct store *store, struct arena *arena, long long creator_id,
@@ -153,13 +152,11 @@ static int node_row(struct store *store, struct arena *arena, const char *org, c
                          " JOIN organizations o ON o.id = n.org_id"
                          " WHERE o.name = ? AND n.name = ?",
                          p, 2, err);
-    if (rc)
-        return rc;
-    if (rows->count == 0)
-        return policy_not_found(err, "node", name);
-    if (owner_only && atoll(store_cell(rows, 0, 2)) != owner_only)
-        return purser_error_set(err, PURSER_EDENIED, "missing %s permission", verb);
-    return 0;
+    if (!rc && rows->count == 0)
+        rc = policy_not_found(err, "node", name);
+    if (!rc && owner_only && atoll(store_cell(rows, 0, 2)) != owner_only)
+        rc = purser_error_set(err, PURSER_EDENIED, "missing %s permission", verb);
+    return rc;
 }
 
 int policy_node_get(struct store *store, struct arena *arena, const char *org, const char *name,
@@ -167,10 +164,11 @@ int policy_node_get(struct store *store, struct arena *arena, const char *org, c
 {
     struct store_rows rows;
     int rc = node_row(store, arena, org, name, 0, "read", &rows, err);
-    if (rc)
-        return rc;
-    *out = policy_parse_stored(store_cell(&rows, 0, 1));
-    return *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+    if (!rc) {
+        *out = policy_parse_stored(store_cell(&rows, 0, 1));
+        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+    }
+    return rc;
 }
 
 int policy_node_update(struct store *store, const char *actor, struct arena *arena, const char *org,
@@ -207,11 +205,12 @@ int policy_node_delete(struct store *store, const char *actor, struct arena *are
     struct store_rows rows;
     struct store_value id;
     int rc = node_row(store, arena, org, name, owner_only, "delete", &rows, err);
-    if (rc)
-        return rc;
-    if (!(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
-        return purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
-    id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
-    return policy_delete_read(store, actor, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org,
-                              "node", name, out, err);
+    if (!rc && !(*out = policy_parse_stored(store_cell(&rows, 0, 1))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "stored node is not JSON");
+    if (!rc) {
+        id = (struct store_value)STORE_INT(atoll(store_cell(&rows, 0, 0)));
+        rc = policy_delete_read(store, actor, 0, "DELETE FROM nodes WHERE id = ?", &id, 1, org,
+                                "node", name, out, err);
+    }
+    return rc;
 }

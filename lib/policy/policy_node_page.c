@@ -68,14 +68,15 @@ int policy_node_page(struct store *store, struct arena *arena, const char *org,
         " LEFT JOIN policy_revisions r ON r.id = ptr.revision_pk ORDER BY ",
         b.order, (const char *)NULL);
     buf_release(&f.where);
-    if (rc)
-        return rc;
-    f.params[f.count++] = (struct store_value)STORE_INT(b.size + 1);
-    f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
-    if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
-        return rc;
-    *out = page_answer(strtoll(store_cell(&total, 0, 0), NULL, 10), rows.count, &b);
-    for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++)
-        json_array_append_new(json_object_get(*out, "items"), row_item(&rows, i));
-    return 0;
+    if (!rc) {
+        f.params[f.count++] = (struct store_value)STORE_INT(b.size + 1);
+        f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
+        rc = store_query(store, arena, &rows, sql, f.params, f.count, err);
+    }
+    if (!rc) {
+        *out = page_answer(strtoll(store_cell(&total, 0, 0), NULL, 10), rows.count, &b);
+        for (size_t i = 0; i < rows.count && i < (size_t)b.size; i++)
+            json_array_append_new(json_object_get(*out, "items"), row_item(&rows, i));
+    }
+    return rc;
 }

@@ -49,16 +49,14 @@ int page_filter_parse(struct page_filter *f, struct arena *arena, const char *fi
                       const struct page_spec *spec, struct purser_error *err)
 {
     char *text, *save = NULL;
+    int rc = 0;
     if (!filter || !*filter)
         return 0;
     if (!(text = arena_strdup(arena, filter)))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (char *cond = strtok_r(text, ";", &save); cond; cond = strtok_r(NULL, ";", &save)) {
-        int rc = filter_add(f, arena, cond, spec, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    for (char *cond = strtok_r(text, ";", &save); cond && !rc; cond = strtok_r(NULL, ";", &save))
+        rc = filter_add(f, arena, cond, spec, err);
+    return rc;
 }
 
 const char *page_sort_order(struct arena *arena, const char *sort, const struct page_spec *spec,

@@ -21,12 +21,11 @@ static int policy_id_of(struct store *store, struct arena *arena, const char *or
                          "SELECT p.id FROM policies p JOIN organizations o ON o.id = p.org_id"
                          " WHERE o.name = ? AND p.name = ?",
                          p, 2, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0)
-        return policy_not_found(err, "policy", name);
-    *id = strtoll(store_cell(&rows, 0, 0), NULL, 10);
-    return 0;
+    if (!rc && rows.count == 0)
+        rc = policy_not_found(err, "policy", name);
+    if (!rc)
+        *id = strtoll(store_cell(&rows, 0, 0), NULL, 10);
+    return rc;
 }
 
 /* Each item's policy_group_list: the groups pointing at rows' revisions (their ids in column 3),
@@ -99,20 +98,21 @@ int policy_revision_page(struct store *store, struct arena *arena, const char *o
     buf_release(&f.where);
     f.params[f.count++] = (struct store_value)STORE_INT(b.size + 1);
     f.params[f.count++] = (struct store_value)STORE_INT(b.offset);
-    if ((rc = store_query(store, arena, &rows, sql, f.params, f.count, err)))
-        return rc;
-    *out = page_answer(total, rows.count, &b);
-    n = rows.count < (size_t)b.size ? rows.count : (size_t)b.size;
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(json_object_get(*out, "items"),
-                              json_pack("{s:s, s:s, s:s, s:[]}", "revision_id",
-                                        store_cell(&rows, i, 0), "created_at",
-                                        store_cell(&rows, i, 1), "created_by",
-                                        store_cell(&rows, i, 2), "policy_group_list"));
-    rc = groups_of(store, arena, &rows, n, json_object_get(*out, "items"), err);
-    if (rc) {
-        json_decref(*out);
-        *out = NULL;
+    rc = store_query(store, arena, &rows, sql, f.params, f.count, err);
+    if (!rc) {
+        *out = page_answer(total, rows.count, &b);
+        n = rows.count < (size_t)b.size ? rows.count : (size_t)b.size;
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(json_object_get(*out, "items"),
+                                  json_pack("{s:s, s:s, s:s, s:[]}", "revision_id",
+                                            store_cell(&rows, i, 0), "created_at",
+                                            store_cell(&rows, i, 1), "created_by",
+                                            store_cell(&rows, i, 2), "policy_group_list"));
+        rc = groups_of(store, arena, &rows, n, json_object_get(*out, "items"), err);
+        if (rc) {
+            json_decref(*out);
+            *out = NULL;
+        }
     }
     return rc;
 }

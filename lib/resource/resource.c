@@ -26,22 +26,24 @@ static int string_map(const json_t *v, const char *where, int labels, struct pur
     const char *key;
     const json_t *value;
     size_t bytes = 0;
+    int rc = 0;
     if (!json_is_object(v))
         return purser_error_set(err, PURSER_EINVAL, "%s must be a mapping of strings", where);
     if (labels && json_object_size(v) > LABELS_MAX)
         return purser_error_set(err, PURSER_EINVAL, "%s: more than %d labels", where, LABELS_MAX);
     json_object_foreach ((json_t *)v, key, value) {
-        int rc;
         if (!json_is_string(value))
-            return purser_error_set(err, PURSER_EINVAL, "%s.%.80s must be a string", where, key);
-        if ((rc = selector_label_check(where, key, labels ? json_string_value(value) : NULL, err)))
-            return rc;
+            rc = purser_error_set(err, PURSER_EINVAL, "%s.%.80s must be a string", where, key);
+        if (!rc)
+            rc = selector_label_check(where, key, labels ? json_string_value(value) : NULL, err);
+        if (rc)
+            break;
         bytes += strlen(key) + json_string_length(value);
     }
-    if (bytes > ANNOTATIONS_MAX)
-        return purser_error_set(err, PURSER_EINVAL, "%s: more than %zu bytes", where,
-                                ANNOTATIONS_MAX);
-    return 0;
+    if (!rc && bytes > ANNOTATIONS_MAX)
+        rc =
+            purser_error_set(err, PURSER_EINVAL, "%s: more than %zu bytes", where, ANNOTATIONS_MAX);
+    return rc;
 }
 
 static int only_members(const json_t *obj, const char *where, const char *const *allowed,
@@ -84,58 +86,51 @@ static int check_body(const struct resource_kind *k, const json_t *body, const c
     int rc;
     if (!json_is_object(body))
         return purser_error_set(err, PURSER_EINVAL, "the body must be a JSON object");
-    if ((rc = only_members(body, "", top, err)))
-        return rc;
-    if ((v = json_object_get(body, "kind")) &&
+    rc = only_members(body, "", top, err);
+    if (!rc && (v = json_object_get(body, "kind")) &&
         !(json_is_string(v) && !strcmp(json_string_value(v), k->kind)))
-        return purser_error_set(err, PURSER_EINVAL, "kind must be '%s'", k->kind);
-    if ((v = json_object_get(body, "version")) &&
+        rc = purser_error_set(err, PURSER_EINVAL, "kind must be '%s'", k->kind);
+    if (!rc && (v = json_object_get(body, "version")) &&
         !(json_is_string(v) && !strcmp(json_string_value(v), k->version)))
-        return purser_error_set(err, PURSER_EINVAL, "version must be '%s'", k->version);
-    if (md && !json_is_object(md))
-        return purser_error_set(err, PURSER_EINVAL, "metadata must be an object");
-    if (md && (rc = only_members(md, "metadata.", meta, err)))
-        return rc;
-    if (name && (v = json_object_get(md, "name")) && !same_name(k, json_string_value(v), name))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "metadata.name must be '%s', the name in the path (a resource "
-                                "is not renamed)",
-                                name);
-    if ((v = json_object_get(md, "labels")) && (rc = string_map(v, "metadata.labels", 1, err)))
-        return rc;
-    if ((v = json_object_get(md, "annotations")) &&
-        (rc = string_map(v, "metadata.annotations", 0, err)))
-        return rc;
-    if ((v = json_object_get(md, "description")) &&
+        rc = purser_error_set(err, PURSER_EINVAL, "version must be '%s'", k->version);
+    if (!rc && md && !json_is_object(md))
+        rc = purser_error_set(err, PURSER_EINVAL, "metadata must be an object");
+    if (!rc && md)
+        rc = only_members(md, "metadata.", meta, err);
+    if (!rc && name && (v = json_object_get(md, "name")) &&
+        !same_name(k, json_string_value(v), name))
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "metadata.name must be '%s', the name in the path (a resource "
+                              "is not renamed)",
+                              name);
+    if (!rc && (v = json_object_get(md, "labels")))
+        rc = string_map(v, "metadata.labels", 1, err);
+    if (!rc && (v = json_object_get(md, "annotations")))
+        rc = string_map(v, "metadata.annotations", 0, err);
+    if (!rc && (v = json_object_get(md, "description")) &&
         (!json_is_string(v) ||
          utf8_count(json_string_value(v), json_string_length(v)) > DESCRIPTION_MAX))
-        return purser_error_set(err, PURSER_EINVAL,
-                                "metadata.description must be a string of at most %d characters",
-                                DESCRIPTION_MAX);
-    if ((v = json_object_get(md, "revision")) && !json_is_string(v))
-        return purser_error_set(err, PURSER_EINVAL, "metadata.revision must be a string");
-    if ((v = json_object_get(md, "sub_kind")) && !json_is_null(v) &&
-        (rc = resource_sub_kind_check("metadata.sub_kind", v, err)))
-        return rc;
-    if ((v = json_object_get(md, "expires")) && !json_is_null(v)) {
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "metadata.description must be a string of at most %d characters",
+                              DESCRIPTION_MAX);
+    if (!rc && (v = json_object_get(md, "revision")) && !json_is_string(v))
+        rc = purser_error_set(err, PURSER_EINVAL, "metadata.revision must be a string");
+    if (!rc && (v = json_object_get(md, "sub_kind")) && !json_is_null(v))
+        rc = resource_sub_kind_check("metadata.sub_kind", v, err);
+    if (!rc && (v = json_object_get(md, "expires")) && !json_is_null(v)) {
         char when[20];
-        if ((rc =
-                 resource_expires_parse("metadata.expires", json_string_value(v), when, NULL, err)))
-            return rc;
+        rc = resource_expires_parse("metadata.expires", json_string_value(v), when, NULL, err);
     }
-    v = json_object_get(body, "spec");
-    if (v && !json_is_object(v))
-        return purser_error_set(err, PURSER_EINVAL, "spec must be an object");
-    if (!k->check_spec)
-        return 0;
-    if (v)
-        return k->check_spec(v, err);
-    {
+    if (!rc && (v = json_object_get(body, "spec")) && !json_is_object(v))
+        rc = purser_error_set(err, PURSER_EINVAL, "spec must be an object");
+    if (!rc && k->check_spec && v) {
+        rc = k->check_spec(v, err);
+    } else if (!rc && k->check_spec) {
         json_t *empty = json_object();
         rc = k->check_spec(empty, err);
         json_decref(empty);
-        return rc;
     }
+    return rc;
 }
 
 /* What is stored of a checked body: labels, annotations and spec as compact JSON, the
@@ -218,12 +213,9 @@ static int read_by_id(const struct resource_kind *k, const struct resource_scope
     struct store_value p = STORE_INT(id);
     int rc = store_query(store, s->arena, &rows,
                          "SELECT " RESOURCE_COLUMNS " FROM resources r WHERE r.id = ?", &p, 1, err);
-    if (rc)
-        return rc;
-    if (rows.count == 0 || !(*out = resource_decode(k, &rows, 0)))
-        return purser_error_set(err, PURSER_EINTERNAL, "the %s just written cannot be read",
-                                k->kind);
-    return 0;
+    if (!rc && (rows.count == 0 || !(*out = resource_decode(k, &rows, 0))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "the %s just written cannot be read", k->kind);
+    return rc;
 }
 
 /* What a 404 found expired goes, its own failure logged (the 404 stands). */
@@ -242,15 +234,14 @@ int resource_get(const struct resource_kind *k, const struct resource_scope *s, 
     *out = NULL;
     if (rc == PURSER_ENOTFOUND) /* an expired one is deleted now, with its event */
         expire_quietly(k, s, name);
-    if (rc)
-        return rc;
-    if (!(*out = resource_decode(k, &rows, 0)))
-        return purser_error_set(err, PURSER_EINTERNAL,
-                                "%s '%s' is stored in a form that no longer decodes", k->kind,
-                                name);
-    if (id)
-        *id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
-    return 0;
+    if (!rc && !(*out = resource_decode(k, &rows, 0)))
+        rc = purser_error_set(err, PURSER_EINTERNAL,
+                              "%s '%s' is stored in a form that no longer decodes", k->kind, name);
+    if (!rc) {
+        if (id)
+            *id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
+    }
+    return rc;
 }
 
 /* ---- writing ---- */
@@ -427,42 +418,18 @@ static int write_txn(struct store *store, void *ctx, struct purser_error *err)
     return rc;
 }
 
-/* The write itself. */
-static int write_change(struct store *store, struct write *w, struct purser_error *err)
+/* A replace, patch or status write of the row read (rows, id); w->out the resource after it. */
+static int change_row(struct store *store, struct write *w, const struct store_rows *rows,
+                      long long id, struct purser_error *err)
 {
-    struct store_rows rows;
-    json_t *current = NULL, *target = NULL;
-    long long id;
-    const char *revision;
-    int rc;
-
-    json_decref(w->out);
-    w->out = NULL;
-    if (w->op == 'c')
-        return create_in(store, w, err);
-    if ((rc = read_row(w->k, w->s, store, w->name, 1, &rows, err)))
-        return rc;
-    id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
-    revision = store_cell(&rows, 0, C_REVISION);
-    {
-        char expires[21];
-        w->expires = arena_strdup(w->s->arena, resource_time(&rows, 0, C_EXPIRES, expires));
-    }
-    if ((rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err)))
-        return rc;
-    if (w->op == 'd') { /* the kind's own rows first: its hook may read the row */
-        struct store_value p = STORE_INT(id);
-        rc = w->k->on_delete ? w->k->on_delete(store, id, w->s, err) : 0;
-        if (!rc)
-            rc = store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
-        return rc;
-    }
-    if (!(current = resource_decode(w->k, &rows, 0)) && w->op != 'r')
-        return purser_error_set(err, PURSER_EINTERNAL,
-                                "%s '%s' is stored in a form that no longer decodes; replace it "
-                                "with PUT",
-                                w->k->kind, w->name);
-    if (w->op == 's') { /* each member given replaces the status member of its name */
+    json_t *current = resource_decode(w->k, rows, 0), *target = NULL;
+    int rc = 0;
+    if (!current && w->op != 'r')
+        rc = purser_error_set(err, PURSER_EINTERNAL,
+                              "%s '%s' is stored in a form that no longer decodes; replace it "
+                              "with PUT",
+                              w->k->kind, w->name);
+    else if (w->op == 's') { /* each member given replaces the status member of its name */
         json_t *status = json_object_get(current, "status");
         char *text;
         json_object_update(status, (json_t *)w->body);
@@ -502,6 +469,39 @@ static int write_change(struct store *store, struct write *w, struct purser_erro
     json_decref(target);
     if (!rc)
         rc = read_by_id(w->k, w->s, store, id, &w->out, err);
+    return rc;
+}
+
+/* The write itself. */
+static int write_change(struct store *store, struct write *w, struct purser_error *err)
+{
+    struct store_rows rows;
+    long long id;
+    const char *revision;
+    int rc;
+
+    json_decref(w->out);
+    w->out = NULL;
+    if (w->op == 'c')
+        return create_in(store, w, err);
+    rc = read_row(w->k, w->s, store, w->name, 1, &rows, err);
+    if (!rc) {
+        id = strtoll(store_cell(&rows, 0, C_ID), NULL, 10);
+        revision = store_cell(&rows, 0, C_REVISION);
+        {
+            char expires[21];
+            w->expires = arena_strdup(w->s->arena, resource_time(&rows, 0, C_EXPIRES, expires));
+        }
+        rc = precondition(w, revision, w->op == 'r' || w->op == 'p', err);
+    }
+    if (!rc && w->op == 'd') { /* the kind's own rows first: its hook may read the row */
+        struct store_value p = STORE_INT(id);
+        rc = w->k->on_delete ? w->k->on_delete(store, id, w->s, err) : 0;
+        if (!rc)
+            rc = store_exec(store, "DELETE FROM resources WHERE id = ?", &p, 1, NULL, NULL, err);
+    } else if (!rc) {
+        rc = change_row(store, w, &rows, id, err);
+    }
     return rc;
 }
 

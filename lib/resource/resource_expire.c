@@ -190,14 +190,14 @@ int resource_expire(const struct resource_kind *k, const struct resource_scope *
     if (k->table) /* such a kind expires its own rows (lib/auth/identity_resource.c) */
         return 0;
     rc = store_query(s->store, s->arena, &rows, expired_sql, p, 4, err);
-    if (rc || rows.count == 0)
-        return rc;
-    server.actor = "purser";
-    rc = store_txn(s->store, 0, expire_txn, &e, err);
-    if (rc) {
-        json_t *fields = json_pack("{s:s, s:s}", "kind", k->kind, "error", err->message);
-        log_message("warning", "expired resources could not be deleted", fields);
-        json_decref(fields);
+    if (!rc && rows.count > 0) {
+        server.actor = "purser";
+        rc = store_txn(s->store, 0, expire_txn, &e, err);
+        if (rc) {
+            json_t *fields = json_pack("{s:s, s:s}", "kind", k->kind, "error", err->message);
+            log_message("warning", "expired resources could not be deleted", fields);
+            json_decref(fields);
+        }
     }
     return rc;
 }
@@ -260,9 +260,8 @@ int resource_expire_due(const struct resource_kind *const *kinds, size_t count, 
     size_t found = rc ? 0 : rows.count;
     arena_free(arena);
     *deleted = 0;
-    if (rc || found == 0) /* a cheap read: nothing expired, nothing written */
-        return rc;
-    rc = store_txn(store, 0, due_txn, &d, err); /* each row's scope names the actor, purser */
+    if (!rc && found > 0) /* (a cheap read: nothing expired, nothing written) */
+        rc = store_txn(store, 0, due_txn, &d, err); /* each row's scope names the actor, purser */
     if (!rc)
         *deleted = d.deleted;
     return rc;

@@ -315,17 +315,17 @@ static int filter_clauses(struct list *l, const char *text)
 {
     char *copy = arena_strdup(l->s->arena, text), *save = NULL, *item;
     size_t n = 0;
-    int rc;
+    int rc = 0;
     if (!copy)
         return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
-    for (item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+    for (item = strtok_r(copy, ";", &save); item && !rc; item = strtok_r(NULL, ";", &save)) {
         if (++n > FILTERS_MAX)
-            return purser_error_set(l->err, PURSER_EINVAL, "filter: more than %d conditions",
-                                    FILTERS_MAX);
-        if ((rc = filter_condition(l, item)))
-            return rc;
+            rc = purser_error_set(l->err, PURSER_EINVAL, "filter: more than %d conditions",
+                                  FILTERS_MAX);
+        else
+            rc = filter_condition(l, item);
     }
-    return 0;
+    return rc;
 }
 
 long resource_page_size(const char *text, struct purser_error *err)
@@ -529,25 +529,26 @@ static int plan_of(struct list *l, const struct resource_query *q, int paged, st
                                 "sort must be name, created_at%s%s (with '-' "
                                 "before for descending), not '%.40s'",
                                 k->title ? " or " : "", k->title ? k->title : "", p->sort);
-    if ((rc = selector_parse(l->s->arena, q->labels ? q->labels : "", &p->sel, l->err)))
-        return rc;
-    if (paged && q->page_token && *q->page_token &&
-        (rc = token_read(l, q->page_token, p->sort, &p->pos)))
-        return rc;
-    if (l->every && organizations_count(q->organizations) > ORGANIZATIONS_MAX)
-        return purser_error_set(l->err, PURSER_EINVAL, "organization: more than %d names",
-                                ORGANIZATIONS_MAX);
-    /* an equality requirement walks labels_select in name order: a page costs its size */
-    for (size_t i = 0; !k->table && !l->every && i < p->sel.count && !strcmp(p->col, "r.name"); i++)
-        if (p->sel.items[i].op == SELECTOR_EQ) {
-            p->drive = &p->sel.items[i];
-            break;
-        }
-    /* else an equality on indexed values walks values_select the same way */
-    if (!p->drive && !k->table && !l->every && k->values_filter && q->filter &&
-        !strcmp(p->col, "r.name"))
-        value_drive(l, q->filter, p);
-    return 0;
+    rc = selector_parse(l->s->arena, q->labels ? q->labels : "", &p->sel, l->err);
+    if (!rc && paged && q->page_token && *q->page_token)
+        rc = token_read(l, q->page_token, p->sort, &p->pos);
+    if (!rc && l->every && organizations_count(q->organizations) > ORGANIZATIONS_MAX)
+        rc = purser_error_set(l->err, PURSER_EINVAL, "organization: more than %d names",
+                              ORGANIZATIONS_MAX);
+    if (!rc) {
+        /* an equality requirement walks labels_select in name order: a page costs its size */
+        for (size_t i = 0; !k->table && !l->every && i < p->sel.count && !strcmp(p->col, "r.name");
+             i++)
+            if (p->sel.items[i].op == SELECTOR_EQ) {
+                p->drive = &p->sel.items[i];
+                break;
+            }
+        /* else an equality on indexed values walks values_select the same way */
+        if (!p->drive && !k->table && !l->every && k->values_filter && q->filter &&
+            !strcmp(p->col, "r.name"))
+            value_drive(l, q->filter, p);
+    }
+    return rc;
 }
 
 /* The rows of the list q asks for (paged: one page and one more row). */
@@ -590,24 +591,22 @@ static const char *sort_value(const struct resource_kind *k, const struct plan *
     return store_cell(rows, i, strcmp(p->col, name_column(k)) ? C_TITLE : C_NAME);
 }
 
-int resource_list(const struct resource_kind *k, const struct resource_scope *s,
-                  const struct resource_query *q, struct buf *out, struct purser_error *err)
+/* A page of rows as the list's JSON (items, next_page_token) into out. */
+static int write_page(const struct resource_kind *k, const struct resource_scope *s,
+                      const struct plan *p, const struct store_rows *rows, struct buf *out,
+                      struct purser_error *err)
 {
-    struct plan p;
-    struct store_rows rows;
     const char *next = "";
     size_t n, written = 0;
-    int rc = list_rows(k, s, q, 1, &p, &rows, err);
-    if (rc)
-        return rc;
+    int rc;
     /* written out from the stored JSON as it is: a page is not parsed and written again */
-    n = rows.count > (size_t)p.size ? (size_t)p.size : rows.count;
+    n = rows->count > (size_t)p->size ? (size_t)p->size : rows->count;
     rc = buf_adds(out, "{\"items\":[");
     for (size_t i = 0; !rc && i < n; i++) {
         size_t mark = out->len;
         if (written && (rc = buf_addc(out, ',')))
             break;
-        rc = resource_write_text(k, &rows, i, out); /* 1: logged and skipped */
+        rc = resource_write_text(k, rows, i, out); /* 1: logged and skipped */
         if (rc == 1) {
             out->len = mark;
             rc = 0;
@@ -615,15 +614,26 @@ int resource_list(const struct resource_kind *k, const struct resource_scope *s,
             written++;
         }
     }
-    if (rows.count > (size_t)p.size) {
-        size_t last = (size_t)p.size - 1;
+    if (rows->count > (size_t)p->size) {
+        size_t last = (size_t)p->size - 1;
         next =
-            token_make(s->arena, p.sort, sort_value(k, &p, &rows, last),
-                       store_cell(&rows, last, C_NAME), store_cell(&rows, last, C_ORGANIZATION_ID));
+            token_make(s->arena, p->sort, sort_value(k, p, rows, last),
+                       store_cell(rows, last, C_NAME), store_cell(rows, last, C_ORGANIZATION_ID));
     }
     if (!rc)
         rc = buf_printf(out, "],\"next_page_token\":\"%s\"}", next ? next : "");
     return rc ? purser_error_set(err, PURSER_EINTERNAL, "out of memory") : 0;
+}
+
+int resource_list(const struct resource_kind *k, const struct resource_scope *s,
+                  const struct resource_query *q, struct buf *out, struct purser_error *err)
+{
+    struct plan p;
+    struct store_rows rows;
+    int rc = list_rows(k, s, q, 1, &p, &rows, err);
+    if (!rc)
+        rc = write_page(k, s, &p, &rows, out, err);
+    return rc;
 }
 
 int resource_list_names(const struct resource_kind *k, const struct resource_scope *s,
@@ -635,12 +645,12 @@ int resource_list_names(const struct resource_kind *k, const struct resource_sco
     int rc = list_rows(k, s, q, 0, &p, &rows, err);
     *names = NULL;
     *count = 0;
-    if (rc)
-        return rc;
-    if (!(*names = arena_calloc(s->arena, rows.count + 1, sizeof(**names))))
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < rows.count; i++)
-        (*names)[i] = store_cell(&rows, i, C_NAME);
-    *count = rows.count;
-    return 0;
+    if (!rc && !(*names = arena_calloc(s->arena, rows.count + 1, sizeof(**names))))
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < rows.count; i++)
+            (*names)[i] = store_cell(&rows, i, C_NAME);
+        *count = rows.count;
+    }
+    return rc;
 }

@@ -185,26 +185,27 @@ int selector_parse(struct arena *arena, const char *text, struct selector *out,
                    struct purser_error *err)
 {
     struct scan s = {.arena = arena, .text = text, .p = text, .err = err};
+    int rc = 0;
     memset(out, 0, sizeof(*out));
     if (!(out->items = arena_calloc(arena, SELECTOR_MAX_REQUIREMENTS, sizeof(*out->items))))
         return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     skip_space(&s);
-    if (!*s.p)
-        return 0;
-    for (;;) {
-        int rc;
+    /* a requirement, then the end or a ',' and the next (one is due after a ',') */
+    for (int more = *s.p != '\0'; more;) {
         if (out->count == SELECTOR_MAX_REQUIREMENTS)
-            return purser_error_set(err, PURSER_EINVAL, "labels: more than %d requirements",
-                                    SELECTOR_MAX_REQUIREMENTS);
-        if ((rc = requirement(&s, &out->items[out->count++])))
-            return rc;
-        skip_space(&s);
-        if (!*s.p)
-            return 0;
-        if (*s.p != ',')
-            return fault(&s, "expected ',' between requirements");
-        s.p++;
+            rc = purser_error_set(err, PURSER_EINVAL, "labels: more than %d requirements",
+                                  SELECTOR_MAX_REQUIREMENTS);
+        if (!rc)
+            rc = requirement(&s, &out->items[out->count++]);
+        if (!rc)
+            skip_space(&s);
+        if (!rc && *s.p && *s.p != ',')
+            rc = fault(&s, "expected ',' between requirements");
+        more = !rc && *s.p;
+        if (more)
+            s.p++;
     }
+    return rc;
 }
 
 /* ---- evaluating ---- */

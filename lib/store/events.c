@@ -246,12 +246,11 @@ static int exec_event_txn(struct store *store, void *arg, struct purser_error *e
 {
     struct exec_event *e = arg;
     int rc = store_exec(store, e->sql, e->params, e->n, &e->affected, NULL, err);
-    if (rc || !e->affected)
-        return rc;
-    return e->org_id
-               ? event_append(store, e->actor, e->org_id, e->kind, e->name, e->op, NULL, NULL, err)
-               : event_append_named(store, e->actor, e->org, e->kind, e->name, e->op, NULL, NULL,
-                                    err);
+    if (!rc && e->affected && e->org_id)
+        rc = event_append(store, e->actor, e->org_id, e->kind, e->name, e->op, NULL, NULL, err);
+    else if (!rc && e->affected)
+        rc = event_append_named(store, e->actor, e->org, e->kind, e->name, e->op, NULL, NULL, err);
+    return rc;
 }
 
 int event_exec(struct store *store, const char *actor, long long org_id, const char *org,
@@ -292,58 +291,59 @@ int events_read(struct store *store, struct arena *arena, long long org_id,
                          "SELECT (SELECT last_seq FROM event_counters WHERE org_id = ?), (SELECT "
                          "MIN(seq) FROM events WHERE org_id = ?)",
                          (struct store_value[]){id, id}, 2, err);
-    if (rc)
-        return rc;
-    if (store_cell(&head, 0, 0))
-        newest = strtoll(store_cell(&head, 0, 0), NULL, 10);
-    oldest = store_cell(&head, 0, 1) ? strtoll(store_cell(&head, 0, 1), NULL, 10) : newest + 1;
-    if (!q->latest && since < oldest - 1) {
-        *gone = oldest;
-        return 0;
+    if (!rc) {
+        if (store_cell(&head, 0, 0))
+            newest = strtoll(store_cell(&head, 0, 0), NULL, 10);
+        oldest = store_cell(&head, 0, 1) ? strtoll(store_cell(&head, 0, 1), NULL, 10) : newest + 1;
+        if (!q->latest && since < oldest - 1) {
+            *gone = oldest;
+            return 0;
+        }
+        {
+            /* the latest: read backwards from the newest (the primary key's order), then turned */
+            struct store_value p[] = {STORE_INT(org_id),
+                                      STORE_INT(since),
+                                      STORE_INT(newest),
+                                      STORE_INT(q->kinds != NULL),
+                                      STORE_STR(q->kinds ? q->kinds : ""),
+                                      STORE_INT(q->actor != NULL),
+                                      STORE_STR(q->actor ? q->actor : ""),
+                                      STORE_INT(q->limit)};
+            rc = store_query(store, arena, &rows,
+                             q->latest
+                                 ? "SELECT * FROM (SELECT seq, kind, name, op, revision, actor, "
+                                   "" STORE_ISO_TIME("at") ", detail FROM events WHERE org_id = "
+                                                           "? AND seq > ? AND seq <= ? AND (? = "
+                                                           "0 OR FIND_IN_SET(kind, ?)) AND (? = "
+                                                           "0 OR actor = ?) ORDER BY seq DESC "
+                                                           "LIMIT ?) e ORDER BY seq"
+                                 : "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME(
+                                       "at") ", detail FROM events WHERE org_id = ? AND seq > ? "
+                                             "AND seq <= ? AND (? = 0 OR FIND_IN_SET(kind, ?)) "
+                                             "AND (? = 0 OR actor = ?) ORDER BY seq LIMIT ?",
+                             p, 8, err);
+        }
     }
-    {
-        /* the latest: read backwards from the newest (the primary key's order), then turned */
-        struct store_value p[] = {STORE_INT(org_id),
-                                  STORE_INT(since),
-                                  STORE_INT(newest),
-                                  STORE_INT(q->kinds != NULL),
-                                  STORE_STR(q->kinds ? q->kinds : ""),
-                                  STORE_INT(q->actor != NULL),
-                                  STORE_STR(q->actor ? q->actor : ""),
-                                  STORE_INT(q->limit)};
-        rc = store_query(store, arena, &rows,
-                         q->latest ? "SELECT * FROM (SELECT seq, kind, name, op, revision, actor, "
-                                     "" STORE_ISO_TIME("at") ", detail FROM events WHERE org_id = "
-                                                             "? AND seq > ? AND seq <= ? AND (? = "
-                                                             "0 OR FIND_IN_SET(kind, ?)) AND (? = "
-                                                             "0 OR actor = ?) ORDER BY seq DESC "
-                                                             "LIMIT ?) e ORDER BY seq"
-                                   : "SELECT seq, kind, name, op, revision, actor, " STORE_ISO_TIME(
-                                         "at") ", detail FROM events WHERE org_id = ? AND seq > ? "
-                                               "AND seq <= ? AND (? = 0 OR FIND_IN_SET(kind, ?)) "
-                                               "AND (? = 0 OR actor = ?) ORDER BY seq LIMIT ?",
-                         p, 8, err);
+    if (!rc) {
+        list = json_array();
+        for (size_t i = 0; i < rows.count; i++) {
+            const char *detail = store_cell(&rows, i, 7);
+            json_t *d = detail ? json_loads(detail, 0, NULL) : NULL;
+            next = strtoll(store_cell(&rows, i, 0), NULL, 10);
+            json_array_append_new(
+                list, event_object(next, store_cell(&rows, i, 1), store_cell(&rows, i, 2),
+                                   store_cell(&rows, i, 3), store_cell(&rows, i, 4),
+                                   store_cell(&rows, i, 5), store_cell(&rows, i, 6), d));
+            json_decref(d);
+        }
+        /* a short page read all of (since, newest]: the next ask starts past what the filters
+         * left out; the latest page always reads up to the newest */
+        if ((q->latest || (long)rows.count < q->limit) && newest > next)
+            next = newest;
+        *last = newest;
+        *out = json_pack("{s:o, s:I}", "events", list, "next", (json_int_t)next);
     }
-    if (rc)
-        return rc;
-    list = json_array();
-    for (size_t i = 0; i < rows.count; i++) {
-        const char *detail = store_cell(&rows, i, 7);
-        json_t *d = detail ? json_loads(detail, 0, NULL) : NULL;
-        next = strtoll(store_cell(&rows, i, 0), NULL, 10);
-        json_array_append_new(list,
-                              event_object(next, store_cell(&rows, i, 1), store_cell(&rows, i, 2),
-                                           store_cell(&rows, i, 3), store_cell(&rows, i, 4),
-                                           store_cell(&rows, i, 5), store_cell(&rows, i, 6), d));
-        json_decref(d);
-    }
-    /* a short page read all of (since, newest]: the next ask starts past what the filters
-     * left out; the latest page always reads up to the newest */
-    if ((q->latest || (long)rows.count < q->limit) && newest > next)
-        next = newest;
-    *last = newest;
-    *out = json_pack("{s:o, s:I}", "events", list, "next", (json_int_t)next);
-    return 0;
+    return rc;
 }
 
 int events_prune(struct store *store, long days, unsigned long long *deleted,

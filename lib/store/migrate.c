@@ -20,32 +20,38 @@ int migrate_latest(const struct migration *list, size_t count)
     return latest;
 }
 
+/* the one integer a query answers (0 when it answers NULL) */
+static int query_int(struct store *store, struct arena *arena, const char *sql,
+                     const struct store_value *params, size_t nparams, int *out,
+                     struct purser_error *err)
+{
+    struct store_rows rows;
+    int rc = store_query(store, arena, &rows, sql, params, nparams, err);
+    if (!rc)
+        *out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
+    return rc;
+}
+
 static int current_version(struct store *store, struct arena *arena, int *version_out,
                            struct purser_error *err)
 {
-    struct store_rows rows;
-    int rc = store_query(store, arena, &rows,
-                         "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, err);
-    if (rc)
-        return rc;
-    *version_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
-    return 0;
+    return query_int(store, arena, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL,
+                     0, version_out, err);
 }
 
 int migrate_current(struct store *store, int *version_out, struct purser_error *err)
 {
     struct arena *arena = arena_new();
-    struct store_rows rows;
-    int rc;
+    int tables = 0;
+    int rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
 
     *version_out = 0;
-    if (!arena)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    rc = store_query(store, arena, &rows,
-                     "SELECT COUNT(*) FROM information_schema.tables"
-                     " WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'",
-                     NULL, 0, err);
-    if (!rc && strcmp(store_cell(&rows, 0, 0), "0") != 0)
+    if (!rc)
+        rc = query_int(store, arena,
+                       "SELECT COUNT(*) FROM information_schema.tables"
+                       " WHERE table_schema = DATABASE() AND table_name = 'schema_migrations'",
+                       NULL, 0, &tables, err);
+    if (!rc && tables)
         rc = current_version(store, arena, version_out, err);
     arena_free(arena);
     return rc;
@@ -105,23 +111,20 @@ int migrate_schema_state(struct store *store, int expected, int *current_out, in
                          struct purser_error *err)
 {
     struct arena *arena = NULL;
-    struct store_rows rows;
     struct store_value params[] = {STORE_INT(expected)};
     int rc = migrate_current(store, current_out, err);
 
     *floor_out = 0;
-    if (rc || *current_out <= expected)
-        return rc;
     /* newer than this build: the newest migration after it that contracts the schema */
-    arena = arena_new();
-    if (!arena)
-        return purser_error_set(err, PURSER_EINTERNAL, "out of memory");
-    rc = store_query(store, arena, &rows,
-                     "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
-                     " WHERE contract = 1 AND version > ?",
-                     params, 1, err);
-    if (!rc)
-        *floor_out = atoi(store_cell(&rows, 0, 0) ? store_cell(&rows, 0, 0) : "0");
+    if (!rc && *current_out > expected) {
+        arena = arena_new();
+        rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc && arena)
+        rc = query_int(store, arena,
+                       "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+                       " WHERE contract = 1 AND version > ?",
+                       params, 1, floor_out, err);
     arena_free(arena);
     return rc;
 }

@@ -575,7 +575,7 @@ int store_txn(struct store *s, int attempts,
         if (!rc)
             rc = simple_query(s, "START TRANSACTION", err);
         if (rc)
-            return rc;
+            break; /* (not begun: nothing to run again) */
         s->in_txn = 1;
         s->last_error = 0;
         notices_flush(s, 0); /* (a retried attempt starts with none) */
@@ -591,12 +591,10 @@ int store_txn(struct store *s, int attempts,
         notices_flush(s, !rc);
         if (!rc && s->txn_committed)
             s->txn_committed(s->txn_ctx);
-        if (!rc)
-            return 0;
         /* Run again after a deadlock or lock wait timeout (a Galera certification conflict
          * is a deadlock too), or a connection lost mid-transaction; fn's own failures stand. */
-        if (!is_retryable(s->last_error) && !is_connection_error(s->last_error))
-            return rc;
+        if (!rc || (!is_retryable(s->last_error) && !is_connection_error(s->last_error)))
+            break;
     }
     return rc;
 }
@@ -620,27 +618,28 @@ int store_exec_script_notes(struct store *s, const char *sql,
                             struct purser_error *err)
 {
     int rc, status;
-    if ((rc = store_connect(s, err)))
-        return rc;
-    if (mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_ON))
-        return db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
-    status = mysql_real_query(s->conn, sql, strlen(sql));
-    while (!status) {
-        MYSQL_RES *res = mysql_store_result(s->conn);
-        if (res) {
-            script_notes(res, note, ctx);
-            mysql_free_result(res);
-        }
-        status = mysql_next_result(s->conn);
-        if (status < 0) {
-            status = 0;
-            break;
-        }
-    }
-    if (status)
+    rc = store_connect(s, err);
+    if (!rc && mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_ON))
         rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
-    if (s->conn)
-        mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_OFF);
+    if (!rc) {
+        status = mysql_real_query(s->conn, sql, strlen(sql));
+        while (!status) {
+            MYSQL_RES *res = mysql_store_result(s->conn);
+            if (res) {
+                script_notes(res, note, ctx);
+                mysql_free_result(res);
+            }
+            status = mysql_next_result(s->conn);
+            if (status < 0) {
+                status = 0;
+                break;
+            }
+        }
+        if (status)
+            rc = db_error(s, mysql_errno(s->conn), mysql_error(s->conn), err);
+        if (s->conn)
+            mysql_set_server_option(s->conn, MYSQL_OPTION_MULTI_STATEMENTS_OFF);
+    }
     return rc;
 }
 

@@ -66,9 +66,10 @@ static size_t datetime_text(const MYSQL_TIME *t, int decimals, char *out)
     return decimals > 0 ? 20 + (size_t)decimals : 19;
 }
 
-int store_fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
-                    struct arena *arena, struct store_rows *out, const struct row_sink *sink,
-                    struct purser_error *err)
+/* store_fetch_all once the result's shape is known. */
+static int fetch_rows(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
+                      struct arena *arena, struct store_rows *out, const struct row_sink *sink,
+                      struct purser_error *err)
 {
     struct arena *row_arena = NULL;
     size_t columns, cap = 0;
@@ -78,9 +79,6 @@ int store_fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cache
     char *buffers;
     int rc = 0, status;
 
-    memset(out, 0, sizeof(*out));
-    if (cached->columns < 0 && (rc = result_shape(cached, stmt, err)))
-        return rc;
     columns = (size_t)cached->columns;
     out->columns = columns;
     if (!columns)
@@ -181,5 +179,18 @@ int store_fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cache
         rc = store_stmt_failed(s, stmt, err);
     if (s->conn)
         mysql_stmt_free_result(stmt);
+    return rc;
+}
+
+int store_fetch_all(struct store *s, MYSQL_STMT *stmt, struct cached_stmt *cached,
+                    struct arena *arena, struct store_rows *out, const struct row_sink *sink,
+                    struct purser_error *err)
+{
+    int rc = 0;
+    memset(out, 0, sizeof(*out));
+    if (cached->columns < 0)
+        rc = result_shape(cached, stmt, err);
+    if (!rc)
+        rc = fetch_rows(s, stmt, cached, arena, out, sink, err);
     return rc;
 }

@@ -290,22 +290,24 @@ static int import_artifact(struct import *im, const json_t *doc, const char *nam
     const struct transfer_ctx *c = im->c;
     const char *slash = strchr(name, '/'), *sum;
     json_t *content;
-    int created = 0;
+    int created = 0, rc = 0;
     (void)doc;
     if (!slash)
         return purser_error_set(err, PURSER_EINVAL, "metadata.name: not <name>/<identifier>");
     json_object_foreach (json_object_get(spec, "files"), sum, content) {
         size_t len = 0;
         unsigned char *data = crypto_base64_decode(json_string_value(content), &len);
-        int rc = data ? cookbook_file_import(c->store, c->org, sum, (const char *)data, len, err)
-                      : purser_error_set(err, PURSER_EINVAL, "spec.files.%s: not base64", sum);
+        rc = data ? cookbook_file_import(c->store, c->org, sum, (const char *)data, len, err)
+                  : purser_error_set(err, PURSER_EINVAL, "spec.files.%s: not base64", sum);
         free(data);
         if (rc)
-            return rc;
+            break;
     }
-    return cookbook_artifact_put(c->store, c->arena, c->org,
-                                 arena_strndup(c->arena, name, (size_t)(slash - name)), slash + 1,
-                                 json_object_get(spec, "manifest"), c->actor, &created, out, err);
+    if (!rc)
+        rc = cookbook_artifact_put(c->store, c->arena, c->org,
+                                   arena_strndup(c->arena, name, (size_t)(slash - name)), slash + 1,
+                                   json_object_get(spec, "manifest"), c->actor, &created, out, err);
+    return rc;
 }
 
 /* A document of a bucket as its export names it when redacted: "schema/name" (a new string). */
@@ -388,12 +390,11 @@ static int latest_revision(struct import *im, struct docstore_ctx *d, const char
 {
     int rc;
     transfer_docs_ctx(im->c, im->oid, d);
-    if ((rc = docstore_latest(d, rev, err)))
-        return rc;
-    if (!*rev)
-        return purser_error_set(err, PURSER_EINVAL,
-                                "no DocumentBucket before it: there is no revision to %s", what);
-    return 0;
+    rc = docstore_latest(d, rev, err);
+    if (!rc && !*rev)
+        rc = purser_error_set(err, PURSER_EINVAL,
+                              "no DocumentBucket before it: there is no revision to %s", what);
+    return rc;
 }
 
 static int import_tag(struct import *im, const json_t *doc, const char *name, const json_t *spec,
