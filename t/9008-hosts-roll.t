@@ -21,35 +21,17 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use File::Temp qw(tempdir);
-use HTTP::Tiny;
 use IO::Handle;
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use Test::More;
 use PurserStack;
 use PurserGalera qw(lock_for);
+use PurserHosts;
 
-plan skip_all => 'network namespaces need root' if $> != 0;
-plan skip_all => 'network namespaces cannot be made here'
-    if system("ip netns add purser-probe-$$ > /dev/null 2>&1 && ip netns del purser-probe-$$") != 0;
-
-my $tool = PurserStack::root() . '/tools/hosts';
-my $dir = tempdir('purser-roll-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
+PurserHosts::skip_unless_namespaces();
+my $tool = PurserHosts::tool();
 my (@clients, %client_pid);
-my $parent = $$;
-END {
-    if ($$ == $parent) {
-        my $status = $?;
-        kill 'KILL', @clients if @clients;
-        waitpid $_, 0 for @clients;
-        system($tool, 'stop', $dir);
-        $? = $status;
-    }
-}
-$SIG{INT} = $SIG{TERM} = sub { exit 1 };
-$SIG{PIPE} = 'IGNORE';
-
-sub hosts { system($tool, $_[0], $dir, @_[1 .. $#_]) == 0 or BAIL_OUT("tools/hosts @_ failed (logs in $dir)") }
 my $root = PurserStack::root();
 my $build = PurserStack::build();
 $build = "$root/$build" unless $build =~ m{^/};
@@ -62,35 +44,25 @@ if (-x "$from/purser-fcgi" && -x "$from/purser") {
 } elsif (-e "$root/.git" && (my $commit = `git -C '$root' rev-parse --verify -q '$from^{commit}' 2>/dev/null`)) {
     chomp $commit;
     my $t_build = time;
-    mkdir "$dir/old" or die;
-    is system("git -C '$root' archive '$commit' | tar -x -C '$dir/old'"), 0, "git archive $from";
-    my $out = `make -s -C '$dir/old' -j2 BUILD=build build/purser-fcgi build/purser 2>&1`;
+    my $src = tempdir('purser-roll-from-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+    is system("git -C '$root' archive '$commit' | tar -x -C '$src'"), 0, "git archive $from";
+    my $out = `make -s -C '$src' -j2 BUILD=build build/purser-fcgi build/purser 2>&1`;
     is $?, 0, sprintf('  built (purser-fcgi, purser) in %.0f s', time - $t_build) or BAIL_OUT($out);
-    $old = "$dir/old/build";
+    $old = "$src/build";
 } else {
     diag "no git history or no commit $from: the hosts start on this build, and only the restart rolls";
 }
 my ($latest) = sort { $b <=> $a } map { m{/0*(\d+)_[^/]+\.sql$} ? $1 : () } glob("$root/sql/*.sql");
 
 my $t_start = time;
+my ($dir, %env);
 {
     local $ENV{PURSER_BUILD} = $old // $build;
-    hosts('start');
+    ($dir, %env) = PurserHosts::start('roll', \@clients);
 }
-my %env;
-{
-    open my $fh, '<', "$dir/hosts.env" or BAIL_OUT('no hosts.env');
-    while (<$fh>) { $env{$1} = $2 if /^export (\w+)=(.*)$/ }
-}
-diag sprintf 'three hosts, three Galera nodes and the front started in %.1f s', time - $t_start;
 my $base = "/organizations/$env{PURSER_ORG}";
 
-sub client_for {
-    my ($url, $timeout) = @_;
-    return bless { dir => $dir, pid => $parent, opt => {}, stopped => 1, env => { %env, PURSER_URL => $url },
-        http => HTTP::Tiny->new(verify_SSL => 1, SSL_options => { SSL_ca_file => $env{PURSER_CA} },
-                                max_redirect => 0, timeout => $timeout // 100, keep_alive => 1) }, 'PurserStack';
-}
+sub client_for { PurserHosts::client($_[0], $_[1] // 100) }
 my $stop_file = "$dir/stop-clients";
 sub client {
     my ($name, $body) = @_;
