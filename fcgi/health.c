@@ -29,8 +29,9 @@ int health_deep(struct request *req)
     /* (a newer schema that only expanded: this host serves during a rolling upgrade) */
     if ((rc = migrate_serves(expected, current, contract, &req->err)))
         return rc;
-    body =
-        json_pack("{s:s, s:s, s:i}", "status", "ok", "database", "ok", "schema_version", current);
+    /* build_schema: the schema this purser-fcgi was made for (an older host's, during a roll) */
+    body = json_pack("{s:s, s:s, s:i, s:i}", "status", "ok", "database", "ok", "schema_version",
+                     current, "build_schema", expected);
     rc = respond_json(req, 200, body, "Cache-Control: no-store\r\n");
     json_decref(body);
     return rc;

@@ -30,6 +30,24 @@ is $s->sql('SELECT applied_at FROM schema_migrations ORDER BY version'), $stamps
 is $s->sql('SELECT COUNT(*) FROM settings WHERE name = "instance_id"'), "1\n",
     'the data of a migration is there once';
 
+# 0026: the statement of GET /metrics' key-expiry gauge (taken from lib/auth/key_expiry.c as it
+# is) reads one entry of principal_keys_expires, not the table (t/8010 holds its value).
+{
+    open my $fh, '<', PurserStack::root() . '/lib/auth/key_expiry.c' or die;
+    my $c = do { local $/; <$fh> };
+    my ($statement) = $c =~ /store_query\(store, arena, &rows,\s*((?:"(?:[^"\\]|\\.)*"\s*)+),/;
+    $statement = join '', $statement =~ /"((?:[^"\\]|\\.)*)"/g;
+    like $statement, qr/MIN\(expires_at\).*FROM principal_keys WHERE expires_at >/, 'the gauge\'s statement, from key_expiry.c';
+    # (a live key: with none the plan says "No matching min/max row", found in the index too)
+    $s->sql("INSERT INTO principal_keys (principal_id, name, public_key, expires_at)"
+        . " SELECT id, 'expiry-probe', 'x', UTC_TIMESTAMP() + INTERVAL 1 YEAR FROM principals LIMIT 1");
+    my $plan = $s->sql("EXPLAIN $statement");
+    like $plan, qr/Select tables optimized away/, '  reads one index entry (EXPLAIN: Select tables optimized away)' or diag $plan;
+    $s->sql("DELETE FROM principal_keys WHERE name = 'expiry-probe'");
+    like $s->sql('SHOW INDEX FROM principal_keys WHERE Key_name = "principal_keys_expires"'), qr/expires_at/,
+        '  the index 0026 adds';
+}
+
 # A rolling upgrade (docs/operator/upgrades.md): a newer release's migrations applied while this
 # build still serves. Expand-only ones (recorded with contract 0) leave it serving, its deep
 # health too; one that contracts the schema (a file with `-- purser: contract`) stops it with

@@ -29,6 +29,7 @@ my $deep = PurserStack::json($r);
 is $deep->{status}, 'ok', 'deep health says ok';
 is $deep->{database}, 'ok', 'the database answered';
 is $deep->{schema_version}, $latest, "schema at the newest migration ($latest)";
+is $deep->{build_schema}, $latest, 'the schema this build was made for, the same';
 
 $r = $s->get('/no/such/thing');
 is $r->{status}, 404, 'unknown path is 404';

@@ -24,8 +24,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
-use File::Temp qw(tempdir);
-use HTTP::Tiny;
 use IO::Handle;
 use JSON::PP;
 use POSIX ();
@@ -33,39 +31,13 @@ use Time::HiRes qw(sleep time);
 use Test::More;
 use PurserStack;
 use PurserGalera qw(lock_for put_policy put_document);
+use PurserHosts;
 
-plan skip_all => 'network namespaces need root' if $> != 0;
-# (a container without CAP_SYS_ADMIN lists namespaces but cannot make one)
-plan skip_all => 'network namespaces cannot be made here'
-    if system("ip netns add purser-probe-$$ > /dev/null 2>&1 && ip netns del purser-probe-$$") != 0;
-
-my $tool = PurserStack::root() . '/tools/hosts';
-my $dir = tempdir('purser-hosts-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
 my (@clients, %client_pid);
-my $parent = $$;
-END {
-    if ($$ == $parent) {
-        my $status = $?;
-        kill 'KILL', @clients if @clients;
-        waitpid $_, 0 for @clients;
-        system($tool, 'stop', $dir);
-        $? = $status;
-    }
-}
-$SIG{INT} = $SIG{TERM} = sub { exit 1 };
-# A host that dies, or whose nginx worker does, closes the connection a client may be writing
-# to: that is an unanswered request (HTTP::Tiny's 599), not the end of the client.
-$SIG{PIPE} = 'IGNORE';
-
-sub hosts { system($tool, $_[0], $dir, @_[1 .. $#_]) == 0 or BAIL_OUT("tools/hosts @_ failed (logs in $dir)") }
 my $t_start = time;
-hosts('start');
-my %env;
-{
-    open my $fh, '<', "$dir/hosts.env" or BAIL_OUT('no hosts.env');
-    while (<$fh>) { $env{$1} = $2 if /^export (\w+)=(.*)$/ }
-}
-diag sprintf 'three hosts, three Galera nodes and the front started in %.1f s', time - $t_start;
+my ($dir, %env) = PurserHosts::start('hosts', \@clients);
+my $tool = PurserHosts::tool();
+sub hosts { PurserHosts::run(@_) }
 my $cluster = PurserGalera->new($env{PURSER_GALERA});
 
 # How long a client waits for an answer (HTTP::Tiny's timeout: to connect, and for each read
@@ -86,10 +58,7 @@ my $pause_limit = $front_timeout + 10;
 sub client_for {
     my ($target, $timeout) = @_;
     $timeout //= $target eq 'front' ? $front_timeout : $direct_timeout;
-    my $url = $target eq 'front' ? $env{PURSER_URL} : $env{ 'PURSER_HOST' . substr($target, 1) . '_URL' };
-    return bless { dir => $dir, pid => $parent, opt => {}, stopped => 1, env => { %env, PURSER_URL => $url },
-        http => HTTP::Tiny->new(verify_SSL => 1, SSL_options => { SSL_ca_file => $env{PURSER_CA} },
-                                max_redirect => 0, timeout => $timeout, keep_alive => 1) }, 'PurserStack';
+    return PurserHosts::client($target eq 'front' ? $env{PURSER_URL} : $env{ 'PURSER_HOST' . substr($target, 1) . '_URL' }, $timeout);
 }
 my $front = client_for('front');
 my $org = $env{PURSER_ORG};

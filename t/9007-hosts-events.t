@@ -13,54 +13,22 @@ use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
-use File::Temp qw(tempdir);
-use HTTP::Tiny;
 use IO::Handle;
 use POSIX ();
 use Time::HiRes qw(sleep time);
 use Test::More;
 use PurserStack;
 use PurserGalera qw(lock_for);
+use PurserHosts;
 
-plan skip_all => 'network namespaces need root' if $> != 0;
-plan skip_all => 'network namespaces cannot be made here'
-    if system("ip netns add purser-probe-$$ > /dev/null 2>&1 && ip netns del purser-probe-$$") != 0;
-
-my $tool = PurserStack::root() . '/tools/hosts';
-my $dir = tempdir('purser-events-XXXXXX', TMPDIR => 1, CLEANUP => !$ENV{PURSER_KEEP});
 my (@clients, %client_pid);
-my $parent = $$;
-END {
-    if ($$ == $parent) {
-        my $status = $?;
-        kill 'KILL', @clients if @clients;
-        waitpid $_, 0 for @clients;
-        system($tool, 'stop', $dir);
-        $? = $status;
-    }
-}
-$SIG{INT} = $SIG{TERM} = sub { exit 1 };
-$SIG{PIPE} = 'IGNORE';
-
-sub hosts { system($tool, $_[0], $dir, @_[1 .. $#_]) == 0 or BAIL_OUT("tools/hosts @_ failed (logs in $dir)") }
 my $t_start = time;
-hosts('start');
-my %env;
-{
-    open my $fh, '<', "$dir/hosts.env" or BAIL_OUT('no hosts.env');
-    while (<$fh>) { $env{$1} = $2 if /^export (\w+)=(.*)$/ }
-}
-diag sprintf 'three hosts, three Galera nodes and the front started in %.1f s', time - $t_start;
+my ($dir, %env) = PurserHosts::start('events', \@clients);
+my $tool = PurserHosts::tool();
 my $base = "/organizations/$env{PURSER_ORG}";
 
 # A client of host n directly (PurserStack's methods), waiting up to $timeout for an answer.
-sub client_for {
-    my ($n, $timeout) = @_;
-    return bless { dir => $dir, pid => $parent, opt => {}, stopped => 1,
-        env => { %env, PURSER_URL => $env{"PURSER_HOST${n}_URL"} },
-        http => HTTP::Tiny->new(verify_SSL => 1, SSL_options => { SSL_ca_file => $env{PURSER_CA} },
-                                max_redirect => 0, timeout => $timeout // 10, keep_alive => 1) }, 'PurserStack';
-}
+sub client_for { my ($n, $timeout) = @_; PurserHosts::client($env{"PURSER_HOST${n}_URL"}, $timeout // 10) }
 my $stop_file = "$dir/stop-clients";
 sub client {
     my ($name, $body) = @_;
