@@ -345,6 +345,7 @@ int org_export(struct request *req)
         rc = purser_error_set(&req->err, PURSER_EDENIED,
                               "an export holds every policy group, and you read only some "
                               "(read_policy_group is limited to policy groups for you)");
+    c.identity_providers = auth_allows(req, "read_identity_providers");
     if (!rc)
         rc = transfer_export(&c, &out, &req->err);
     if (!rc) /* a stream: one YAML document per resource */
@@ -359,6 +360,7 @@ int org_import(struct request *req)
     json_t *docs = NULL, *summary = NULL;
     int rc = request_yaml(req, &docs);
     transfer_context(req, &c);
+    c.identity_providers = auth_allows(req, "write_identity_providers");
     if (!rc)
         rc = transfer_import(&c, docs, &summary, &req->err);
     json_decref(docs);

@@ -420,13 +420,59 @@ ok(!grep({ m{/auth/sso/callback\?} } @access), '  without their query (the code 
     $export = $s->request('GET', "/organizations/$org/export?secrets=true", { headers => { authorization => $admin, accept => 'application/json' } });
     unlike($export->{content} // '', qr/es-secret-4012/, '  not even in one with secrets');
     my $yaml = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $admin } })->{content};
+    # an organization's admin (not a server admin) exports it: the server's providers are not in it
+    call('POST', '/users', { username => 'orgadm' });
+    call('POST', "/organizations/$org/users", { username => 'orgadm', roles => ['admin'] });
+    my (undef, $tok) = call('POST', '/users/orgadm/tokens', {});
+    my $orgadm = "Bearer $tok->{token}";
+    $export = $s->request('GET', "/organizations/$org/export", { headers => { authorization => $orgadm, accept => 'application/json' } });
+    is($export->{status}, 200, 'the organization\'s admin exports it');
+    $docs = eval { decode_json($export->{content}) } // [];
+    is(scalar(grep { $_->{kind} eq 'IdentityProvider' } @$docs), 0, '  without the identity providers (read_identity_providers is a server admin\'s)');
+    ok(scalar(grep { $_->{kind} eq 'Organization' } @$docs), '  with the rest of it');
+    # a mapping to a role the policy file does not have: the import refused, nothing made
+    (my $bad = $yaml) =~ s/(kind: IdentityProvider\n(?:.*\n)*?\s+role: )\S+/${1}no-such-role/ or die 'no mapping role in the export';
+    ($r) = call('POST', '/organizations', { name => 'idp-bad', full_name => 'Bad roles' });
+    my $imp = $s->request('POST', '/organizations/idp-bad/import', { headers => { authorization => $admin,
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $bad });
+    is($imp->{status}, 400, 'an import whose provider maps to an unknown role is refused (400)');
+    like(msg(eval { decode_json($imp->{content}) } // {}), qr/IdentityProvider corp-es.*spec\.mappings\[\d\]\.role: unknown role no-such-role/, '  naming the document and the field') or diag($imp->{content});
+    # the provider is still on this server: an import leaves it as it is, and does not count it as imported
+    $imp = $s->request('POST', '/organizations/idp-bad/import', { headers => { authorization => $admin,
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $yaml });
+    is($imp->{status}, 201, 'an import while the provider is on the server (into the same organization: the refused one left it empty)') or diag($imp->{content});
+    my $summary = eval { decode_json($imp->{content}) } // {};
+    ok(!exists $summary->{imported}{IdentityProvider}, '  does not count it as imported') or diag($imp->{content});
+    like(join(' ', map { $_->{reason} // '' } @{ $summary->{left_out} // [] }), qr/left as it is/, '  and says it was left as it is');
     # into another organization of a server where the provider is gone
     ($r) = call('DELETE', '/identity-providers/corp-es');
+    # a site policy that lets organization admins import: their import does not make the
+    # server's providers (write_identity_providers is not theirs)
+    (my $policy = do { local (@ARGV, $/) = PurserStack::root() . '/policies/default.yaml'; <> })
+        =~ s/(  admin:\n(?:.*\n)*?    actions:\n)/$1      - import_organization\n/ or die 'no admin role';
+    my $file = $s->dir . '/policy-import.yaml';
+    { open my $fh, '>', $file or die; print $fh $policy; close $fh }
+    $s->use_policy_file($file);
+    my @old = $s->worker_pids;
+    kill 'HUP', $s->master_pid;
+    PurserStack::wait_for(10, sub { my %o = map { $_ => 1 } @old; my @w = $s->worker_pids; @w == 2 && !grep { $o{$_} } @w });
+    ($r) = call('POST', '/organizations', { name => 'idp-limited', full_name => 'Imported by its admin' });
+    call('POST', '/organizations/idp-limited/users', { username => 'orgadm', roles => ['admin'] });
+    $imp = $s->request('POST', '/organizations/idp-limited/import', { headers => { authorization => $orgadm,
+        'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $yaml });
+    is($imp->{status}, 201, 'an organization admin allowed to import imports the export') or diag($imp->{content});
+    $summary = eval { decode_json($imp->{content}) } // {};
+    ok(!exists $summary->{imported}{IdentityProvider}, '  without making the identity provider');
+    like(join(' ', map { $_->{reason} // '' } grep { ($_->{kind} // '') eq 'IdentityProvider' } @{ $summary->{left_out} // [] }),
+        qr/only a holder of write_identity_providers/, '  left_out saying why');
+    ($r) = call('GET', '/identity-providers/corp-es');
+    is($r->{status}, 404, '  (no provider of that name on the server)');
     ($r) = call('POST', '/organizations', { name => 'idp-import', full_name => 'Imported' });
-    my $imp = $s->request('POST', '/organizations/idp-import/import', { headers => { authorization => $admin,
+    $imp = $s->request('POST', '/organizations/idp-import/import', { headers => { authorization => $admin,
         'content-type' => 'application/x-yaml', accept => 'application/json' }, content => $yaml });
     is($imp->{status}, 201, 'the export is imported into another organization') or diag($imp->{content});
-    my $summary = eval { decode_json($imp->{content}) } // {};
+    $summary = eval { decode_json($imp->{content}) } // {};
+    is($summary->{imported}{IdentityProvider}, 1, '  counting the provider it made');
     my ($said) = grep { ($_->{kind} // '') eq 'IdentityProvider' } @{ $summary->{left_out} // [] };
     is($said && $said->{field}, 'spec.client_secret', '  saying the provider\'s client secret must be set again');
     ($r, $d) = call('GET', '/identity-providers/corp-es');

@@ -469,6 +469,7 @@ static int transfer_setup(const struct purser_config *cfg, struct transfer_ctx *
     memset(c, 0, sizeof(*c));
     c->org = org;
     c->actor = "purser";
+    c->identity_providers = 1; /* an operator on the host: the server's own */
     c->base_url = "";
     c->bootstrap_ttl = cfg->bootstrap_ttl;
     c->arena = arena_new();

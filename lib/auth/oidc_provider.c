@@ -576,7 +576,7 @@ int oidc_provider_export_org(struct store *store, struct arena *arena, const cha
 }
 
 int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
-                             const char *org, const json_t *doc, json_t *left_out,
+                             const char *org, const json_t *doc, json_t *left_out, int *made,
                              struct purser_error *err)
 {
     const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
@@ -586,6 +586,7 @@ int oidc_provider_import_org(struct store *store, struct arena *arena, const cha
         .name = name, .ring = NULL, .creating = 1, .event_op = "put", .actor = actor};
     size_t i;
     int rc;
+    *made = 0;
     if (!oidc_provider_get(store, arena, name, &current, &ignored)) {
         json_decref(current);
         json_array_append_new(
@@ -608,6 +609,7 @@ int oidc_provider_import_org(struct store *store, struct arena *arena, const cha
     revision_new(w.revision);
     if (!rc)
         rc = txn_write(store, &w, err); /* inside the import's transaction */
+    *made = !rc;
     if (!rc)
         json_array_append_new(
             left_out,

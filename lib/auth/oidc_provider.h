@@ -61,9 +61,10 @@ int oidc_provider_export_org(struct store *store, struct arena *arena, const cha
 /* Its import into org (inside the import's transaction): a provider of that name already on
  * this server is left as it is; otherwise it is made with its mappings naming org and no
  * client secret (no one signs in through it until spec.client_secret is set again). Either way
- * a line in left_out says what was not done: {kind, name, field?, reason}. */
+ * a line in left_out says what was not done: {kind, name, field?, reason}. *made: 1 when it
+ * made the provider. Who may import providers, and the mappings' roles, the caller checks. */
 int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
-                             const char *org, const json_t *doc, json_t *left_out,
+                             const char *org, const json_t *doc, json_t *left_out, int *made,
                              struct purser_error *err);
 
 /* Creates from a body {metadata: {name, labels?, description?}, spec}; *out the stored one. */

@@ -62,6 +62,7 @@ struct import {
     json_t *summary;  /* {kind: count} */
     json_t *left_out; /* [{bucket, schema, name}]: encrypted documents whose data was not there */
     long long oid;
+    int made; /* the document being imported made something (0: left out, not counted) */
 };
 
 /* A kind of an export (the table is transfer_kinds below). */
@@ -426,11 +427,31 @@ static int import_validation(struct import *im, const json_t *doc, const char *n
 static int import_identity_provider(struct import *im, const json_t *doc, const char *name,
                                     const json_t *spec, json_t **out, struct purser_error *err)
 {
-    (void)name;
-    (void)spec;
+    const json_t *mapping;
+    size_t i;
+    int rc = 0;
     *out = NULL;
-    return oidc_provider_import_org(im->c->store, im->c->arena, im->c->actor, im->c->org, doc,
-                                    im->left_out, err);
+    im->made = 0;
+    if (!im->c->identity_providers) { /* an organization's importer: the server's are not its */
+        json_array_append_new(
+            im->left_out,
+            json_pack("{s:s, s:s?, s:s}", "kind", "IdentityProvider", "name", name, "reason",
+                      "identity providers are the server's: only a holder of "
+                      "write_identity_providers imports them"));
+        return 0;
+    }
+    json_array_foreach (json_object_get(spec, "mappings"), i, mapping) {
+        const char *role = json_string_value(json_object_get(mapping, "role"));
+        if (!rc && role && !im->c->valid_role(role, im->c->role_ctx))
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "spec.mappings[%zu].role: unknown role %.64s (the policy "
+                                  "file's roles only)",
+                                  i, role);
+    }
+    if (!rc)
+        rc = oidc_provider_import_org(im->c->store, im->c->arena, im->c->actor, im->c->org, doc,
+                                      im->left_out, &im->made, err);
+    return rc;
 }
 
 /* The kinds of an export, in the order they are written (each refers only to kinds before
@@ -562,12 +583,14 @@ static int import_txn(struct store *store, void *ctx, struct purser_error *err)
         json_t *n, *out = NULL;
         if (rc)
             break;
+        im->made = 1;
         rc = import_one(im, k, doc, &out, err);
         json_decref(out);
         if (rc)
             return at_doc(err, rc, i, doc);
         n = json_object_get(im->summary, kind);
-        json_object_set_new(im->summary, kind, json_integer(json_integer_value(n) + 1));
+        if (im->made)
+            json_object_set_new(im->summary, kind, json_integer(json_integer_value(n) + 1));
         if (im->c->progress)
             im->c->progress(im->c->progress_ctx, i + 1, kind);
     }

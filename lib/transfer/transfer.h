@@ -35,6 +35,10 @@ struct transfer_ctx {
     const struct links *links;     /* the links in exported Chef objects (NULL: null) */
     const struct keyring *keyring; /* encrypted documents (NULL: none can be read or written) */
     int secrets;                   /* export: encrypted documents' data in clear */
+    /* the server's identity providers mapping to the organization: an export carries them
+     * when set (its caller may read them), an import makes them when set (may write them);
+     * otherwise left out, and an import's left_out says why */
+    int identity_providers;
     long bootstrap_ttl;            /* import: an imported cluster's new bootstrap token */
     int (*valid_role)(const char *role, void *ctx); /* import: the RBAC policy's roles */
     void *role_ctx;
