@@ -433,11 +433,11 @@ static int import_identity_provider(struct import *im, const json_t *doc, const 
     *out = NULL;
     im->made = 0;
     if (!im->c->identity_providers) { /* an organization's importer: the server's are not its */
-        json_array_append_new(
-            im->left_out,
-            json_pack("{s:s, s:s?, s:s}", "kind", "IdentityProvider", "name", name, "reason",
-                      "identity providers are the server's: only a holder of "
-                      "write_identity_providers imports them"));
+        json_array_append_new(im->left_out,
+                              json_pack("{s:s, s:s?, s:s}", "kind", "IdentityProvider", "name",
+                                        name, "reason",
+                                        "identity providers are the server's: only a holder of "
+                                        "write_identity_providers imports them"));
         return 0;
     }
     json_array_foreach (json_object_get(spec, "mappings"), i, mapping) {

@@ -39,7 +39,7 @@ struct transfer_ctx {
      * when set (its caller may read them), an import makes them when set (may write them);
      * otherwise left out, and an import's left_out says why */
     int identity_providers;
-    long bootstrap_ttl;            /* import: an imported cluster's new bootstrap token */
+    long bootstrap_ttl; /* import: an imported cluster's new bootstrap token */
     int (*valid_role)(const char *role, void *ctx); /* import: the RBAC policy's roles */
     void *role_ctx;
     /* progress (may be NULL): called after each document with its index and kind */

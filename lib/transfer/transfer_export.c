@@ -268,8 +268,8 @@ static int export_identity_providers(const struct transfer_ctx *c, long long oid
 {
     size_t before = json_array_size(out);
     /* the server's: only to who may read them (an organization's admin may not) */
-    int rc = c->identity_providers ? oidc_provider_export_org(c->store, c->arena, c->org, out, err)
-                                   : 0;
+    int rc =
+        c->identity_providers ? oidc_provider_export_org(c->store, c->arena, c->org, out, err) : 0;
     (void)oid; /* one signature for every writer */
     for (size_t i = before; c->progress && i < json_array_size(out); i++)
         c->progress(c->progress_ctx, i + 1, "IdentityProvider");
