@@ -9,8 +9,10 @@
 #include "base/html.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/utf8.h"
 #include "store/events.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the kind ---- */
@@ -92,11 +94,14 @@ static const char *callback_url(struct request *req)
 static int refused(struct request *req, int rc, const struct oidc_outcome *o)
 {
     const char *reason = o->reason ? o->reason : "other";
+    /* the message may quote what the provider's redirect carried: any bytes (as \xNN) */
+    char *message = utf8_escape(req->err.message);
     oidc_count_refusal(reason);
     log_message("warning", "sign-in refused",
                 json_pack("{s:s, s:s, s:s, s:s}", "reason", reason, "provider",
-                          o->provider ? o->provider : "", "message", req->err.message, "request_id",
-                          req->request_id));
+                          o->provider ? o->provider : "", "message", message ? message : "",
+                          "request_id", req->request_id));
+    free(message);
     if (o->provider) {
         json_t *p = NULL, *orgs, *org;
         struct purser_error ignored;
@@ -153,12 +158,13 @@ int oidc_sign_in_start(struct request *req)
                           &url, &o, &req->err);
     if (rc)
         return refused(req, rc, &o);
-    return respond_text(
-        req, 302, "text/plain", "", 0,
-        arena_concat(req->arena, "Location: ", url,
-                     "\r\nCache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE "=", o.state,
-                     "; Path=/; Max-Age=600; Secure; HttpOnly; SameSite=Lax\r\n",
-                     (const char *)NULL));
+    return respond_text(req, 302, "text/plain", "", 0,
+                        arena_concat(req->arena, "Location: ", url,
+                                     "\r\nCache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE
+                                     "=",
+                                     o.state, ".", o.cookie_secret,
+                                     "; Path=/; Max-Age=600; Secure; HttpOnly; SameSite=Lax\r\n",
+                                     (const char *)NULL));
 }
 
 /* The value of cookie name in the request's Cookie header (arena), or NULL. */
@@ -180,11 +186,21 @@ static const char *cookie_value(struct request *req, const char *name)
     return NULL;
 }
 
+/* The sign-in cookie's half (STATE.SECRET: 0 the state, 1 the secret), or NULL. */
+static const char *cookie_half(struct request *req, int second)
+{
+    const char *held = cookie_value(req, OIDC_STATE_COOKIE);
+    const char *dot = held ? strchr(held, '.') : NULL;
+    if (!dot)
+        return NULL;
+    return second ? dot + 1 : arena_strndup(req->arena, held, (size_t)(dot - held));
+}
+
 /* 0 when the browser holds the sign-in's state in its cookie (constant time); else the
  * refusal, naming the state. */
 static int state_bound(struct request *req, const char *state, struct oidc_outcome *o)
 {
-    const char *held = cookie_value(req, OIDC_STATE_COOKIE);
+    const char *held = cookie_half(req, 0);
     size_t n = state ? strlen(state) : 0;
     if (state && held && n && strlen(held) == n && crypto_equal(held, state, n))
         return 0;
@@ -316,12 +332,20 @@ int oidc_sign_in_session(struct request *req)
     if (!rc && json_object_get(body, "verifier") &&
         !json_is_string(json_object_get(body, "verifier")))
         rc = purser_error_set(&req->err, PURSER_EINVAL, "verifier must be a string");
+    verifier = json_string_value(json_object_get(body, "verifier"));
+    /* the pages' proof is their cookie's, never a body's */
+    if (!rc && verifier && !strncmp(verifier, OIDC_COOKIE_PROOF, strlen(OIDC_COOKIE_PROOF)))
+        rc = purser_error_set(&req->err, PURSER_EINVAL,
+                              "verifier: not a purserctl verifier (a sign-in the pages began is "
+                              "finished by the browser that began it)");
     if (rc)
         return rc;
-    verifier = json_string_value(json_object_get(body, "verifier"));
-    rc = oidc_handoff_redeem(
-        req->svc->store, req->arena, json_string_value(json_object_get(body, "code")),
-        verifier ? verifier : cookie_value(req, OIDC_STATE_COOKIE), &out, &o, &req->err);
+    if (!verifier && cookie_half(req, 1))
+        verifier =
+            arena_concat(req->arena, OIDC_COOKIE_PROOF, cookie_half(req, 1), (const char *)NULL);
+    rc = oidc_handoff_redeem(req->svc->store, req->arena,
+                             json_string_value(json_object_get(body, "code")), verifier, &out, &o,
+                             &req->err);
     if (rc)
         return refused(req, rc, &o);
     metrics_add(METRIC_SIGN_IN, 1);

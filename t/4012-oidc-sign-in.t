@@ -184,20 +184,26 @@ my $left = defined $Y ? timegm($sec, $m, $h, $D, $M - 1, $Y) - time : 0;
 ok($left > 3500 && $left <= 3602, "the session lasts session_seconds (an hour; ${left}s left)");
 
 # the handoff code and the callback work once
-my ($cb2) = cb('/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', '__Host-purser-sign-in=' . ('x' x 43));
+my ($cb2) = cb('/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', '__Host-purser-sign-in=' . ('x' x 43) . '.' . ('y' x 43));
 is($cb2->{status}, 400, 'a state that is no sign-in under way is refused (400)');
 like($cb2->{headers}{'content-type'} // '', qr{^text/html}, '  to a browser as a page');
 like($cb2->{content}, qr/<div class="error" role="alert">sign-in refused: &#39;state&#39; is not a sign-in under way/, '  naming the state');
 like($cb2->{content}, qr{<a href="/admin/#/signin">Back to the sign-in</a>}, '  with the way back to the sign-in');
 like($cb2->{content}, qr{<link rel="stylesheet" href="/admin/app.css">}, '  in the admin pages\' look');
 ($r, $d) = call('GET', '/auth/sso/callback?state=' . ('x' x 43) . '&code=nothing', undef, authorization => '',
-                cookie => '__Host-purser-sign-in=' . ('x' x 43));
+                cookie => '__Host-purser-sign-in=' . ('x' x 43) . '.' . ('y' x 43));
 is($r->{status}, 400, '  and as JSON to a client asking for it');
 like(msg($d), qr/'state' is not a sign-in under way/, '  naming the state there too');
 ($r) = cb('/auth/sso/callback?error=%3Cscript%3Ealert(1)%3C/script%3E');
 is($r->{status}, 401, 'a refusal by the provider is refused too (401)');
 like($r->{content}, qr/answered &#39;&lt;script&gt;alert\(1\)&lt;\/script&gt;&#39;/, '  its words escaped on the page');
 unlike($r->{content}, qr/<script>/, '  no markup of theirs');
+# (a query that is not UTF-8 is refused before; the message quotes the first 60 bytes, which
+# may end inside a character)
+($r) = cb('/auth/sso/callback?error=' . ('a' x 59) . '%C3%A9');
+is($r->{status}, 401, 'a refusal whose words are cut inside a character is refused too (401)');
+ok(scalar(grep { /sign-in refused/ && /identity provider answered 'a{59}\\\\xc3'/i } $s->log_lines('purser-fcgi.log')),
+   '  and logged whole, its bytes written as \\xNN') or diag(join '', grep { /sign-in refused/ } $s->log_lines('purser-fcgi.log'));
 my ($path) = to_callback('corp', 'bob');
 ($cb) = cb($path);
 is($cb->{status}, 302, 'bob signs in');
@@ -217,8 +223,15 @@ like(msg($d), qr/unknown, used already or expired/, '  saying so');
 # in at the provider as himself and sends the callback URL to a victim, whose browser holds no
 # sign-in cookie (or its own sign-in's): refused, and nothing of the state used up.
 $r = start('corp');
-like($r->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; Secure; HttpOnly; SameSite=Lax$/,
-     'the start binds the sign-in to the browser: a __Host- cookie, Secure, HttpOnly, SameSite=Lax, ten minutes');
+unlike($r->{headers}{location} // '', qr/[?&]prompt=/, 'the pages\' sign-in leaves the provider\'s session to the provider (no prompt)');
+like($r->{headers}{'set-cookie'} // '', qr/^__Host-purser-sign-in=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; Secure; HttpOnly; SameSite=Lax$/,
+     'the start binds the sign-in to the browser: a __Host- cookie (state.secret), Secure, HttpOnly, SameSite=Lax, ten minutes');
+{
+    my ($state) = ($r->{headers}{location} // '') =~ /[?&]state=([^&]+)/;
+    my ($held_state, $secret) = $sso_cookie =~ /=([^.]+)\.(.+)$/;
+    is($held_state, $state, '  its first half the state in the provider\'s URL');
+    ok(index($r->{headers}{location} // '', $secret) < 0, '  its second half (the handoff\'s proof) in no URL');
+}
 my ($attacker_path) = to_callback('corp', 'bob');
 my $attacker_cookie = $sso_cookie;
 ($r, $d) = call('GET', $attacker_path, undef, authorization => '');
@@ -247,6 +260,13 @@ start('corp');
 ($r, $d) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $sso_cookie);
 is($r->{status}, 401, '  and so is one traded by a browser in another sign-in of its own');
 is(sql('SELECT COUNT(*) FROM api_tokens WHERE provider_id IS NOT NULL'), $sessions_before, '  no session was made');
+# the state is in the provider's URL (its logs, a Referer): with the code it trades nothing
+my ($own_state, $own_secret) = $own_cookie =~ /=([^.]+)\.(.+)$/;
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code, verifier => $own_state }, authorization => '');
+is($r->{status}, 401, 'the pages\' code traded with its state as a verifier is refused (401)');
+($r, $d) = call('POST', '/auth/sso/session', { code => $own_code, verifier => "cookie:$own_secret" }, authorization => '');
+is($r->{status}, 400, '  and one with the cookie\'s proof in the body is refused (400)');
+like(msg($d), qr/^verifier: not a purserctl verifier/, '  naming the verifier');
 ($r) = call('POST', '/auth/sso/session', { code => $own_code }, authorization => '', cookie => $own_cookie);
 is($r->{status}, 201, '  while the browser that began it still trades it');
 
@@ -263,6 +283,7 @@ is($r->{status}, 201, '  while the browser that began it still trades it');
     my $challenge = encode_base64url(sha256($verifier));
     $r = start('corp', "$return_to&handoff_challenge=$challenge");
     is($r->{status}, 302, 'with its challenge it starts') or diag("$r->{status} $r->{content}");
+    like($r->{headers}{location} // '', qr/[?&]prompt=login(&|$)/, '  asking the provider to have the person sign in again (prompt=login: a local program may have begun it)');
     my ($at) = $idp->login($r->{headers}{location}, 'bob', 'bob-pw', $callback);
     ($r) = cb(substr($at // '', length $url));
     my ($loop_code) = ($r->{headers}{location} // '') =~ m{^\Q$return_to\E\?code=(.+)$};
@@ -282,7 +303,7 @@ my ($old_query) = $path =~ /[?&](code=[^&]+)/;
 $r = start('corp');
 my ($new_state) = $r->{headers}{location} =~ /[?&]state=([^&]+)/;
 ($r, $d) = call('GET', "/auth/sso/callback?state=$new_state&$old_query", undef, authorization => '',
-                cookie => "__Host-purser-sign-in=$new_state");
+                cookie => $sso_cookie);
 is($r->{status}, 401, 'a replayed authorization code is refused (401)');
 like(msg($d), qr/would not trade the code/, '  naming the code');
 

@@ -133,13 +133,17 @@ static int challenge_of(char out[64], const char *text)
     return 0;
 }
 
-/* The challenge the sign-in's handoff will ask a proof of (oidc_login_start). */
+/* The challenge the sign-in's handoff will ask a proof of (oidc_login_start): the pages'
+ * browser proves it with the secret of its sign-in cookie (never in a URL, unlike the state),
+ * under a prefix no purserctl verifier may have (OIDC_COOKIE_PROOF). */
 static int handoff_challenge_pick(char out[64], const char *return_to, const char *given,
-                                  const char *state, struct purser_error *err)
+                                  const char *cookie_secret, struct purser_error *err)
 {
+    char proof[80];
     size_t n = given ? strlen(given) : 0;
+    snprintf(proof, sizeof proof, "%s%s", OIDC_COOKIE_PROOF, cookie_secret);
     if (!return_to || !*return_to)
-        return challenge_of(out, state) ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
+        return challenge_of(out, proof) ? purser_error_set(err, PURSER_EINTERNAL, "out of memory")
                                         : 0;
     if (n < 43 || n > 63 ||
         strspn(given, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != n)
@@ -157,15 +161,15 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
 {
     struct oidc_provider p;
     struct oidc_endpoints ep;
-    char state[64], nonce[64], verifier[64], state_hash[65], bound[64];
+    char state[64], secret[64], nonce[64], verifier[64], state_hash[65], bound[64];
     unsigned char digest[32];
     char *challenge = NULL;
     const char *url;
     int rc = oidc_return_check(return_to, err);
-    if (!rc && random_text(state))
+    if (!rc && (random_text(state) || random_text(secret)))
         rc = purser_error_set(err, PURSER_EINTERNAL, "no random bytes");
     if (!rc)
-        rc = handoff_challenge_pick(bound, return_to, handoff_challenge, state, err);
+        rc = handoff_challenge_pick(bound, return_to, handoff_challenge, secret, err);
     *url_out = NULL;
     if (rc) {
         out->reason = "redirect";
@@ -221,9 +225,15 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
         rc = url_add(arena, &url, "code_challenge", challenge);
     if (!rc)
         rc = url_add(arena, &url, "code_challenge_method", "S256");
+    /* a loopback sign-in (purserctl's) may be begun by any local process with a challenge of
+     * its own (RFC 8252's limit): the person signs in at the provider again, knowingly, rather
+     * than a provider's session of theirs finishing it unseen */
+    if (!rc && return_to && *return_to)
+        rc = url_add(arena, &url, "prompt", "login");
     if (!rc) {
         *url_out = url;
         memcpy(out->state, state, sizeof out->state);
+        memcpy(out->cookie_secret, secret, sizeof out->cookie_secret);
     } else if (rc > -100 && !err->message[0])
         purser_error_set(err, rc, "the sign-in URL could not be made");
     free(challenge);

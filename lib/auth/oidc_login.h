@@ -26,14 +26,16 @@
 
 /* What a finished step tells the web layer. */
 struct oidc_outcome {
-    const char *reason;    /* NULL, or why it was refused ("state", "signature", ...) */
-    const char *provider;  /* its name, once known */
-    const char *user;      /* the user signed in */
-    const char *return_to; /* where the handoff code goes: "" for the pages, or a loopback URL */
-    char handoff[64];      /* the one-time code (base64url), "" when refused */
-    char state[64];        /* the state a sign-in began with (start): the browser's cookie binds
-                            * the callback to the browser that began it (OIDC_STATE_COOKIE) */
-    json_t *orgs;          /* the organizations the user is now a member of (events) */
+    const char *reason;     /* NULL, or why it was refused ("state", "signature", ...) */
+    const char *provider;   /* its name, once known */
+    const char *user;       /* the user signed in */
+    const char *return_to;  /* where the handoff code goes: "" for the pages, or a loopback URL */
+    char handoff[64];       /* the one-time code (base64url), "" when refused */
+    char state[64];         /* the state a sign-in began with (start): the browser's cookie binds
+                             * the callback to the browser that began it (OIDC_STATE_COOKIE) */
+    char cookie_secret[64]; /* start: the cookie's second half, the pages' handoff proof (never
+                             * in a URL: OIDC_COOKIE_PROOF) */
+    json_t *orgs;           /* the organizations the user is now a member of (events) */
 };
 
 /* 0 when return_to is "" (the pages) or a loopback http URL (purserctl's listener:
@@ -46,6 +48,12 @@ int oidc_return_check(const char *return_to, struct purser_error *err);
  * URL sent to a victim would sign the victim in as the attacker). __Host-: Secure, Path=/,
  * no Domain, so no other site or subdomain can set it. */
 #define OIDC_STATE_COOKIE "__Host-purser-sign-in"
+
+/* The pages' sign-in cookie is STATE.SECRET: the state binds the callback to the browser, the
+ * secret (never in a URL) proves the handoff trade as OIDC_COOKIE_PROOF SECRET. A purserctl
+ * verifier never starts with the prefix, so a code the pages began is never traded by a
+ * verifier in a request's body. */
+#define OIDC_COOKIE_PROOF "cookie:"
 
 /* Begins a sign-in at provider name: *url_out (arena) is the provider's authorization URL to
  * send the browser to. redirect_uri is purser's callback as registered at the provider.
