@@ -50,27 +50,6 @@ static int post(const char *socket_path, const char *where, const char *channel,
     return rc;
 }
 
-/* After the shared publisher failed, this worker posts to this host's channels only for this
- * long: while Redis is away nchan may take the publisher's whole timeout to refuse, which every
- * commit would otherwise wait for (t/9006 saw writes take 2 s). */
-#define SHARED_RETRY_SECONDS 5
-static time_t shared_down_until;
-
-/* Posts to the shared publisher /pub/ (on several hosts, nchan keeps it in Redis); when that
- * fails (nchan answers 503 while Redis is away), to this host's memory-only /pub-local/, where
- * this host's waiters fall back to (nginx/purser.conf.in). 0: shared, 1: this host only,
- * -1: neither. */
-static int post_either(const char *socket_path, const char *channel, const char *body)
-{
-    time_t now = time(NULL);
-    if (now >= shared_down_until) {
-        if (!post(socket_path, "pub", channel, body))
-            return 0;
-        shared_down_until = now + SHARED_RETRY_SECONDS;
-    }
-    return post(socket_path, "pub-local", channel, body) ? -1 : 1;
-}
-
 static void publish_one(const char *socket_path, long long org, long long before, json_t *events,
                         long long last)
 {
@@ -80,20 +59,17 @@ static void publish_one(const char *socket_path, long long org, long long before
     int events_rc, wake_rc;
     snprintf(empty, sizeof(empty), "{\"events\":[],\"next\":%lld}", before);
     snprintf(channel, sizeof(channel), "e%lld.%lld", org, before);
-    events_rc = post_either(
-        socket_path, channel,
-        full && strlen(full) <= PUBLISH_MAX_BODY && json_array_size(events) ? full : empty);
+    events_rc =
+        post(socket_path, "pub", channel,
+             full && strlen(full) <= PUBLISH_MAX_BODY && json_array_size(events) ? full : empty);
     snprintf(channel, sizeof(channel), "w%lld.%lld", org, before);
-    wake_rc = post_either(socket_path, channel, empty);
+    wake_rc = post(socket_path, "pub", channel, empty);
     if (events_rc || wake_rc) {
-        int lost = events_rc < 0 || wake_rc < 0;
         json_t *fields = json_pack("{s:s, s:I, s:I}", "socket", socket_path, "org", (json_int_t)org,
                                    "seq", (json_int_t)(before + 1));
         log_message("warn",
-                    lost ? "events: posting to the nchan publisher failed (waiters read the "
-                           "log again at their timeout)"
-                         : "events: the shared publisher failed, posted on this host only "
-                           "(waiters on other hosts read the log again at their timeout)",
+                    "events: posting to the nchan publisher failed (waiters read the log again "
+                    "at their timeout)",
                     fields);
         json_decref(fields);
     }

@@ -10,10 +10,10 @@ struct json_t;
  * nginx's nchan publisher at the unix socket `socket_path` (a string that must outlive the
  * store): per organization and transaction, channel "e<org>.<seq before>" gets
  * {events, next} and "w<org>.<seq before>" gets {events: [], next: seq before} (readers
- * with a kinds filter wake there and read again). Each goes to /pub/ (shared between hosts
- * when nchan keeps it in Redis) or, when that fails, to this host's /pub-local/. Failures
- * are logged and dropped: the log in the database stays the truth, and a waiter that missed
- * a wake-up times out and asks again with since. */
+ * with a kinds filter wake there and read again). Each goes to this host's nginx's /pub/
+ * (memory only: on several hosts each host's events follower posts what any host committed,
+ * events_publish_followed). Failures are logged and dropped: the log in the database stays the
+ * truth, and a waiter that missed a wake-up times out and asks again with since. */
 void events_publish(void *socket_path, const struct json_t *notices);
 
 /* The events follower's post (fcgi/follower.c): events (a page's, oldest first, borrowed) of
