@@ -136,6 +136,32 @@ static void signed_in(struct request *req, struct oidc_outcome *o)
     o->orgs = NULL;
 }
 
+/* A refused start or callback as a browser sees it (the error's JSON for Accept: application/json):
+ * a small page in the admin pages' look naming what failed, with the way back to the sign-in. */
+static int refused_page(struct request *req, int rc)
+{
+    struct buf page = BUF_INIT;
+    int status = http_status_for((enum purser_err)rc);
+    if (request_wants_json(req))
+        return rc;
+    rc = buf_adds(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<title>Sign-in refused - purser</title><link rel=\"stylesheet\" "
+                         "href=\"/admin/app.css\"></head>\n<body><main><form class=\"signin\">"
+                         "<h1>Sign-in refused</h1><div class=\"error\" role=\"alert\">");
+    if (!rc)
+        rc = html_escape(&page, req->err.message);
+    if (!rc)
+        rc = buf_adds(&page, "</div><p>Nobody was signed in. <a href=\"/admin/#/signin\">Back to "
+                             "the sign-in</a></p></form></main></body></html>\n");
+    if (!rc)
+        rc = respond_text(req, status, "text/html; charset=utf-8", buf_cstr(&page), page.len,
+                          "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+                          "Content-Security-Policy: default-src 'none'; style-src 'self'; "
+                          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n");
+    buf_release(&page);
+    return rc;
+}
+
 /* GET /auth/sso/{provider}/start[?return_to=http://127.0.0.1:PORT/...]: to the provider. */
 int oidc_sign_in_start(struct request *req)
 {
@@ -150,14 +176,14 @@ int oidc_sign_in_start(struct request *req)
                               "sign-in refused: begin it at %.200s (http.external_url), not at "
                               "%.200s",
                               external_url(req), request_base_url(req));
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     }
     rc = oidc_login_start(req->svc->store, req->arena, req->svc->keyring,
                           request_param(req, "provider"), callback_url(req),
                           request_query(req, "return_to"), request_query(req, "handoff_challenge"),
                           &url, &o, &req->err);
     if (rc)
-        return refused(req, rc, &o);
+        return refused_page(req, refused(req, rc, &o));
     return respond_text(req, 302, "text/plain", "", 0,
                         arena_concat(req->arena, "Location: ", url,
                                      "\r\nCache-Control: no-store\r\nSet-Cookie: " OIDC_STATE_COOKIE
@@ -208,32 +234,6 @@ static int state_bound(struct request *req, const char *state, struct oidc_outco
     return purser_error_set(&req->err, PURSER_EINVAL,
                             "'state' is not a sign-in this browser began (its sign-in cookie is "
                             "missing or another sign-in's): begin the sign-in again here");
-}
-
-/* A refused callback as a browser sees it (the error's JSON for Accept: application/json):
- * a small page in the admin pages' look naming what failed, with the way back to the sign-in. */
-static int refused_page(struct request *req, int rc)
-{
-    struct buf page = BUF_INIT;
-    int status = http_status_for((enum purser_err)rc);
-    if (request_wants_json(req))
-        return rc;
-    rc = buf_adds(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                         "<title>Sign-in refused - purser</title><link rel=\"stylesheet\" "
-                         "href=\"/admin/app.css\"></head>\n<body><main><form class=\"signin\">"
-                         "<h1>Sign-in refused</h1><div class=\"error\" role=\"alert\">");
-    if (!rc)
-        rc = html_escape(&page, req->err.message);
-    if (!rc)
-        rc = buf_adds(&page, "</div><p>Nobody was signed in. <a href=\"/admin/#/signin\">Back to "
-                             "the sign-in</a></p></form></main></body></html>\n");
-    if (!rc)
-        rc = respond_text(req, status, "text/html; charset=utf-8", buf_cstr(&page), page.len,
-                          "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
-                          "Content-Security-Policy: default-src 'none'; style-src 'self'; "
-                          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n");
-    buf_release(&page);
-    return rc;
 }
 
 /* GET /auth/sso/callback?state&code (or &error): the provider sends the browser back here. */

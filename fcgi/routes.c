@@ -308,7 +308,8 @@ const struct route route_rows[] = {
     {"GET", "/auth/sso/providers", NULL, H(oidc_providers_public), ROUTE_OPEN,
      "The identity providers one may sign in through (name and display name)",
      .answer = "SignInProviders"},
-    {"GET", "/auth/sso/{provider}/start", NULL, H(oidc_sign_in_start), ROUTE_OPEN,
+    {"GET", "/auth/sso/{provider}/start", NULL, H(oidc_sign_in_start),
+     ROUTE_OPEN | ROUTE_PAGE_ERRORS,
      "Begin a sign-in: 302 to the provider (authorization code with PKCE, state and nonce kept "
      "here); a loopback return_to (purserctl) needs handoff_challenge, the code's trade its "
      "verifier",

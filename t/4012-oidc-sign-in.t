@@ -332,6 +332,10 @@ is($r->{status}, 400, 'a sign-in that would hand its code to another origin is r
 like($r->{content}, qr/return_to must be a loopback URL/, '  naming return_to');
 $r = start('nosuch');
 is($r->{status}, 404, 'a provider that does not exist is refused (404)');
+like($r->{headers}{'content-type'} // '', qr{^text/html}, '  to a browser (the start is a navigation) as a page');
+like($r->{content}, qr{<div class="error" role="alert">[^<]*no such identity provider}, '  naming what failed');
+($r, $d) = call('GET', '/auth/sso/nosuch/start', undef, authorization => '');
+like(msg($d), qr/no such identity provider/, '  and as JSON to a client asking for it');
 
 # ---- ES256, and a key rotation at the provider ----
 ($cb, $res, $session) = sign_in('corp-es', 'dave');
