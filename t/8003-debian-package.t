@@ -79,7 +79,7 @@ system('mkdir', '-p', $src) == 0 or die;
 is system("cd '$root' && git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null "
         . "| tar -xf - -C '$src'"), 0, 'a copy of the tree to build from';
 my $t0 = time;
-my ($rc, $out) = run_out("cd '$src' && dpkg-buildpackage -us -uc -b");
+my ($rc, $out) = run_out("cd '$src' && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b");
 is $rc, 0, 'dpkg-buildpackage -us -uc -b builds it' or diag substr($out, -4000);
 my ($deb) = glob "$tmp/src/purser_*.deb";
 ok $deb && -s $deb, '  purser_VERSION_ARCH.deb' or BAIL_OUT('no package');
@@ -252,7 +252,7 @@ $made_rundir = 0;
     print $fh "purser ($next) unstable; urgency=medium\n\n  * t/8003: a newer version to upgrade to.\n\n"
         . " -- t8003 <t8003\@example.invalid>  Thu, 01 Jan 2026 00:00:00 +0000\n\n$changelog";
     close $fh;
-    ($rc, $out) = run_out("cd '$src' && dpkg-buildpackage -us -uc -b");
+    ($rc, $out) = run_out("cd '$src' && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b");
     is $rc, 0, "a newer version ($next) builds" or diag substr($out, -3000);
     my ($newer) = glob "$tmp/src/purser_${next}_*.deb";
     ($rc, $out) = run_out("$apt install --no-install-recommends '$newer'");
