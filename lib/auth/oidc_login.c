@@ -673,3 +673,17 @@ int oidc_session_end(struct store *store, const char *token, struct purser_error
         rc = identity_changes_note(store, err);
     return rc;
 }
+
+int oidc_expire(struct store *store, unsigned long long *deleted, struct purser_error *err)
+{
+    unsigned long long logins = 0, handoffs = 0;
+    int rc =
+        store_exec(store, "DELETE FROM oidc_logins WHERE expires_at < UTC_TIMESTAMP(6) LIMIT 1000",
+                   NULL, 0, &logins, NULL, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "DELETE FROM oidc_handoffs WHERE expires_at < UTC_TIMESTAMP(6) LIMIT 1000",
+                        NULL, 0, &handoffs, NULL, err);
+    *deleted = logins + handoffs;
+    return rc;
+}

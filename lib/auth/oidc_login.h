@@ -130,4 +130,9 @@ void oidc_count_refusal(const char *reason);
 /* 1 when value matches pattern, where '*' stands for any text (no other wildcard). */
 int oidc_value_matches(const char *pattern, const char *value);
 
+/* The expiry sweep's part (fcgi/expiry.c): sign-ins begun and never finished, and handoff
+ * codes never traded, past their expiry; at most 1,000 rows of each a call (the statements use
+ * their expires_at keys). *deleted: how many went. */
+int oidc_expire(struct store *store, unsigned long long *deleted, struct purser_error *err);
+
 #endif
