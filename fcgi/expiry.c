@@ -1,8 +1,10 @@
-/* expiry.c: the background sweep of expired users, clients, tokens, bootstrap tokens and
- * resources, run by whichever worker of the database's hosts holds the "expiry" lease. */
+/* expiry.c: the background sweep of expired users, clients, tokens, bootstrap tokens,
+ * resources and unfinished sign-ins, run by whichever worker of the database's hosts holds the
+ * "expiry" lease. */
 #include "expiry.h"
 
 #include "auth/identity.h"
+#include "auth/oidc_login.h"
 #include "base/log.h"
 #include "inventory/cluster.h"
 #include "registry/registry.h"
@@ -36,7 +38,7 @@ static void sweep(struct store *store, long grace)
     for (size_t i = 0; i < registry_kind_count && count < 16; i++)
         if (registry_kinds[i].generic && registry_kinds[i].resource)
             kinds[count++] = registry_kinds[i].resource;
-    unsigned long long resources = 0, bootstrap = 0;
+    unsigned long long resources = 0, bootstrap = 0, sign_ins = 0;
     struct purser_error err;
     /* identity_expire logs its own failures */
     identity_expire(store, "user", 0, NULL);
@@ -46,9 +48,12 @@ static void sweep(struct store *store, long grace)
         log_failure("resources", &err);
     if (cluster_tokens_expire(store, grace, &bootstrap, &err))
         log_failure("bootstrap tokens", &err);
-    if (resources || bootstrap) {
-        json_t *fields = json_pack("{s:I, s:I}", "resources", (json_int_t)resources,
-                                   "bootstrap_tokens", (json_int_t)bootstrap);
+    if (oidc_expire(store, &sign_ins, &err))
+        log_failure("sign-ins", &err);
+    if (resources || bootstrap || sign_ins) {
+        json_t *fields =
+            json_pack("{s:I, s:I, s:I}", "resources", (json_int_t)resources, "bootstrap_tokens",
+                      (json_int_t)bootstrap, "unfinished_sign_ins", (json_int_t)sign_ins);
         log_message("info", "expired resources deleted", fields);
         json_decref(fields);
     }

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the kind ---- */
 
@@ -89,8 +90,29 @@ static const char *callback_url(struct request *req)
     return arena_concat(req->arena, external_url(req), "/auth/sso/callback", (const char *)NULL);
 }
 
+/* 1 when a refusal of this reason may be an event now: once a minute per reason in each
+ * worker. The routes that refuse need no sign-in, so anyone could fill the organizations'
+ * feeds with them; the log and /metrics still have every one. (Reasons are the literals of
+ * lib/auth/oidc_login.c: their addresses stay.) */
+static int refusal_event_due(const char *reason)
+{
+    static const char *seen[32];
+    static time_t at[32];
+    time_t now = time(NULL);
+    for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {
+        if (!seen[i] || !strcmp(seen[i], reason)) {
+            int due = !seen[i] || now - at[i] >= 60;
+            seen[i] = reason;
+            if (due)
+                at[i] = now;
+            return due;
+        }
+    }
+    return 0;
+}
+
 /* A refusal: logged (never a token or code), counted, an event in each organization the
- * provider maps to; rc goes back as the answer's 4xx. */
+ * provider maps to (refusal_event_due); rc goes back as the answer's 4xx. */
 static int refused(struct request *req, int rc, const struct oidc_outcome *o)
 {
     const char *reason = o->reason ? o->reason : "other";
@@ -102,7 +124,7 @@ static int refused(struct request *req, int rc, const struct oidc_outcome *o)
                           o->provider ? o->provider : "", "message", message ? message : "",
                           "request_id", req->request_id));
     free(message);
-    if (o->provider) {
+    if (o->provider && refusal_event_due(reason)) {
         json_t *p = NULL, *orgs, *org;
         struct purser_error ignored;
         size_t i;
@@ -243,10 +265,30 @@ int oidc_sign_in_callback(struct request *req)
     const char *error = request_query(req, "error");
     const char *location;
     int rc;
-    if (error) {
+    if (error) { /* its words only when they are an error code of OAuth's (a link may carry any) */
+        static const char *const known[] = {"access_denied",
+                                            "invalid_request",
+                                            "unauthorized_client",
+                                            "invalid_scope",
+                                            "server_error",
+                                            "temporarily_unavailable",
+                                            "login_required",
+                                            "interaction_required",
+                                            "consent_required",
+                                            "account_selection_required",
+                                            "unsupported_response_type",
+                                            "invalid_request_uri",
+                                            "invalid_request_object",
+                                            "request_not_supported",
+                                            "request_uri_not_supported",
+                                            "registration_not_supported"};
+        const char *said = "an error that is not one of OAuth's codes";
+        for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+            if (!strcmp(error, known[i]))
+                said = known[i];
         o.reason = "code";
         rc = purser_error_set(&req->err, PURSER_EUNAUTH,
-                              "sign-in refused: the identity provider answered '%.60s'", error);
+                              "sign-in refused: the identity provider answered '%s'", said);
         return refused_page(req, refused(req, rc, &o));
     }
     rc = state_bound(req, request_query(req, "state"), &o);

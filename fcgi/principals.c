@@ -4,6 +4,7 @@
  * asked. */
 #include "auth.h"
 #include "auth/identity.h"
+#include "auth/oidc_login.h"
 #include "handlers.h"
 #include "policy/policy.h"
 
@@ -224,11 +225,29 @@ static int client_within_caller(struct request *req, long long id)
     return rc;
 }
 
+/* The sign-in behind the request's bearer token (lib/auth/oidc_login.h): provider 0 when
+ * none (a Chef-signed request, a token of its own). */
+static int bearer_session(struct request *req, long long *provider, long long *left)
+{
+    const char *authorization = request_header(req, "Authorization");
+    return oidc_token_session(
+        req->svc->store, req->arena,
+        authorization && !strncasecmp(authorization, "Bearer ", 7) ? authorization + 7 : NULL,
+        provider, left, &req->err);
+}
+
 int key_create(struct request *req)
 {
     json_t *body, *out = NULL;
-    long long id;
+    long long id, provider = 0, left = 0;
     int rc = request_json(req, &body);
+    if (!rc)
+        rc = bearer_session(req, &provider, &left);
+    if (!rc && provider)
+        rc = purser_error_set(&req->err, PURSER_EDENIED,
+                              "a sign-in's session (or a token made with one) adds no key: a key "
+                              "would outlive the sign-in; use a token of your own, or ask an "
+                              "administrator");
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
@@ -295,12 +314,26 @@ int token_list(struct request *req)
 int token_create(struct request *req)
 {
     json_t *body = NULL, *out = NULL;
-    long long id;
+    long long id, provider = 0, left = 0;
     int rc = req->body_len ? request_json(req, &body) : 0;
+    const json_t *asked = json_object_get(body, "expires_in");
     if (!rc)
         rc = path_principal(req, &id);
     if (!rc)
+        rc = bearer_session(req, &provider, &left);
+    /* made with a sign-in: its child, ending with it at the latest */
+    if (!rc && provider && !body) { /* the request's, as request_json's are */
+        body = json_object();
+        if (!body || arena_add_cleanup(req->arena, (void (*)(void *))json_decref, body))
+            rc = purser_error_set(&req->err, PURSER_EINTERNAL, "out of memory");
+    }
+    if (!rc && provider && !(json_is_integer(asked) && json_integer_value(asked) <= left))
+        json_object_set_new(body, "expires_in", json_integer(left));
+    if (!rc)
         rc = identity_token_create(req->svc->store, req->principal, id, body, &out, &req->err);
+    if (!rc && provider)
+        rc = oidc_token_adopt(req->svc->store, json_string_value(json_object_get(out, "id")),
+                              provider, &req->err);
     return respond_owned(req, rc, 201, out);
 }
 

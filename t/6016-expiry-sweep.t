@@ -63,6 +63,26 @@ is expired_events('cluster', $c_id), 1, '  the cluster\'s';
 my ($r, $d) = $s->call('GET', "/organizations/$org/clusters/$c_id");
 is $r->{status}, 404, '  and the cluster answers 404';
 
+# ---- sign-ins begun and never finished, handoff codes never traded ----
+$s->must('identity provider', 'POST', '/identity-providers', { metadata => { name => 'corp' }, spec => {
+    issuer => 'https://idp.example.test', client_id => 'purser', client_secret => 'not-used-6016',
+    mappings => [] } });
+my $pid = count("SELECT id FROM identity_providers WHERE name = 'corp'");
+my $uid = count("SELECT id FROM principals WHERE name = 'admin' AND kind = 'user'");
+for my $when (['old', '- INTERVAL 1 MINUTE'], ['new', '+ INTERVAL 1 HOUR']) {
+    $s->sql("INSERT INTO oidc_logins (state_sha256, provider_id, nonce, code_verifier, return_to,"
+        . " handoff_challenge, expires_at) VALUES (SHA2('state-$when->[0]', 256), $pid, 'n', 'v', '', '',"
+        . " UTC_TIMESTAMP(6) $when->[1])");
+    $s->sql("INSERT INTO oidc_handoffs (code_sha256, provider_id, principal_id, challenge, expires_at)"
+        . " VALUES (SHA2('code-$when->[0]', 256), $pid, $uid, '', UTC_TIMESTAMP(6) $when->[1])");
+}
+sub unfinished { count("SELECT (SELECT COUNT(*) FROM oidc_logins WHERE state_sha256 = SHA2('state-$_[0]', 256))"
+    . " + (SELECT COUNT(*) FROM oidc_handoffs WHERE code_sha256 = SHA2('code-$_[0]', 256))") }
+is unfinished('old'), 2, 'an expired sign-in under way and an expired handoff code are stored';
+ok PurserStack::wait_for(5, sub { unfinished('old') == 0 ? 1 : undef }),
+    '  and swept within 5 s, never read';
+is unfinished('new'), 2, '  those not expired stay';
+
 # ---- a second purser-fcgi on the same database: one sweeper at a time ----
 my $conf = do { open my $fh, '<', $s->dir . '/purser.yaml' or die; local $/; <$fh> };
 $conf =~ s{(socket: \S*)purser-fcgi\.sock}{${1}second.sock} or die 'no fcgi.socket in purser.yaml';

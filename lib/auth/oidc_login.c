@@ -56,12 +56,26 @@ void oidc_count_refusal(const char *reason)
 
 int oidc_value_matches(const char *pattern, const char *value)
 {
-    if (*pattern == '\0')
-        return *value == '\0';
-    if (*pattern == '*')
-        return oidc_value_matches(pattern + 1, value) ||
-               (*value && oidc_value_matches(pattern, value + 1));
-    return *pattern == *value && oidc_value_matches(pattern + 1, value + 1);
+    /* the greedy match with one way back (the last '*'): linear in the pattern times the value,
+     * never the recursion's exponential time on a value a user chose at the provider */
+    const char *star = NULL, *resume = NULL;
+    while (*value) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = value;
+        } else if (*pattern == *value) {
+            pattern++;
+            value++;
+        } else if (star) {
+            pattern = star + 1;
+            value = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*pattern == '*')
+        pattern++;
+    return *pattern == '\0';
 }
 
 int oidc_return_check(const char *return_to, struct purser_error *err)
@@ -380,15 +394,16 @@ struct finish {
 static int user_find_or_make(struct store *store, struct finish *f, struct purser_error *err)
 {
     const char *sub = json_string_value(json_object_get(f->claims, "sub"));
-    struct store_value key[] = {STORE_INT(f->p->id), STORE_STR(sub)};
+    /* a subject is unique within its issuer only */
+    struct store_value key[] = {STORE_INT(f->p->id), STORE_STR(sub), STORE_STR(f->p->issuer)};
     struct store_rows rows;
     unsigned long long id = 0;
     int rc = store_query(store, f->arena, &rows,
                          "SELECT p.id, p.name, p.active = 1 AND (p.expires_at IS NULL OR"
                          " p.expires_at > UTC_TIMESTAMP(6)) FROM user_external_ids x JOIN"
                          " principals p ON p.id = x.principal_id WHERE x.provider_id = ? AND"
-                         " x.subject = ?",
-                         key, 2, err);
+                         " x.subject = ? AND x.issuer = ?",
+                         key, 3, err);
     if (!rc && rows.count) {
         f->principal_id = atoll(store_cell(&rows, 0, 0));
         f->outcome->user = store_cell(&rows, 0, 1);
@@ -672,4 +687,50 @@ int oidc_session_end(struct store *store, const char *token, struct purser_error
     if (!rc)
         rc = identity_changes_note(store, err);
     return rc;
+}
+
+int oidc_expire(struct store *store, unsigned long long *deleted, struct purser_error *err)
+{
+    unsigned long long logins = 0, handoffs = 0;
+    int rc =
+        store_exec(store, "DELETE FROM oidc_logins WHERE expires_at < UTC_TIMESTAMP(6) LIMIT 1000",
+                   NULL, 0, &logins, NULL, err);
+    if (!rc)
+        rc = store_exec(store,
+                        "DELETE FROM oidc_handoffs WHERE expires_at < UTC_TIMESTAMP(6) LIMIT 1000",
+                        NULL, 0, &handoffs, NULL, err);
+    *deleted = logins + handoffs;
+    return rc;
+}
+
+int oidc_token_session(struct store *store, struct arena *arena, const char *token,
+                       long long *provider_id, long long *seconds_left, struct purser_error *err)
+{
+    char hash[65];
+    struct store_rows rows;
+    struct store_value p;
+    int rc = 0;
+    *provider_id = *seconds_left = 0;
+    if (token && *token) {
+        crypto_sha256_hex(hash, token, strlen(token));
+        p = (struct store_value)STORE_STR(hash);
+        rc = store_query(store, arena, &rows,
+                         "SELECT provider_id, GREATEST(TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6),"
+                         " COALESCE(expires_at, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR)), 1)"
+                         " FROM api_tokens WHERE token_sha256 = ? AND provider_id IS NOT NULL",
+                         &p, 1, err);
+        if (!rc && rows.count) {
+            *provider_id = atoll(store_cell(&rows, 0, 0));
+            *seconds_left = atoll(store_cell(&rows, 0, 1));
+        }
+    }
+    return rc;
+}
+
+int oidc_token_adopt(struct store *store, const char *id, long long provider_id,
+                     struct purser_error *err)
+{
+    struct store_value v[] = {STORE_INT(provider_id), STORE_STR(id)};
+    return store_exec(store, "UPDATE api_tokens SET provider_id = ? WHERE id = ?", v, 2, NULL, NULL,
+                      err);
 }

@@ -116,6 +116,19 @@ int oidc_handoff_redeem(struct store *store, struct arena *arena, const char *co
 /* Ends the session whose token is token (its row deleted): 0 also when it was already gone. */
 int oidc_session_end(struct store *store, const char *token, struct purser_error *err);
 
+/* The sign-in behind a presented API token (NULL: none): *provider_id its provider when the
+ * token is a session or was made with one (0 otherwise), *seconds_left how long it has. What
+ * such a token makes may not outlive it: an API token made with it is its child (the same
+ * provider, at most its expiry: oidc_token_adopt), and a key is refused (it would outlive
+ * the sign-in: leaving the company at the provider must end one's access here). */
+int oidc_token_session(struct store *store, struct arena *arena, const char *token,
+                       long long *provider_id, long long *seconds_left, struct purser_error *err);
+
+/* Marks the token id as made with a sign-in of provider_id: it ends when that provider is
+ * deleted or its mappings change, as the sessions do. */
+int oidc_token_adopt(struct store *store, const char *id, long long provider_id,
+                     struct purser_error *err);
+
 /* Sets the user's memberships from the provider's mappings and the ID token's claims: the
  * memberships the provider granted before are replaced by those it grants now (a membership
  * given by hand is left alone). *orgs: the organizations of the grants (new reference). Runs
@@ -129,5 +142,10 @@ void oidc_count_refusal(const char *reason);
 
 /* 1 when value matches pattern, where '*' stands for any text (no other wildcard). */
 int oidc_value_matches(const char *pattern, const char *value);
+
+/* The expiry sweep's part (fcgi/expiry.c): sign-ins begun and never finished, and handoff
+ * codes never traded, past their expiry; at most 1,000 rows of each a call (the statements use
+ * their expires_at keys). *deleted: how many went. */
+int oidc_expire(struct store *store, unsigned long long *deleted, struct purser_error *err);
 
 #endif

@@ -208,6 +208,59 @@ static int secret_seal(const struct keyring *ring, const char *name, const char 
                         err);
 }
 
+/* 1 when the field differs between the two specs. */
+static int spec_differs(const json_t *a, const json_t *b, const char *field)
+{
+    return !json_equal(json_object_get(a, field), json_object_get(b, field)) &&
+           (json_object_get(a, field) || json_object_get(b, field));
+}
+
+/* A change of a provider that changes who its sign-ins are or what they grant (inside the
+ * write's transaction, before it): a new issuer or client id needs the client secret again
+ * (else the stored one would go to the new issuer's token endpoint), a new issuer unlinks its
+ * users (a subject is unique within one issuer only: another issuer's alice is not this one),
+ * and a new issuer, client, claim or mapping takes back the memberships it granted and ends
+ * its sessions and the tokens made with them (the next sign-in grants what it grants now). */
+static int provider_change(struct store *store, const char *name, const json_t *spec,
+                           const char *secret, struct purser_error *err)
+{
+    struct arena *arena = arena_new();
+    struct store_rows rows;
+    struct store_value p = STORE_STR(name);
+    json_t *old = NULL;
+    int rc = arena ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+    int issuer, client, grants;
+    if (!rc)
+        rc = store_query(store, arena, &rows,
+                         "SELECT id, spec FROM identity_providers WHERE name = ? FOR UPDATE", &p, 1,
+                         err);
+    if (!rc && rows.count) {
+        struct store_value id = STORE_INT(atoll(store_cell(&rows, 0, 0)));
+        old = json_loads(store_cell(&rows, 0, 1), 0, NULL);
+        issuer = spec_differs(old, spec, "issuer");
+        client = spec_differs(old, spec, "client_id");
+        grants = issuer || client || spec_differs(old, spec, "mappings") ||
+                 spec_differs(old, spec, "groups_claim") ||
+                 spec_differs(old, spec, "username_claim");
+        if ((issuer || client) && !secret)
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "spec.client_secret: give it again with a new issuer or "
+                                  "client_id (the stored one is the old client's)");
+        if (!rc && issuer)
+            rc = store_exec(store, "DELETE FROM user_external_ids WHERE provider_id = ?", &id, 1,
+                            NULL, NULL, err);
+        if (!rc && grants)
+            rc = store_exec(store, "DELETE FROM memberships WHERE provider_id = ?", &id, 1, NULL,
+                            NULL, err);
+        if (!rc && grants)
+            rc = store_exec(store, "DELETE FROM api_tokens WHERE provider_id = ?", &id, 1, NULL,
+                            NULL, err);
+    }
+    json_decref(old);
+    arena_free(arena);
+    return rc;
+}
+
 static int txn_write(struct store *store, void *ctx, struct purser_error *err)
 {
     struct provider_write *w = ctx;
@@ -247,7 +300,7 @@ static int txn_write(struct store *store, void *ctx, struct purser_error *err)
         if (rc == PURSER_EEXISTS)
             rc = purser_error_set(err, PURSER_EEXISTS, "IdentityProvider '%s' already exists",
                                   w->name);
-    } else {
+    } else if (!(rc = provider_change(store, w->name, spec, secret, err))) {
         struct store_value p[] = {STORE_STR(w->revision),
                                   STORE_STR(labels_text),
                                   STORE_STR(description ?: ""),
