@@ -89,6 +89,17 @@ for my $file (@files) {
         or diag explain \@found;
 }
 
+# ---- the event log: no kind's events listed in lib/store/events.c ------------------------------
+# (each row describes its events, registry_event's description; registry_events_register)
+{
+    my $text = slurp('lib/store/events.c');
+    my @found = map { my $k = $_; map { "$k->{name}: '$_'" } grep { $text =~ /"\Q$_\E"/ } @{ $k->{events} } } @kinds;
+    is_deeply \@found, [], 'lib/store/events.c names no kind\'s event (the registry describes them)'
+        or diag explain \@found;
+    my @described = $source =~ /\.description\s*=\s*"/g;
+    cmp_ok scalar(@described), '>=', 18, 'the registry\'s rows describe the core\'s events';
+}
+
 # ---- purserctl's paths of every kind, the identity and Chef kinds' too: the registry's ----------
 # (client/kinds.c and client/apply.c write REG_LIST and REG_ITEM for a row's own paths; a path
 # under another kind's, a policy group's nodes, is the row's own)
