@@ -83,7 +83,7 @@ static json_t *report(struct ctl *ctl, json_t *results, const char *kind, const 
 /* The newest document revision's id (0: none yet) and the documents of bucket in it. */
 int apply_bucket_newest(struct ctl *ctl, const char *bucket, long long *id, json_t **out)
 {
-    struct ctl_request request = REQUEST("GET", DOCS "/revisions", NULL);
+    struct ctl_request request = REQUEST("GET", ctl_registry_path("revision", REG_LIST), NULL);
     struct buf query = BUF_INIT;
     json_t *answer = NULL;
     int rc;
@@ -517,7 +517,7 @@ static const struct apply_kind kinds_written[] = {
     {.kind = "Organization",
      .noun = "organization",
      .item = "/organizations/{name}",
-     .create = "/organizations",
+     .create = REG_LIST,
      .shape = organization_plain,
      .wanted = organization_wanted,
      .shown_once = "private_key",
@@ -525,15 +525,15 @@ static const struct apply_kind kinds_written[] = {
      .lacks = organization_lacks},
     {.kind = "Member",
      .noun = "member",
-     .item = ORG "/users",
-     .create = ORG "/users",
+     .item = REG_LIST,
+     .create = REG_LIST,
      .apply = member_apply,
      .lacks = member_lacks},
     {.kind = NULL}, /* the registry's kinds of the resource convention (clusters, ...) */
     {.kind = "Node",
      .noun = "node",
-     .item = ORG "/nodes/{node}",
-     .create = ORG "/nodes",
+     .item = REG_ITEM,
+     .create = REG_LIST,
      .wanted = node_wanted,
      .diffable = 1},
 };
@@ -565,8 +565,12 @@ static void kinds_bind(void)
     if (kind_count)
         return;
     for (size_t i = 0; i < KINDS_WRITTEN && kind_count < max; i++) {
-        if (kinds_written[i].kind)
-            kinds[kind_count++] = kinds_written[i];
+        if (kinds_written[i].kind) {
+            struct apply_kind k = kinds_written[i];
+            k.item = ctl_registry_path(k.noun, k.item);
+            k.create = ctl_registry_path(k.noun, k.create);
+            kinds[kind_count++] = k;
+        }
         for (size_t j = 0; !kinds_written[i].kind && j < registry_kind_count && kind_count < max;
              j++)
             if (registry_kinds[j].generic && registry_kinds[j].envelope)

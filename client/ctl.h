@@ -25,6 +25,13 @@
 #define ORG "/organizations/{org}"
 #define DOCS "/api/v1.0"
 
+/* A kind's path written REG_LIST or REG_ITEM is its registry row's (lib/registry, the row of
+ * the kind's name): its collection's or one object's. ctl_registry_path gives it (any other
+ * path as it is). */
+#define REG_LIST "=list"
+#define REG_ITEM "=item"
+const char *ctl_registry_path(const char *name, const char *path);
+
 /* Exit codes (README, "purserctl"): each class of failure its own, as scripts need. */
 enum ctl_exit {
     CTL_OK = 0,

@@ -16,18 +16,18 @@
 /* The rows as written; a path beginning with @ is under its parent kind's item (the
  * registry's), and the {NULL} row is where the registry's generic kinds go (kinds_bind). */
 static const struct kind kinds_written[] = {
-    {"organization", "organizations", NULL, 1, "/organizations", "/organizations/{name}",
-     "/organizations", K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE,
-     "name", KEYED("organization"), NULL, "labels", "filter sort page-size"},
-    {"user", "users", NULL, 1, "/users", "/users/{user}", "/users",
+    {"organization", "organizations", NULL, 1, REG_LIST, "/organizations/{name}", REG_LIST,
+     K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "name",
+     KEYED("organization"), NULL, "labels", "filter sort page-size"},
+    {"user", "users", NULL, 1, REG_LIST, REG_ITEM, REG_LIST,
      K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "username",
      KEYED("user"), "key token", "labels", "filter sort page-size"},
-    {"member", "members", NULL, 1, ORG "/users", ORG "/users/{user}", ORG "/users",
-     K_LIST | K_CREATE | K_DELETE, PAGE_NONE, "username",
+    {"member", "members", NULL, 1, REG_LIST, REG_ITEM, REG_LIST, K_LIST | K_CREATE | K_DELETE,
+     PAGE_NONE, "username",
      VIEW("member", NULL, 0, "user.username", {"USER", "user.username", COL_TEXT},
           {"ROLES", "user.roles", COL_TEXT}),
      NULL, "labels", "filter sort page-size"},
-    {"client", "clients", NULL, 1, ORG "/clients", ORG "/clients/{client}", ORG "/clients",
+    {"client", "clients", NULL, 1, REG_LIST, REG_ITEM, REG_LIST,
      K_LIST | K_GET | K_CREATE | K_REPLACE | K_PATCH | K_DELETE, PAGE_NONE, "name", KEYED("client"),
      "key", "labels", "filter sort page-size"},
     {"key", "keys", "user", 1, "/users/{user}/keys", "/users/{user}/keys/{key}",
@@ -39,8 +39,8 @@ static const struct kind kinds_written[] = {
      "name",
      VIEW("key", NULL, 0, "name", {"NAME", "name", COL_TEXT}, {"EXPIRED", "expired", COL_TEXT}),
      NULL, NULL, NULL},
-    {"token", "tokens", "user", 1, "/users/{user}/tokens", "/users/{user}/tokens/{id}",
-     "/users/{user}/tokens", K_LIST | K_CREATE | K_PATCH | K_DELETE, PAGE_NONE, NULL,
+    {"token", "tokens", "user", 1, REG_LIST, REG_ITEM, REG_LIST,
+     K_LIST | K_CREATE | K_PATCH | K_DELETE, PAGE_NONE, NULL,
      VIEW("token", NULL, 0, "id", {"ID", "id", COL_TEXT}, {"DESCRIPTION", "description", COL_TEXT},
           {"ACTIVE", "active", COL_TEXT}, {"CREATED", "created_at", COL_TIME},
           {"EXPIRES", "expires_at", COL_TIME}, {"LAST USED", "last_used_at", COL_TIME}),
@@ -52,9 +52,8 @@ static const struct kind kinds_written[] = {
      NULL, NULL, NULL},
     {"permission", "permissions", NULL, 0, ORG "/permissions", NULL, NULL, K_LIST, PAGE_NONE, NULL,
      NULL, NULL, NULL, NULL},
-    {"policy", "policies", NULL, 1, ORG "/policies", ORG "/policies/{name}", NULL,
-     K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL, KEYED("policy"), "policy-revisions", NULL,
-     "filter sort page-size"},
+    {"policy", "policies", NULL, 1, REG_LIST, REG_ITEM, NULL, K_LIST | K_GET | K_DELETE, PAGE_NONE,
+     NULL, KEYED("policy"), "policy-revisions", NULL, "filter sort page-size"},
     {"policy-revision", "policy-revisions", NULL, 2, NULL, ORG "/policies/{name}/revisions/{rev}",
      ORG "/policies/{name}/revisions", K_GET | K_CREATE | K_DELETE, PAGE_NONE, NULL, NULL, NULL,
      NULL, NULL},
@@ -67,30 +66,29 @@ static const struct kind kinds_written[] = {
     {"revision-group", "revision-groups", NULL, 2,
      ORG "/policies/{name}/revisions/{rev}/policy_groups", NULL, NULL, K_LIST, PAGE_NONE, NULL,
      KEYED("policy-group"), NULL, NULL, NULL},
-    {"policy-group", "policy-groups", NULL, 1, ORG "/policy_groups", ORG "/policy_groups/{group}",
-     NULL, K_LIST | K_GET | K_DELETE, PAGE_NONE, NULL,
+    {"policy-group", "policy-groups", NULL, 1, REG_LIST, REG_ITEM, NULL, K_LIST | K_GET | K_DELETE,
+     PAGE_NONE, NULL,
      (&(const struct ctl_view){
          "policy-group", NULL,
          1, "@key", COLUMNS({"NAME", "@key", COL_TEXT}, {"POLICIES", "policies", COL_COUNT})}),
      NULL, NULL, "filter sort page-size"},
     {"lock", "locks", NULL, 2, NULL, ORG "/policy_groups/{group}/policies/{name}", NULL,
      K_GET | K_REPLACE | K_DELETE, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
-    {"node", "nodes", NULL, 1, ORG "/nodes", ORG "/nodes/{node}", ORG "/nodes",
+    {"node", "nodes", NULL, 1, REG_LIST, REG_ITEM, REG_LIST,
      K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE, PAGE_NONE, "name", KEYED("node"), NULL, NULL,
      "filter sort page-size"},
     {"node", "nodes", "policy-group", 0, ORG "/policy_groups/{group}/nodes", NULL, NULL, K_LIST,
      PAGE_NONE, NULL, KEYED("node"), NULL, NULL, NULL},
     {"node", "nodes", "policy-group policy", 0, ORG "/policy_groups/{group}/policies/{name}/nodes",
      NULL, NULL, K_LIST, PAGE_NONE, NULL, KEYED("node"), NULL, NULL, NULL},
-    {"cookbook", "cookbooks", NULL, 1, ORG "/cookbook_artifacts", ORG "/cookbook_artifacts/{name}",
-     NULL, K_LIST | K_GET, PAGE_NONE, NULL, KEYED("cookbook"), NULL, NULL, NULL},
+    {"cookbook", "cookbooks", NULL, 1, REG_LIST, REG_ITEM, NULL, K_LIST | K_GET, PAGE_NONE, NULL,
+     KEYED("cookbook"), NULL, NULL, NULL},
     {"cookbook-artifact", "cookbook-artifacts", NULL, 2, NULL,
      ORG "/cookbook_artifacts/{name}/{identifier}", NULL, K_GET | K_REPLACE | K_DELETE, PAGE_NONE,
      NULL, NULL, NULL, NULL, NULL},
     /* the registry's kinds of the resource convention (clusters, ...): rows made from it */
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, PAGE_NONE, NULL, NULL, NULL, NULL, NULL},
-    {"identity-provider", "identity-providers", NULL, 1, "/identity-providers",
-     "/identity-providers/{id}", "/identity-providers",
+    {"identity-provider", "identity-providers", NULL, 1, REG_LIST, REG_ITEM, REG_LIST,
      K_LIST | K_GET | K_CREATE | K_REPLACE | K_DELETE | K_CONDITIONAL, PAGE_NONE, "metadata.name",
      VIEW("identity-provider", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"ISSUER", "spec.issuer", COL_TEXT}, {"CLIENT", "spec.client_id", COL_TEXT},
@@ -101,13 +99,13 @@ static const struct kind kinds_written[] = {
           {"AUTHOR", "author", COL_TEXT}, {"REPORTED", "created_at", COL_TIME},
           {"FACTS", "facts", COL_COUNT}),
      NULL, NULL, "page-size"},
-    {"event", "events", NULL, 0, ORG "/events", NULL, NULL, K_LIST, PAGE_SINCE, NULL,
+    {"event", "events", NULL, 0, REG_LIST, NULL, NULL, K_LIST, PAGE_SINCE, NULL,
      VIEW("event", "events", 0, "seq", {"SEQ", "seq", COL_TEXT}, {"KIND", "kind", COL_TEXT},
           {"NAME", "name", COL_TEXT}, {"OP", "op", COL_TEXT}, {"ACTOR", "actor", COL_TEXT},
           {"AT", "at", COL_TIME}),
      NULL, NULL, "page-size"},
-    {"revision", "revisions", NULL, 1, DOCS "/revisions", DOCS "/revisions/{id}", NULL,
-     K_LIST | K_GET | K_DELETE_ALL, PAGE_TOKEN, NULL,
+    {"revision", "revisions", NULL, 1, REG_LIST, REG_ITEM, NULL, K_LIST | K_GET | K_DELETE_ALL,
+     PAGE_TOKEN, NULL,
      VIEW("revision", "results", 0, "id", {"ID", "id", COL_TEXT}, {"BUCKETS", "buckets", COL_LIST},
           {"TAGS", "tags", COL_LIST}, {"STATUS", "status", COL_TEXT},
           {"CREATED", "createdAt", COL_TIME}),
@@ -148,40 +146,43 @@ static const struct kind kinds_written[] = {
  * for: with --page-size or --sort, the resource convention's pages of envelopes
  * (docs/inventory.md), each kind's list path with the table of its envelopes. */
 static const struct {
-    const char *list;
+    const char *name; /* the kind's */
+    const char *list; /* its list's path (REG_LIST: the registry row's) */
     const struct ctl_view *view;
 } paged_lists[] = {
-    {"/organizations",
+    {"organization", REG_LIST,
      VIEW("organization", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"FULL NAME", "spec.full_name", COL_TEXT}, {"LABELS", "metadata.labels", COL_TEXT},
           {"EXTERNAL IDS", "spec.external_ids", COL_LIST},
           {"UPDATED", "metadata.updated_at", COL_TIME})},
-    {"/users",
+    {"user", REG_LIST,
      VIEW("user", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"DISPLAY NAME", "spec.display_name", COL_TEXT}, {"EMAIL", "spec.email", COL_TEXT},
           {"ACTIVE", "spec.active", COL_TEXT}, {"LABELS", "metadata.labels", COL_TEXT},
           {"EXPIRES", "metadata.expires", COL_TIME})},
-    {ORG "/users",
+    {"member", REG_LIST,
      VIEW("member", "items", 0, "metadata.name", {"USER", "metadata.name", COL_TEXT},
           {"ROLES", "spec.roles", COL_LIST}, {"LABELS", "metadata.labels", COL_TEXT})},
-    {ORG "/clients",
+    {"client", REG_LIST,
      VIEW("client", "items", 0, "metadata.name", {"NAME", "metadata.name", COL_TEXT},
           {"VALIDATOR", "spec.validator", COL_TEXT}, {"ACTIVE", "spec.active", COL_TEXT},
           {"LABELS", "metadata.labels", COL_TEXT}, {"EXPIRES", "metadata.expires", COL_TIME})},
-    {ORG "/policies",
+    {"policy", REG_LIST,
      VIEW("policy", "items", 0, "name", {"NAME", "name", COL_TEXT},
           {"REVISIONS", "revision_count", COL_TEXT}, {"LATEST UPLOAD", "latest_at", COL_TIME})},
-    {ORG "/policy_groups", VIEW("policy-group", "items", 0, "name", {"NAME", "name", COL_TEXT},
-                                {"POLICIES", "policy_count", COL_TEXT})},
-    {ORG "/policies/{name}/revisions",
+    {"policy-group", REG_LIST,
+     VIEW("policy-group", "items", 0, "name", {"NAME", "name", COL_TEXT},
+          {"POLICIES", "policy_count", COL_TEXT})},
+    {"policy-revision", ORG "/policies/{name}/revisions",
      VIEW("policy-revision", "items", 0, "revision_id", {"REVISION", "revision_id", COL_TEXT},
           {"CREATED", "created_at", COL_TIME}, {"BY", "created_by", COL_TEXT},
           {"GROUPS", "policy_group_list", COL_LIST})},
-    {ORG "/nodes", VIEW("node", "items", 0, "name", {"NAME", "name", COL_TEXT},
-                        {"POLICY", "policy_name", COL_TEXT}, {"GROUP", "policy_group", COL_TEXT},
-                        {"REVISION", "revision_id", COL_TEXT}, {"PLATFORM", "platform", COL_TEXT},
-                        {"ADDRESS", "ipaddress", COL_TEXT}, {"UPDATED", "updated_at", COL_TIME})},
-    {"/users/{user}/tokens",
+    {"node", REG_LIST,
+     VIEW("node", "items", 0, "name", {"NAME", "name", COL_TEXT},
+          {"POLICY", "policy_name", COL_TEXT}, {"GROUP", "policy_group", COL_TEXT},
+          {"REVISION", "revision_id", COL_TEXT}, {"PLATFORM", "platform", COL_TEXT},
+          {"ADDRESS", "ipaddress", COL_TEXT}, {"UPDATED", "updated_at", COL_TIME})},
+    {"token", REG_LIST,
      VIEW("token", "items", 0, "metadata.name", {"ID", "metadata.name", COL_TEXT},
           {"DESCRIPTION", "spec.description", COL_TEXT}, {"ACTIVE", "spec.active", COL_TEXT},
           {"LABELS", "metadata.labels", COL_TEXT}, {"EXPIRES", "metadata.expires", COL_TIME})},
@@ -271,6 +272,9 @@ static void kinds_bind(void)
     for (size_t i = 0; i < KINDS_WRITTEN && kind_count < KINDS_MAX; i++) {
         struct kind k = kinds_written[i];
         if (k.name) {
+            k.list = ctl_registry_path(k.name, k.list);
+            k.item = ctl_registry_path(k.name, k.item);
+            k.create = ctl_registry_path(k.name, k.create);
             k.list = under_parent(k.parents, k.list);
             k.item = under_parent(k.parents, k.item);
             k.create = under_parent(k.parents, k.create);
@@ -292,9 +296,18 @@ static void kinds_bind(void)
 const struct ctl_view *kind_page_view(const struct kind *k)
 {
     for (size_t i = 0; k->list && i < sizeof(paged_lists) / sizeof(paged_lists[0]); i++)
-        if (!strcmp(paged_lists[i].list, k->list))
+        if (!strcmp(paged_lists[i].name, k->name) &&
+            !strcmp(ctl_registry_path(k->name, paged_lists[i].list), k->list))
             return paged_lists[i].view;
     return NULL;
+}
+
+const char *ctl_registry_path(const char *name, const char *path)
+{
+    const struct registry_kind *r = path && path[0] == '=' ? registry_find(name) : NULL;
+    if (!r)
+        return path;
+    return strcmp(path, REG_ITEM) ? r->list : r->item;
 }
 
 const struct kind_all *kind_all_organizations(const struct kind *k)
@@ -469,8 +482,9 @@ int kind_is_conditional(const struct kind *k)
 
 int ctl_newest_revision(struct ctl *ctl, const char **out)
 {
-    struct ctl_request request = {
-        .method = "GET", .template = DOCS "/revisions", .query = "sort=id&order=desc&limit=1"};
+    struct ctl_request request = {.method = "GET",
+                                  .template = ctl_registry_path("revision", REG_LIST),
+                                  .query = "sort=id&order=desc&limit=1"};
     json_t *answer = NULL, *id;
     int rc = ctl_call_json(ctl, &request, &answer);
     *out = NULL;

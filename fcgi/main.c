@@ -367,14 +367,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "purser-fcgi: %s: %s\n", m.config_path, err.message);
         return 1;
     }
-    { /* the resource kinds' events, before the workers that write them are forked */
+    { /* the registry's and the resource kinds' events, before the workers that write them */
         const struct resource_kind *kinds[16];
+        int events_rc;
         if (routes_init()) {
             fprintf(stderr, "purser-fcgi: out of memory for the route table\n");
             return 1;
         }
-        if (resource_kinds_register(kinds, registry_resources(kinds, 16, 0))) {
-            fprintf(stderr, "purser-fcgi: too many resource kinds' event kinds\n");
+        events_rc = registry_events_register();
+        if (!events_rc)
+            events_rc = resource_kinds_register(kinds, registry_resources(kinds, 16, 0));
+        if (events_rc) {
+            fprintf(stderr, "purser-fcgi: too many event kinds\n");
             return 1;
         }
     }

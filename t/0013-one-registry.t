@@ -25,6 +25,7 @@ for my $row (split /\n    \{(?=\.name = )/, $table) {
     ($k{plural}) = $row =~ /\.plural = "([^"]+)"/;
     ($k{envelope}) = $row =~ /\.envelope = "([^"]+)"/;
     ($k{list}) = $row =~ /\.list = (?:ORG )?"([^"]+)"/;
+    ($k{item}) = $row =~ /\.item = (?:ORG )?"([^"]+)"/;
     $k{generic} = $row =~ /\.generic = 1/ ? 1 : 0;
     $k{events} = [$row =~ /\{\.kind = "([^"]+)"/g];
     ($k{segment}) = ($k{list} // '') =~ m{/([^/{}]+)$};
@@ -87,6 +88,43 @@ for my $file (@files) {
     is_deeply \@found, [], "$file names no kind of the resource convention"
         or diag explain \@found;
 }
+
+# ---- the event log: no kind's events listed in lib/store/events.c ------------------------------
+# (each row describes its events, registry_event's description; registry_events_register)
+{
+    my $text = slurp('lib/store/events.c');
+    my @found = map { my $k = $_; map { "$k->{name}: '$_'" } grep { $text =~ /"\Q$_\E"/ } @{ $k->{events} } } @kinds;
+    is_deeply \@found, [], 'lib/store/events.c names no kind\'s event (the registry describes them)'
+        or diag explain \@found;
+    my @described = $source =~ /\.description\s*=\s*"/g;
+    cmp_ok scalar(@described), '>=', 18, 'the registry\'s rows describe the core\'s events';
+}
+
+# ---- purserctl's paths of every kind, the identity and Chef kinds' too: the registry's ----------
+# (client/kinds.c and client/apply.c write REG_LIST and REG_ITEM for a row's own paths; a path
+# under another kind's, a policy group's nodes, is the row's own)
+sub path_offences {
+    my ($text, $k) = @_;
+    my @found;
+    for my $path (grep { defined && length } $k->{list}, $k->{item}) {
+        my @forms = ($path);
+        push @forms, $1 if $path =~ m{^/api/v1\.0(/.+)$}; # DOCS "/revisions"
+        push @found, "path $path" if grep { $text =~ /"\Q$_\E"/ } @forms;
+    }
+    return @found;
+}
+for my $file (qw(client/kinds.c client/apply.c)) {
+    my $text = slurp($file);
+    my @found = map { my $k = $_; map { "$k->{name}: $_" } path_offences($text, $k) } @kinds;
+    is_deeply \@found, [], "$file writes no registry kind's list or item path (REG_LIST, REG_ITEM)"
+        or diag explain \@found;
+}
+is_deeply [path_offences(q{{"node", "nodes", NULL, 1, ORG "/nodes", ORG "/nodes/{node}"}},
+    (grep { $_->{name} eq 'node' } @kinds)[0])], ['path /nodes', 'path /nodes/{node}'],
+    "a purserctl row writing nodes' paths is found";
+is_deeply [path_offences(q{{"revision", "revisions", NULL, 1, DOCS "/revisions", NULL}},
+    (grep { $_->{name} eq 'revision' } @kinds)[0])], ['path /api/v1.0/revisions'],
+    "a purserctl row writing the document API's revisions path is found";
 
 # ---- the check can fail: a list that names a kind is found --------------------------------------
 is_deeply [offences(q{const sections = [['clusters', 'Clusters']];}, $cluster, 1)], ["'clusters'"],

@@ -680,12 +680,13 @@ int main(int argc, char **argv)
     }
     if (!path)
         path = "/etc/purser/purser.yaml";
-    { /* the route table, and the resource kinds' events, which its writes (import) append */
+    { /* the route table, and the registry's and resource kinds' events, which its writes append */
         const struct resource_kind *kinds[16];
         if (routes_init()) {
             fprintf(stderr, "purser: out of memory\n");
             return 1;
         }
+        registry_events_register();
         resource_kinds_register(kinds, registry_resources(kinds, 16, 0));
     }
     if (strcmp(command, "config-defaults") == 0) {

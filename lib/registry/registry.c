@@ -4,6 +4,7 @@
 #include "auth/identity.h"
 #include "inventory/cluster.h"
 #include "resource/resource.h"
+#include "store/events.h"
 
 #include <string.h>
 
@@ -27,12 +28,17 @@ const struct registry_kind registry_kinds[] = {
      .remove = "delete_policy",
      .areas = "policies policy_groups collect_policies",
      .nav = "policies Policies",
-     .events = EVENTS({.kind = "policy", .list = "policies"}, {.kind = "policy_revision",
-                                                               .key = "policy_revision:{0}/{1}",
-                                                               .page = "policies/{0}/{1}",
-                                                               .list = "policies/{0}",
-                                                               .parent = "policy:{0}",
-                                                               .flags = OWN})},
+     .events =
+         EVENTS({.kind = "policy",
+                 .description = "a policy was deleted with its revisions (name: the policy)",
+                 .list = "policies"},
+                {.kind = "policy_revision",
+                 .description = "a policy revision was uploaded or deleted (name: policy/revision)",
+                 .key = "policy_revision:{0}/{1}",
+                 .page = "policies/{0}/{1}",
+                 .list = "policies/{0}",
+                 .parent = "policy:{0}",
+                 .flags = OWN})},
     {.name = "policy-group",
      .plural = "policy-groups",
      .page = "policy",
@@ -44,8 +50,14 @@ const struct registry_kind registry_kinds[] = {
      .write = "write_policy_group",
      .remove = "write_policy_group",
      .nav = "groups Policy groups",
-     .events = EVENTS({.kind = "policy_group", .list = "groups"},
-                      {.kind = "policy_group_pointer", .list = "groups/{0}"})},
+     .events =
+         EVENTS({.kind = "policy_group",
+                 .description = "a policy group was deleted (name: the group)",
+                 .list = "groups"},
+                {.kind = "policy_group_pointer",
+                 .description = "a group's pointer to a policy revision was set, moved (one per "
+                                "pointer a promotion moves) or deleted (name: group/policy)",
+                 .list = "groups/{0}"})},
     {.name = "node",
      .plural = "nodes",
      .page = "policy",
@@ -60,6 +72,7 @@ const struct registry_kind registry_kinds[] = {
      .areas = "nodes sandboxes file_store cookbook_artifacts",
      .nav = "nodes Nodes",
      .events = EVENTS({.kind = "node",
+                       .description = "a node was created, changed or deleted (name: the node)",
                        .key = "node:{name}",
                        .page = "nodes/{name}",
                        .list = "nodes",
@@ -73,7 +86,9 @@ const struct registry_kind registry_kinds[] = {
      .read = "read_cookbooks",
      .write = "write_cookbooks",
      .remove = "write_cookbooks",
-     .events = EVENTS({.kind = "cookbook_artifact"})},
+     .events = EVENTS(
+         {.kind = "cookbook_artifact",
+          .description = "a cookbook artifact was uploaded or deleted (name: name/identifier)"})},
     {.name = "revision",
      .plural = "revisions",
      .page = "docs",
@@ -87,22 +102,27 @@ const struct registry_kind registry_kinds[] = {
      .remove = "delete_revisions",
      .areas = "api versions git-access",
      .nav = "documents Documents",
-     .events = EVENTS({.kind = "document_revision",
-                       .key = "document_revision:{0}",
-                       .page = "documents/{0}",
-                       .list = "documents",
-                       .parent = "document_revision:*",
-                       .flags = OWN | REGISTRY_EVENT_ALL},
-                      {.kind = "tag",
-                       .key = "document_revision:{0}",
-                       .page = "documents/{0}",
-                       .list = "documents",
-                       .parent = "document_revision:*"},
-                      {.kind = "validation",
-                       .key = "document_revision:{0}",
-                       .page = "documents/{0}",
-                       .list = "documents",
-                       .parent = "document_revision:*"})},
+     .events = EVENTS(
+         {.kind = "document_revision",
+          .description = "a document revision was written (name: its id, with the buckets it "
+                         "changed) or all were purged (name: *)",
+          .key = "document_revision:{0}",
+          .page = "documents/{0}",
+          .list = "documents",
+          .parent = "document_revision:*",
+          .flags = OWN | REGISTRY_EVENT_ALL},
+         {.kind = "tag",
+          .description = "a revision tag was set or deleted (name: revision/tag)",
+          .key = "document_revision:{0}",
+          .page = "documents/{0}",
+          .list = "documents",
+          .parent = "document_revision:*"},
+         {.kind = "validation",
+          .description = "a validation of a revision was recorded (name: revision/validation)",
+          .key = "document_revision:{0}",
+          .page = "documents/{0}",
+          .list = "documents",
+          .parent = "document_revision:*"})},
     {.name = "cluster",
      .plural = "clusters",
      .page = "inventory",
@@ -146,7 +166,10 @@ const struct registry_kind registry_kinds[] = {
      .write = "write_members",
      .remove = "write_members",
      .nav = "members Users & clients",
-     .events = EVENTS({.kind = "member", .list = "members"}),
+     .events = EVENTS(
+         {.kind = "member",
+          .description = "a user became a member, had its roles changed or left (name: the user)",
+          .list = "members"}),
      .resource = &identity_member_kind},
     {.name = "client",
      .plural = "clients",
@@ -159,6 +182,8 @@ const struct registry_kind registry_kinds[] = {
      .write = "update_client",
      .remove = "delete_client",
      .events = EVENTS({.kind = "client",
+                       .description = "a client was created, changed or deleted, also by a redeem "
+                                      "or a cluster's deletion (name: the client)",
                        .key = "client:{name}",
                        .page = "clients/{name}",
                        .list = "members",
@@ -177,10 +202,14 @@ const struct registry_kind registry_kinds[] = {
      .remove = "delete_user",
      .areas = "users clients principals",
      .events = EVENTS({.kind = "user",
+                       .description = "a member's user was changed or deleted (name: the user)",
                        .key = "user:{name}",
                        .page = "users/{name}",
                        .action = "",
-                       .flags = OWN | REGISTRY_EVENT_SELF}),
+                       .flags = OWN | REGISTRY_EVENT_SELF},
+                      {.kind = "key",
+                       .description = "a user's or client's key was added, changed or deleted "
+                                      "(name: principal/key)"}),
      .resource = &identity_user_kind},
     {.name = "token",
      .plural = "tokens",
@@ -193,11 +222,14 @@ const struct registry_kind registry_kinds[] = {
      .write = "update_user",
      .remove = "update_user",
      .nav = "tokens My tokens",
-     .events = EVENTS({.kind = "token",
-                       .key = "token:{name}",
-                       .page = "tokens",
-                       .action = "",
-                       .flags = OWN | REGISTRY_EVENT_MINE}),
+     .events =
+         EVENTS({.kind = "token",
+                 .description =
+                     "an API token was made (also by a redeem), changed or deleted (name: its id)",
+                 .key = "token:{name}",
+                 .page = "tokens",
+                 .action = "",
+                 .flags = OWN | REGISTRY_EVENT_MINE}),
      .resource = &identity_token_kind},
     {.name = "event",
      .plural = "events",
@@ -219,13 +251,19 @@ const struct registry_kind registry_kinds[] = {
      .write = "write_identity_providers",
      .remove = "write_identity_providers",
      .areas = "identity-providers auth",
-     .events = EVENTS({.kind = "identity_provider"},
+     .events = EVENTS({.kind = "identity_provider",
+                       .description = "an identity provider whose mappings name the organization "
+                                      "was created, changed or deleted (name: the provider)"},
                       {.kind = "sign_in",
+                       .description = "a user signed in through an identity provider (name: the "
+                                      "user; detail: the provider)",
                        .key = "user:{name}",
                        .page = "users/{name}",
                        .action = "",
                        .flags = REGISTRY_EVENT_SELF},
-                      {.kind = "sign_in_refused"})},
+                      {.kind = "sign_in_refused",
+                       .description = "a sign-in through a provider that maps to the organization "
+                                      "was refused (name: the provider; detail: the reason)"})},
     {.name = "organization",
      .plural = "organizations",
      .page = "server",
@@ -239,7 +277,9 @@ const struct registry_kind registry_kinds[] = {
      .remove = "delete_organization",
      .areas = "organizations . permissions export import",
      .nav = "organization Organization",
-     .events = EVENTS({.kind = "organization"}),
+     .events =
+         EVENTS({.kind = "organization",
+                 .description = "an organization was created or changed (name: the organization)"}),
      .resource = &identity_org_kind},
 };
 const size_t registry_kind_count = sizeof(registry_kinds) / sizeof(registry_kinds[0]);
@@ -250,6 +290,22 @@ const struct registry_kind *registry_find(const char *name)
         if (!strcmp(registry_kinds[i].name, name) || !strcmp(registry_kinds[i].plural, name))
             return &registry_kinds[i];
     return NULL;
+}
+
+int registry_events_register(void)
+{
+    static struct event_kind kinds[64];
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < registry_kind_count; i++)
+        for (const struct registry_event *e = registry_kinds[i].events; e && e->kind; e++)
+            if (e->description && n + 1 < sizeof(kinds) / sizeof(kinds[0]))
+                kinds[n++] = (struct event_kind){e->kind, e->description};
+            else if (e->description)
+                rc = PURSER_EINTERNAL;
+    if (!rc)
+        rc = event_kinds_register(kinds);
+    return rc;
 }
 
 const struct registry_kind *registry_find_envelope(const char *envelope)

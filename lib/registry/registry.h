@@ -31,12 +31,14 @@ enum registry_event_flags {
     REGISTRY_EVENT_ALL = 8,  /* the name '*' means every object of it: the list only */
 };
 struct registry_event {
-    const char *kind;   /* the events' kind field: "facts" */
-    const char *key;    /* the object its events share: "cluster:{0}" (NULL: none) */
-    const char *page;   /* the object's page: "clusters/{0}" (NULL: none) */
-    const char *list;   /* where its delete leaves the reader: "clusters" (NULL: none) */
-    const char *parent; /* the key whose delete takes it along: "policy:{0}" (NULL: none) */
-    const char *action; /* what opens the page (NULL: the kind's read; "": no check) */
+    const char *kind;        /* the events' kind field: "facts" */
+    const char *key;         /* the object its events share: "cluster:{0}" (NULL: none) */
+    const char *page;        /* the object's page: "clusters/{0}" (NULL: none) */
+    const char *list;        /* where its delete leaves the reader: "clusters" (NULL: none) */
+    const char *parent;      /* the key whose delete takes it along: "policy:{0}" (NULL: none) */
+    const char *action;      /* what opens the page (NULL: the kind's read; "": no check) */
+    const char *description; /* the event log's (lib/store/events.h): "a node was created, ..."
+                                (NULL: the kind's descriptor registers it, resource.h) */
     unsigned flags;
 };
 
@@ -87,6 +89,11 @@ extern const size_t registry_kind_count;
 
 /* The row named name (singular or plural), or NULL. */
 const struct registry_kind *registry_find(const char *name);
+
+/* Registers the events the rows describe with the event log (event_kinds_register), in table
+ * order, once per process before it writes (then the resource kinds', resource_kinds_register).
+ * 0, or PURSER_EINTERNAL when they are too many. */
+int registry_events_register(void);
 
 /* The row whose envelope is envelope ("Cluster"), or NULL. */
 const struct registry_kind *registry_find_envelope(const char *envelope);

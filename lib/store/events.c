@@ -9,40 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-/* The kinds of the core's events; each resource kind registers its own (its resource_kind's
- * events). docs/automation.md's Events section lists them all: t/6005 holds it to the feed's list.
- */
-const struct event_kind event_kinds[] = {
-    {"organization", "an organization was created or changed (name: the organization)"},
-    {"member", "a user became a member, had its roles changed or left (name: the user)"},
-    {"user", "a member's user was changed or deleted (name: the user)"},
-    {"client", "a client was created, changed or deleted, also by a redeem or a cluster's "
-               "deletion (name: the client)"},
-    {"key", "a user's or client's key was added, changed or deleted (name: principal/key)"},
-    {"token", "an API token was made (also by a redeem), changed or deleted (name: its id)"},
-    {"policy_revision", "a policy revision was uploaded or deleted (name: policy/revision)"},
-    {"policy", "a policy was deleted with its revisions (name: the policy)"},
-    {"policy_group", "a policy group was deleted (name: the group)"},
-    {"policy_group_pointer",
-     "a group's pointer to a policy revision was set, moved (one per pointer a promotion "
-     "moves) or deleted (name: group/policy)"},
-    {"node", "a node was created, changed or deleted (name: the node)"},
-    {"cookbook_artifact", "a cookbook artifact was uploaded or deleted (name: name/identifier)"},
-    {"document_revision", "a document revision was written (name: its id, with the buckets it "
-                          "changed) or all were purged (name: *)"},
-    {"tag", "a revision tag was set or deleted (name: revision/tag)"},
-    {"validation", "a validation of a revision was recorded (name: revision/validation)"},
-    {"identity_provider", "an identity provider whose mappings name the organization was "
-                          "created, changed or deleted (name: the provider)"},
-    {"sign_in", "a user signed in through an identity provider (name: the user; detail: the "
-                "provider)"},
-    {"sign_in_refused", "a sign-in through a provider that maps to the organization was refused "
-                        "(name: the provider; detail: the reason)"},
-};
-const size_t event_kind_count = sizeof(event_kinds) / sizeof(event_kinds[0]);
-
-/* The kinds the resource kinds registered (resource_kinds_register): each a {NULL}-ended
- * array, kept by pointer. */
+/* The kinds registered: the registry's rows' (registry_events_register, lib/registry), then the
+ * resource kinds' (resource_kinds_register); each a {NULL}-ended array, kept by pointer.
+ * docs/automation.md's Events section lists them all: t/6005 holds it to the feed's list. */
 #define EVENT_KIND_SETS 16
 static const struct event_kind *registered[EVENT_KIND_SETS];
 static size_t registered_count;
@@ -60,9 +29,6 @@ int event_kinds_register(const struct event_kind *kinds)
 
 const struct event_kind *event_kind_at(size_t i)
 {
-    if (i < event_kind_count)
-        return &event_kinds[i];
-    i -= event_kind_count;
     for (size_t s = 0; s < registered_count; s++) {
         size_t n = 0;
         while (registered[s][n].name)
@@ -85,11 +51,9 @@ static int kind_in(const struct event_kind *kinds, size_t count, const char *nam
     return 0;
 }
 
-/* Every append asks: the table, then each registered array, walked once. */
+/* Every append asks: each registered array, walked once. */
 static int kind_known(const char *name, size_t len)
 {
-    if (kind_in(event_kinds, event_kind_count, name, len))
-        return 1;
     for (size_t s = 0; s < registered_count; s++)
         if (kind_in(registered[s], (size_t)-1, name, len))
             return 1;
@@ -174,8 +138,8 @@ int event_append(struct store *store, const char *actor, long long org_id, const
         actor = "-";
     if (!event_kind_known(kind))
         return purser_error_set(err, PURSER_EINTERNAL,
-                                "event kind '%s' is neither in the event kinds table "
-                                "(lib/store/events.c) nor a registered resource kind's",
+                                "event kind '%s' is registered neither by a registry row "
+                                "(lib/registry) nor by a resource kind",
                                 kind);
     text = detail ? json_text(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     clock_gettime(CLOCK_REALTIME, &now);

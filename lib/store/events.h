@@ -14,32 +14,31 @@ struct event_kind {
     const char *description; /* "a cluster was registered, changed or deleted (name: ...)" */
 };
 
-/* The core's kinds, one table (events.c); a resource kind's own kinds come with it
- * (event_kinds_register). event_append refuses any kind of neither, and so does the feed's
- * kinds= filter; docs/automation.md's Events section lists them all. */
-extern const struct event_kind event_kinds[];
-extern const size_t event_kind_count;
+/* The kinds are registered: the registry's rows describe theirs (registry_events_register,
+ * lib/registry), a resource kind's descriptor its own (resource_kinds_register). event_append
+ * refuses any other kind, and so does the feed's kinds= filter; docs/automation.md's Events
+ * section lists them all. */
 
-/* Registers more kinds: kinds is an array ended by {NULL}, kept by pointer (registered once
+/* Registers kinds: kinds is an array ended by {NULL}, kept by pointer (registered once
  * per process, before the workers start). PURSER_EINTERNAL past 16 arrays. */
 int event_kinds_register(const struct event_kind *kinds);
 
-/* The i-th kind of all (the table's, then the registered ones in order), or NULL past them. */
+/* The i-th kind of all (the registered ones in order), or NULL past them. */
 const struct event_kind *event_kind_at(size_t i);
 
-/* 1 when name is a kind of event_kinds, else 0. */
+/* 1 when name is a registered kind, else 0. */
 int event_kind_known(const char *name);
 
-/* 0 when kinds (the feed's kinds=, comma-separated; NULL: no filter) names only kinds of
- * event_kinds; else PURSER_EINVAL naming the first item that does not: "kinds: unknown event
+/* 0 when kinds (the feed's kinds=, comma-separated; NULL: no filter) names only registered
+ * kinds; else PURSER_EINVAL naming the first item that does not: "kinds: unknown event
  * kind 'x' (known: a, b, ...)", or an empty item ("a,,b"). */
 int events_kinds_check(const char *kinds, struct purser_error *err);
 
 /* Appends an event for organization org_id by actor (who writes: the authenticated principal's
  * name, or the server's "purser ..." for its own; NULL or "" is recorded as "-"); must run
  * inside the write's transaction (the counter row stays locked until it commits). revision and
- * detail may be NULL; detail is borrowed. A kind not in event_kinds is PURSER_EINTERNAL
- * (a call site with a new kind fails until the table has it). */
+ * detail may be NULL; detail is borrowed. A kind not registered is PURSER_EINTERNAL
+ * (a call site with a new kind fails until its registry row or descriptor has it). */
 int event_append(struct store *store, const char *actor, long long org_id, const char *kind,
                  const char *name, const char *op, const char *revision, const json_t *detail,
                  struct purser_error *err);

@@ -135,7 +135,7 @@ sub events {
     my ($r, $d) = $s->api('GET', '/organizations/' . $s->env('PURSER_ORG') . '/events?kinds=none-such');
     die "the feed's kinds: $r->{status}\n" unless $r->{status} == 400 && $d->{known};
     my $page = "$NOTE# Event kinds\n\nThe kinds of event the feed (`GET /organizations/{org}/events`) "
-        . "knows, in its order: the core's table, then each resource kind's (docs/automation.md "
+        . "knows, in its order: the registry's rows' (lib/registry), then each resource kind's (docs/automation.md "
         . "says what each records). `kinds=` takes these names.\n\n";
     $page .= "- `$_`\n" for @{ $d->{known} };
     return $page;
