@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,9 @@ static int listener_code(struct ctl *ctl, int fd, const char **code)
         client = accept(fd, NULL, NULL);
         if (client < 0)
             continue;
+        /* a local program that connects and says nothing does not hold the listener */
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){.tv_sec = 5},
+                   sizeof(struct timeval));
         n = recv(client, request, sizeof request - 1, 0);
         request[n > 0 ? n : 0] = '\0';
         at = strstr(request, "code=");

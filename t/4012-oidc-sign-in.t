@@ -34,6 +34,8 @@ my $idp = PurserOidc->start($s->dir,
         carol => { password => 'carol-pw', groups => ['ops'] },
         dave => { password => 'dave-pw', groups => ['ops'] },
         admin => { password => 'admin-pw', groups => ['ops'] },
+        erin => { password => 'erin-pw', groups => [], email_verified => JSON::PP::true },
+        frank => { password => 'frank-pw', groups => [] },
     },
     clients => [
         { client_id => 'purser', client_secret => 'rs-secret-4012', redirect_uris => [$callback], alg => 'RS256' },
@@ -294,6 +296,14 @@ is($r->{status}, 201, '  while the browser that began it still trades it');
     is($r->{status}, 401, '  and so is one with another verifier');
     ($r, $d) = call('POST', '/auth/sso/session', { code => $loop_code, verifier => $verifier }, authorization => '');
     is($r->{status}, 201, '  with the verifier it is traded');
+    # a provider that ignores prompt=login finishes it with an old session of the person's
+    $r = start('corp', "$return_to&handoff_challenge=$challenge");
+    like($r->{headers}{location} // '', qr/[?&]max_age=0(&|$)/, 'a loopback sign-in also asks max_age=0 (the provider must say when it signed the person in)');
+    ($at) = $idp->login($r->{headers}{location}, 'bob', 'bob-pw', $callback);
+    $idp->control('fault', { kind => 'stale-auth' });
+    ($r, $d) = call('GET', substr($at // '', length $url), undef, authorization => '', cookie => $sso_cookie);
+    is($r->{status}, 401, '  an ID token whose auth_time is before the sign-in began is refused (401)');
+    like(msg($d), qr/did not sign the person in again/, '  naming it');
 }
 
 # a replayed code: the provider's code of a finished sign-in, under a new state
@@ -438,6 +448,22 @@ is($r->{status}, 200, '  leaves that token alone');
     is($rp->{status}, 200, '  (the issuer and the mappings put back)');
     ($c) = sign_in('corp-es', 'dave');
     is($c->{status}, 409, '  a sign-in as dave through it now is refused: dave is no longer its user') or diag($c->{content});
+}
+
+# ---- a mapping on email grants only a verified one (many providers let a user type any) ----
+{
+    my ($rr) = call('POST', '/identity-providers', { metadata => { name => 'corp-mail' }, spec => {
+        issuer => $idp->issuer, client_id => 'purser', client_secret => 'rs-secret-4012',
+        scopes => ['openid', 'profile', 'email'],
+        mappings => [{ claim => 'email', value => '*@example.test', organization => $org, role => 'reader' }] } });
+    is($rr->{status}, 201, 'a provider mapping on email');
+    my ($c) = sign_in('corp-mail', 'erin');
+    is($c->{status}, 302, '  erin (email verified) signs in') or diag($c->{content});
+    is(roles_of('erin'), 'reader', '  and is a reader through her email');
+    ($c) = sign_in('corp-mail', 'frank');
+    is($c->{status}, 302, '  frank (email not verified) signs in') or diag($c->{content});
+    is(roles_of('frank'), '', '  and is granted nothing by it');
+    ($rr) = call('DELETE', '/identity-providers/corp-mail');
 }
 
 # ---- the provider deleted: its sessions end ----

@@ -201,7 +201,7 @@ int oidc_device_poll(struct store *store, struct arena *arena, const struct keyr
                    &ignored);
     }
     if (!rc && !*pending)
-        rc = oidc_login_complete(store, arena, &p, &ep, NULL, "", id_token, outcome, err);
+        rc = oidc_login_complete(store, arena, &p, &ep, NULL, "", 0, id_token, outcome, err);
     if (!rc && !*pending)
         rc = oidc_handoff_redeem(store, arena, outcome->handoff, NULL, out, outcome, err);
     json_decref(answer);

@@ -244,6 +244,8 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
      * than a provider's session of theirs finishing it unseen */
     if (!rc && return_to && *return_to)
         rc = url_add(arena, &url, "prompt", "login");
+    if (!rc && return_to && *return_to) /* and says when it did: auth_time (OIDC Core 3.1.2.1) */
+        rc = url_add(arena, &url, "max_age", "0");
     if (!rc) {
         *url_out = url;
         memcpy(out->state, state, sizeof out->state);
@@ -260,6 +262,7 @@ int oidc_login_start(struct store *store, struct arena *arena, const struct keyr
 struct pending {
     long long provider_id;
     const char *nonce, *verifier, *return_to, *challenge;
+    long long began; /* when it began (seconds since 1970) */
 };
 
 /* Takes the sign-in state names: read and deleted (one-time), refused when unknown or late. */
@@ -277,8 +280,8 @@ static int pending_take(struct store *store, struct arena *arena, const char *st
     p = (struct store_value)STORE_STR(hash);
     rc = store_query(store, arena, &rows,
                      "SELECT provider_id, nonce, code_verifier, return_to,"
-                     " expires_at > UTC_TIMESTAMP(6), handoff_challenge FROM oidc_logins"
-                     " WHERE state_sha256 = ?",
+                     " expires_at > UTC_TIMESTAMP(6), handoff_challenge,"
+                     " UNIX_TIMESTAMP(expires_at) FROM oidc_logins WHERE state_sha256 = ?",
                      &p, 1, err);
     if (!rc)
         rc = store_exec(store, "DELETE FROM oidc_logins WHERE state_sha256 = ?", &p, 1, &affected,
@@ -295,6 +298,7 @@ static int pending_take(struct store *store, struct arena *arena, const char *st
         out->verifier = store_cell(&rows, 0, 2);
         out->return_to = store_cell(&rows, 0, 3);
         out->challenge = store_cell(&rows, 0, 5);
+        out->began = atoll(store_cell(&rows, 0, 6)) - OIDC_LOGIN_SECONDS;
     }
     return rc;
 }
@@ -475,7 +479,7 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
                       const char *state, const char *code, const char *iss,
                       const char *redirect_uri, struct oidc_outcome *out, struct purser_error *err)
 {
-    struct pending pending = {0, NULL, NULL, NULL, NULL};
+    struct pending pending = {0, NULL, NULL, NULL, NULL, 0};
     struct oidc_provider p = {0};
     struct oidc_endpoints ep;
     const char *id_token = NULL;
@@ -498,8 +502,8 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
     if (!rc)
         rc = code_trade(arena, &p, &ep, &pending, code, redirect_uri, &id_token, out, err);
     if (!rc)
-        rc = oidc_login_complete(store, arena, &p, &ep, pending.nonce, pending.challenge, id_token,
-                                 out, err);
+        rc = oidc_login_complete(store, arena, &p, &ep, pending.nonce, pending.challenge,
+                                 *pending.return_to ? pending.began : 0, id_token, out, err);
     if (rc && !out->reason)
         out->reason = "provider_unavailable";
     oidc_provider_release(&p);
@@ -508,10 +512,20 @@ int oidc_login_finish(struct store *store, struct arena *arena, const struct key
 
 int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
                         const struct oidc_endpoints *ep, const char *nonce, const char *challenge,
-                        const char *id_token, struct oidc_outcome *out, struct purser_error *err)
+                        long long signed_in_after, const char *id_token, struct oidc_outcome *out,
+                        struct purser_error *err)
 {
     json_t *claims = NULL;
     int rc = id_token_check(p, ep, nonce, id_token, &claims, out, err);
+    const json_t *auth_time = json_object_get(claims, "auth_time");
+    /* asked to sign the person in again (prompt=login, max_age=0): a provider that did not
+     * (an older auth_time, or none) finished it with a session of theirs, unseen */
+    if (!rc && signed_in_after &&
+        !(json_is_integer(auth_time) &&
+          json_integer_value(auth_time) >= signed_in_after - OIDC_SKEW_SECONDS))
+        rc = refuse(out, "reauthentication", err, PURSER_EUNAUTH,
+                    "the provider did not sign the person in again (auth_time missing or before "
+                    "the sign-in began), as purserctl's sign-in asks (prompt=login, max_age=0)");
     if (!rc) {
         struct finish f = {arena, p, claims, user_name(arena, p->spec, claims), challenge, out, 0};
         rc = store_txn(store, 0, txn_finish, &f, err);
@@ -572,12 +586,14 @@ int oidc_memberships_set(struct store *store, struct arena *arena, long long pro
     json_array_foreach (json_object_get(spec, "mappings"), i, mapping) {
         const char *claim = json_string_value(json_object_get(mapping, "claim"));
         const char *pattern = json_string_value(json_object_get(mapping, "value"));
+        const char *name = claim ? claim : groups_claim ? groups_claim : "groups";
+        /* an email grants only once the provider says it checked it (OIDC Core 5.1): many
+         * let a user type any address into their profile */
+        int unverified =
+            !strcmp(name, "email") && !json_is_true(json_object_get(claims, "email_verified"));
         if (rc)
             break;
-        if (claim_matches(json_object_get(claims, claim          ? claim
-                                                  : groups_claim ? groups_claim
-                                                                 : "groups"),
-                          pattern))
+        if (!unverified && claim_matches(json_object_get(claims, name), pattern))
             rc = membership_grant(store, arena, provider_id, principal_id, mapping, *orgs, err);
     }
     return rc;

@@ -81,10 +81,13 @@ struct oidc_endpoints;
 /* The end every grant shares, once the provider answered with an ID token: the token verified
  * (nonce NULL: the device grant has none), then the user found or made, its memberships set
  * and a handoff code left in out, in one transaction. challenge: what its trade must prove
- * (oidc_login_start), "" for none (the device grant, whose device_id binds it). */
+ * (oidc_login_start), "" for none (the device grant, whose device_id binds it).
+ * signed_in_after: when not 0, the ID token's auth_time must be this late (a sign-in that
+ * asked the provider to sign the person in again: purserctl's loopback one). */
 int oidc_login_complete(struct store *store, struct arena *arena, const struct oidc_provider *p,
                         const struct oidc_endpoints *ep, const char *nonce, const char *challenge,
-                        const char *id_token, struct oidc_outcome *out, struct purser_error *err);
+                        long long signed_in_after, const char *id_token, struct oidc_outcome *out,
+                        struct purser_error *err);
 
 /* The device authorization grant (RFC 8628) through purser, which keeps the client secret:
  * start asks the provider for a device code and keeps it (oidc_logins, under the SHA-256 of a

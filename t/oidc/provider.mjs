@@ -4,7 +4,8 @@
 //
 //   node t/oidc/provider.mjs CONFIG.json
 //
-// CONFIG: {"users": {"alice": {"password": "...", "groups": ["ops"], "name": "Alice"}},
+// CONFIG: {"users": {"alice": {"password": "...", "groups": ["ops"], "name": "Alice",
+//   "email_verified": true}},
 //          "clients": [{"client_id", "client_secret", "redirect_uris": [...], "alg": "RS256"}]}
 // It listens on a free loopback port and prints one line, {"issuer": "http://127.0.0.1:PORT"}.
 // Control (POST, JSON body, only from loopback like everything here):
@@ -43,7 +44,7 @@ function account(id) {
     async claims() {
       return {
         sub: id, preferred_username: id, name: user.name || id,
-        email: `${id}@example.test`, groups: user.groups || [],
+        email: `${id}@example.test`, email_verified: !!user.email_verified, groups: user.groups || [],
       };
     },
   };
@@ -59,7 +60,7 @@ function makeProvider() {
     })),
     jwks: { keys: signingKeys },
     findAccount: (ctx, id) => account(id),
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'], groups: ['groups'] },
+    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups'],
     conformIdTokenClaims: false,
     cookies: { keys: ['purser-test-provider-cookie-key'] },
@@ -122,6 +123,7 @@ async function applyFault(body) {
   if (kind === 'audience') claims.aud = 'another-client';
   if (kind === 'issuer') claims.iss = 'http://127.0.0.1:1/elsewhere';
   if (kind === 'nonce') claims.nonce = 'another-sign-in';
+  if (kind === 'stale-auth') claims.auth_time = now - 3600; // prompt=login ignored: an old session
   if (kind === 'foreign-key') {
     const { privateKey } = await generateKeyPair(header.alg, { extractable: true });
     key = { ...(await exportJWK(privateKey)), kid: header.kid };   // the same kid, another key
