@@ -10,6 +10,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use JSON::PP;
+use Time::HiRes ();
 use PurserStack;
 
 my $s = PurserStack->new(workers => 2, auth_ttl => 300);
@@ -162,12 +163,14 @@ is $r->{status}, 200, '  and the credential still works';
     ($r) = call('GET', "$base/c-brief", undef, %brief);
     is $r->{status}, 200, '  its credential works';
     ($r, $d) = call('GET', "$base/c-brief"); # the redemption wrote its status: a new revision
-    ($r, $d) = call('PATCH', "$base/c-brief", { metadata => { expires => $at->(3), revision => $d->{metadata}{revision} } },
+    my $brief_ends = time + 3; # (whole seconds: the expiry is this second)
+    ($r, $d) = call('PATCH', "$base/c-brief", { metadata => { expires => strftime("%Y-%m-%dT%H:%M:%SZ", gmtime($brief_ends)), revision => $d->{metadata}{revision} } },
                     'content-type' => 'application/merge-patch+json');
     is $r->{status}, 200, 'its expiry brought to 3 seconds from now' or diag explain $d;
     ($r) = call('GET', "/organizations/$org/clients/c-brief");
     is $r->{status}, 200, '  its client is still there meanwhile';
-    sleep 5; # time itself: the cluster's expiry (3 s, to the second) passes
+    # time itself: the cluster's expiry (3 s, to the second) passes, and the second after it
+    Time::HiRes::sleep(0.05) while Time::HiRes::time() < $brief_ends + 1.2;
     my $token_now = (call('GET', "/organizations/$org/policies", undef, %brief))[0]{status};
     is $token_now, 401, 'after the cluster expired, nothing having read it, its bearer token is refused';
     my $kf = $s->dir . '/brief.pem';

@@ -36,19 +36,20 @@ sub expired_events {
 }
 
 set_config('expiry', 'interval', 1);
-set_config('inventory', 'bootstrap_ttl', 1);
+set_config('inventory', 'bootstrap_ttl', 3);
 
-# ---- things that expire in 6 s (time for the set-up on a loaded machine), never read after ----
-my $at = iso_utc(time + 6);
-$s->must('user', 'POST', '/users', { username => 'brief-user', email => 'b@example.com', expires => $at });
+# ---- things that expire 6 s after each is made (time for the set-up on a loaded machine: each
+# counts from its own request), never read after ----
+sub at { iso_utc(time + 6) }
+$s->must('user', 'POST', '/users', { username => 'brief-user', email => 'b@example.com', expires => at() });
 $s->must('member', 'POST', "/organizations/$org/users", { username => 'brief-user', roles => ['reader'] });
-$s->must('client', 'POST', "/organizations/$org/clients", { name => 'brief-client', expires => $at });
+$s->must('client', 'POST', "/organizations/$org/clients", { name => 'brief-client', expires => at() });
 my $token = $s->must('token', 'POST', '/users/admin/tokens', { description => 'brief', expires_in => 6 });
-my $cluster = $s->must('cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'brief', expires => $at } });
+my $cluster = $s->must('cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'brief', expires => at() } });
 my $lasting = $s->must('cluster', 'POST', "/organizations/$org/clusters", { metadata => { name => 'lasting' } });
 my $c_id = $cluster->{metadata}{name};
 is count("SELECT COUNT(*) FROM resources WHERE kind = 'cluster' AND name = '$c_id'"), 1, 'a cluster that expires in 6 s is stored';
-is count("SELECT COUNT(*) FROM bootstrap_tokens"), 2, '  both clusters\' bootstrap tokens too (1 s)';
+is count("SELECT COUNT(*) FROM bootstrap_tokens"), 2, '  both clusters\' bootstrap tokens too (3 s)';
 
 my $gone = PurserStack::wait_for(12, sub {
     count("SELECT (SELECT COUNT(*) FROM principals WHERE name IN ('brief-user', 'brief-client'))"
