@@ -236,20 +236,30 @@ static int bearer_session(struct request *req, long long *provider, long long *l
         provider, left, &req->err);
 }
 
+/* The person's own keys are refused to their sign-in's session (or a token made with one): a
+ * key would outlive the sign-in, and leaving the company at the provider must end one's
+ * access here. Another principal's (a client's) keys are the organization's, as RBAC allows. */
+static int own_key_refused(struct request *req, long long id)
+{
+    long long provider = 0, left = 0;
+    int rc = bearer_session(req, &provider, &left);
+    if (!rc && provider && id == req->who.id && req->who.is_user)
+        rc = purser_error_set(&req->err, PURSER_EDENIED,
+                              "a sign-in's session (or a token made with one) adds or changes no "
+                              "key of its own user: a key would outlive the sign-in; use a token "
+                              "(it ends with the session), or ask an administrator");
+    return rc;
+}
+
 int key_create(struct request *req)
 {
     json_t *body, *out = NULL;
-    long long id, provider = 0, left = 0;
+    long long id;
     int rc = request_json(req, &body);
     if (!rc)
-        rc = bearer_session(req, &provider, &left);
-    if (!rc && provider)
-        rc = purser_error_set(&req->err, PURSER_EDENIED,
-                              "a sign-in's session (or a token made with one) adds no key: a key "
-                              "would outlive the sign-in; use a token of your own, or ask an "
-                              "administrator");
-    if (!rc)
         rc = path_principal(req, &id);
+    if (!rc)
+        rc = own_key_refused(req, id);
     if (!rc)
         rc = client_within_caller(req, id);
     if (!rc)
@@ -276,6 +286,8 @@ int key_update(struct request *req)
     int rc = request_json(req, &body);
     if (!rc)
         rc = path_principal(req, &id);
+    if (!rc)
+        rc = own_key_refused(req, id);
     if (!rc)
         rc = client_within_caller(req, id);
     if (!rc)

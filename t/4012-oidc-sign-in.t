@@ -415,7 +415,12 @@ is($r->{status}, 200, '  leaves that token alone');
        '  and is the provider\'s, as the session is');
     my ($rk, $dk) = call('POST', '/users/dave/keys', { name => 'laptop', public_key => 'x' }, authorization => "Bearer $tok->{token}");
     is($rk->{status}, 403, 'a key added with a token made by a session is refused (403: it would outlive the sign-in)');
-    like(msg($dk), qr/adds no key/, '  saying why');
+    like(msg($dk), qr/adds or changes no key of its own user/, '  saying why');
+    ($rk, $dk) = call('PUT', '/users/dave/keys/default', { name => 'default', create_key => JSON::PP::true, expiration_date => 'infinity' },
+                      authorization => "Bearer $bs");
+    is($rk->{status}, 403, '  and so is a key of its own changed (a new key made) with the session itself');
+    # what a handoff of the old settings would have traded is gone with them (below)
+    my ($at_old) = to_callback('corp-es', 'dave');
     # the mappings change: what they granted goes, with the sessions and what they made
     ($rr, my $pd) = call('GET', '/identity-providers/corp-es');
     my %spec = %{ $pd->{spec} };
@@ -429,6 +434,8 @@ is($r->{status}, 200, '  leaves that token alone');
     is($rr->{status}, 401, '  the session ends');
     ($rr) = call('GET', "/organizations/$org/permissions", undef, authorization => "Bearer $tok->{token}");
     is($rr->{status}, 401, '  and so does the token made with it');
+    ($rr, my $dd) = call('GET', $at_old, undef, authorization => '', cookie => $sso_cookie);
+    is($rr->{status}, 400, '  and a sign-in begun before the change cannot finish') or diag($rr->{content});
     # a new issuer: the stored secret is the old client's, and the old issuer's subjects are not the new one's
     ($rr, $pd) = call('GET', '/identity-providers/corp-es');
     my $moved = { metadata => { name => 'corp-es', revision => $pd->{metadata}{revision} },

@@ -220,7 +220,8 @@ static int spec_differs(const json_t *a, const json_t *b, const char *field)
  * (else the stored one would go to the new issuer's token endpoint), a new issuer unlinks its
  * users (a subject is unique within one issuer only: another issuer's alice is not this one),
  * and a new issuer, client, claim or mapping takes back the memberships it granted and ends
- * its sessions and the tokens made with them (the next sign-in grants what it grants now). */
+ * its sessions, the tokens made with them and the sign-ins under way (the next sign-in grants
+ * what it grants now). */
 static int provider_change(struct store *store, const char *name, const json_t *spec,
                            const char *secret, struct purser_error *err)
 {
@@ -254,6 +255,13 @@ static int provider_change(struct store *store, const char *name, const json_t *
                             NULL, err);
         if (!rc && grants)
             rc = store_exec(store, "DELETE FROM api_tokens WHERE provider_id = ?", &id, 1, NULL,
+                            NULL, err);
+        /* and the sign-ins under way under the old settings */
+        if (!rc && grants)
+            rc = store_exec(store, "DELETE FROM oidc_handoffs WHERE provider_id = ?", &id, 1, NULL,
+                            NULL, err);
+        if (!rc && grants)
+            rc = store_exec(store, "DELETE FROM oidc_logins WHERE provider_id = ?", &id, 1, NULL,
                             NULL, err);
     }
     json_decref(old);
