@@ -372,7 +372,11 @@ int chef_auth_sign(struct buf *out, const struct chef_signed_request *req,
     int rc = PURSER_EINTERNAL;
 
     bio = BIO_new_mem_buf(private_key_pem, -1);
-    key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    if (!bio) {
+        rc = purser_error_set(err, PURSER_EINTERNAL, "out of memory");
+        goto cleanup;
+    }
+    key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
     if (!key || EVP_PKEY_base_id(key) != EVP_PKEY_RSA) {
         rc = purser_error_set(err, PURSER_EINVAL, "the key is not an RSA private key in PEM");
         goto cleanup;

@@ -294,7 +294,9 @@ static int filter_condition(struct list *l, char *item)
     enum resource_value_op op;
     size_t len;
     char *at = filter_operator(item, &op, &len);
-    if (!at || at == item || !whole)
+    if (!whole)
+        return purser_error_set(l->err, PURSER_EINTERNAL, "out of memory");
+    if (!at || at == item)
         return purser_error_set(l->err, PURSER_EINVAL,
                                 "filter: '%.60s' is not field==value or field!=value%s%s%s", item,
                                 values ? " (or on " : "", values ? values : "",
