@@ -148,11 +148,10 @@ TEST_ENV += TAP_VALGRIND=1 PURSER_VALGRIND=1
 endif
 PROVE ?= prove
 PROVE_FLAGS ?=
-# Three test files at a time (t/schedule's `long` ones first, then its `first` ones), but those
+# Two test files at a time (t/schedule's `long` ones first, then its `first` ones), but those
 # it names `serial` or `long-alone`: they run alone, after, in its order; QUICK=1 leaves the
-# long ones out (a developer's loop; .ci/run runs everything). Three on two cores: a file
-# spends much of its time waiting (a stack starting, time itself passing).
-JOBS ?= 3
+# long ones out (a developer's loop; .ci/run runs everything).
+JOBS ?= 2
 NAMED = $(shell awk '$$1 ~ /^(first|long|long-alone|serial)$$/ { print $$2 }' t/schedule)
 FIRST = $(shell awk '($$1 == "long" && "$(QUICK)" != "1") || $$1 == "first" { print $$2 }' t/schedule)
 ALONE_RUN = $(shell awk '$$1 == "serial" || ($$1 == "long-alone" && "$(QUICK)" != "1") { print $$2 }' t/schedule)
