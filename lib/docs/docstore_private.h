@@ -380,4 +380,17 @@ int docstore_record_checks(struct write *w, struct item *const *items, size_t it
                            const struct entry *carried, size_t carried_count,
                            struct purser_error *err);
 
+/* Shared by the readers (docstore_read.c, docstore_validations.c): */
+
+/* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory);
+ * concatenated, not formatted: the list makes one for each revision. */
+const char *docstore_url_of(const struct docstore_ctx *ctx, long long id, const char *what,
+                            const char *name);
+
+/* Deckhand's list shape {count, next, prev, results} around results (consumed). */
+int docstore_listing(json_t *results, json_t **out, struct purser_error *err);
+
+/* 1 when a validation's status is a success (Deckhand writes "success" or "succeeded"). */
+int docstore_is_success(const char *status);
+
 #endif

@@ -1,6 +1,6 @@
 /* docstore_read.c: reading the document store: a revision's documents with Deckhand's
- * filters, revisions with their tags and ValidationPolicy status, tags, validations (diffs:
- * docstore_diff.c). */
+ * filters, revisions with their tags and ValidationPolicy status, tags (validations:
+ * docstore_validations.c; diffs: docstore_diff.c). */
 #include "docs/docstore_private.h"
 #include "store/events.h"
 
@@ -14,10 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-/* "{base}/revisions/{id}{what}{name}" in arena memory (an empty string if out of memory);
- * concatenated, not formatted: the list makes one for each revision. */
-static const char *url_of(const struct docstore_ctx *ctx, long long id, const char *what,
-                          const char *name)
+const char *docstore_url_of(const struct docstore_ctx *ctx, long long id, const char *what,
+                            const char *name)
 {
     char digits[24];
     char *url = arena_concat(ctx->arena, ctx->base_url ? ctx->base_url : "", "/revisions/",
@@ -26,8 +24,7 @@ static const char *url_of(const struct docstore_ctx *ctx, long long id, const ch
     return url ? url : "";
 }
 
-/* Deckhand's list shape {count, next, prev, results} around results (consumed). */
-static int listing(json_t *results, json_t **out, struct purser_error *err)
+int docstore_listing(json_t *results, json_t **out, struct purser_error *err)
 {
     *out = results
                ? json_pack("{s:I, s:n, s:n, s:o}", "count", (json_int_t)json_array_size(results),
@@ -44,7 +41,7 @@ static json_t *oom(struct purser_error *err)
 
 /* ---- validations and ValidationPolicy status ---- */
 
-static int is_success(const char *status)
+int docstore_is_success(const char *status)
 {
     return strcmp(status, "success") == 0 || strcmp(status, "succeeded") == 0;
 }
@@ -57,7 +54,7 @@ static const char *status_of_entry(const char *status, const char *age_text,
     long long limit;
     if (!status)
         return "missing";
-    if (!is_success(status))
+    if (!docstore_is_success(status))
         return "failed";
     limit = json_is_string(expires_after)
                 ? document_duration_seconds(json_string_value(expires_after))
@@ -224,8 +221,8 @@ static json_t *policy_statuses(const struct docstore_ctx *ctx, const struct revi
             if (strcmp(status, "succeeded"))
                 policy_status = "failed";
             json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "name", vname, "url",
-                                                  url_of(ctx, id, "/validations/", vname), "status",
-                                                  status));
+                                                  docstore_url_of(ctx, id, "/validations/", vname),
+                                                  "status", status));
         }
         if (strcmp(policy_status, "succeeded"))
             *all_ok = 0;
@@ -291,7 +288,7 @@ static json_t *revision_json(const struct docstore_ctx *ctx, const struct revisi
         return err->code ? NULL : oom(err);
     }
     bad |= json_object_set_new_nocheck(out, "id", json_integer(id));
-    bad |= json_object_set_new_nocheck(out, "url", json_string(url_of(ctx, id, "", "")));
+    bad |= json_object_set_new_nocheck(out, "url", json_string(docstore_url_of(ctx, id, "", "")));
     bad |= json_object_set_new_nocheck(out, "createdAt", json_string(store_cell(rows, i, 1)));
     bad |= json_object_set_new_nocheck(out, "buckets", buckets);
     bad |= json_object_set_new_nocheck(out, "tags", tags);
@@ -469,7 +466,7 @@ int docstore_revisions(const struct docstore_ctx *ctx, const struct docstore_rev
         rc = revisions_json(ctx, &rows, count, from, to, &results, err);
     }
     if (!rc)
-        rc = listing(results, out, err);
+        rc = docstore_listing(results, out, err);
     if (!rc && limit > 0) {
         char *token = NULL;
         if (rows.count > count) {
@@ -602,214 +599,6 @@ int docstore_tag_delete(const struct docstore_ctx *ctx, long long id, const char
             rc = purser_error_set(err, PURSER_ENOTFOUND,
                                   "The requested tag '%s' for revision %lld was not found.", tag,
                                   id);
-    }
-    return rc;
-}
-
-/* ---- validations ---- */
-
-static int validation_txn(struct store *store, void *arg, struct purser_error *err);
-
-int docstore_validation_reserved(const char *name)
-{
-    return strncmp(name, "deckhand", 8) == 0;
-}
-
-struct validation_write {
-    const struct docstore_ctx *ctx;
-    long long id;
-    const char *name, *status, *validator, *errors;
-    long long entry;
-};
-
-int docstore_validation_create(const struct docstore_ctx *ctx, long long id, const char *name,
-                               const json_t *body, json_t **out, struct purser_error *err)
-{
-    const json_t *status = json_object_get(body, "status");
-    const json_t *validator = json_object_get(body, "validator");
-    const json_t *errors = json_object_get(body, "errors");
-    struct validation_write v = {.ctx = ctx, .id = id, .name = name};
-    char *validator_text, *errors_text;
-    int rc;
-
-    *out = NULL;
-    rc = document_name_check("validation name", name, err);
-    if (!rc && docstore_validation_reserved(name))
-        rc = purser_error_set(err, PURSER_EINVAL,
-                              "validation name '%.64s' is reserved: names beginning with "
-                              "deckhand are Deckhand's own, recorded by every write",
-                              name);
-    if (!rc && !json_is_object(body))
-        rc = purser_error_set(err, PURSER_EINVAL, "the body must be a mapping with status");
-    if (!rc && (!json_is_string(status) || (!is_success(json_string_value(status)) &&
-                                            strcmp(json_string_value(status), "failure") &&
-                                            strcmp(json_string_value(status), "failed"))))
-        rc = purser_error_set(err, PURSER_EINVAL,
-                              "status must be success, succeeded, failure or failed");
-    if (!rc && validator && !json_is_object(validator))
-        rc = purser_error_set(err, PURSER_EINVAL, "validator must be a mapping (name, version)");
-    if (!rc && errors && !json_is_array(errors))
-        rc = purser_error_set(err, PURSER_EINVAL, "errors must be a list");
-    if (!rc)
-        rc = docstore_revision_check(ctx, id, err);
-    if (!rc) {
-        validator_text =
-            json_text(validator ? validator : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
-        errors_text = errors ? json_text(errors, JSON_COMPACT) : strdup("[]");
-        v.status = json_string_value(status);
-        v.validator = validator_text ? validator_text : "null";
-        v.errors = errors_text ? errors_text : "[]";
-        rc = store_txn(ctx->store, 0, validation_txn, &v, err);
-        free(validator_text);
-        free(errors_text);
-        if (!rc)
-            rc = docstore_validation_entry(ctx, id, name, v.entry, out, err);
-    }
-    return rc;
-}
-
-static int validation_txn(struct store *store, void *arg, struct purser_error *err)
-{
-    struct validation_write *v = arg;
-    struct store_value key[] = {STORE_INT(v->ctx->org_id), STORE_INT(v->id), STORE_STR(v->name)};
-    struct store_rows rows;
-    int rc;
-    rc = docstore_query(
-        v->ctx, &rows,
-        "SELECT COALESCE(MAX(entry_id) + 1, 0) FROM doc_validations WHERE org_id = ? AND"
-        " revision_id = ? AND name = ? FOR UPDATE",
-        key, 3, err);
-    if (!rc) {
-        v->entry = atoll(store_cell(&rows, 0, 0));
-        {
-            struct store_value p[] = {key[0],
-                                      key[1],
-                                      key[2],
-                                      STORE_INT(v->entry),
-                                      STORE_STR(v->status),
-                                      STORE_STR(v->validator),
-                                      STORE_STR(v->errors)};
-            rc = docstore_exec(
-                v->ctx,
-                "INSERT INTO doc_validations (org_id, revision_id, name, entry_id, status,"
-                " validator, errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                p, 7, NULL, err);
-        }
-        if (!rc)
-            rc = event_append(store, v->ctx->principal, v->ctx->org_id, "validation",
-                              arena_sprintf(v->ctx->arena, "%lld/%s", v->id, v->name), "put", NULL,
-                              NULL, err);
-    }
-    return rc;
-}
-
-/* The full entry of a row: name, entry_id, status, createdAt, validator, errors, age. */
-static json_t *entry_json(const struct docstore_ctx *ctx, long long id,
-                          const struct store_rows *rows, size_t i)
-{
-    json_error_t jerr;
-    const char *name = store_cell(rows, i, 0);
-    char *entry_path = arena_sprintf(ctx->arena, "/validations/%s/entries/", name);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:n, s:n, s:o, s:o}", "name", name, "id",
-                     (json_int_t)atoll(store_cell(rows, i, 1)), "url",
-                     url_of(ctx, id, entry_path ? entry_path : "", store_cell(rows, i, 1)),
-                     "status", store_cell(rows, i, 2), "createdAt", store_cell(rows, i, 3),
-                     "expiresAfter", "expiresAt", "validator",
-                     json_loads(store_cell(rows, i, 4), JSON_DECODE_ANY, &jerr), "errors",
-                     json_loads(store_cell(rows, i, 5), JSON_DECODE_ANY, &jerr));
-}
-
-#define ENTRY_COLUMNS "name, entry_id, status, " STORE_ISO_TIME("created_at") ", validator, errors"
-
-/* The validation entries of revision id (of the validation named name, or all when NULL), in
- * ENTRY_COLUMNS, by name and entry; 404 for a revision that does not exist. */
-static int entry_rows(const struct docstore_ctx *ctx, long long id, const char *name,
-                      struct store_rows *rows, struct purser_error *err)
-{
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name ? name : "")};
-    int rc = docstore_revision_check(ctx, id, err);
-    if (!rc)
-        rc = docstore_query(ctx, rows,
-                            name ? "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
-                                   " org_id = ? AND revision_id = ? AND name = ?"
-                                   " ORDER BY entry_id"
-                                 : "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE"
-                                   " org_id = ? AND revision_id = ? ORDER BY name, entry_id",
-                            p, name ? 3 : 2, err);
-    return rc;
-}
-
-int docstore_validation_list(const struct docstore_ctx *ctx, long long id, int detail, json_t **out,
-                             struct purser_error *err)
-{
-    struct store_rows rows;
-    json_t *results;
-    int rc;
-    *out = NULL;
-    rc = entry_rows(ctx, id, NULL, &rows, err);
-    if (!rc) {
-        results = json_array();
-        for (size_t i = 0; i < rows.count; i++) {
-            int last = i + 1 == rows.count ||
-                       strcmp(store_cell(&rows, i, 0), store_cell(&rows, i + 1, 0)) != 0;
-            if (detail)
-                json_array_append_new(results, entry_json(ctx, id, &rows, i));
-            else if (last)
-                json_array_append_new(
-                    results, json_pack("{s:s, s:s, s:s}", "name", store_cell(&rows, i, 0), "url",
-                                       url_of(ctx, id, "/validations/", store_cell(&rows, i, 0)),
-                                       "status", store_cell(&rows, i, 2)));
-        }
-        rc = listing(results, out, err);
-    }
-    return rc;
-}
-
-int docstore_validation_entries(const struct docstore_ctx *ctx, long long id, const char *name,
-                                json_t **out, struct purser_error *err)
-{
-    struct store_rows rows;
-    json_t *results;
-    int rc;
-    *out = NULL;
-    rc = entry_rows(ctx, id, name, &rows, err);
-    if (!rc) {
-        results = json_array();
-        for (size_t i = 0; i < rows.count; i++) {
-            json_t *e = entry_json(ctx, id, &rows, i);
-            json_array_append_new(results,
-                                  json_pack("{s:O, s:O, s:O}", "id", json_object_get(e, "id"),
-                                            "url", json_object_get(e, "url"), "status",
-                                            json_object_get(e, "status")));
-            json_decref(e);
-        }
-        rc = listing(results, out, err);
-    }
-    return rc;
-}
-
-int docstore_validation_entry(const struct docstore_ctx *ctx, long long id, const char *name,
-                              long long entry, json_t **out, struct purser_error *err)
-{
-    struct store_value p[] = {STORE_INT(ctx->org_id), STORE_INT(id), STORE_STR(name),
-                              STORE_INT(entry)};
-    struct store_rows rows;
-    int rc;
-    *out = NULL;
-    rc = docstore_revision_check(ctx, id, err);
-    if (!rc)
-        rc = docstore_query(ctx, &rows,
-                            "SELECT " ENTRY_COLUMNS " FROM doc_validations WHERE org_id = ? AND"
-                            " revision_id = ? AND name = ? AND entry_id = ?",
-                            p, 4, err);
-    if (!rc && rows.count == 0)
-        rc = purser_error_set(err, PURSER_ENOTFOUND,
-                              "The requested validation entry %lld was not found for validation "
-                              "name %s and revision ID %lld.",
-                              entry, name, id);
-    if (!rc) {
-        *out = entry_json(ctx, id, &rows, 0);
-        rc = *out ? 0 : purser_error_set(err, PURSER_EINTERNAL, "out of memory");
     }
     return rc;
 }
