@@ -436,6 +436,7 @@ is($r->{status}, 200, '  leaves that token alone');
     is($rr->{status}, 401, '  and so does the token made with it');
     ($rr, my $dd) = call('GET', $at_old, undef, authorization => '', cookie => $sso_cookie);
     is($rr->{status}, 400, '  and a sign-in begun before the change cannot finish') or diag($rr->{content});
+    like(msg($dd), qr/'state' is not a sign-in under way/, '  (its state gone with the change, not refused for another reason)');
     # a new issuer: the stored secret is the old client's, and the old issuer's subjects are not the new one's
     ($rr, $pd) = call('GET', '/identity-providers/corp-es');
     my $moved = { metadata => { name => 'corp-es', revision => $pd->{metadata}{revision} },
