@@ -51,8 +51,10 @@ deps:
 
 # deps, then the build in a make of its own: that make reads this file once the packages are
 # there (t/0006-fresh-build.t holds this with a pkg-config that knows nothing before deps).
+# It compiles on every core (BUILD_JOBS; `make -jN ready` passes its own N down instead).
+BUILD_JOBS ?= $(shell nproc)
 ready: deps
-	@$(MAKE) --no-print-directory build manual
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(BUILD_JOBS)) build manual
 
 build: $(BUILD)/layers.ok $(BUILD)/purser-fcgi $(BUILD)/purser $(BUILD)/purserctl $(TESTS)
 
@@ -157,7 +159,7 @@ FIRST = $(shell awk '($$1 == "long" && "$(QUICK)" != "1") || $$1 == "first" { pr
 ALONE_RUN = $(shell awk '$$1 == "serial" || ($$1 == "long-alone" && "$(QUICK)" != "1") { print $$2 }' t/schedule)
 
 test: ready
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(BUILD_JOBS)) fuzz-build
 	@rm -rf $(BUILD)/test-output/openapi # this run's checks against /docs (t/9999 adds them up)
 	@rm -rf $(BUILD)/test-template # the datadir the stacks copy: made again by this run's first
 	$(TEST_ENV) $(PROVE) -j$(JOBS) $(PROVE_FLAGS) $(FIRST) $(TESTS) $(filter-out $(NAMED),$(sort $(wildcard t/[0-9]*.t))); \
