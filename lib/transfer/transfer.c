@@ -94,12 +94,16 @@ static int import_empty(const struct transfer_ctx *c, long long oid, struct purs
 
 /* One document's envelope, its place in the order (k: its kind's index; last: the one before
  * it), and its kind and name not seen before (seen: {"Kind name": true}, added to). */
-static int check_doc(const json_t *doc, size_t i, int k, int last, json_t *seen,
-                     struct purser_error *err)
+static int check_doc(const struct stream_kinds *kinds, const json_t *doc, size_t i, int k, int last,
+                     json_t *seen, struct purser_error *err)
 {
     const char *name = transfer_meta_name(doc);
+    char first[96];
     json_t *id;
     int rc = 0;
+    /* the first kind of the lowest rank: the organization's */
+    snprintf(first, sizeof(first), "kind: the %s comes first, once",
+             kinds->count ? kinds->at[0].kind : "?");
     if (!json_is_object(doc))
         rc = invalid(err, i, doc, "not a mapping");
     else if (k < 0)
@@ -111,8 +115,8 @@ static int check_doc(const json_t *doc, size_t i, int k, int last, json_t *seen,
         rc = invalid(err, i, doc, "metadata.name: missing");
     else if (!json_is_object(json_object_get(doc, "spec")))
         rc = invalid(err, i, doc, "spec: must be a mapping");
-    else if ((k == 0) != (i == 0)) /* the first kind of the lowest rank: the organization's */
-        rc = invalid(err, i, doc, "kind: the Organization comes first, once");
+    else if ((k == 0) != (i == 0))
+        rc = invalid(err, i, doc, first);
     else if (k < last)
         rc =
             invalid(err, i, doc, "kind: out of the export's order (what it refers to comes first)");
@@ -137,7 +141,7 @@ static int check_stream(const struct stream_kinds *kinds, const json_t *docs,
     json_array_foreach (docs, i, doc) {
         int k = kind_index(kinds, json_string_value(json_object_get(doc, "kind")));
         const struct transfer_kind *hooks;
-        rc = check_doc(doc, i, k, last, seen, err);
+        rc = check_doc(kinds, doc, i, k, last, seen, err);
         hooks = rc ? NULL : kinds->at[k].hooks;
         if (hooks && hooks->check)
             rc = hooks->check(doc, seen, err);
