@@ -27,6 +27,7 @@ for my $row (split /\n    \{(?=\.name = )/, $table) {
     ($k{list}) = $row =~ /\.list = (?:ORG )?"([^"]+)"/;
     ($k{item}) = $row =~ /\.item = (?:ORG )?"([^"]+)"/;
     $k{generic} = $row =~ /\.generic = 1/ ? 1 : 0;
+    ($k{transfer}) = $row =~ /\.transfer = &(\w+)/;
     $k{events} = [$row =~ /\{\.kind = "([^"]+)"/g];
     ($k{segment}) = ($k{list} // '') =~ m{/([^/{}]+)$};
     push @kinds, \%k;
@@ -88,6 +89,35 @@ for my $file (@files) {
     is_deeply \@found, [], "$file names no kind of the resource convention"
         or diag explain \@found;
 }
+
+# ---- export and import: lib/transfer names no kind at all ------------------------------------
+# (a kind's export, check and import are its transfer hooks, in its own lib file; its row points
+# at them: `.transfer = &X`, and X, `const struct transfer_hooks X = {{{"Kind", ...}, ...}}`,
+# lists the envelopes it writes: the revision row's DocumentBucket, RevisionTag and Validation)
+my $libs = join '', map { slurp(s{^\Q$root\E/}{}r) } glob("$root/lib/*/*.c");
+my %envelopes;
+for my $k (@kinds) {
+    $envelopes{$k->{envelope}} = $k->{name} if defined $k->{envelope};
+    next unless $k->{transfer};
+    my ($hooks) = $libs =~ /struct transfer_hooks \Q$k->{transfer}\E = \{(.*?)\};/s;
+    ok defined $hooks, "$k->{name}: its transfer hooks $k->{transfer} are in lib/";
+    my @written = ($hooks // '') =~ /\{\s*"([A-Z]\w+)"\s*,/g;
+    is $written[0], $k->{envelope}, "$k->{name}: its hooks write its envelope first (@written)";
+    $envelopes{$_} = $k->{name} for @written;
+}
+ok $envelopes{RevisionTag} && $envelopes{Validation},
+    'the envelopes an export writes include those of no row of their own (RevisionTag, Validation)';
+sub envelope_offences {
+    my ($text) = @_;
+    return map { "'$_' ($envelopes{$_})" } grep { $text =~ /"\Q$_\E"/ } sort keys %envelopes;
+}
+for my $file (map { s{^\Q$root\E/}{}r } glob("$root/lib/transfer/*.[ch]")) {
+    my @found = envelope_offences(slurp($file));
+    is_deeply \@found, [], "$file names no kind's envelope (it walks the registry's rows)"
+        or diag explain \@found;
+}
+is_deeply [envelope_offences(q{{"Node", NULL, import_node}, {"RevisionTag", NULL, import_tag}})],
+    ["'Node' (node)", "'RevisionTag' (revision)"], 'a table of transfer naming Node and RevisionTag is found';
 
 # ---- the event log: no kind's events listed in lib/store/events.c ------------------------------
 # (each row describes its events, registry_event's description; registry_events_register)

@@ -258,6 +258,31 @@ my @dangling = grep { !($_->{kind} eq 'PolicyRevision' && $_->{metadata}{name} e
 is $ir->{status}, 400, 'a group pointing at a revision not in the stream: 400';
 like PurserStack::error_message($id), qr/\(PolicyGroup prod\): spec\.policies/, '  naming it';
 is table_counts('exdst'), $before, '  checked before anything is written';
+# the stream's own checks (lib/transfer: its order from the registry's rows) and the kinds'
+# (their transfer hooks, in their own lib files), each naming the document
+{
+    my @docs = YAML::XS::Load($full);
+    my ($org_doc) = grep { $_->{kind} eq 'Organization' } @docs;
+    my ($node) = grep { $_->{kind} eq 'Node' } @docs;
+    my ($member) = grep { $_->{kind} eq 'Member' } @docs;
+    my ($artifact) = grep { $_->{kind} eq 'CookbookArtifact' } @docs;
+    my ($tag) = grep { $_->{kind} eq 'RevisionTag' } @docs;
+    my %files = %{ $artifact->{spec}{files} };
+    delete $artifact->{spec}{files}{ (sort keys %files)[0] };
+    for my $case (
+        [[$node, $org_doc], qr/^document 1 \(Node web1\): kind: the Organization comes first, once$/, 'the Organization not first'],
+        [[$org_doc, $node, $member], qr/^document 3 \(Member \w+\): kind: out of the export's order \(what it refers to comes first\)$/, 'a Member after a Node'],
+        [[$org_doc, { %$node, kind => 'Gadget' }], qr/^document 2 \(Gadget web1\): kind: not one an export makes$/, 'an unknown kind'],
+        [[$org_doc, $artifact], qr/^document 2 \(CookbookArtifact [^)]+\): spec\.files: a file of the manifest is missing$/, 'an artifact without a file of its manifest'],
+        [[$org_doc, $tag], qr/^document 2 \(RevisionTag [^)]+\): no DocumentBucket before it: there is no revision to tag$/, 'a tag with no bucket before it'],
+    ) {
+        my ($stream, $message, $what) = @$case;
+        ($ir, $id) = import_into('exdst', YAML::XS::Dump(@$stream));
+        is $ir->{status}, 400, "$what: 400";
+        like PurserStack::error_message($id), $message, '  its message' or diag $ir->{content};
+    }
+    is table_counts('exdst'), $before, '  nothing written';
+}
 ($ir, $id) = import_into($src, $full);
 is $ir->{status}, 409, 'into an organization that is not empty: 409';
 

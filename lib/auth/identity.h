@@ -31,6 +31,14 @@
 extern const struct resource_kind identity_org_kind, identity_user_kind, identity_client_kind,
     identity_member_kind, identity_token_kind;
 
+/* Their part in an organization's export and import (lib/resource/transfer_hooks.h;
+ * identity_transfer.c): the Organization (labels, full name, external ids), its Members (with
+ * the user and the user's public keys) and its Clients (with public keys; not the
+ * organization's own validator, which every organization gets when made). */
+struct transfer_hooks;
+extern const struct transfer_hooks identity_org_transfer, identity_member_transfer,
+    identity_client_transfer;
+
 struct principal;
 
 /* A list: whose, and the convention's parameters (q: page_size, page_token, labels, filter,

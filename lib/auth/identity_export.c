@@ -1,5 +1,5 @@
 /* identity_export.c: an organization's users and clients as an export carries them (issue 13:
- * lib/transfer asks here rather than reading the identity tables itself). */
+ * identity_transfer.c asks here for an export rather than reading the tables itself). */
 #include "auth/identity.h"
 #include "auth/identity_private.h"
 

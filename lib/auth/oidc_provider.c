@@ -8,6 +8,7 @@
 #include "base/crypto.h"
 #include "base/json_text.h"
 #include "resource/resource.h"
+#include "resource/transfer_hooks.h"
 #include "store/events.h"
 
 #include <stdio.h>
@@ -609,8 +610,9 @@ void oidc_provider_release(struct oidc_provider *p)
 
 /* ---- an organization's export and import ---- */
 
-int oidc_provider_export_org(struct store *store, struct arena *arena, const char *org,
-                             json_t *docs, struct purser_error *err)
+/* The providers with a mapping to org, with those mappings only, appended to docs. */
+static int export_org(struct store *store, struct arena *arena, const char *org, json_t *docs,
+                      struct purser_error *err)
 {
     json_t *list = NULL, *item, *mapping;
     size_t i, j;
@@ -636,9 +638,10 @@ int oidc_provider_export_org(struct store *store, struct arena *arena, const cha
     return rc;
 }
 
-int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
-                             const char *org, const json_t *doc, json_t *left_out, int *made,
-                             struct purser_error *err)
+/* One provider's import into org (inside the import's transaction). *made: 1 when it made
+ * the provider. */
+static int import_org(struct store *store, struct arena *arena, const char *actor, const char *org,
+                      const json_t *doc, json_t *left_out, int *made, struct purser_error *err)
 {
     const char *name = json_string_value(json_object_get(json_object_get(doc, "metadata"), "name"));
     json_t *current = NULL, *body, *spec, *mapping;
@@ -681,3 +684,50 @@ int oidc_provider_import_org(struct store *store, struct arena *arena, const cha
     json_decref(body);
     return rc;
 }
+
+/* ---- an organization's export and import (transfer_hooks.h) -------------------------------- */
+
+static int provider_export(const struct transfer_ctx *c, long long oid, json_t *out,
+                           struct purser_error *err)
+{
+    size_t before = json_array_size(out);
+    /* the server's: only to who may read them (an organization's admin may not) */
+    int rc = c->identity_providers ? export_org(c->store, c->arena, c->org, out, err) : 0;
+    (void)oid; /* one signature for every export */
+    for (size_t i = before; c->progress && i < json_array_size(out); i++)
+        c->progress(c->progress_ctx, i + 1, "IdentityProvider");
+    return rc;
+}
+
+static int provider_import(struct transfer_import *im, const json_t *doc, const char *name,
+                           const json_t *spec, json_t **out, struct purser_error *err)
+{
+    const json_t *mapping;
+    size_t i;
+    int rc = 0;
+    *out = NULL;
+    im->made = 0;
+    if (!im->c->identity_providers) { /* an organization's importer: the server's are not its */
+        json_array_append_new(im->left_out,
+                              json_pack("{s:s, s:s?, s:s}", "kind", "IdentityProvider", "name",
+                                        name, "reason",
+                                        "identity providers are the server's: only a holder of "
+                                        "write_identity_providers imports them"));
+        return 0;
+    }
+    json_array_foreach (json_object_get(spec, "mappings"), i, mapping) {
+        const char *role = json_string_value(json_object_get(mapping, "role"));
+        if (!rc && role && !im->c->valid_role(role, im->c->role_ctx))
+            rc = purser_error_set(err, PURSER_EINVAL,
+                                  "spec.mappings[%zu].role: unknown role %.64s (the policy "
+                                  "file's roles only)",
+                                  i, role);
+    }
+    if (!rc)
+        rc = import_org(im->c->store, im->c->arena, im->c->actor, im->c->org, doc, im->left_out,
+                        &im->made, err);
+    return rc;
+}
+
+const struct transfer_hooks oidc_provider_transfer = {{{"IdentityProvider", NULL, provider_import}},
+                                                      provider_export};

@@ -52,20 +52,18 @@ struct rbac_policy;
 int oidc_provider_roles_check(const json_t *body, const struct rbac_policy *policy,
                               struct purser_error *err);
 
-/* An organization's export (lib/transfer): an IdentityProvider document for each provider with
- * a mapping to org, with those mappings only, appended to docs. The client secret is never in
- * it (not even sealed: another server's keyring could not open it). */
-int oidc_provider_export_org(struct store *store, struct arena *arena, const char *org,
-                             json_t *docs, struct purser_error *err);
-
-/* Its import into org (inside the import's transaction): a provider of that name already on
- * this server is left as it is; otherwise it is made with its mappings naming org and no
- * client secret (no one signs in through it until spec.client_secret is set again). Either way
- * a line in left_out says what was not done: {kind, name, field?, reason}. *made: 1 when it
- * made the provider. Who may import providers, and the mappings' roles, the caller checks. */
-int oidc_provider_import_org(struct store *store, struct arena *arena, const char *actor,
-                             const char *org, const json_t *doc, json_t *left_out, int *made,
-                             struct purser_error *err);
+/* Its part in an organization's export and import (lib/resource/transfer_hooks.h): an export
+ * carries an IdentityProvider document for each provider with a mapping to the organization,
+ * with those mappings only, when transfer_ctx.identity_providers says its caller may read them.
+ * The client secret is never in it (not even sealed: another server's keyring could not open
+ * it). An import makes them when transfer_ctx.identity_providers says its caller may write them
+ * (else each is a line of left_out), each mapping's role one of the policy file's: a provider
+ * of that name already on this server is left as it is; otherwise it is made with its mappings
+ * naming the organization and no client secret (no one signs in through it until
+ * spec.client_secret is set again). Either way a line in left_out says what was not done:
+ * {kind, name, field?, reason}. */
+struct transfer_hooks;
+extern const struct transfer_hooks oidc_provider_transfer;
 
 /* Creates from a body {metadata: {name, labels?, description?}, spec}; *out the stored one. */
 int oidc_provider_create(struct store *store, const char *actor, const struct keyring *ring,

@@ -270,4 +270,12 @@ int docstore_rotate_batch(struct store *store, struct arena *arena, const struct
 int docstore_count_sealed(struct store *store, struct arena *arena, int key_id, long *count,
                           struct purser_error *err);
 
+/* The documents' part in an organization's export and import (lib/resource/transfer_hooks.h;
+ * docstore_transfer.c): DocumentBucket (the latest revision's documents of that bucket; an
+ * encrypted document's data only with transfer_ctx.secrets, else its schema/name is listed in
+ * spec.redacted, and an import leaves it out, in left_out), then RevisionTag and Validation (of
+ * the latest revision; not Deckhand's own, which every write records). */
+struct transfer_hooks;
+extern const struct transfer_hooks docstore_transfer;
+
 #endif

@@ -58,4 +58,10 @@ int cookbook_artifact_delete(struct store *store, const char *actor, struct aren
  * key of the object set. */
 void cookbook_manifest_checksums(const json_t *manifest, json_t *set);
 
+/* Its part in an organization's export and import (lib/resource/transfer_hooks.h;
+ * policy_transfer.c): CookbookArtifact ("<name>/<identifier>", the manifest and every file's
+ * content in base64). */
+struct transfer_hooks;
+extern const struct transfer_hooks cookbook_transfer;
+
 #endif

@@ -29,6 +29,13 @@ struct page_query {
     int all;
 };
 
+/* Their part in an organization's export and import (lib/resource/transfer_hooks.h;
+ * policy_transfer.c): PolicyRevision ("<policy>/<revision id>", the lock), PolicyGroup (its
+ * pointers, each to a PolicyRevision of the stream) and Node. */
+struct transfer_hooks;
+extern const struct transfer_hooks policy_revision_transfer, policy_group_transfer,
+    policy_node_transfer;
+
 /* GET policies: {name: {uri, revisions: {rev: {created_at, created_by}}}} */
 int policy_list(struct store *store, struct arena *arena, const char *org,
                 const struct links *links, json_t **out, struct purser_error *err);

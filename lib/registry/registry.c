@@ -2,7 +2,11 @@
 #include "registry/registry.h"
 
 #include "auth/identity.h"
+#include "auth/oidc_provider.h"
+#include "docs/docstore.h"
 #include "inventory/cluster.h"
+#include "policy/cookbook.h"
+#include "policy/policy.h"
 #include "resource/resource.h"
 #include "store/events.h"
 
@@ -38,7 +42,9 @@ const struct registry_kind registry_kinds[] = {
                  .page = "policies/{0}/{1}",
                  .list = "policies/{0}",
                  .parent = "policy:{0}",
-                 .flags = OWN})},
+                 .flags = OWN}),
+     .export_rank = 40,
+     .transfer = &policy_revision_transfer},
     {.name = "policy-group",
      .plural = "policy-groups",
      .page = "policy",
@@ -57,7 +63,9 @@ const struct registry_kind registry_kinds[] = {
                 {.kind = "policy_group_pointer",
                  .description = "a group's pointer to a policy revision was set, moved (one per "
                                 "pointer a promotion moves) or deleted (name: group/policy)",
-                 .list = "groups/{0}"})},
+                 .list = "groups/{0}"}),
+     .export_rank = 50,
+     .transfer = &policy_group_transfer},
     {.name = "node",
      .plural = "nodes",
      .page = "policy",
@@ -76,7 +84,9 @@ const struct registry_kind registry_kinds[] = {
                        .key = "node:{name}",
                        .page = "nodes/{name}",
                        .list = "nodes",
-                       .flags = OWN})},
+                       .flags = OWN}),
+     .export_rank = 60,
+     .transfer = &policy_node_transfer},
     {.name = "cookbook",
      .plural = "cookbooks",
      .envelope = "CookbookArtifact",
@@ -88,7 +98,9 @@ const struct registry_kind registry_kinds[] = {
      .remove = "write_cookbooks",
      .events = EVENTS(
          {.kind = "cookbook_artifact",
-          .description = "a cookbook artifact was uploaded or deleted (name: name/identifier)"})},
+          .description = "a cookbook artifact was uploaded or deleted (name: name/identifier)"}),
+     .export_rank = 70,
+     .transfer = &cookbook_transfer},
     {.name = "revision",
      .plural = "revisions",
      .page = "docs",
@@ -122,7 +134,9 @@ const struct registry_kind registry_kinds[] = {
           .key = "document_revision:{0}",
           .page = "documents/{0}",
           .list = "documents",
-          .parent = "document_revision:*"})},
+          .parent = "document_revision:*"}),
+     .export_rank = 80,
+     .transfer = &docstore_transfer},
     {.name = "cluster",
      .plural = "clusters",
      .page = "inventory",
@@ -154,7 +168,8 @@ const struct registry_kind registry_kinds[] = {
                         {"UPDATED", "metadata.updated_at", REGISTRY_TIME}),
      .all_organizations = "/clusters",
      .shown_once = "bootstrap_token.install_url",
-     .shown_what = "its bootstrap install URL"},
+     .shown_what = "its bootstrap install URL",
+     .export_rank = 100},
     {.name = "member",
      .plural = "members",
      .page = "identity",
@@ -170,7 +185,9 @@ const struct registry_kind registry_kinds[] = {
          {.kind = "member",
           .description = "a user became a member, had its roles changed or left (name: the user)",
           .list = "members"}),
-     .resource = &identity_member_kind},
+     .resource = &identity_member_kind,
+     .export_rank = 20,
+     .transfer = &identity_member_transfer},
     {.name = "client",
      .plural = "clients",
      .page = "identity",
@@ -188,7 +205,9 @@ const struct registry_kind registry_kinds[] = {
                        .page = "clients/{name}",
                        .list = "members",
                        .flags = OWN}),
-     .resource = &identity_client_kind},
+     .resource = &identity_client_kind,
+     .export_rank = 30,
+     .transfer = &identity_client_transfer},
     {.name = "user",
      .plural = "users",
      .page = "server",
@@ -263,7 +282,9 @@ const struct registry_kind registry_kinds[] = {
                        .flags = REGISTRY_EVENT_SELF},
                       {.kind = "sign_in_refused",
                        .description = "a sign-in through a provider that maps to the organization "
-                                      "was refused (name: the provider; detail: the reason)"})},
+                                      "was refused (name: the provider; detail: the reason)"}),
+     .export_rank = 90,
+     .transfer = &oidc_provider_transfer},
     {.name = "organization",
      .plural = "organizations",
      .page = "server",
@@ -280,7 +301,9 @@ const struct registry_kind registry_kinds[] = {
      .events =
          EVENTS({.kind = "organization",
                  .description = "an organization was created or changed (name: the organization)"}),
-     .resource = &identity_org_kind},
+     .resource = &identity_org_kind,
+     .export_rank = 10,
+     .transfer = &identity_org_transfer},
 };
 const size_t registry_kind_count = sizeof(registry_kinds) / sizeof(registry_kinds[0]);
 
@@ -323,6 +346,23 @@ size_t registry_resources(const struct resource_kind **out, size_t max, int expo
         const struct resource_kind *k = registry_kinds[i].resource;
         if (k && (!export_only || (k->export_doc && k->import_doc)))
             out[n++] = k;
+    }
+    return n;
+}
+
+size_t registry_exports(const struct registry_kind **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < registry_kind_count && n < max; i++) {
+        const struct registry_kind *k = &registry_kinds[i];
+        size_t at = n;
+        if (k->export_rank <= 0 ||
+            !(k->transfer || (k->resource && k->resource->export_doc && k->resource->import_doc)))
+            continue;
+        for (; at > 0 && out[at - 1]->export_rank > k->export_rank; at--)
+            out[at] = out[at - 1];
+        out[at] = k;
+        n++;
     }
     return n;
 }

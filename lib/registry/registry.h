@@ -5,9 +5,10 @@
  * when it follows the resource convention (lib/resource). Everything else walks this table
  * instead of keeping a list of its own: the route table adds the generic routes of a kind
  * whose descriptor they serve (fcgi/router.c), the event log registers its events, export and
- * import take its descriptor's hooks, /docs publishes the table (x-purser-kinds) for the admin
- * pages' navigation, event links and API reference, and purserctl makes its rows of the
- * convention's kinds (get, describe, apply, diff) from it. t/0013-one-registry.t fails when a
+ * import walk the rows by export_rank and take each one's transfer hooks (the kind's own lib
+ * file has them) or its descriptor's export and import, /docs publishes the table (x-purser-kinds)
+ * for the admin pages' navigation, event links and API reference, and purserctl makes its rows of
+ * the convention's kinds (get, describe, apply, diff) from it. t/0013-one-registry.t fails when a
  * list elsewhere names a kind.
  */
 #ifndef PURSER_REGISTRY_H
@@ -17,6 +18,7 @@
 #include <stddef.h>
 
 struct resource_kind;
+struct transfer_hooks;
 
 /* Where a kind's objects are: the server's, an organization's, or a user's (its tokens). */
 enum registry_scope { REGISTRY_SERVER, REGISTRY_ORGANIZATION, REGISTRY_USER };
@@ -82,6 +84,15 @@ struct registry_kind {
     const struct registry_column *columns;
     const char *all_organizations;
     const char *shown_once, *shown_what;
+    /* Its place in an organization's export and import (lib/transfer): export_rank orders the
+     * kinds an export writes, lowest first (the organization's is the lowest: its document
+     * comes first; a kind's documents refer only to kinds of a lower rank; the resource
+     * convention's after the core's); 0: not in an export. Its hooks are transfer's
+     * (lib/resource/transfer_hooks.h: the envelopes it writes, each one's check and import, and
+     * its export; the revision row's write DocumentBucket, RevisionTag and Validation), or,
+     * when NULL, its descriptor's export_doc and import_doc (resource.h). */
+    int export_rank;
+    const struct transfer_hooks *transfer;
 };
 
 extern const struct registry_kind registry_kinds[];
@@ -101,6 +112,10 @@ const struct registry_kind *registry_find_envelope(const char *envelope);
 /* The descriptors of the resource convention's kinds, each once, in table order: at most max
  * into out; returns how many. With export_only, only those with export and import hooks. */
 size_t registry_resources(const struct resource_kind **out, size_t max, int export_only);
+
+/* The rows an export writes (export_rank > 0, with transfer hooks or a descriptor with
+ * export_doc and import_doc), by export_rank: at most max into out; returns how many. */
+size_t registry_exports(const struct registry_kind **out, size_t max);
 
 /* The table as JSON, a new reference: [{name, plural, envelope, title, scope, list, item, read,
  * write, delete, page, areas, nav: {path, title}, events: [{kind, key, page, list, parent, action,
