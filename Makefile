@@ -149,7 +149,7 @@ ifeq ($(VALGRIND),1)
 TEST_ENV += TAP_VALGRIND=1 PURSER_VALGRIND=1
 endif
 PROVE ?= prove
-PROVE_FLAGS ?=
+PROVE_FLAGS ?= --timer
 # Two test files at a time (t/schedule's `long` ones first, then its `first` ones), but those
 # it names `serial` or `long-alone`: they run alone, after, in its order; QUICK=1 leaves the
 # long ones out (a developer's loop; .ci/run runs everything).
