@@ -376,7 +376,7 @@ int main(int argc, char **argv)
         }
         events_rc = registry_events_register();
         if (!events_rc)
-            events_rc = resource_kinds_register(kinds, registry_resources(kinds, 16, 0));
+            events_rc = resource_kinds_register(kinds, registry_resources(kinds, 16));
         if (events_rc) {
             fprintf(stderr, "purser-fcgi: too many event kinds\n");
             return 1;

@@ -687,7 +687,7 @@ int main(int argc, char **argv)
             return 1;
         }
         registry_events_register();
-        resource_kinds_register(kinds, registry_resources(kinds, 16, 0));
+        resource_kinds_register(kinds, registry_resources(kinds, 16));
     }
     if (strcmp(command, "config-defaults") == 0) {
         struct buf out = BUF_INIT;

@@ -339,12 +339,12 @@ const struct registry_kind *registry_find_envelope(const char *envelope)
     return NULL;
 }
 
-size_t registry_resources(const struct resource_kind **out, size_t max, int export_only)
+size_t registry_resources(const struct resource_kind **out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < registry_kind_count && n < max; i++) {
         const struct resource_kind *k = registry_kinds[i].resource;
-        if (k && (!export_only || (k->export_doc && k->import_doc)))
+        if (k)
             out[n++] = k;
     }
     return n;

@@ -110,8 +110,8 @@ int registry_events_register(void);
 const struct registry_kind *registry_find_envelope(const char *envelope);
 
 /* The descriptors of the resource convention's kinds, each once, in table order: at most max
- * into out; returns how many. With export_only, only those with export and import hooks. */
-size_t registry_resources(const struct resource_kind **out, size_t max, int export_only);
+ * into out; returns how many. */
+size_t registry_resources(const struct resource_kind **out, size_t max);
 
 /* The rows an export writes (export_rank > 0, with transfer hooks or a descriptor with
  * export_doc and import_doc), by export_rank: at most max into out; returns how many. */
