@@ -416,7 +416,8 @@ subtest 'watch' => sub {
 subtest 'watch across a disconnect' => sub {
     my @events = all_events();
     my $since = @events ? $events[-1]{seq} : 0;
-    my $run = spawn('watch', '--since', $since, '--kinds', 'cluster', '--timeout', '20');
+    # (12 s: the cut below is over in about 7, and the watch runs to its timeout)
+    my $run = spawn('watch', '--since', $since, '--kinds', 'cluster', '--timeout', '12');
     sleep 1.5; # its long poll under way (nothing tells when nginx holds it), so the event wakes it
     $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-before-cut' }, spec => {} });
     PurserStack::wait_for(10, sub { slurp($run->{out}) =~ /c-ctl-before-cut/ }); # printed before the cut
@@ -430,7 +431,7 @@ subtest 'watch across a disconnect' => sub {
     # made while the watch is between tries: it must come from the feed's since, not be lost
     $s->must('cluster', 'POST', "$ORG/clusters", { metadata => { name => 'ctl-after-cut' }, spec => {} });
     my ($code, $out, $err) = finish_run($run, 60);
-    exit_is($code, 0, 'watch --timeout 20 across nginx going away and back: exit 0');
+    exit_is($code, 0, 'watch --timeout 12 across nginx going away and back: exit 0');
     like $out, qr/c-ctl-before-cut/, '  the event before the cut';
     like $out, qr/c-ctl-after-cut/, '  and the one made while it was cut off';
     my $seen = () = $out =~ /c-ctl-before-cut/g;
