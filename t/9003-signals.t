@@ -124,9 +124,9 @@ is scalar(grep { /configuration reloaded/ } $s->log_lines('purser-fcgi.log')), 1
 }
 
 # --- the whole stack stops, leaving nothing behind --------------------------------------
-# (the reloads above are over: only the stack's two workers, not one still on its way out, which
-# a sanitizer's exit makes slow)
-PurserStack::wait_for(10, sub { scalar(my @w = $s->worker_pids) == 2 });
+# (the reloads above are over: only the three workers the reloaded configuration says, not one
+# still on its way out, which a sanitizer's exit makes slow; it waited for two, always 10 s)
+PurserStack::wait_for(10, sub { scalar(my @w = $s->worker_pids) == 3 });
 my @pids = ($s->master_pid, $s->worker_pids, $s->pidfile('nginx'),
             PurserStack::children_of($s->pidfile('nginx')), $s->pidfile('mariadb'));
 is scalar(grep { PurserStack::alive($_) } @pids), scalar(@pids), 'all ' . scalar(@pids) . ' stack processes run';
