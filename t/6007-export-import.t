@@ -283,6 +283,30 @@ is table_counts('exdst'), $before, '  checked before anything is written';
     }
     is table_counts('exdst'), $before, '  nothing written';
 }
+# (review6) the order inside one row's hooks (the revision row writes DocumentBucket, RevisionTag,
+# then Validation) and the envelope's own checks, each naming the document
+{
+    my @docs = YAML::XS::Load($full);
+    my ($org_doc) = grep { $_->{kind} eq 'Organization' } @docs;
+    my ($bucket) = grep { $_->{kind} eq 'DocumentBucket' } @docs;
+    my ($tag) = grep { $_->{kind} eq 'RevisionTag' } @docs;
+    my ($validation) = grep { $_->{kind} eq 'Validation' } @docs;
+    my ($node) = grep { $_->{kind} eq 'Node' } @docs;
+    for my $case (
+        [[$org_doc, $tag, $bucket], qr/^document 3 \(DocumentBucket [^)]+\): kind: out of the export's order/, 'a bucket after a tag'],
+        [[$org_doc, $bucket, $validation, $tag], qr/^document 4 \(RevisionTag [^)]+\): kind: out of the export's order/, 'a tag after a validation'],
+        [[$org_doc, { %$node, version => 'v2' }], qr/^document 2 \(Node web1\): version: must be v1$/, 'a version other than v1'],
+        [[$org_doc, { %$node, spec => [] }], qr/^document 2 \(Node web1\): spec: must be a mapping$/, 'a spec that is not a mapping'],
+        [[$org_doc, { %$node, metadata => {} }], qr/^document 2 \(Node \?\): metadata\.name: missing$/, 'no metadata.name'],
+        [[$org_doc, $org_doc], qr/^document 2 \(Organization [^)]+\): kind: the Organization comes first, once$/, 'a second Organization'],
+    ) {
+        my ($stream, $message, $what) = @$case;
+        ($ir, $id) = import_into('exdst', YAML::XS::Dump(@$stream));
+        is $ir->{status}, 400, "$what: 400";
+        like PurserStack::error_message($id), $message, '  its message' or diag $ir->{content};
+    }
+    is table_counts('exdst'), $before, '  nothing written';
+}
 ($ir, $id) = import_into($src, $full);
 is $ir->{status}, 409, 'into an organization that is not empty: 409';
 
