@@ -28,6 +28,7 @@ for my $row (split /\n    \{(?=\.name = )/, $table) {
     ($k{item}) = $row =~ /\.item = (?:ORG )?"([^"]+)"/;
     $k{generic} = $row =~ /\.generic = 1/ ? 1 : 0;
     ($k{transfer}) = $row =~ /\.transfer = &(\w+)/;
+    ($k{rank}) = $row =~ /\.export_rank = (\d+)/;
     $k{events} = [$row =~ /\{\.kind = "([^"]+)"/g];
     ($k{segment}) = ($k{list} // '') =~ m{/([^/{}]+)$};
     push @kinds, \%k;
@@ -104,6 +105,14 @@ for my $k (@kinds) {
     my @written = ($hooks // '') =~ /\{\s*"([A-Z]\w+)"\s*,/g;
     is $written[0], $k->{envelope}, "$k->{name}: its hooks write its envelope first (@written)";
     $envelopes{$_} = $k->{name} for @written;
+}
+{ # an export's order is the ranks': each once, the Organization's first (the rest refer to it)
+    my @ranked = sort { $a->{rank} <=> $b->{rank} } grep { $_->{rank} } @kinds;
+    my %rows;
+    push @{ $rows{$_->{rank}} }, $_->{name} for @ranked;
+    is_deeply [ map { "$_: @{ $rows{$_} }" } grep { @{ $rows{$_} } > 1 } sort keys %rows ], [],
+        'no two exported rows share an export_rank';
+    is $ranked[0]{envelope}, 'Organization', 'the Organization has the lowest export_rank';
 }
 ok $envelopes{RevisionTag} && $envelopes{Validation},
     'the envelopes an export writes include those of no row of their own (RevisionTag, Validation)';
