@@ -386,9 +386,6 @@ sub error_message {
     return ref $e eq 'ARRAY' ? $e->[0] // '' : ref $e eq 'HASH' ? $e->{message} // '' : '';
 }
 
-# chef(%args): a request signed by ruby-mixlib-authentication (t/lib/chef-request.rb);
-# returns {status, body, api_version}. Args: user, key, version, method, path, body,
-# api_version, tamper, clock_offset.
 # One Ruby signer a process (t/lib/chef-request.rb --serve), not one a request: Ruby's start
 # with its libraries took a fifth of a second each time. A forked child starts its own.
 my %signer;
@@ -413,6 +410,9 @@ END {
     }
 }
 
+# chef(%args): a request signed by ruby-mixlib-authentication (t/lib/chef-request.rb);
+# returns {status, body, api_version}. Args: user, key, version, method, path, body,
+# api_version, tamper, clock_offset.
 sub chef {
     my ($self, %a) = @_;
     my %request = (url => $self->url, ca => $self->env('PURSER_CA'), user => $a{user} // 'admin',
@@ -428,6 +428,7 @@ sub chef {
     $request{clock_offset} = "$a{clock_offset}" if $a{clock_offset};
     my $out = signer_call(JSON::PP->new->canonical->encode(\%request));
     my $r = eval { JSON::PP->new->decode($out) } or die "chef-request.rb failed: $out";
+    die "chef-request.rb failed: $r->{error}\n" if $r->{error};
     $r->{body} = MIME::Base64::decode_base64($r->{body_base64});
     $r->{json} = eval { JSON::PP->new->utf8->decode($r->{body}) };
     # the signed exchange is checked against GET /docs as every other one
