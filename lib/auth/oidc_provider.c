@@ -216,6 +216,23 @@ static int spec_differs(const json_t *a, const json_t *b, const char *field)
            (json_object_get(a, field) || json_object_get(b, field));
 }
 
+/* What a provider's sign-ins made: the memberships its mappings granted, its sessions and the
+ * tokens made with them, and the sign-ins under way. A change of what it grants (provider_change)
+ * and its delete (txn_delete) take them all back. */
+static int take_back(struct store *store, const struct store_value *id, struct purser_error *err)
+{
+    static const char *const statements[] = {
+        "DELETE FROM memberships WHERE provider_id = ?",
+        "DELETE FROM api_tokens WHERE provider_id = ?",
+        "DELETE FROM oidc_handoffs WHERE provider_id = ?",
+        "DELETE FROM oidc_logins WHERE provider_id = ?",
+    };
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof statements / sizeof *statements; i++)
+        rc = store_exec(store, statements[i], id, 1, NULL, NULL, err);
+    return rc;
+}
+
 /* A change of a provider that changes who its sign-ins are or what they grant (inside the
  * write's transaction, before it): a new issuer or client id needs the client secret again
  * (else the stored one would go to the new issuer's token endpoint), a new issuer unlinks its
@@ -252,18 +269,7 @@ static int provider_change(struct store *store, const char *name, const json_t *
             rc = store_exec(store, "DELETE FROM user_external_ids WHERE provider_id = ?", &id, 1,
                             NULL, NULL, err);
         if (!rc && grants)
-            rc = store_exec(store, "DELETE FROM memberships WHERE provider_id = ?", &id, 1, NULL,
-                            NULL, err);
-        if (!rc && grants)
-            rc = store_exec(store, "DELETE FROM api_tokens WHERE provider_id = ?", &id, 1, NULL,
-                            NULL, err);
-        /* and the sign-ins under way under the old settings */
-        if (!rc && grants)
-            rc = store_exec(store, "DELETE FROM oidc_handoffs WHERE provider_id = ?", &id, 1, NULL,
-                            NULL, err);
-        if (!rc && grants)
-            rc = store_exec(store, "DELETE FROM oidc_logins WHERE provider_id = ?", &id, 1, NULL,
-                            NULL, err);
+            rc = take_back(store, &id, err);
     }
     json_decref(old);
     arena_free(arena);
@@ -510,18 +516,16 @@ struct provider_delete {
 static int txn_delete(struct store *store, void *ctx, struct purser_error *err)
 {
     struct provider_delete *d = ctx;
-    static const char *const statements[] = {
-        "DELETE FROM api_tokens WHERE provider_id = ?",
-        "DELETE FROM memberships WHERE provider_id = ?",
-        "DELETE FROM oidc_logins WHERE provider_id = ?",
-        "DELETE FROM oidc_handoffs WHERE provider_id = ?",
-        "DELETE FROM user_external_ids WHERE provider_id = ?",
-        "DELETE FROM identity_providers WHERE id = ?",
-    };
     struct store_value p = STORE_INT(d->id);
     int rc = events_append(store, d->actor, d->spec, d->name, "delete", NULL, err);
-    for (size_t i = 0; !rc && i < sizeof statements / sizeof *statements; i++)
-        rc = store_exec(store, statements[i], &p, 1, NULL, NULL, err);
+    if (!rc)
+        rc = take_back(store, &p, err);
+    if (!rc)
+        rc = store_exec(store, "DELETE FROM user_external_ids WHERE provider_id = ?", &p, 1, NULL,
+                        NULL, err);
+    if (!rc)
+        rc = store_exec(store, "DELETE FROM identity_providers WHERE id = ?", &p, 1, NULL, NULL,
+                        err);
     if (!rc)
         rc = identity_changes_note(store, err);
     return rc;
